@@ -1,0 +1,28 @@
+// Activation memory, Korthikanti et al., "Reducing Activation Recomputation in Large
+// Transformer Models", MLSys'23 (arXiv:2205.05198). 16-bit activations.
+#pragma once
+
+#include "scenario.h"
+
+namespace pe {
+
+// Bytes one transformer layer keeps for one micro-batch until its backward pass (Table 2):
+//   no parallelism                       s b h (34 + 5 a s / h)
+//   tensor parallel t                    s b h (10 + 24/t + 5 a s / (h t))
+//   tensor + sequence parallel           s b h / t (34 + 5 a s / h)
+//   tensor parallel + selective          s b h (10 + 24/t)
+//   tensor + sequence + selective        s b h 34 / t
+//   full recompute                       2 s b h (the layer's input only; / t with sequence
+//                                        parallel, which shards that input, Sec. 4.2.2)
+double activation_bytes_per_layer(int seq_len, int micro_batch, int hidden, int heads, int tp,
+                                  bool sequence_parallel, Recompute recompute);
+
+// Bytes outside the layers (Sec. 4.3), per micro-batch: the first stage keeps the embedding
+// dropout mask, s b h p / t; the last keeps the final layer norm's and the output layer's
+// inputs, 2 s b h / t each, and the fp32 logits, 4 s b V / t.
+double first_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int tp,
+                                          int pp);
+double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int vocab,
+                                         int tp);
+
+}  // namespace pe

@@ -1,0 +1,28 @@
+// The one contract: scenario JSON in, report JSON out. The CLI, the wasm module and the tests
+// all speak it; README.md documents every key.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "report.h"
+#include "result.h"
+#include "scenario.h"
+
+namespace pe {
+
+// Reads a scenario. Missing keys take the book's defaults; an unknown key, a wrong type or a
+// value out of range fails with a message that names the key and what is allowed.
+Result<Scenario> parse_scenario(std::string_view json_text);
+
+// The scenario with presets expanded: every input the report was computed from.
+nlohmann::json scenario_json(const Scenario& s);
+nlohmann::json report_json(const Report& r);
+
+// parse_scenario + evaluate + report_json, with the resolved scenario under "scenario".
+// On failure: {"error": "..."}.
+std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
+
+}  // namespace pe

@@ -1,0 +1,147 @@
+// Scenario and Report -> JSON. Key names are the contract documented in README.md.
+#include "contract.h"
+#include "explorer.h"
+
+namespace pe {
+namespace {
+
+using nlohmann::json;
+
+json breakdown_json(const MemoryBreakdown& b) {
+  return {{"weights_bytes", b.weights_bytes},       {"grads_bytes", b.grads_bytes},
+          {"master_bytes", b.master_bytes},         {"adam_m_bytes", b.adam_m_bytes},
+          {"adam_v_bytes", b.adam_v_bytes},         {"optimizer_bytes", b.optimizer_bytes()},
+          {"activations_bytes", b.activations_bytes}};
+}
+
+json traffic_json(const SeamTraffic& t) {
+  return {{"active", t.active},
+          {"group_size", t.group_size},
+          {"collective", t.collective},
+          {"link", t.link},
+          {"bytes_per_gpu_per_step", t.bytes_per_gpu_per_step},
+          {"bytes_per_message", t.bytes_per_message},
+          {"messages_per_step", t.messages_per_step},
+          {"link_bytes_per_s", t.link_bytes_per_s},
+          {"time_s", t.time_s}};
+}
+
+const char* name_of(Recompute r) {
+  return r == Recompute::kFull ? "full" : r == Recompute::kSelective ? "selective" : "none";
+}
+
+}  // namespace
+
+json scenario_json(const Scenario& s) {
+  json o = {
+      {"gpus", s.gpus},
+      {"gpus_per_node", s.gpus_per_node},
+      {"seams", {{"data", s.seams.data}, {"tensor", s.seams.tensor}, {"pipeline", s.seams.pipeline}}},
+      {"degrees", nullptr},
+      {"model",
+       {{"name", s.model.name},
+        {"params", s.model.params},
+        {"layers", s.model.layers},
+        {"hidden", s.model.hidden},
+        {"heads", s.model.heads},
+        {"vocab", s.model.vocab}}},
+      {"seq_len", s.seq_len},
+      {"micro_batch", s.micro_batch},
+      {"global_batch", s.global_batch},
+      {"bytes_per_param", s.precision.total_bytes()},
+      {"precision", s.precision.name},
+      {"gpu", s.gpu.name},
+      {"gpu_memory_gb", s.gpu.memory_gb},
+      {"gpu_peak_tflops", s.gpu.peak_tflops},
+      {"nvlink_gb_s", s.gpu.nvlink_gb_s},
+      {"network_gb_s", s.network_gb_s},
+      {"zero_stage", s.zero_stage},
+      {"recompute", name_of(s.recompute)},
+      {"sequence_parallel", s.sequence_parallel},
+      {"schedule", s.schedule == Schedule::kInterleaved ? "interleaved" : "1f1b"},
+      {"virtual_stages", s.virtual_stages},
+      {"efficiency", s.efficiency},
+      {"memory_model", s.memory_model == MemoryModel::kFull ? "full" : "book"},
+      {"train_tokens", s.train_tokens},
+  };
+  // Read back by parse_scenario unchanged: custom values are written out, presets by name.
+  if (s.precision.name == "custom") {
+    o["precision"] = {{"weight", s.precision.weight_bytes},
+                      {"grad", s.precision.grad_bytes},
+                      {"master", s.precision.master_bytes},
+                      {"adam_m", s.precision.adam_m_bytes},
+                      {"adam_v", s.precision.adam_v_bytes}};
+  }
+  if (s.gpu.name == "custom") o.erase("gpu");
+  if (s.degrees) o["degrees"] = {{"dp", s.degrees->dp}, {"tp", s.degrees->tp}, {"pp", s.degrees->pp}};
+  return o;
+}
+
+json report_json(const Report& r) {
+  json stages = json::array();
+  for (const StageMemory& st : r.memory.stages) {
+    stages.push_back({{"stage", st.stage},
+                      {"layers", st.layers},
+                      {"params_per_gpu", st.params_per_gpu},
+                      {"inflight_microbatches", st.inflight_microbatches},
+                      {"per_gpu_bytes", st.breakdown.total_bytes()},
+                      {"breakdown", breakdown_json(st.breakdown)}});
+  }
+  json ranks = json::array();
+  for (const RankPlace& p : r.ranks) {
+    ranks.push_back({{"rank", p.rank}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"node", p.node}});
+  }
+  const MemoryReport& m = r.memory;
+  const TimeReport& t = r.time;
+  return {
+      {"degrees", {{"dp", r.degrees.dp}, {"tp", r.degrees.tp}, {"pp", r.degrees.pp}}},
+      {"gpus", r.gpus},
+      {"active_gpus", r.active_gpus},
+      {"nodes", r.nodes},
+      {"model_params", r.model_params},
+      {"global_batch", r.global_batch},
+      {"memory",
+       {{"params_per_gpu", m.params_per_gpu},
+        {"per_gpu_bytes", m.per_gpu_bytes},
+        {"shard_factor", m.shard_factor},
+        {"peak_stage", m.peak_stage},
+        {"fits", m.fits},
+        {"gpu_memory_bytes", m.gpu_memory_bytes},
+        {"headroom_bytes", m.headroom_bytes},
+        {"breakdown", breakdown_json(m.breakdown)},
+        {"stages", stages}}},
+      {"comms",
+       {{"data", traffic_json(r.comms.data)},
+        {"tensor", traffic_json(r.comms.tensor)},
+        {"pipeline", traffic_json(r.comms.pipeline)}}},
+      {"pipeline",
+       {{"microbatches", r.pipeline.microbatches},
+        {"virtual_stages", r.pipeline.virtual_stages},
+        {"bubble_fraction", r.pipeline.bubble_fraction}}},
+      {"time",
+       {{"compute_s", t.compute_s},
+        {"bubble_s", t.bubble_s},
+        {"exposed_comms_s", t.exposed_comms_s},
+        {"step_s", t.step_s},
+        {"model_flops_per_step", t.model_flops_per_step},
+        {"hardware_flops_per_step", t.hardware_flops_per_step},
+        {"mfu", t.mfu},
+        {"tflops_per_gpu", t.tflops_per_gpu},
+        {"tokens_per_s", t.tokens_per_s},
+        {"time_to_train_s", t.time_to_train_s}}},
+      {"ranks", ranks},
+      {"warnings", r.warnings},
+  };
+}
+
+std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
+  const Result<Scenario> scenario = parse_scenario(scenario_text);
+  if (!scenario.ok()) return json{{"error", scenario.error()}}.dump();
+  const Result<Report> report = evaluate(scenario.value(), with_ranks);
+  if (!report.ok()) return json{{"error", report.error()}}.dump();
+  json out = report_json(report.value());
+  out["scenario"] = scenario_json(scenario.value());
+  return out.dump();
+}
+
+}  // namespace pe

@@ -1,0 +1,92 @@
+#include "explorer.h"
+
+#include "comms.h"
+#include "factorize.h"
+#include "layout.h"
+#include "memory.h"
+#include "pipeline.h"
+#include "step_time.h"
+#include "validate.h"
+
+namespace pe {
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
+  std::vector<std::string> w;
+  if (!s.seams.any() && !s.degrees) {
+    w.push_back("No seam is on: one GPU trains the whole model and the other " +
+                str(s.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
+  }
+  if (r.comms.tensor.link == "network") {
+    w.push_back("Tensor parallelism spans nodes: its per-layer all-reduces ride the " +
+                str(static_cast<long long>(s.network_gb_s)) +
+                " GB/s network instead of NVLink. Keep TP within " + str(s.gpus_per_node) +
+                " GPUs.");
+  }
+  if (s.model.heads % d.tp != 0) {
+    w.push_back("TP = " + str(d.tp) + " does not divide the " + str(s.model.heads) +
+                " attention heads: Megatron-LM would refuse this split.");
+  }
+  if (r.global_batch != s.global_batch) {
+    w.push_back("Global batch rounded up from " + str(s.global_batch) + " to " +
+                str(r.global_batch) + " sequences so each of the " + str(d.dp) +
+                " replicas gets whole micro-batches of " + str(s.micro_batch) + ".");
+  }
+  if (d.pp > 1 && r.pipeline.microbatches < d.pp) {
+    w.push_back("Only " + str(r.pipeline.microbatches) + " micro-batches for " + str(d.pp) +
+                " pipeline stages: the bubble dominates. Raise the global batch.");
+  }
+  if (s.schedule == Schedule::kInterleaved && d.pp == 1) {
+    w.push_back("The interleaved schedule needs pipeline stages; with PP = 1 it is plain.");
+  }
+  if (!r.memory.fits) {
+    w.push_back("Does not fit: the busiest GPU needs more than its " +
+                str(static_cast<long long>(s.gpu.memory_gb)) + " GB.");
+  }
+  return w;
+}
+
+}  // namespace
+
+Degrees resolve_degrees(const Scenario& s) {
+  if (s.degrees) return *s.degrees;
+  return auto_factor(s.gpus, s.gpus_per_node, s.model.layers, s.seams);
+}
+
+Result<Report> evaluate(const Scenario& s, bool with_ranks) {
+  if (std::string problem = validate(s); !problem.empty()) {
+    return Result<Report>::failure(problem);
+  }
+  const Degrees d = resolve_degrees(s);
+  if (d.pp > s.model.layers) {
+    return Result<Report>::failure(
+        "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
+        " layers: allowed at most one stage per layer (fewer GPUs, or another seam)");
+  }
+  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  if (d.pp > 1 && 1LL * d.pp * v > s.model.layers) {
+    return Result<Report>::failure(
+        "virtual_stages is " + str(v) + ": pipeline degree x virtual_stages (" +
+        str(1LL * d.pp * v) + ") may not exceed the " + str(s.model.layers) + " layers");
+  }
+
+  Report r;
+  r.degrees = d;
+  r.gpus = s.gpus;
+  r.active_gpus = static_cast<int>(d.product());
+  r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
+  r.model_params = s.model.params;
+  if (with_ranks) r.ranks = layout(d, s.gpus_per_node);
+  r.pipeline = pipeline_report(s, d);
+  r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;
+  r.memory = memory_report(s, d, r.pipeline.microbatches);
+  const StageMemory& peak = r.memory.stages[r.memory.peak_stage];
+  r.comms = comms_report(s, d, peak.params_per_gpu, peak.layers, r.pipeline.microbatches);
+  r.time = time_report(s, r.active_gpus, r.pipeline, r.comms, r.global_batch);
+  r.warnings = warnings_for(s, d, r);
+  return r;
+}
+
+}  // namespace pe

@@ -1,0 +1,50 @@
+#include "factorize.h"
+
+#include <vector>
+
+namespace pe {
+namespace {
+
+std::vector<int> prime_factors_descending(int n) {
+  std::vector<int> factors;
+  for (int p = 2; 1LL * p * p <= n; ++p) {
+    while (n % p == 0) {
+      factors.push_back(p);
+      n /= p;
+    }
+  }
+  if (n > 1) factors.push_back(n);
+  return {factors.rbegin(), factors.rend()};
+}
+
+}  // namespace
+
+Degrees auto_factor(int gpus, int gpus_per_node, int layers, const Seams& seams) {
+  Degrees d;
+  if (!seams.any()) return d;
+  // Tie order TP, PP, DP: the innermost seam takes a contested factor first.
+  struct Slot {
+    bool on;
+    int* degree;
+    bool (*may_take)(int next, int gpus_per_node, int layers);
+  };
+  Slot slots[] = {
+      {seams.tensor, &d.tp, [](int next, int per_node, int) { return per_node % next == 0; }},
+      {seams.pipeline, &d.pp, [](int next, int, int max_stages) { return next <= max_stages; }},
+      {seams.data, &d.dp, [](int, int, int) { return true; }},
+  };
+  for (int factor : prime_factors_descending(gpus)) {
+    Slot* best = nullptr;
+    Slot* fallback = nullptr;
+    for (Slot& s : slots) {
+      if (!s.on) continue;
+      if (!fallback || *s.degree < *fallback->degree) fallback = &s;
+      if (!s.may_take(*s.degree * factor, gpus_per_node, layers)) continue;
+      if (!best || *s.degree < *best->degree) best = &s;
+    }
+    *(best ? best : fallback)->degree *= factor;
+  }
+  return d;
+}
+
+}  // namespace pe

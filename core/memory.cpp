@@ -1,0 +1,99 @@
+#include "memory.h"
+
+#include <algorithm>
+
+#include "activations.h"
+#include "transformer.h"
+
+namespace pe {
+
+int layers_on_stage(int layers, int pp, int stage) {
+  const int base = layers / pp, extra = layers % pp;
+  return base + (stage >= pp - extra ? 1 : 0);
+}
+
+MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
+                                  int dp) {
+  MemoryBreakdown m;
+  m.weights_bytes = params * precision.weight_bytes / (zero_stage >= 3 ? dp : 1);
+  m.grads_bytes = params * precision.grad_bytes / (zero_stage >= 2 ? dp : 1);
+  const double optimizer_share = 1.0 / (zero_stage >= 1 ? dp : 1);
+  m.master_bytes = params * precision.master_bytes * optimizer_share;
+  m.adam_m_bytes = params * precision.adam_m_bytes * optimizer_share;
+  m.adam_v_bytes = params * precision.adam_v_bytes * optimizer_share;
+  return m;
+}
+
+namespace {
+
+// In-flight micro-batches on a stage with 1F1B: stage i has run p - i forwards before its
+// first backward (Narayanan Sec. 2.2.1; Korthikanti Sec. 4.2.3), never more than m. The
+// interleaved schedule holds (1 + (p-1)/(p v)) times as much (Korthikanti Sec. 4.2.3).
+double inflight_factor(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+  const double inflight = std::min(d.pp - stage, microbatches);
+  if (s.schedule != Schedule::kInterleaved || d.pp == 1) return inflight;
+  return inflight * (1.0 + (d.pp - 1.0) / (1.0 * d.pp * s.virtual_stages));
+}
+
+StageMemory full_stage(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+  const ModelSpec& m = s.model;
+  StageMemory st;
+  st.stage = stage;
+  st.layers = layers_on_stage(m.layers, d.pp, stage);
+  // N is authoritative: the layers share what the embedding leaves.
+  const double embed = embedding_params(m.vocab, m.hidden, s.seq_len);
+  const double per_layer = std::max(0.0, m.params - embed) / m.layers;
+  double params = st.layers * per_layer;
+  if (stage == 0) params += embed;
+  // Megatron keeps a copy of the tied word embedding on the last stage for the output layer.
+  if (stage == d.pp - 1 && d.pp > 1) params += static_cast<double>(m.vocab) * m.hidden;
+  st.params_per_gpu = params / d.tp;
+  st.breakdown = model_state_bytes(st.params_per_gpu, s.precision, s.zero_stage, d.dp);
+
+  st.inflight_microbatches = std::min(d.pp - stage, microbatches);
+  double acts = st.layers * activation_bytes_per_layer(s.seq_len, s.micro_batch, m.hidden,
+                                                       m.heads, d.tp, s.sequence_parallel,
+                                                       s.recompute);
+  acts *= inflight_factor(s, d, stage, microbatches);
+  if (stage == 0) acts += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden,
+                                                             d.tp, d.pp);
+  if (stage == d.pp - 1) {
+    acts += last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp);
+  }
+  st.breakdown.activations_bytes = acts;
+  return st;
+}
+
+StageMemory book_stage(const Scenario& s, const Degrees& d, int stage) {
+  StageMemory st;
+  st.stage = stage;
+  st.layers = layers_on_stage(s.model.layers, d.pp, stage);
+  st.params_per_gpu = s.model.params / (1.0 * d.tp * d.pp);
+  st.breakdown = model_state_bytes(st.params_per_gpu, s.precision, s.zero_stage, d.dp);
+  return st;
+}
+
+}  // namespace
+
+MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches) {
+  MemoryReport r;
+  r.shard_factor = d.tp * d.pp;
+  r.stages.reserve(d.pp);
+  for (int stage = 0; stage < d.pp; ++stage) {
+    r.stages.push_back(s.memory_model == MemoryModel::kFull ? full_stage(s, d, stage, microbatches)
+                                                           : book_stage(s, d, stage));
+  }
+  const auto peak = std::max_element(r.stages.begin(), r.stages.end(), [](auto& a, auto& b) {
+    return a.breakdown.total_bytes() < b.breakdown.total_bytes();
+  });
+  r.peak_stage = peak->stage;
+  r.params_per_gpu = peak->params_per_gpu;
+  r.breakdown = peak->breakdown;
+  r.per_gpu_bytes = peak->breakdown.total_bytes();
+  r.gpu_memory_bytes = s.gpu.memory_gb * 1e9;
+  r.headroom_bytes = r.gpu_memory_bytes - r.per_gpu_bytes;
+  r.fits = r.headroom_bytes >= 0;
+  return r;
+}
+
+}  // namespace pe

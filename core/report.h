@@ -1,0 +1,96 @@
+// What the core says about a scenario. Every number the page shows comes from here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "layout.h"
+#include "scenario.h"
+
+namespace pe {
+
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double grads_bytes = 0;
+  double master_bytes = 0;
+  double adam_m_bytes = 0;
+  double adam_v_bytes = 0;
+  double activations_bytes = 0;
+  double optimizer_bytes() const { return master_bytes + adam_m_bytes + adam_v_bytes; }
+  double model_state_bytes() const { return weights_bytes + grads_bytes + optimizer_bytes(); }
+  double total_bytes() const { return model_state_bytes() + activations_bytes; }
+};
+
+struct StageMemory {
+  int stage = 0;
+  int layers = 0;
+  double params_per_gpu = 0;
+  int inflight_microbatches = 0;
+  MemoryBreakdown breakdown;
+};
+
+struct MemoryReport {
+  double params_per_gpu = 0;  // the most-loaded GPU's parameter shard
+  double per_gpu_bytes = 0;   // the most-loaded GPU
+  int shard_factor = 1;       // TP x PP
+  int peak_stage = 0;
+  bool fits = true;
+  double gpu_memory_bytes = 0;
+  double headroom_bytes = 0;  // negative when it does not fit
+  MemoryBreakdown breakdown;  // of the most-loaded GPU
+  std::vector<StageMemory> stages;
+};
+
+struct SeamTraffic {
+  bool active = false;
+  int group_size = 1;
+  std::string collective;  // "ring all-reduce", "all-reduce per layer", "point-to-point", ...
+  std::string link;        // "nvlink" (inside a node), "network" (across nodes), "none"
+  double bytes_per_gpu_per_step = 0;  // bytes one GPU sends per step (the busiest one)
+  double bytes_per_message = 0;       // one collective or one send
+  double messages_per_step = 0;
+  double link_bytes_per_s = 0;
+  double time_s = 0;
+};
+
+struct CommsReport {
+  SeamTraffic data;
+  SeamTraffic tensor;
+  SeamTraffic pipeline;
+};
+
+struct PipelineReport {
+  int microbatches = 1;  // per step per pipeline (m)
+  int virtual_stages = 1;
+  double bubble_fraction = 0;
+};
+
+struct TimeReport {
+  double compute_s = 0;         // ideal compute, no bubble
+  double bubble_s = 0;
+  double exposed_comms_s = 0;   // traffic not hidden behind compute
+  double step_s = 0;
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+  double mfu = 0;
+  double tflops_per_gpu = 0;    // hardware FLOPs (with recompute), Narayanan's convention
+  double tokens_per_s = 0;
+  double time_to_train_s = 0;   // 0 when no token budget is given
+};
+
+struct Report {
+  Degrees degrees;
+  int gpus = 0;
+  int active_gpus = 0;  // DP x TP x PP; fewer than gpus only when no seam is on
+  int nodes = 0;
+  double model_params = 0;
+  int global_batch = 0;  // effective: micro_batch x DP x micro-batches
+  std::vector<RankPlace> ranks;
+  MemoryReport memory;
+  CommsReport comms;
+  PipelineReport pipeline;
+  TimeReport time;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace pe

@@ -1,0 +1,38 @@
+// Google Benchmark for the core: one scenario evaluation at the book's 16 GPUs and at the
+// book's 10,240-GPU fleet. scripts/bench prints the table.
+#include <benchmark/benchmark.h>
+
+#include "contract.h"
+#include "explorer.h"
+
+namespace {
+
+pe::Scenario fleet(int dp, int tp, int pp) {
+  pe::Scenario s;
+  s.gpus = dp * tp * pp;
+  s.degrees = pe::Degrees{dp, tp, pp};
+  s.memory_model = pe::MemoryModel::kFull;
+  s.global_batch = 2560;
+  return s;
+}
+
+void BM_Evaluate16Gpus(benchmark::State& state) {
+  const pe::Scenario s = fleet(2, 4, 2);
+  for (auto _ : state) benchmark::DoNotOptimize(pe::evaluate(s, /*with_ranks=*/true));
+}
+BENCHMARK(BM_Evaluate16Gpus);
+
+void BM_Evaluate10240GpusNoRanks(benchmark::State& state) {
+  const pe::Scenario s = fleet(80, 8, 16);
+  for (auto _ : state) benchmark::DoNotOptimize(pe::evaluate(s, /*with_ranks=*/false));
+}
+BENCHMARK(BM_Evaluate10240GpusNoRanks);
+
+void BM_EvaluateJson10240Gpus(benchmark::State& state) {
+  const std::string scenario =
+      R"({"gpus":10240,"degrees":{"dp":80,"tp":8,"pp":16},"global_batch":2560})";
+  for (auto _ : state) benchmark::DoNotOptimize(pe::evaluate_json(scenario));
+}
+BENCHMARK(BM_EvaluateJson10240Gpus)->Unit(benchmark::kMillisecond);
+
+}  // namespace

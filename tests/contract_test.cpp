@@ -1,0 +1,124 @@
+#include "contract.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace pe {
+namespace {
+
+using nlohmann::json;
+
+json run(const std::string& scenario) { return json::parse(evaluate_json(scenario)); }
+
+TEST(Contract, EmptyScenarioIsTheBookLab) {
+  const json r = run("{}");
+  EXPECT_EQ(r["degrees"], json({{"dp", 16}, {"tp", 1}, {"pp", 1}}));
+  EXPECT_EQ(r["memory"]["per_gpu_bytes"], 256e9);
+  EXPECT_EQ(r["memory"]["params_per_gpu"], 16e9);
+  EXPECT_EQ(r["memory"]["shard_factor"], 1);
+  EXPECT_EQ(r["memory"]["fits"], false);
+  EXPECT_EQ(r["comms"]["data"]["bytes_per_gpu_per_step"], 60e9);
+  EXPECT_EQ(r["comms"]["data"]["link"], "network");
+  ASSERT_EQ(r["ranks"].size(), 16u);
+  EXPECT_EQ(r["ranks"][9], json({{"rank", 9}, {"dp", 9}, {"tp", 0}, {"pp", 0}, {"node", 1}}));
+}
+
+TEST(Contract, AllThreeSeamsGive2x4x2And32GB) {
+  const json r = run(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})");
+  EXPECT_EQ(r["degrees"], json({{"dp", 2}, {"tp", 4}, {"pp", 2}}));
+  EXPECT_EQ(r["memory"]["per_gpu_bytes"], 32e9);
+}
+
+TEST(Contract, ExplicitDegreesOverrideTheSeams) {
+  const json r = run(R"({"seams":{"data":true},"degrees":{"dp":2,"tp":8,"pp":1}})");
+  EXPECT_EQ(r["degrees"], json({{"dp", 2}, {"tp", 8}, {"pp", 1}}));
+}
+
+TEST(Contract, ArchitectureAloneIsCountedWithNarayananEq2) {
+  // 12 L h^2 (1 + 13/(12h) + (V+s)/(12 L h)) for L=48, h=6144, V=51200, s=2048: 22.07 B.
+  const json r = run(R"({"model":{"layers":48,"hidden":6144,"heads":64,"vocab":51200}})");
+  EXPECT_NEAR(r["model_params"].get<double>(), 22.07e9, 0.01e9);
+  EXPECT_EQ(r["scenario"]["model"]["name"], "custom");
+}
+
+TEST(Contract, ResolvedScenarioReadsBackToTheSameReport) {
+  for (const char* s : {"{}", R"({"model":"gpt3-175b","gpu":"H100-80GB","zero_stage":1})",
+                        R"({"bytes_per_param":18,"gpu_memory_gb":96,"schedule":"interleaved",
+                            "degrees":{"dp":2,"tp":4,"pp":2},"memory_model":"full"})"}) {
+    const json first = run(s);
+    const json again = run(first["scenario"].dump());
+    EXPECT_EQ(first, again) << s;
+  }
+}
+
+struct BadInput {
+  const char* scenario;
+  const char* says;
+};
+
+void PrintTo(const BadInput& b, std::ostream* os) { *os << b.scenario; }
+
+class BadScenario : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(BadScenario, IsAnErrorThatNamesTheKeyAndWhatIsAllowed) {
+  const json r = run(GetParam().scenario);
+  ASSERT_TRUE(r.contains("error")) << r.dump().substr(0, 200);
+  EXPECT_NE(r["error"].get<std::string>().find(GetParam().says), std::string::npos)
+      << r["error"];
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, BadScenario,
+    ::testing::Values(
+        BadInput{"not json", "not valid JSON"}, BadInput{"[]", "scenario is []: allowed an object"},
+        BadInput{R"({"gpu_count":16})", "unknown key \"gpu_count\": allowed gpus,"},
+        BadInput{R"({"gpus":"16"})", "gpus is \"16\": allowed a finite number"},
+        BadInput{R"({"gpus":16.5})", "gpus is 16.5: allowed a whole number"},
+        BadInput{R"({"gpus":0})", "gpus is 0: allowed 1 to 16384"},
+        BadInput{R"({"gpus":1e308})", "gpus is 1e+308: allowed a whole number"},
+        BadInput{R"({"gpus":1000000})", "gpus is 1000000: allowed 1 to 16384"},
+        BadInput{R"({"seams":{"data":1}})", "seams.data is 1: allowed true or false"},
+        BadInput{R"({"seams":{"expert":true}})", "unknown key seams.\"expert\""},
+        BadInput{R"({"degrees":{"dp":2,"tp":2,"pp":2}})",
+                 "degrees: dp x tp x pp = 2x2x2 = 8, but gpus is 16"},
+        BadInput{R"({"degrees":{"dp":-16,"tp":-1,"pp":1}})", "degrees.dp is -16: allowed 1 to 16"},
+        BadInput{R"({"model":{"layers":0}})", "model.layers is 0: allowed 1 to 10000"},
+        BadInput{R"({"model":{"heads":7}})", "model.heads is 7: it must divide model.hidden"},
+        BadInput{R"({"model":"gpt-5"})", "model is \"gpt-5\": allowed book-16b,"},
+        BadInput{R"({"gpu":"V100"})", "gpu is \"V100\": allowed A100-40GB,"},
+        BadInput{R"({"bytes_per_param":2})", "bytes_per_param is 2: allowed 4 to 64"},
+        BadInput{R"({"micro_batch":1024})", "micro_batch is 1024: allowed 1 to global_batch"},
+        BadInput{R"({"zero_stage":4})", "zero_stage is 4: allowed 0 to 3"},
+        BadInput{R"({"recompute":"some"})", "recompute is \"some\": allowed \"none\""},
+        BadInput{R"({"efficiency":1.5})", "efficiency is 1.5: allowed more than 0 to 1"},
+        BadInput{R"({"gpu_memory_gb":-80})", "gpu_memory_gb is -80: allowed more than 0"},
+        BadInput{R"({"degrees":{"dp":1,"tp":1,"pp":16},"model":{"layers":8}})",
+                 "pipeline degree 16 exceeds the model's 8 layers"}));
+
+// Golden files: every tests/golden/NAME.scenario.json must produce NAME.report.json exactly.
+// Regenerate with scripts/update-golden after a deliberate change, and review the diff.
+TEST(Contract, GoldenReports) {
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(PE_GOLDEN_DIR)) {
+    const std::string path = entry.path().string();
+    const std::string suffix = ".scenario.json";
+    if (path.size() < suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(),
+                                                    suffix) != 0) {
+      continue;
+    }
+    std::ifstream scenario(path);
+    std::ifstream report(path.substr(0, path.size() - suffix.size()) + ".report.json");
+    ASSERT_TRUE(report) << "no report beside " << path;
+    std::stringstream text;
+    text << scenario.rdbuf();
+    EXPECT_EQ(run(text.str()), json::parse(report)) << path;
+    ++checked;
+  }
+  EXPECT_GE(checked, 7);
+}
+
+}  // namespace
+}  // namespace pe

@@ -1,0 +1,142 @@
+#include "memory.h"
+
+#include <gtest/gtest.h>
+
+#include "activations.h"
+#include "scenario_builders.h"
+
+namespace pe {
+namespace {
+
+using test::report_of;
+using test::with_degrees;
+using test::with_seams;
+
+// The book: 16e9 params x 16 B/param = 256 GB; params per GPU = N / (TP x PP).
+TEST(BookMemory, DataParallelDoesNotShrinkModelStates) {
+  const Report r = report_of(with_seams(true, false, false));
+  EXPECT_DOUBLE_EQ(r.memory.per_gpu_bytes, 256e9);
+  EXPECT_DOUBLE_EQ(r.memory.params_per_gpu, 16e9);
+  EXPECT_EQ(r.memory.shard_factor, 1);
+  EXPECT_FALSE(r.memory.fits);  // "far past an 80 GB GPU"
+}
+
+TEST(BookMemory, SixteenWayModelSplitHoldsOneBillionParamsIn16GB) {
+  for (const Scenario& s : {with_seams(false, true, false), with_seams(false, false, true),
+                            with_seams(false, true, true)}) {
+    const Report r = report_of(s);
+    EXPECT_DOUBLE_EQ(r.memory.per_gpu_bytes, 16e9);
+    EXPECT_DOUBLE_EQ(r.memory.params_per_gpu, 1e9);
+    EXPECT_EQ(r.memory.shard_factor, 16);
+    EXPECT_TRUE(r.memory.fits);
+  }
+}
+
+TEST(BookMemory, AllThreeSeamsHold2BParamsIn32GB) {
+  const Report r = report_of(with_seams(true, true, true));
+  EXPECT_DOUBLE_EQ(r.memory.per_gpu_bytes, 32e9);
+  EXPECT_EQ(r.memory.shard_factor, 8);
+}
+
+TEST(BookMemory, FivePartBreakdownOf16BytesPerParam) {
+  const MemoryBreakdown b = report_of(with_seams(true, false, false)).memory.breakdown;
+  EXPECT_DOUBLE_EQ(b.weights_bytes, 32e9);  // bf16 weight 2
+  EXPECT_DOUBLE_EQ(b.grads_bytes, 32e9);    // bf16 grad 2
+  EXPECT_DOUBLE_EQ(b.master_bytes, 64e9);   // fp32 master 4
+  EXPECT_DOUBLE_EQ(b.adam_m_bytes, 64e9);   // Adam m 4
+  EXPECT_DOUBLE_EQ(b.adam_v_bytes, 64e9);   // Adam v 4
+  EXPECT_DOUBLE_EQ(b.activations_bytes, 0);
+}
+
+// ZeRO paper Fig. 1: Psi = 7.5B, N_d = 64, K = 12 -> 120, 31.4, 16.6, 1.9 GB.
+TEST(Zero, Figure1OfTheZeroPaper) {
+  const Precision mixed;
+  const double expected_gb[] = {120, 31.4, 16.6, 1.9};
+  for (int stage = 0; stage <= 3; ++stage) {
+    const double gb = model_state_bytes(7.5e9, mixed, stage, 64).total_bytes() / 1e9;
+    EXPECT_NEAR(gb, expected_gb[stage], 0.05) << "stage " << stage;
+  }
+}
+
+TEST(Zero, MegatronDistributedOptimizerIs6Plus12OverD) {
+  // Megatron-LM docs (dist_optimizer.md): 18 B/param plain, 6 + 12/d distributed.
+  const Precision megatron{"megatron_fp32_grads", 2, 4, 4, 4, 4};
+  EXPECT_DOUBLE_EQ(model_state_bytes(1, megatron, 0, 8).total_bytes(), 18);
+  EXPECT_DOUBLE_EQ(model_state_bytes(1, megatron, 1, 8).total_bytes(), 6 + 12.0 / 8);
+}
+
+// Korthikanti et al. Table 2, per layer, 16-bit activations; values worked by hand.
+// 22B (Table 3): s = 2048, b = 4, h = 6144, a = 64, t = 8 -> sbh = 50,331,648, 5as/h = 106.67.
+// 175B: s = 2048, b = 1, h = 12288, a = 96, t = 8 -> sbh = 25,165,824, 5as/h = 80.
+struct Table2Row {
+  const char* row;
+  int tp;
+  bool sp;
+  Recompute recompute;
+  double bytes_22b;
+  double bytes_175b;
+};
+
+void PrintTo(const Table2Row& r, std::ostream* os) { *os << r.row; }
+
+class KorthikantiTable2 : public ::testing::TestWithParam<Table2Row> {};
+
+TEST_P(KorthikantiTable2, PerLayerBytes) {
+  const Table2Row r = GetParam();
+  EXPECT_NEAR(activation_bytes_per_layer(2048, 4, 6144, 64, r.tp, r.sp, r.recompute),
+              r.bytes_22b, 1e3)
+      << r.row;
+  EXPECT_NEAR(activation_bytes_per_layer(2048, 1, 12288, 96, r.tp, r.sp, r.recompute),
+              r.bytes_175b, 1e3)
+      << r.row;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryRow, KorthikantiTable2,
+    ::testing::Values(
+        // sbh (34 + 5as/h)
+        Table2Row{"no parallelism", 1, false, Recompute::kNone, 7079985152, 2868903936},
+        // sbh (10 + 24/t + 5as/(ht))
+        Table2Row{"tensor", 8, false, Recompute::kNone, 1325400064, 578813952},
+        // sbh/t (34 + 5as/h)
+        Table2Row{"tensor + sequence", 8, true, Recompute::kNone, 884998144, 358612992},
+        // sbh (10 + 24/t)
+        Table2Row{"tensor + selective", 8, false, Recompute::kSelective, 654311424, 327155712},
+        // sbh 34/t
+        Table2Row{"tensor + sequence + selective", 8, true, Recompute::kSelective, 213909504,
+                  106954752},
+        // 2 sbh
+        Table2Row{"full recompute", 8, false, Recompute::kFull, 100663296, 50331648}));
+
+TEST(FullMemory, FirstStageHoldsPInFlightMicroBatchesOfItsLayers) {
+  Scenario s = with_degrees(1, 1, 4);
+  s.memory_model = MemoryModel::kFull;
+  const Report r = report_of(s);
+  ASSERT_EQ(r.memory.stages.size(), 4u);
+  EXPECT_EQ(r.memory.stages[0].inflight_microbatches, 4);
+  EXPECT_EQ(r.memory.stages[3].inflight_microbatches, 1);
+  // 50 layers over 4 stages: 12, 12, 13, 13 (the later stages take the remainder).
+  EXPECT_EQ(r.memory.stages[0].layers, 12);
+  EXPECT_EQ(r.memory.stages[3].layers, 13);
+  const double per_layer = activation_bytes_per_layer(2048, 1, 5120, 40, 1, false,
+                                                      Recompute::kNone);
+  // 12 layers x 4 in flight + embedding dropout s b h p / t.
+  EXPECT_DOUBLE_EQ(r.memory.stages[0].breakdown.activations_bytes,
+                   12 * 4 * per_layer + 2048.0 * 5120 * 4);
+  EXPECT_EQ(r.memory.peak_stage, 0);
+}
+
+TEST(FullMemory, MemoryNeverGrowsWithMoreZero) {
+  Scenario s = with_degrees(8, 2, 1);
+  s.memory_model = MemoryModel::kFull;
+  double previous = 1e300;
+  for (int z = 0; z <= 3; ++z) {
+    s.zero_stage = z;
+    const double bytes = report_of(s).memory.per_gpu_bytes;
+    EXPECT_LT(bytes, previous) << "stage " << z;
+    previous = bytes;
+  }
+}
+
+}  // namespace
+}  // namespace pe

@@ -1,0 +1,29 @@
+// Small helpers that read like the book: "16 GPUs, data + tensor on".
+#pragma once
+
+#include "explorer.h"
+#include "scenario.h"
+
+namespace pe::test {
+
+inline Scenario with_seams(bool data, bool tensor, bool pipeline, int gpus = 16) {
+  Scenario s;
+  s.gpus = gpus;
+  s.seams = {data, tensor, pipeline};
+  return s;
+}
+
+inline Scenario with_degrees(int dp, int tp, int pp) {
+  Scenario s;
+  s.gpus = dp * tp * pp;
+  s.degrees = Degrees{dp, tp, pp};
+  return s;
+}
+
+inline Report report_of(const Scenario& s) {
+  Result<Report> r = evaluate(s);
+  if (!r.ok()) ADD_FAILURE() << r.error();
+  return r.ok() ? r.value() : Report{};
+}
+
+}  // namespace pe::test
