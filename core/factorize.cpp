@@ -34,14 +34,18 @@ Degrees auto_factor(int gpus, int gpus_per_node, int layers, const Seams& seams)
       {seams.data, &d.dp, [](int, int, int) { return true; }},
   };
   for (int factor : prime_factors_descending(gpus)) {
-    Slot* best = nullptr;
-    Slot* fallback = nullptr;
+    Slot* best = nullptr;      // a seam that may take the factor
+    Slot* fallback = nullptr;  // else: one that can (TP leaving its node is slow, not wrong)
     for (Slot& s : slots) {
       if (!s.on) continue;
-      if (!fallback || *s.degree < *fallback->degree) fallback = &s;
-      if (!s.may_take(*s.degree * factor, gpus_per_node, layers)) continue;
+      const int next = *s.degree * factor;
+      const bool possible = s.degree != &d.pp || next <= layers;
+      if (possible && (!fallback || *s.degree < *fallback->degree)) fallback = &s;
+      if (!s.may_take(next, gpus_per_node, layers)) continue;
       if (!best || *s.degree < *best->degree) best = &s;
     }
+    // Pipeline alone on more GPUs than layers: nothing can take it; evaluate() says so.
+    if (!best && !fallback) fallback = &slots[1];
     *(best ? best : fallback)->degree *= factor;
   }
   return d;

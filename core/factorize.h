@@ -13,7 +13,9 @@ namespace pe {
 //  3. A seam may refuse a factor when another enabled seam can take it instead: TP must
 //     divide gpus_per_node (so a TP group never leaves its node) and PP may not exceed the
 //     layer count (each stage needs a layer). A factor nobody may take goes to the enabled
-//     seam with the smallest degree, and the report warns.
+//     seam with the smallest degree that can still run it: TP may leave its node (the report
+//     warns), PP never has more stages than layers (pipeline alone on too many GPUs is an
+//     error of evaluate()).
 // 16 GPUs, 8 per node: D 16x1x1, T 1x16x1, P 1x1x16, D+T 4x4x1, D+P 4x1x4, T+P 1x4x4,
 // D+T+P 2x4x2. 24: D+T+P 2x4x3. 10240: D+T+P 32x8x40.
 Degrees auto_factor(int gpus, int gpus_per_node, int layers, const Seams& seams);
