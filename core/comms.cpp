@@ -95,12 +95,6 @@ CommsReport comms_report(const Scenario& s, const Degrees& d, double grad_params
   r.data = data_traffic(s, d, grad_params, spans.dp_group_spans_nodes);
   r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);
   r.pipeline = pipeline_traffic(s, d, microbatches, spans.pp_neighbours_span_nodes);
-  for (SeamTraffic* t : {&r.data, &r.tensor, &r.pipeline}) {
-    if (!t->active) {
-      t->collective = "idle";
-      t->link = "none";
-    }
-  }
   return r;
 }
 

@@ -25,4 +25,9 @@ nlohmann::json report_json(const Report& r);
 // On failure: {"error": "..."}.
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
 
+// Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
+// "why_best", "plans": [{...the plan's choices and figures, "scenario": {...}}]}, or
+// {"error": "..."}. top_k is clamped to 1..100.
+std::string plan_json(std::string_view scenario_text, int top_k);
+
 }  // namespace pe

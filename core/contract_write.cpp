@@ -1,6 +1,9 @@
 // Scenario and Report -> JSON. Key names are the contract documented in README.md.
 #include "contract.h"
 #include "explorer.h"
+#include "planner.h"
+
+#include <algorithm>
 
 namespace pe {
 namespace {
@@ -142,6 +145,40 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
   json out = report_json(report.value());
   out["scenario"] = scenario_json(scenario.value());
   return out.dump();
+}
+
+
+std::string plan_json(std::string_view scenario_text, int top_k) {
+  const Result<Scenario> scenario = parse_scenario(scenario_text);
+  if (!scenario.ok()) return json{{"error", scenario.error()}}.dump();
+  const Scenario& base = scenario.value();
+  const PlanResult result = plan(base, std::clamp(top_k, 1, 100));
+  json plans = json::array();
+  for (const Plan& p : result.top) {
+    const Scenario s = scenario_of(base, p);
+    plans.push_back({{"degrees", {{"dp", p.degrees.dp}, {"tp", p.degrees.tp}, {"pp", p.degrees.pp}}},
+                     {"zero_stage", p.zero_stage},
+                     {"recompute", name_of(p.recompute)},
+                     {"sequence_parallel", p.sequence_parallel},
+                     {"micro_batch", p.micro_batch},
+                     {"schedule", p.schedule == Schedule::kInterleaved ? "interleaved" : "1f1b"},
+                     {"virtual_stages", p.virtual_stages},
+                     {"per_gpu_bytes", p.per_gpu_bytes},
+                     {"step_s", p.step_s},
+                     {"bubble_fraction", p.bubble_fraction},
+                     {"mfu", p.mfu},
+                     {"tokens_per_s", p.tokens_per_s},
+                     {"comms",
+                      {{"data", traffic_json(p.comms.data)},
+                       {"tensor", traffic_json(p.comms.tensor)},
+                       {"pipeline", traffic_json(p.comms.pipeline)}}},
+                     {"scenario", scenario_json(s)}});
+  }
+  return json{{"evaluated", result.evaluated},
+              {"feasible", result.feasible},
+              {"why_best", result.why_best},
+              {"plans", plans}}
+      .dump();
 }
 
 }  // namespace pe

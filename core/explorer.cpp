@@ -19,7 +19,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
     w.push_back("No seam is on: one GPU trains the whole model and the other " +
                 str(s.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
   }
-  if (r.comms.tensor.link == "network") {
+  if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     w.push_back("Tensor parallelism spans nodes: its per-layer all-reduces ride the " +
                 str(static_cast<long long>(s.network_gb_s)) +
                 " GB/s network instead of NVLink. Keep TP within " + str(s.gpus_per_node) +

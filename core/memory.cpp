@@ -75,13 +75,27 @@ StageMemory book_stage(const Scenario& s, const Degrees& d, int stage) {
 
 }  // namespace
 
+StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+  return s.memory_model == MemoryModel::kFull ? full_stage(s, d, stage, microbatches)
+                                              : book_stage(s, d, stage);
+}
+
+StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches) {
+  StageMemory peak = stage_memory(s, d, 0, microbatches);
+  const int extra = s.model.layers % d.pp;
+  for (int stage : {extra > 0 ? d.pp - extra : 0, d.pp - 1}) {
+    StageMemory candidate = stage_memory(s, d, stage, microbatches);
+    if (candidate.breakdown.total_bytes() > peak.breakdown.total_bytes()) peak = candidate;
+  }
+  return peak;
+}
+
 MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches) {
   MemoryReport r;
   r.shard_factor = d.tp * d.pp;
   r.stages.reserve(d.pp);
   for (int stage = 0; stage < d.pp; ++stage) {
-    r.stages.push_back(s.memory_model == MemoryModel::kFull ? full_stage(s, d, stage, microbatches)
-                                                           : book_stage(s, d, stage));
+    r.stages.push_back(stage_memory(s, d, stage, microbatches));
   }
   const auto peak = std::max_element(r.stages.begin(), r.stages.end(), [](auto& a, auto& b) {
     return a.breakdown.total_bytes() < b.breakdown.total_bytes();

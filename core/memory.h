@@ -19,6 +19,14 @@ int layers_on_stage(int layers, int pp, int stage);
 MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
                                   int dp);
 
+// One pipeline stage's GPU (every GPU of a stage holds the same).
+StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches);
+
+// The most-loaded stage without computing them all: within a run of stages with equal layer
+// counts the first holds the most in-flight micro-batches, so only the first stage, the first
+// stage with an extra layer and the last stage (output layer, logits) can be the peak.
+StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches);
+
 // Memory of every stage and of the most-loaded GPU. The "book" model spreads N evenly
 // (params per GPU = N/(TP x PP)) and counts model states only, as the book's panel does; the
 // "full" model places whole layers on stages, the embedding on the first stage and the output

@@ -44,8 +44,9 @@ struct MemoryReport {
 struct SeamTraffic {
   bool active = false;
   int group_size = 1;
-  std::string collective;  // "ring all-reduce", "all-reduce per layer", "point-to-point", ...
-  std::string link;        // "nvlink" (inside a node), "network" (across nodes), "none"
+  // Static strings, so the planner's hot loop allocates nothing.
+  const char* collective = "idle";  // "ring all-reduce of gradients", "point-to-point", ...
+  const char* link = "none";        // "nvlink" (inside a node), "network" (across nodes)
   double bytes_per_gpu_per_step = 0;  // bytes one GPU sends per step (the busiest one)
   double bytes_per_message = 0;       // one collective or one send
   double messages_per_step = 0;

@@ -18,10 +18,10 @@ TEST(DataTraffic, RingAllReduceSendsTwiceTheGradientShare) {
   // 2 (d-1)/d x 16e9 params x 2 B = 2 x 15/16 x 32 GB = 60 GB per GPU per step.
   const CommsReport c = report_of(with_seams(true, false, false)).comms;
   EXPECT_DOUBLE_EQ(c.data.bytes_per_gpu_per_step, 60e9);
-  EXPECT_EQ(c.data.link, "network");  // 16 replicas on two 8-GPU nodes
+  EXPECT_STREQ(c.data.link, "network");  // 16 replicas on two 8-GPU nodes
   EXPECT_EQ(c.data.group_size, 16);
   EXPECT_FALSE(c.tensor.active);
-  EXPECT_EQ(c.tensor.link, "none");
+  EXPECT_STREQ(c.tensor.link, "none");
   EXPECT_EQ(c.pipeline.bytes_per_gpu_per_step, 0);
 }
 
@@ -41,14 +41,14 @@ TEST(TensorTraffic, EightBshTimesTMinusOneOverTPerLayerPerMicroBatch) {
   // 8 x bsh x 15/16 x 2 B = 157,286,400 B per layer per micro-batch; x 50 x 512 = 4.03 TB.
   const CommsReport c = report_of(with_seams(false, true, false)).comms;
   EXPECT_DOUBLE_EQ(c.tensor.bytes_per_gpu_per_step, 8 * kBsh * 15 / 16 * 2 * 50 * 512);
-  EXPECT_EQ(c.tensor.link, "network");  // 16 GPUs cannot share one 8-GPU node
+  EXPECT_STREQ(c.tensor.link, "network");  // 16 GPUs cannot share one 8-GPU node
 }
 
 TEST(TensorTraffic, FourWayTensorInsideANodeRidesNvlink) {
   // D+T = 4x4: m = 512 / 4 = 128; 8 x bsh x 3/4 x 2 B x 50 layers x 128 = 805 GB.
   const CommsReport c = report_of(with_seams(true, true, false)).comms;
   EXPECT_DOUBLE_EQ(c.tensor.bytes_per_gpu_per_step, 8 * kBsh * 3 / 4 * 2 * 50 * 128);
-  EXPECT_EQ(c.tensor.link, "nvlink");
+  EXPECT_STREQ(c.tensor.link, "nvlink");
   EXPECT_DOUBLE_EQ(c.tensor.time_s, c.tensor.bytes_per_gpu_per_step / 300e9);
 }
 
@@ -57,12 +57,12 @@ TEST(PipelineTraffic, MiddleStagesSendActivationsForwardAndGradientsBack) {
   const CommsReport c = report_of(with_seams(false, false, true)).comms;
   EXPECT_DOUBLE_EQ(c.pipeline.bytes_per_message, kBsh * 2);
   EXPECT_DOUBLE_EQ(c.pipeline.bytes_per_gpu_per_step, 2 * 512 * kBsh * 2);
-  EXPECT_EQ(c.pipeline.link, "network");  // stage 7 -> 8 leaves the node
+  EXPECT_STREQ(c.pipeline.link, "network");  // stage 7 -> 8 leaves the node
 }
 
 TEST(PipelineTraffic, FourStagesOfOneReplicaShareANode) {
   const CommsReport c = report_of(with_seams(true, false, true)).comms;
-  EXPECT_EQ(c.pipeline.link, "nvlink");
+  EXPECT_STREQ(c.pipeline.link, "nvlink");
   EXPECT_DOUBLE_EQ(c.pipeline.bytes_per_gpu_per_step, 2 * 128 * kBsh * 2);
 }
 

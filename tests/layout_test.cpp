@@ -53,5 +53,37 @@ TEST(Layout, TwoStagesInsideOneNodeTalkOverNvlink) {
   EXPECT_FALSE(node_spans({1, 4, 2}, 8).pp_neighbours_span_nodes);
 }
 
+// node_spans walks one period of the rank pattern; this checks it against every group.
+NodeSpans brute_force_spans(const Degrees& d, int per_node) {
+  NodeSpans s;
+  for (const RankPlace& p : layout(d, per_node)) {
+    const int tp_peer = rank_of(d, p.dp, d.tp - 1, p.pp);
+    if (place_of(d, per_node, tp_peer).node != p.node) s.tp_group_spans_nodes = true;
+    if (p.pp + 1 < d.pp && place_of(d, per_node, rank_of(d, p.dp, p.tp, p.pp + 1)).node != p.node) {
+      s.pp_neighbours_span_nodes = true;
+    }
+    if (place_of(d, per_node, rank_of(d, d.dp - 1, p.tp, p.pp)).node != p.node) {
+      s.dp_group_spans_nodes = true;
+    }
+  }
+  return s;
+}
+
+TEST(Layout, NodeSpansAgreeWithAGroupByGroupCheck) {
+  for (int per_node : {1, 2, 3, 4, 6, 8, 16}) {
+    for (int dp = 1; dp <= 12; ++dp) {
+      for (int tp = 1; tp <= 12; ++tp) {
+        for (int pp = 1; pp <= 12; ++pp) {
+          const Degrees d{dp, tp, pp};
+          const NodeSpans fast = node_spans(d, per_node), slow = brute_force_spans(d, per_node);
+          ASSERT_EQ(fast.tp_group_spans_nodes, slow.tp_group_spans_nodes) << dp << tp << pp;
+          ASSERT_EQ(fast.pp_neighbours_span_nodes, slow.pp_neighbours_span_nodes) << dp << tp << pp;
+          ASSERT_EQ(fast.dp_group_spans_nodes, slow.dp_group_spans_nodes) << dp << tp << pp;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pe

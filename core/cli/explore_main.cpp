@@ -1,5 +1,6 @@
-// explore [FILE|-]: reads a scenario (the book's default with no argument) and prints the
-// report as JSON. Bad input: exit status 2 and one line on stderr starting with "error:".
+// explore [--plan] [FILE|-]: reads a scenario (the book's default with no argument) and prints
+// its report as JSON, or with --plan the ten fastest layouts that fit (planner.h).
+// Bad input: exit status 2 and one line on stderr starting with "error:".
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -18,7 +19,7 @@ bool read_all(std::istream& in, std::string& out) {
 }
 
 int usage() {
-  std::cerr << "usage: explore [FILE|-]   (no argument: the book lab's default scenario)\n";
+  std::cerr << "usage: explore [--plan] [FILE|-]   (no file: the book lab's default scenario)\n";
   return 2;
 }
 
@@ -26,6 +27,8 @@ int usage() {
 
 int main(int argc, char** argv) {
   std::string text = "{}";
+  const bool planning = argc > 1 && std::string(argv[1]) == "--plan";
+  if (planning) --argc, ++argv;
   if (argc > 2) return usage();
   if (argc == 2) {
     const std::string arg = argv[1];
@@ -42,7 +45,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const auto out = nlohmann::json::parse(pe::evaluate_json(text), nullptr, false);
+  const std::string result = planning ? pe::plan_json(text, 10) : pe::evaluate_json(text);
+  const auto out = nlohmann::json::parse(result, nullptr, false);
   if (out.contains("error")) {
     std::cerr << "error: " << out["error"].get<std::string>() << "\n";
     return 2;

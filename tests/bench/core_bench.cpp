@@ -4,6 +4,8 @@
 
 #include "contract.h"
 #include "explorer.h"
+#include "planner.h"
+#include "presets.h"
 
 namespace {
 
@@ -34,5 +36,30 @@ void BM_EvaluateJson10240Gpus(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(pe::evaluate_json(scenario));
 }
 BENCHMARK(BM_EvaluateJson10240Gpus)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+namespace {
+
+// The yardstick: the 405B Llama 3 class on 16,384 H100s, every layout.
+void BM_Plan405BOn16384H100(benchmark::State& state) {
+  pe::Scenario s;
+  s.model = *pe::find_model("llama3-405b");
+  s.gpus = 16384;
+  s.gpu = *pe::find_gpu("H100-80GB");
+  s.network_gb_s = 50;
+  s.seq_len = 8192;
+  s.global_batch = 2048;
+  long long evaluated = 0;
+  for (auto _ : state) {
+    const pe::PlanResult r = pe::plan(s, 10);
+    evaluated += r.evaluated;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["configs_per_s"] =
+      benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+  state.counters["configs"] = static_cast<double>(evaluated / state.iterations());
+}
+BENCHMARK(BM_Plan405BOn16384H100)->Unit(benchmark::kMillisecond);
 
 }  // namespace

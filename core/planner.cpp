@@ -1,0 +1,158 @@
+#include "planner.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "comms.h"
+#include "memory.h"
+#include "pipeline.h"
+#include "step_time.h"
+
+namespace pe {
+namespace {
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int i = 1; i <= n; ++i) {
+    if (n % i == 0) out.push_back(i);
+  }
+  return out;
+}
+
+// Faster first; among equally fast, less memory first.
+bool better(const Plan& a, const Plan& b) {
+  if (a.step_s != b.step_s) return a.step_s < b.step_s;
+  return a.per_gpu_bytes < b.per_gpu_bytes;
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
+  return buf;
+}
+
+std::string gb(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f GB", bytes / 1e9);
+  return buf;
+}
+
+std::string explain(const Scenario& base, const PlanResult& r) {
+  if (r.top.empty()) {
+    return "No layout fits: even the most sharded one needs more than the " +
+           gb(base.gpu.memory_gb * 1e9) + " each GPU has. Use more or larger GPUs.";
+  }
+  const Plan& p = r.top.front();
+  const Degrees& d = p.degrees;
+  std::string why = "DP " + std::to_string(d.dp) + " x TP " + std::to_string(d.tp) + " x PP " +
+                    std::to_string(d.pp) + " wins: ";
+  why += d.tp > 1 ? std::string("TP ") + std::to_string(d.tp) +
+                        (std::string(p.comms.tensor.link) == "nvlink"
+                             ? " keeps the per-layer all-reduces on NVLink"
+                             : " pays for all-reduces over the network")
+                  : std::string("no TP, so no per-layer all-reduces");
+  why += d.pp > 1 ? ", PP " + std::to_string(d.pp) + " costs a " + percent(p.bubble_fraction) +
+                        " bubble"
+                  : ", no pipeline bubble";
+  why += ", and it needs " + gb(p.per_gpu_bytes) + " of the " + gb(base.gpu.memory_gb * 1e9) +
+         " per GPU";
+  if (r.top.size() > 1) {
+    const double lead = r.top[1].step_s / p.step_s - 1;
+    why += lead < 0.005 ? "; the runner-up is within 0.5%"
+                        : "; " + percent(lead) + " faster than the runner-up";
+  }
+  return why + ".";
+}
+
+}  // namespace
+
+Scenario scenario_of(const Scenario& base, const Plan& p) {
+  Scenario s = base;
+  s.degrees = p.degrees;
+  s.zero_stage = p.zero_stage;
+  s.recompute = p.recompute;
+  s.sequence_parallel = p.sequence_parallel;
+  s.micro_batch = p.micro_batch;
+  s.schedule = p.schedule;
+  s.virtual_stages = p.virtual_stages;
+  s.memory_model = MemoryModel::kFull;
+  return s;
+}
+
+PlanResult plan(const Scenario& base, int top_k) {
+  PlanResult result;
+  Scenario s = base;
+  s.memory_model = MemoryModel::kFull;
+  const double memory_bytes = base.gpu.memory_gb * 1e9;
+  const int layers = base.model.layers;
+  std::vector<Plan> heap;  // the best top_k so far, worst on top
+  auto offer = [&](const Plan& p) {
+    if (static_cast<int>(heap.size()) < top_k) {
+      heap.push_back(p);
+      std::push_heap(heap.begin(), heap.end(), better);
+    } else if (top_k > 0 && better(p, heap.front())) {
+      std::pop_heap(heap.begin(), heap.end(), better);
+      heap.back() = p;
+      std::push_heap(heap.begin(), heap.end(), better);
+    }
+  };
+
+  for (int tp : divisors(base.gpus)) {
+    if (base.model.heads % tp != 0) continue;
+    for (int pp : divisors(base.gpus / tp)) {
+      if (pp > layers) continue;
+      const Degrees d{base.gpus / (tp * pp), tp, pp};
+      if (base.global_batch % d.dp != 0) continue;
+      for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
+        if (base.global_batch % (b * d.dp) != 0) continue;
+        s.micro_batch = b;
+        const int m = base.global_batch / (b * d.dp);
+        // v = 1 is 1F1B; v > 1 interleaved.
+        for (int v = 1; v <= (pp > 1 ? layers / pp : 1); ++v) {
+          if (v > 1 && (layers % (pp * v) != 0 || m % pp != 0)) continue;
+          s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
+          s.virtual_stages = v;
+          const PipelineReport pipeline = pipeline_report(s, d);
+          for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
+            s.sequence_parallel = sp == 1;
+            for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+              s.recompute = rc;
+              for (int z = 0; z <= 3; ++z) {
+                if (z > 0 && d.dp == 1) break;  // ZeRO shards over DP: nothing to shard
+                s.zero_stage = z;
+                ++result.evaluated;
+                const StageMemory peak = peak_stage_memory(s, d, m);
+                const double bytes = peak.breakdown.total_bytes();
+                if (bytes > memory_bytes) continue;
+                ++result.feasible;
+                Plan p;
+                p.degrees = d;
+                p.zero_stage = z;
+                p.recompute = rc;
+                p.sequence_parallel = s.sequence_parallel;
+                p.micro_batch = b;
+                p.schedule = s.schedule;
+                p.virtual_stages = v;
+                p.per_gpu_bytes = bytes;
+                p.comms = comms_report(s, d, peak.params_per_gpu, peak.layers, m);
+                const TimeReport t =
+                    time_report(s, base.gpus, pipeline, p.comms, base.global_batch);
+                p.step_s = t.step_s;
+                p.bubble_fraction = pipeline.bubble_fraction;
+                p.mfu = t.mfu;
+                p.tokens_per_s = t.tokens_per_s;
+                offer(p);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  std::sort_heap(heap.begin(), heap.end(), better);
+  result.top = std::move(heap);
+  result.why_best = explain(base, result);
+  return result;
+}
+
+}  // namespace pe

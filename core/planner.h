@@ -1,0 +1,47 @@
+// The planner: every layout of a run, ranked by estimated step time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report.h"
+#include "scenario.h"
+
+namespace pe {
+
+// One evaluated configuration: the choices, and what the model says of them.
+struct Plan {
+  Degrees degrees;
+  int zero_stage = 0;
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = false;
+  int micro_batch = 1;
+  Schedule schedule = Schedule::kOneFOneB;
+  int virtual_stages = 1;
+  double per_gpu_bytes = 0;
+  double step_s = 0;
+  double bubble_fraction = 0;
+  double mfu = 0;
+  double tokens_per_s = 0;
+  CommsReport comms;
+};
+
+struct PlanResult {
+  long long evaluated = 0;  // configurations whose memory and step time were computed
+  long long feasible = 0;   // of those, the ones that fit in GPU memory
+  std::vector<Plan> top;    // fastest first; ties: less memory first
+  std::string why_best;     // one sentence on why the first one wins
+};
+
+// The space, exhaustively: every (DP, TP, PP) with DP x TP x PP = gpus, TP dividing the head
+// count, PP at most the layer count; ZeRO 0-3; recomputation none / selective / full; sequence
+// parallel off / on (with TP); micro-batch sizes b (powers of two up to 64) that divide the
+// global batch per replica; 1F1B, and interleaved with every v where PP x v divides the
+// layers and PP divides the micro-batch count (Megatron-LM's conditions). The base scenario
+// supplies the model, the GPUs, the sequence length and the global batch.
+PlanResult plan(const Scenario& base, int top_k);
+
+// A plan as a full scenario, to evaluate or show.
+Scenario scenario_of(const Scenario& base, const Plan& p);
+
+}  // namespace pe

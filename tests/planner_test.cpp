@@ -1,0 +1,85 @@
+#include "planner.h"
+
+#include <gtest/gtest.h>
+
+#include "explorer.h"
+#include "presets.h"
+
+namespace pe {
+namespace {
+
+Scenario book_on(int gpus) {
+  Scenario s;
+  s.gpus = gpus;
+  return s;
+}
+
+TEST(Planner, EveryPlanFitsAndTheyAreFastestFirst) {
+  const PlanResult r = plan(book_on(16), 10);
+  ASSERT_EQ(r.top.size(), 10u);
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    EXPECT_LE(r.top[i].per_gpu_bytes, 80e9);
+    if (i > 0) EXPECT_LE(r.top[i - 1].step_s, r.top[i].step_s);
+  }
+  EXPECT_GT(r.evaluated, r.feasible);
+  EXPECT_FALSE(r.why_best.empty());
+}
+
+TEST(Planner, ItsFiguresAreThoseOfTheFullModel) {
+  // The planner takes shortcuts (only candidate stages, no rank list); a plan evaluated the
+  // ordinary way must give the same memory and step time.
+  const Scenario base = book_on(64);
+  for (const Plan& p : plan(base, 20).top) {
+    const Result<Report> r = evaluate(scenario_of(base, p), false);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_DOUBLE_EQ(r.value().memory.per_gpu_bytes, p.per_gpu_bytes);
+    EXPECT_DOUBLE_EQ(r.value().time.step_s, p.step_s);
+  }
+}
+
+TEST(Planner, NoLayoutBeatsItsBestInABruteForceSearch) {
+  // Brute force over the same space with evaluate(): nothing that fits is faster.
+  const Scenario base = book_on(32);
+  const PlanResult r = plan(base, 1);
+  ASSERT_FALSE(r.top.empty());
+  long long fits = 0;
+  for (int tp : {1, 2, 4, 8, 16, 32}) {
+    for (int pp : {1, 2, 4, 8, 16, 32}) {
+      if (tp * pp > 32 || base.model.heads % tp != 0) continue;
+      for (int z = 0; z <= 3; ++z) {
+        for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+          Scenario s = base;
+          s.degrees = Degrees{32 / (tp * pp), tp, pp};
+          s.zero_stage = z;
+          s.recompute = rc;
+          s.memory_model = MemoryModel::kFull;
+          const Result<Report> rep = evaluate(s, false);
+          if (!rep.ok() || !rep.value().memory.fits) continue;
+          ++fits;
+          EXPECT_GE(rep.value().time.step_s, r.top[0].step_s);
+        }
+      }
+    }
+  }
+  EXPECT_GT(fits, 0);
+}
+
+TEST(Planner, CountsTheWholeSpaceForOneGpu) {
+  // 1 GPU: only 1x1x1; micro-batches 1, 2, 4, ..., 64 (all divide 512): 7; no pipeline, so
+  // 1F1B only; no TP, so no sequence parallel; no DP, so ZeRO 0 only; 3 recompute choices.
+  const PlanResult r = plan(book_on(1), 1);
+  EXPECT_EQ(r.evaluated, 7 * 3);
+}
+
+TEST(Planner, SaysWhenNothingFits) {
+  Scenario s = book_on(1);
+  s.model = *find_model("gpt3-175b");
+  s.model.params = 175e9;
+  const PlanResult r = plan(s, 5);
+  EXPECT_TRUE(r.top.empty());
+  EXPECT_EQ(r.feasible, 0);
+  EXPECT_NE(r.why_best.find("No layout fits"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pe
