@@ -25,6 +25,10 @@ nlohmann::json report_json(const Report& r);
 // On failure: {"error": "..."}.
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
 
+// The presets a user can pick: {"models": [...], "gpus": [...], "precisions": [...]}, each
+// with its numbers (model params resolved by Narayanan Eq. 2 where the preset has none).
+std::string presets_json();
+
 // Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
 // "why_best", "plans": [{...the plan's choices and figures, "scenario": {...}}]}, or
 // {"error": "..."}. top_k is clamped to 1..100.

@@ -2,6 +2,8 @@
 #include "contract.h"
 #include "explorer.h"
 #include "planner.h"
+#include "presets.h"
+#include "transformer.h"
 
 #include <algorithm>
 
@@ -147,6 +149,36 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
   return out.dump();
 }
 
+
+std::string presets_json() {
+  const Scenario defaults;
+  json models = json::array(), gpus = json::array(), precisions = json::array();
+  for (ModelSpec m : model_presets()) {
+    if (m.params == 0) m.params = gpt_params(m, defaults.seq_len);
+    models.push_back({{"name", m.name},
+                      {"params", m.params},
+                      {"layers", m.layers},
+                      {"hidden", m.hidden},
+                      {"heads", m.heads},
+                      {"vocab", m.vocab}});
+  }
+  for (const GpuSpec& g : gpu_presets()) {
+    gpus.push_back({{"name", g.name},
+                    {"gpu_memory_gb", g.memory_gb},
+                    {"gpu_peak_tflops", g.peak_tflops},
+                    {"nvlink_gb_s", g.nvlink_gb_s}});
+  }
+  for (const Precision& p : precision_presets()) {
+    precisions.push_back({{"name", p.name},
+                          {"weight", p.weight_bytes},
+                          {"grad", p.grad_bytes},
+                          {"master", p.master_bytes},
+                          {"adam_m", p.adam_m_bytes},
+                          {"adam_v", p.adam_v_bytes},
+                          {"bytes_per_param", p.total_bytes()}});
+  }
+  return json{{"models", models}, {"gpus", gpus}, {"precisions", precisions}}.dump();
+}
 
 std::string plan_json(std::string_view scenario_text, int top_k) {
   const Result<Scenario> scenario = parse_scenario(scenario_text);
