@@ -29,6 +29,12 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true
 // with its numbers (model params resolved by Narayanan Eq. 2 where the preset has none).
 std::string presets_json();
 
+// The 1F1B timeline (timeline.h) for drawing: {"stages", "microbatches", "shown_microbatches",
+// "span", "blocks": [[stage, microbatch, backward 0/1, start, duration], ...]}. Only the first
+// micro-batches are laid out when stages x micro-batches would exceed 1,024 (a readable
+// drawing); stages are clamped to 1..1024 and micro-batches to 1..2^24.
+std::string timeline_json(int stages, int microbatches);
+
 // Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
 // "why_best", "plans": [{...the plan's choices and figures, "scenario": {...}}]}, or
 // {"error": "..."}. top_k is clamped to 1..100.

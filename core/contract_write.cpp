@@ -2,6 +2,7 @@
 #include "contract.h"
 #include "explorer.h"
 #include "planner.h"
+#include "timeline.h"
 #include "presets.h"
 #include "transformer.h"
 
@@ -149,6 +150,24 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
   return out.dump();
 }
 
+
+std::string timeline_json(int stages, int microbatches) {
+  const int p = std::clamp(stages, 1, 1024);
+  const int m = std::clamp(microbatches, 1, 1 << 24);
+  const int shown = std::min(m, std::max(1, 1024 / p));
+  json blocks = json::array();
+  int span = 0;
+  for (const TimelineBlock& b : one_f_one_b_timeline(p, shown)) {
+    blocks.push_back({b.stage, b.microbatch, b.backward ? 1 : 0, b.start, b.duration});
+    span = std::max(span, b.start + b.duration);
+  }
+  return json{{"stages", p},
+              {"microbatches", m},
+              {"shown_microbatches", shown},
+              {"span", span},
+              {"blocks", blocks}}
+      .dump();
+}
 
 std::string presets_json() {
   const Scenario defaults;
