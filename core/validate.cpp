@@ -1,15 +1,16 @@
 #include "validate.h"
 
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 namespace pe {
 namespace {
 
+// %g, as a person writes numbers (no iostreams: they would triple the wasm module).
 std::string show(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 std::string int_range(const char* field, long long v, long long lo, long long hi) {

@@ -1,16 +1,57 @@
 // The embind layer: declarations only. The core speaks JSON text (contract.h), so the
-// boundary is one string in, one string out -- no class handles for JS to .delete(), no
-// 64-bit integers. Errors come back as {"error": "..."}; wasm/lab.js turns them into LabError.
+// boundary is strings in, strings out -- no class handles for JS to .delete(), no 64-bit
+// integers. Errors come back as {"error": "..."}; wasm/lab.js turns them into LabError.
+// The one exception is the rank list, which at fleet scale is handed over as a typed array.
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include "contract.h"
+#include "layout.h"
+#include "reference_runs.h"
 
 namespace {
 
-std::string evaluate(const std::string& scenario_json) { return pe::evaluate_json(scenario_json); }
+std::string evaluate(const std::string& scenario) { return pe::evaluate_json(scenario); }
+
+// The report without its per-rank list: what the page needs at fleet scale.
+std::string evaluate_summary(const std::string& scenario) {
+  return pe::evaluate_json(scenario, /*with_ranks=*/false);
+}
+
+std::string plan(const std::string& scenario, int top_k) { return pe::plan_json(scenario, top_k); }
+
+std::string timeline(int stages, int microbatches) {
+  return pe::timeline_json(stages, microbatches);
+}
+
+// [dp, tp, pp, node] per rank, as an Int32Array view of wasm memory: 16,384 ranks cost
+// 256 KB here against ~1 MB of JSON. The view is valid until the next call; lab.js copies it.
+emscripten::val ranks(int dp, int tp, int pp, int gpus_per_node) {
+  static std::vector<int32_t> flat;
+  flat.clear();
+  const long long n = 1LL * dp * tp * pp;
+  if (dp < 1 || tp < 1 || pp < 1 || gpus_per_node < 1 || n > 16384) {
+    return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
+  }
+  flat.reserve(4 * n);
+  for (const pe::RankPlace& p : pe::layout({dp, tp, pp}, gpus_per_node)) {
+    flat.insert(flat.end(), {p.dp, p.tp, p.pp, p.node});
+  }
+  return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
+}
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(parallelism_explorer) { emscripten::function("evaluate", &evaluate); }
+EMSCRIPTEN_BINDINGS(parallelism_explorer) {
+  emscripten::function("evaluate", &evaluate);
+  emscripten::function("evaluateSummary", &evaluate_summary);
+  emscripten::function("plan", &plan);
+  emscripten::function("timeline", &timeline);
+  emscripten::function("ranks", &ranks);
+  emscripten::function("presets", &pe::presets_json);
+  emscripten::function("referenceRuns", &pe::reference_runs_json);
+}

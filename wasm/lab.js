@@ -20,18 +20,35 @@ export class LabError extends Error {
 // the web build cannot fetch a file path (toolchain.md trap 4).
 export async function createLab(options = {}) {
   const module = await createLabModule({ ...options });
-  return {
-    evaluate(scenario = {}) {
-      let text;
-      try {
-        text = JSON.stringify(scenario);
-      } catch (e) {
-        throw new LabError(`scenario is not serialisable to JSON: ${e.message}`);
-      }
-      if (typeof text !== 'string') throw new LabError('scenario is missing: allowed a JSON object');
-      const report = JSON.parse(module.evaluate(text));
-      if (typeof report.error === 'string') throw new LabError(report.error);
-      return report;
-    },
+  const call = (fn, ...args) => {
+    const result = JSON.parse(fn(...args));
+    if (result && typeof result.error === 'string') throw new LabError(result.error);
+    return result;
   };
+  return {
+    // The full report, with ranks[] for every GPU.
+    evaluate: (scenario = {}) => call(module.evaluate, toJson(scenario)),
+    // The report without ranks[]: for fleets, pair it with ranks().
+    evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
+    // The planner: { evaluated, feasible, why_best, plans: [...] }, fastest first.
+    plan: (scenario = {}, top = 10) => call(module.plan, toJson(scenario), top | 0),
+    // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }.
+    timeline: (stages, microbatches) => call(module.timeline, stages | 0, microbatches | 0),
+    // Int32Array of [dp, tp, pp, node] per rank (a copy; empty for an invalid layout).
+    ranks: (degrees, gpusPerNode) =>
+      module.ranks(degrees.dp | 0, degrees.tp | 0, degrees.pp | 0, gpusPerNode | 0).slice(),
+    presets: () => call(module.presets),
+    referenceRuns: () => call(module.referenceRuns),
+  };
+}
+
+function toJson(scenario) {
+  let text;
+  try {
+    text = JSON.stringify(scenario);
+  } catch (e) {
+    throw new LabError(`scenario is not serialisable to JSON: ${e.message}`);
+  }
+  if (typeof text !== 'string') throw new LabError('scenario is missing: allowed a JSON object');
+  return text;
 }
