@@ -18,7 +18,12 @@ constexpr size_t kMaxScenarioBytes = 64 * 1024;  // a scenario is a few hundred 
 
 std::string show(const json& v) {
   std::string s = v.dump();
-  return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+  if (s.size() <= 40) return s;
+  // Cut at a character boundary: half a UTF-8 character would make the message itself invalid
+  // (dumping it throws natively and aborts the wasm module).
+  size_t n = 40;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "...";
 }
 
 class Reader {
@@ -44,7 +49,7 @@ class Reader {
         keys += (keys.empty() ? "" : ", ") + std::string(k);
       }
       if (!known) {
-        fail("unknown key " + (path.empty() ? "" : path + ".") + json(it.key()).dump() +
+        fail("unknown key " + (path.empty() ? "" : path + ".") + show(json(it.key())) +
              ": allowed " + keys);
         return false;
       }
@@ -60,6 +65,7 @@ class Reader {
       return;
     }
     out = it->get<double>();
+    if (out == 0) out = 0;  // -0 passes every ">= 0" check but shows as "-0.0" in the report
   }
 
   void integer(const json& o, const char* key, const std::string& path, int& out) {

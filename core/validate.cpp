@@ -54,12 +54,14 @@ std::string validate(const Scenario& s) {
     check(real_range(field, v, 0, 16, true));
   }
   check(real_range("gpu_memory_gb", s.gpu.memory_gb, 0, 1e5, false));
-  check(real_range("gpu_peak_tflops", s.gpu.peak_tflops, 0, 1e6, false));
-  check(real_range("nvlink_gb_s", s.gpu.nvlink_gb_s, 0, 1e5, false));
-  check(real_range("network_gb_s", s.network_gb_s, 0, 1e5, false));
+  // Rates and the efficiency are divisors of the step time: at 0.001 and above even the
+  // largest allowed run takes a finite time (about 1e28 s at worst), where 5e-324 gave infinity.
+  check(real_range("gpu_peak_tflops", s.gpu.peak_tflops, 0.001, 1e6, true));
+  check(real_range("nvlink_gb_s", s.gpu.nvlink_gb_s, 0.001, 1e5, true));
+  check(real_range("network_gb_s", s.network_gb_s, 0.001, 1e5, true));
   check(int_range("zero_stage", s.zero_stage, 0, 3));
   check(int_range("virtual_stages", s.virtual_stages, 1, 128));
-  check(real_range("efficiency", s.efficiency, 0, 1, false));
+  check(real_range("efficiency", s.efficiency, 0.001, 1, true));
   check(real_range("train_tokens", s.train_tokens, 0, 1e16, true));
   if (!e.empty()) return e;
 

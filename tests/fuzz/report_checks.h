@@ -1,11 +1,11 @@
-// What every fuzz target asserts about the contract's output. A failed check prints what and
-// where, then aborts, which libFuzzer records as a crash with the input that caused it.
-// Shared so a second target (the planner) reuses the same walk.
+// What the contract's output must satisfy, whatever the input: shared by the fuzz targets
+// (which abort on a problem, so libFuzzer keeps the input) and by tests/hardening_test.cpp
+// (which replays the seed corpus and every input the fuzzer ever found under GoogleTest).
+// Each check returns "" when all is well, else what is wrong and where.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -15,14 +15,6 @@ namespace pe::fuzz {
 
 using nlohmann::json;
 
-[[noreturn]] inline void fail(const std::string& what, const std::string& where,
-                              std::string_view output) {
-  std::fprintf(stderr, "fuzz check failed: %s at %s\noutput (first 400 bytes): %.*s\n",
-               what.c_str(), where.c_str(), static_cast<int>(std::min<size_t>(output.size(), 400)),
-               output.data());
-  std::abort();
-}
-
 // An error message is read by people: it names a field and what is allowed, so it is short
 // and never echoes a whole hostile input back.
 constexpr size_t kMaxErrorBytes = 400;
@@ -30,85 +22,112 @@ constexpr size_t kMaxErrorBytes = 400;
 // Every number in a report is a byte count, a time, a FLOP count, a rate, a fraction or a
 // count: finite and not negative. The one signed quantity is the headroom ("negative when it
 // does not fit", README). NaN and infinity reach JSON as null (nlohmann's dump), so null is
-// only allowed where the contract says so: "degrees": null in the resolved scenario.
-// -0.0 is also refused: it dumps as "-0.0", which a reader sees as a negative number.
-inline void walk(const json& v, const std::string& path, const std::string& key,
-                 std::string_view output) {
+// only allowed where the contract puts it: "degrees": null in the resolved scenario. -0.0 is
+// refused too: it dumps as "-0.0", which a reader takes for a negative number.
+inline std::string walk(const json& v, const std::string& path, const std::string& key) {
   switch (v.type()) {
     case json::value_t::null:
-      if (path != "/scenario/degrees") fail("null (NaN or infinity?)", path, output);
-      return;
+      return path == "/scenario/degrees" ? "" : "null (NaN or infinity) at " + path;
     case json::value_t::number_float: {
       const double x = v.get<double>();
-      if (!std::isfinite(x)) fail("non-finite number", path, output);
-      if (std::signbit(x) && key != "headroom_bytes") fail("negative number", path, output);
-      return;
+      if (!std::isfinite(x)) return "non-finite number at " + path;
+      if (std::signbit(x) && key != "headroom_bytes") return "negative number at " + path;
+      return "";
     }
     case json::value_t::number_integer:
-      if (v.get<long long>() < 0) fail("negative integer", path, output);
-      return;
+      return v.get<long long>() < 0 ? "negative number at " + path : "";
     case json::value_t::object:
-      for (auto it = v.begin(); it != v.end(); ++it) walk(*it, path + "/" + it.key(), it.key(), output);
-      return;
+      for (auto it = v.begin(); it != v.end(); ++it) {
+        if (std::string p = walk(*it, path + "/" + it.key(), it.key()); !p.empty()) return p;
+      }
+      return "";
     case json::value_t::array:
-      for (size_t i = 0; i < v.size(); ++i) walk(v[i], path + "/" + std::to_string(i), key, output);
-      return;
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (std::string p = walk(v[i], path + "/" + std::to_string(i), key); !p.empty()) return p;
+      }
+      return "";
     default:
-      return;
+      return "";
   }
 }
 
-inline double num(const json& o, const char* a, const char* b = nullptr) {
-  const json& v = b ? o.at(a).at(b) : o.at(a);
-  return v.get<double>();
-}
-
-// The report's own arithmetic, which a reader could check by hand.
-inline void check_report(const json& r, bool with_ranks, std::string_view output) {
+// A report: every number sane (walk), and its own arithmetic, which a reader could check by
+// hand, holds.
+inline std::string check_report(const json& r, bool with_ranks) {
   for (const char* k : {"degrees", "gpus", "active_gpus", "nodes", "model_params", "global_batch",
                         "memory", "comms", "pipeline", "time", "ranks", "warnings", "scenario"}) {
-    if (!r.contains(k)) fail(std::string("missing key ") + k, "/", output);
+    if (!r.contains(k)) return std::string("no \"") + k + "\" in the report";
   }
-  walk(r, "", "", output);
-  const double dp = num(r, "degrees", "dp"), tp = num(r, "degrees", "tp"),
-               pp = num(r, "degrees", "pp");
-  if (dp < 1 || tp < 1 || pp < 1) fail("a degree below 1", "/degrees", output);
-  if (dp * tp * pp != num(r, "active_gpus")) fail("dp x tp x pp != active_gpus", "/degrees", output);
-  if (num(r, "active_gpus") > num(r, "gpus")) fail("more active GPUs than GPUs", "/active_gpus", output);
-  if (with_ranks && r["ranks"].size() != num(r, "active_gpus")) {
-    fail("ranks[] is not one entry per active GPU", "/ranks", output);
+  if (std::string p = walk(r, "", ""); !p.empty()) return p;
+  const json& d = r["degrees"];
+  const double dp = d.value("dp", 0.0), tp = d.value("tp", 0.0), pp = d.value("pp", 0.0);
+  if (dp < 1 || tp < 1 || pp < 1) return "a degree below 1";
+  const double active = r["active_gpus"].get<double>();
+  if (dp * tp * pp != active) return "dp x tp x pp is not active_gpus";
+  if (active > r["gpus"].get<double>()) return "more active GPUs than GPUs";
+  if (with_ranks && r["ranks"].size() != active) return "ranks[] is not one per active GPU";
+  const json& memory = r["memory"];
+  if (memory["stages"].size() != pp) return "memory.stages[] is not one per pipeline stage";
+  double busiest = 0;
+  for (const json& st : memory["stages"]) busiest = std::max(busiest, st["per_gpu_bytes"].get<double>());
+  if (busiest != memory["per_gpu_bytes"].get<double>()) {
+    return "memory.per_gpu_bytes is not the busiest stage's";
   }
-  const json& stages = r["memory"]["stages"];
-  if (stages.size() != pp) fail("memory.stages[] is not one entry per stage", "/memory/stages", output);
-  double peak = 0;
-  for (const json& st : stages) peak = std::max(peak, st["per_gpu_bytes"].get<double>());
-  if (peak != num(r["memory"], "per_gpu_bytes")) {
-    fail("per_gpu_bytes is not the busiest stage's", "/memory/per_gpu_bytes", output);
-  }
-  const double mfu = num(r["time"], "mfu");
-  if (mfu > 1 + 1e-9) fail("MFU above 1", "/time/mfu", output);
-  if (!(num(r["time"], "step_s") > 0)) fail("a step that takes no time", "/time/step_s", output);
+  const json& time = r["time"];
+  if (time["mfu"].get<double>() > 1 + 1e-9) return "time.mfu above 1";
+  if (!(time["step_s"].get<double>() > 0)) return "time.step_s is not positive";
+  return "";
 }
 
 // One output of evaluate_json: valid JSON, and either exactly {"error": "<short message>"} or a
-// report that passes check_report.
-inline json check_output(std::string_view output, bool with_ranks) {
-  const json out = json::parse(output.begin(), output.end(), nullptr, /*allow_exceptions=*/false);
-  if (out.is_discarded()) fail("output is not valid JSON", "/", output);
-  if (!out.is_object()) fail("output is not an object", "/", output);
-  if (out.contains("error")) {
-    const json& e = out["error"];
-    if (out.size() != 1) fail("an error with other keys beside it", "/", output);
-    if (!e.is_string() || e.get_ref<const std::string&>().empty()) {
-      fail("error is not a non-empty string", "/error", output);
-    }
-    if (e.get_ref<const std::string&>().size() > kMaxErrorBytes) {
-      fail("error message longer than " + std::to_string(kMaxErrorBytes) + " bytes", "/error", output);
-    }
-    return out;
+// report that passes check_report. `out` receives the parsed output.
+inline std::string check_output(std::string_view output, bool with_ranks, json& out) {
+  out = json::parse(output.begin(), output.end(), nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded()) return "output is not valid JSON";
+  if (!out.is_object()) return "output is not a JSON object";
+  if (!out.contains("error")) return check_report(out, with_ranks);
+  const json& e = out["error"];
+  if (out.size() != 1) return "an error with other keys beside it";
+  if (!e.is_string() || e.get_ref<const std::string&>().empty()) return "error is not a message";
+  if (e.get_ref<const std::string&>().size() > kMaxErrorBytes) {
+    return "error message longer than " + std::to_string(kMaxErrorBytes) + " bytes";
   }
-  check_report(out, with_ranks, output);
-  return out;
+  return "";
+}
+
+// The resolved scenario of a report reads back to the same report (README: "reading it back
+// gives the same report"), and from then on to the same scenario as well. Not necessarily the
+// same scenario at once: a custom GPU whose numbers equal the default preset's reads back under
+// that preset's name, which changes no number.
+template <class Evaluate>
+std::string check_read_back(const json& report, Evaluate evaluate) {
+  const std::string again = evaluate(report["scenario"].dump());
+  json second;
+  if (std::string p = check_output(again, true, second); !p.empty()) return "read back: " + p;
+  if (second.contains("error")) return "the resolved scenario is refused: " + again;
+  json a = report, b = second;
+  a.erase("scenario");
+  b.erase("scenario");
+  if (a != b) return "the resolved scenario reads back to a different report";
+  if (evaluate(second["scenario"].dump()) != again) {
+    return "the resolved scenario does not read back to itself";
+  }
+  return "";
+}
+
+// Everything above for one scenario text: "" or the first problem.
+template <class Evaluate>
+std::string check_scenario_text(std::string_view text, Evaluate evaluate) {
+  const std::string output = evaluate(text);
+  json out;
+  if (std::string p = check_output(output, true, out); !p.empty()) {
+    return p + "\noutput: " + output.substr(0, 400);
+  }
+  if (out.contains("error")) return "";
+  if (std::string p = check_read_back(out, evaluate); !p.empty()) {
+    return p + "\noutput: " + output.substr(0, 400);
+  }
+  return "";
 }
 
 }  // namespace pe::fuzz
