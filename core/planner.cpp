@@ -1,7 +1,7 @@
 #include "planner.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
 
 #include "comms.h"
 #include "memory.h"
@@ -25,17 +25,10 @@ bool better(const Plan& a, const Plan& b) {
   return a.per_gpu_bytes < b.per_gpu_bytes;
 }
 
-std::string percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
-  return buf;
-}
-
-std::string gb(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f GB", bytes / 1e9);
-  return buf;
-}
+// The explanation speaks in whole numbers: "a 23% bubble", "73 GB".
+std::string whole(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
+std::string percent(double fraction) { return whole(100 * fraction) + "%"; }
+std::string gb(double bytes) { return whole(bytes / 1e9) + " GB"; }
 
 std::string explain(const Scenario& base, const PlanResult& r) {
   if (r.top.empty()) {
