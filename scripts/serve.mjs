@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// A tiny static server for web/ on 127.0.0.1 (ES modules and wasm need http, not file://).
+//   node scripts/serve.mjs [PORT]      PORT from the argument, else $PORT, else 8000; 0 = any free
+// Also importable by tests: `const { url, close } = await serve({ port: 0 })`.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+const defaultRoot = fileURLToPath(new URL('../web/', import.meta.url));
+
+export function serve({ port = 8000, root = defaultRoot, host = '127.0.0.1' } = {}) {
+  const base = resolve(root);
+  const server = createServer(async (req, res) => {
+    const send = (status, text) => {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(req.method === 'HEAD' ? undefined : text);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+    let path;
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    } catch {
+      return send(400, 'bad request\n');
+    }
+    // No way out of root: resolve, then insist the result is still inside it.
+    let file = resolve(join(base, path));
+    if (path.includes('\0') || (file !== base && !file.startsWith(base + sep))) {
+      return send(403, 'forbidden\n');
+    }
+    try {
+      let info = await stat(file);
+      if (info.isDirectory()) {
+        file = join(file, 'index.html');
+        info = await stat(file);
+      }
+      if (!info.isFile()) return send(404, 'not found\n');
+      res.writeHead(200, {
+        'content-type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
+        'content-length': info.size,
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+      });
+      if (req.method === 'HEAD') return res.end();
+      createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    } catch {
+      send(404, 'not found\n');
+    }
+  });
+  return new Promise((resolveServe, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const { port: actual } = server.address();
+      resolveServe({
+        url: `http://${host}:${actual}/`,
+        port: actual,
+        close: () => new Promise((done) => server.close(done)),
+        server,
+      });
+    });
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const port = Number(process.argv[2] ?? process.env.PORT ?? 8000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`serve: bad port ${process.argv[2] ?? process.env.PORT}`);
+    process.exit(2);
+  }
+  try {
+    const { url } = await serve({ port });
+    console.log(`Serving web/ at ${url}  (Ctrl+C to stop)`);
+  } catch (e) {
+    console.error(`serve: ${e.message}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,63 @@
+// Numbers for people. Formatting only: every value comes from the core's report.
+// Decimal units throughout (GB = 1e9 bytes), as the book and the page say.
+
+const sig3 = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+const exact = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
+
+const byteUnits = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+const countUnits = ['', 'K', 'M', 'B', 'T'];
+
+// Scales by 1000 until the mantissa is below 1000, keeping three significant digits:
+// 256e9 -> [256, 3], 1.342e9 -> [1.34, 3].
+function scale(value, units) {
+  let i = 0;
+  let v = Math.abs(value);
+  while (v >= 999.5 && i < units.length - 1) {
+    v /= 1000;
+    i += 1;
+  }
+  return [Math.sign(value) * v, i];
+}
+
+// 256e9 -> "256 GB", 5242880 -> "5.24 MB".
+export function bytes(value) {
+  const [v, i] = scale(value, byteUnits);
+  return `${sig3.format(v)} ${byteUnits[i]}`;
+}
+
+// 16e9 -> "16 B" (billion), 1e9 -> "1 B". The lab writes params this way ("16 B params").
+export function count(value) {
+  const [v, i] = scale(value, countUnits);
+  return i === 0 ? sig3.format(v) : `${sig3.format(v)} ${countUnits[i]}`;
+}
+
+// For prose: 16e9 -> "16-billion" (as in "a 16-billion-parameter model").
+export function countWords(value) {
+  const words = ['', 'thousand', 'million', 'billion', 'trillion'];
+  const [v, i] = scale(value, countUnits);
+  return i === 0 ? sig3.format(v) : `${sig3.format(v)}-${words[i]}`;
+}
+
+// The exact value for a tooltip: 256000000000 -> "256,000,000,000".
+export function exactNumber(value) {
+  return exact.format(value);
+}
+
+export function seconds(value) {
+  if (value === 0) return '0 s';
+  if (value < 1e-3) return `${sig3.format(value * 1e6)} µs`;
+  if (value < 1) return `${sig3.format(value * 1e3)} ms`;
+  return `${sig3.format(value)} s`;
+}
+
+// The badge's "16×1×1".
+export function degrees({ dp, tp, pp }) {
+  return `${dp}×${tp}×${pp}`;
+}
+
+// "GPUs 4–7" for a contiguous run, "GPUs 1, 5, 9" otherwise.
+export function gpuList(ranks) {
+  if (ranks.length === 1) return `GPU ${ranks[0]}`;
+  const contiguous = ranks.every((r, i) => i === 0 || r === ranks[i - 1] + 1);
+  return contiguous ? `GPUs ${ranks[0]}–${ranks.at(-1)}` : `GPUs ${ranks.join(', ')}`;
+}

@@ -1,0 +1,359 @@
+// The GPU grid: one SVG tile per GPU, grouped in node boxes, with data-parallel replicas
+// outlined. Encodings (the book lab's): hue = pipeline stage, shade = tensor slice; because
+// shade alone fails colour-blind readers, the slice is also the position of the mark in the
+// tile's bottom strip, and every tile is labelled with its coordinates.
+//
+// Tiles are built once per fleet shape and then updated in place: attribute writes only, no
+// nodes moved or recreated on a toggle (toolchain.md measures ~19 µs per tile that way).
+import * as fmt from './format.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+// Geometry in SVG user units; the SVG scales to its box.
+const TILE = 64;
+const GAP = 12;
+const PAD = 14; // node box padding around the tiles
+const HEAD = 22; // node label band at the top of a node box
+const NODE_GAP = 30; // between node boxes: room for the "network" label
+const MAX_COLS = 8; // wider nodes wrap onto more rows
+const OUTLINE = 5; // a replica outline sits this far outside its tiles
+const STRIP_INSET = 7;
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.append(node);
+  return node;
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// Hue per stage, evenly spaced from blue; lightness per slice, light to dark. OKLCH keeps the
+// perceived lightness equal across hues, so "shade" means the same thing on every stage.
+export function tileColour(pp, ppDegree, tp, tpDegree) {
+  const hue = ppDegree === 1 ? 250 : (250 + (pp * 360) / ppDegree) % 360;
+  const lightness = tpDegree === 1 ? 0.72 : 0.88 - (tp * 0.4) / (tpDegree - 1);
+  return { fill: `oklch(${lightness.toFixed(3)} 0.13 ${hue.toFixed(1)})`, dark: lightness < 0.66 };
+}
+
+export function createGrid({ svg, legend, readout }) {
+  const layers = {
+    nodes: el('g', { class: 'nodes' }, svg),
+    tiles: el('g', { class: 'tiles' }, svg),
+    replicas: el('g', { class: 'replicas', 'aria-hidden': 'true' }, svg),
+  };
+  let shape = null; // { gpus, perNode, cols, rowsPerNode }
+  let tiles = [];
+  let replicaRects = [];
+  let report = null;
+  let byRank = [];
+  let focusIndex = 0;
+  let highlighted = -1;
+
+  function tileXY(rank) {
+    const node = Math.floor(rank / shape.perNode);
+    const i = rank % shape.perNode;
+    const row = Math.floor(i / shape.cols);
+    const col = i % shape.cols;
+    return {
+      x: PAD + col * (TILE + GAP),
+      y: node * (shape.nodeHeight + NODE_GAP) + HEAD + PAD + row * (TILE + GAP),
+      row: node * shape.rowsPerNode + row,
+      col,
+    };
+  }
+
+  function build(gpus, perNode) {
+    const cols = Math.min(perNode, MAX_COLS);
+    const rowsPerNode = Math.ceil(perNode / cols);
+    const nodeHeight = HEAD + 2 * PAD + rowsPerNode * TILE + (rowsPerNode - 1) * GAP;
+    const nodes = Math.ceil(gpus / perNode);
+    const width = 2 * PAD + cols * TILE + (cols - 1) * GAP;
+    shape = { gpus, perNode, cols, rowsPerNode, nodeHeight, nodes, width };
+    const height = nodes * nodeHeight + (nodes - 1) * NODE_GAP;
+    svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+
+    layers.nodes.replaceChildren();
+    layers.tiles.replaceChildren();
+    layers.replicas.replaceChildren();
+    replicaRects = [];
+    shape.nodeLabels = [];
+    shape.gapLabels = [];
+    for (let n = 0; n < nodes; n++) {
+      const top = n * (nodeHeight + NODE_GAP);
+      const inNode = Math.min(perNode, gpus - n * perNode);
+      const rows = Math.ceil(inNode / cols);
+      el('rect', {
+        class: 'node', x: 1, y: top + 1, width: width - 2, rx: 10,
+        height: HEAD + 2 * PAD + rows * TILE + (rows - 1) * GAP - 2,
+      }, layers.nodes);
+      shape.nodeLabels.push(el('text', { class: 'node-label', x: PAD, y: top + 18 }, layers.nodes));
+      if (n > 0) {
+        shape.gapLabels.push(el('text', {
+          class: 'gap-label', x: width / 2, y: top - NODE_GAP / 2 + 4, 'text-anchor': 'middle',
+        }, layers.nodes));
+      }
+    }
+
+    tiles = [];
+    for (let r = 0; r < gpus; r++) {
+      const { x, y } = tileXY(r);
+      const g = el('g', { class: 'gpu' }, layers.tiles);
+      const rect = el('rect', {
+        class: 'tile', x, y, width: TILE, height: TILE, rx: 6,
+        'data-rank': r, role: 'img', tabindex: r === 0 ? 0 : -1,
+      }, g);
+      const rankText = el('text', { class: 'tile-rank', x: x + 6, y: y + 14 }, g);
+      const coords = el('text', {
+        class: 'tile-coords', x: x + TILE / 2, y: y + 38, 'text-anchor': 'middle',
+      }, g);
+      const strip = el('rect', {
+        class: 'strip', x: x + STRIP_INSET, y: y + TILE - 13, width: TILE - 2 * STRIP_INSET,
+        height: 6, rx: 1,
+      }, g);
+      const mark = el('rect', { class: 'strip-mark', y: y + TILE - 14, height: 8, rx: 1 }, g);
+      setText(rankText, `GPU ${r}`);
+      tiles.push({ g, rect, coords, strip, mark, x, y });
+    }
+    focusIndex = 0;
+    highlighted = -1;
+  }
+
+  function updateTile(r) {
+    const t = tiles[r];
+    const place = byRank[r];
+    const { dp: DP, tp: TP, pp: PP } = report.degrees;
+    if (!place) {
+      t.g.setAttribute('class', 'gpu idle');
+      t.rect.removeAttribute('style');
+      for (const k of ['data-dp', 'data-tp', 'data-pp', 'data-node']) t.rect.removeAttribute(k);
+      t.rect.setAttribute('data-idle', 'true');
+      t.rect.setAttribute('aria-label', `GPU ${r}: idle`);
+      setText(t.coords, 'idle');
+      t.strip.setAttribute('visibility', 'hidden');
+      t.mark.setAttribute('visibility', 'hidden');
+      return;
+    }
+    const { fill, dark } = tileColour(place.pp, PP, place.tp, TP);
+    t.g.setAttribute('class', dark ? 'gpu ink-light' : 'gpu ink-dark');
+    t.rect.style.fill = fill;
+    t.rect.removeAttribute('data-idle');
+    t.rect.setAttribute('data-dp', place.dp);
+    t.rect.setAttribute('data-tp', place.tp);
+    t.rect.setAttribute('data-pp', place.pp);
+    t.rect.setAttribute('data-node', place.node);
+    const parts = [];
+    if (DP > 1) parts.push(`D${place.dp}`);
+    if (TP > 1) parts.push(`T${place.tp}`);
+    if (PP > 1) parts.push(`P${place.pp}`);
+    setText(t.coords, parts.length ? parts.join(' ') : 'whole');
+    t.rect.setAttribute('aria-label',
+      `GPU ${r}, node ${place.node}: replica ${place.dp}, stage ${place.pp}, slice ${place.tp}`);
+    const show = TP > 1 ? 'visible' : 'hidden';
+    t.strip.setAttribute('visibility', show);
+    t.mark.setAttribute('visibility', show);
+    if (TP > 1) {
+      const w = (TILE - 2 * STRIP_INSET) / TP;
+      t.mark.setAttribute('x', t.x + STRIP_INSET + place.tp * w);
+      t.mark.setAttribute('width', w);
+    }
+  }
+
+  // One outline per data-parallel replica (TP×PP consecutive ranks). A replica made of whole
+  // rows, or of part of one row, is one rectangle; anything else gets one per row.
+  function updateReplicas() {
+    const size = report.degrees.tp * report.degrees.pp;
+    const boxes = [];
+    for (let first = 0; first < report.ranks.length; first += size) {
+      const rows = new Map();
+      for (let r = first; r < first + size; r++) {
+        const { row, col } = tileXY(r);
+        const seg = rows.get(row) ?? { row, c0: col, c1: col, r0: r, r1: r };
+        seg.c1 = col;
+        seg.r1 = r;
+        rows.set(row, seg);
+      }
+      const segs = [...rows.values()];
+      const sameColumns = segs.every((s) => s.c0 === segs[0].c0 && s.c1 === segs[0].c1);
+      const groups = sameColumns ? [segs] : segs.map((s) => [s]);
+      for (const group of groups) {
+        const a = tileXY(group[0].r0);
+        const b = tileXY(group.at(-1).r1);
+        boxes.push({ x: a.x - OUTLINE, y: a.y - OUTLINE,
+          w: b.x + TILE - a.x + 2 * OUTLINE, h: b.y + TILE - a.y + 2 * OUTLINE });
+      }
+    }
+    while (replicaRects.length < boxes.length) {
+      replicaRects.push(el('rect', { class: 'replica', rx: 9 }, layers.replicas));
+    }
+    replicaRects.forEach((rect, i) => {
+      const box = boxes[i];
+      rect.setAttribute('visibility', box ? 'visible' : 'hidden');
+      if (!box) return;
+      rect.setAttribute('x', box.x);
+      rect.setAttribute('y', box.y);
+      rect.setAttribute('width', box.w);
+      rect.setAttribute('height', box.h);
+    });
+  }
+
+  function updateLabels() {
+    const s = report.scenario;
+    shape.nodeLabels.forEach((label, n) => {
+      const count = Math.min(shape.perNode, shape.gpus - n * shape.perNode);
+      setText(label, `node ${n} · ${count} GPUs on NVLink (${s.nvlink_gb_s} GB/s)`);
+    });
+    for (const label of shape.gapLabels) {
+      setText(label, `↕ network between nodes (${s.network_gb_s} GB/s)`);
+    }
+    const d = report.degrees;
+    svg.setAttribute('aria-label', `${report.gpus} GPUs in ${report.nodes} nodes; ` +
+      `DP×TP×PP = ${fmt.degrees(d)}; arrow keys move between GPUs`);
+  }
+
+  function chip(text, colour) {
+    const span = document.createElement('span');
+    span.className = 'chip';
+    span.textContent = text;
+    if (colour) {
+      span.style.background = colour.fill;
+      span.classList.add(colour.dark ? 'ink-light' : 'ink-dark');
+    }
+    return span;
+  }
+
+  let legendKey = '';
+  function updateLegend() {
+    const { dp, tp, pp } = report.degrees;
+    const key = `${dp}x${tp}x${pp}`;
+    if (key === legendKey) return;
+    legendKey = key;
+    const stages = legend.querySelector('[data-legend="stage"] .chips');
+    const slices = legend.querySelector('[data-legend="slice"] .chips');
+    const replicas = legend.querySelector('[data-legend="replica"] .legend-note');
+    stages.replaceChildren(...Array.from({ length: pp }, (_, s) =>
+      chip(`P${s}`, tileColour(s, pp, Math.floor((tp - 1) / 2), tp))));
+    slices.replaceChildren(...Array.from({ length: tp }, (_, t) =>
+      chip(`T${t}`, tileColour(0, pp, t, tp))));
+    replicas.textContent = dp === 1 ? '(one replica)' : `(${dp} replicas)`;
+  }
+
+  // The groups a GPU belongs to, read off the core's rank coordinates.
+  function groupsOf(place) {
+    const same = (keys) => report.ranks.filter((q) => keys.every((k) => q[k] === place[k]))
+      .map((q) => q.rank);
+    return { tp: same(['dp', 'pp']), pp: same(['dp', 'tp']), dp: same(['tp', 'pp']) };
+  }
+
+  function describeGroup(name, members, seam) {
+    const li = document.createElement('li');
+    li.dataset.group = name.key;
+    const swatch = Object.assign(document.createElement('span'), { className: `hl-swatch ${name.key}` });
+    const c = report.comms[seam];
+    li.append(swatch, `${name.label} ${name.style}: `);
+    li.append(members.length === 1 ? `just this GPU (${name.off})`
+      : `${fmt.gpuList(members)} — ${c.collective} over ${c.link === 'nvlink' ? 'NVLink' : 'the network'}`);
+    return li;
+  }
+
+  function highlight(r) {
+    highlighted = r;
+    svg.classList.toggle('highlighting', r >= 0);
+    const place = r >= 0 ? byRank[r] : undefined;
+    const groups = place ? groupsOf(place) : null;
+    const roleOf = new Map();
+    if (groups) {
+      for (const key of ['dp', 'pp', 'tp']) for (const q of groups[key]) roleOf.set(q, key);
+      roleOf.set(r, 'self');
+    } else if (r >= 0) {
+      roleOf.set(r, 'self');
+    }
+    tiles.forEach((t, q) => {
+      const role = roleOf.get(q);
+      if (role) t.g.setAttribute('data-hl', role);
+      else t.g.removeAttribute('data-hl');
+    });
+
+    const title = readout.querySelector('.readout-title');
+    const list = readout.querySelector('.readout-groups');
+    if (r < 0) {
+      title.textContent = 'Hover over or focus a GPU to see its tensor-parallel group, ' +
+        'its pipeline and its data-parallel group.';
+      list.replaceChildren();
+    } else if (!place) {
+      title.textContent = `GPU ${r} is idle: with no seam on, one GPU trains the whole model.`;
+      list.replaceChildren();
+    } else {
+      title.textContent = `GPU ${r} (node ${place.node}) is data-parallel replica ${place.dp}, ` +
+        `pipeline stage ${place.pp}, tensor slice ${place.tp}.`;
+      list.replaceChildren(
+        describeGroup({ key: 'tp', label: 'Its tensor-parallel group', style: '(solid)',
+          off: 'tensor parallelism is off' }, groups.tp, 'tensor'),
+        describeGroup({ key: 'pp', label: 'Its pipeline', style: '(dashed)',
+          off: 'pipeline parallelism is off' }, groups.pp, 'pipeline'),
+        describeGroup({ key: 'dp', label: 'Its data-parallel group', style: '(dotted)',
+          off: 'data parallelism is off' }, groups.dp, 'data'));
+    }
+  }
+
+  function tileIndex(target) {
+    const rank = target?.closest?.('rect.tile')?.getAttribute('data-rank');
+    return rank == null ? -1 : Number(rank);
+  }
+
+  function moveFocus(to) {
+    const next = Math.max(0, Math.min(tiles.length - 1, to));
+    tiles[focusIndex].rect.setAttribute('tabindex', -1);
+    tiles[next].rect.setAttribute('tabindex', 0);
+    focusIndex = next;
+    tiles[next].rect.focus();
+  }
+
+  svg.addEventListener('pointerover', (e) => {
+    const r = tileIndex(e.target);
+    if (r >= 0 && r !== highlighted) highlight(r);
+  });
+  svg.addEventListener('pointerleave', () => {
+    const focused = tileIndex(document.activeElement);
+    highlight(svg.contains(document.activeElement) ? focused : -1);
+  });
+  svg.addEventListener('focusin', (e) => {
+    const r = tileIndex(e.target);
+    if (r < 0) return;
+    tiles[focusIndex].rect.setAttribute('tabindex', -1);
+    e.target.setAttribute('tabindex', 0);
+    focusIndex = r;
+    highlight(r);
+  });
+  svg.addEventListener('focusout', (e) => {
+    if (!svg.contains(e.relatedTarget)) highlight(-1);
+  });
+  svg.addEventListener('keydown', (e) => {
+    const r = tileIndex(e.target);
+    if (r < 0) return;
+    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: shape.cols, ArrowUp: -shape.cols,
+      Home: -r, End: tiles.length - 1 - r }[e.key];
+    if (step === undefined) return;
+    e.preventDefault();
+    moveFocus(r + step);
+  });
+
+  return {
+    update(next) {
+      report = next;
+      const perNode = report.scenario.gpus_per_node;
+      if (!shape || shape.gpus !== report.gpus || shape.perNode !== perNode) {
+        build(report.gpus, perNode);
+      }
+      byRank = [];
+      for (const place of report.ranks) byRank[place.rank] = place;
+      for (let r = 0; r < tiles.length; r++) updateTile(r);
+      updateReplicas();
+      updateLabels();
+      updateLegend();
+      highlight(highlighted);
+    },
+  };
+}

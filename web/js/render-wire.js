@@ -1,0 +1,54 @@
+// "What crosses the wire": one row per seam with the collective, the bytes one GPU sends per
+// step, and the link it rides, all from report.comms. The book's sentence about each seam's
+// appetite for bandwidth is static text in index.html.
+import * as fmt from './format.js';
+import { showNumber } from './render-memory.js';
+
+const LINKS = { nvlink: 'NVLink (inside a node)', network: 'network (between nodes)' };
+const SEAMS = ['data', 'tensor', 'pipeline'];
+const DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp' };
+
+export function createWire(root) {
+  const rows = SEAMS.map((seam) => {
+    const li = root.querySelector(`[data-seam="${seam}"]`);
+    const field = (name) => li.querySelector(`[data-field="${name}"]`);
+    return {
+      seam, li, state: field('state'), collective: field('collective'), group: field('group'),
+      bytes: field('bytes'), message: field('message'), link: field('link'), time: field('time'),
+    };
+  });
+
+  return {
+    update(report) {
+      for (const row of rows) {
+        const c = report.comms[row.seam];
+        row.li.classList.toggle('idle', !c.active);
+        row.li.dataset.active = String(c.active);
+        row.state.textContent = c.active ? `on · ${DEGREE[row.seam].toUpperCase()} = ` +
+          `${report.degrees[DEGREE[row.seam]]}` : 'off · idle';
+        if (!c.active) {
+          for (const k of ['collective', 'group', 'bytes', 'message', 'link', 'time']) {
+            row[k].textContent = '—';
+            row[k].removeAttribute('title');
+            delete row[k].dataset.value;
+          }
+          row.bytes.dataset.value = '0';
+          continue;
+        }
+        row.collective.textContent = c.collective;
+        row.group.textContent = `${c.group_size} GPUs`;
+        showNumber(row.bytes, c.bytes_per_gpu_per_step, `${fmt.bytes(c.bytes_per_gpu_per_step)}/step`,
+          `${fmt.exactNumber(c.bytes_per_gpu_per_step)} bytes per GPU per step`);
+        showNumber(row.message, c.bytes_per_message,
+          `${fmt.bytes(c.bytes_per_message)} × ${fmt.exactNumber(c.messages_per_step)}`,
+          `${fmt.exactNumber(c.bytes_per_message)} bytes per message, ` +
+          `${fmt.exactNumber(c.messages_per_step)} messages per step`);
+        showNumber(row.link, c.link_bytes_per_s,
+          `${LINKS[c.link] ?? c.link}, ${fmt.bytes(c.link_bytes_per_s)}/s`,
+          `${fmt.exactNumber(c.link_bytes_per_s)} bytes per second`);
+        row.link.dataset.link = c.link;
+        showNumber(row.time, c.time_s, fmt.seconds(c.time_s), `${c.time_s} s per step`);
+      }
+    },
+  };
+}
