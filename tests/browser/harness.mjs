@@ -1,0 +1,102 @@
+// Shared by the browser tests: a static server on a free port, headless Debian Chromium
+// driven by playwright-core, a page that collects every error, and the core's own report for
+// a scenario (from the native CLI, so the page's wasm numbers are checked against a separate
+// build of the same core).
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+import { serve } from '../../scripts/serve.mjs';
+
+const root = new URL('../../', import.meta.url);
+export const screenshotDir = fileURLToPath(new URL('build/screenshots/', root));
+
+export const SEAMS = [
+  ['data', 'Data parallel'],
+  ['tensor', 'Tensor parallel'],
+  ['pipeline', 'Pipeline parallel'],
+];
+
+// The seven seam combinations of the book lab, plus "none".
+export const COMBINATIONS = [
+  { name: 'D', data: true, tensor: false, pipeline: false },
+  { name: 'T', data: false, tensor: true, pipeline: false },
+  { name: 'P', data: false, tensor: false, pipeline: true },
+  { name: 'D+T', data: true, tensor: true, pipeline: false },
+  { name: 'D+P', data: true, tensor: false, pipeline: true },
+  { name: 'T+P', data: false, tensor: true, pipeline: true },
+  { name: 'D+T+P', data: true, tensor: true, pipeline: true },
+];
+
+export async function startBrowser() {
+  const server = await serve({ port: 0 });
+  const browser = await chromium.launch({
+    executablePath: process.env.PE_CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--disable-background-networking', '--disable-component-update', '--no-first-run',
+      '--disable-sync'],
+  });
+  return {
+    url: server.url,
+    browser,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+// Opens the lab and records everything that went wrong: page errors, console errors and
+// warnings, failed requests and HTTP errors. Returns once the first render is done.
+export async function openLab(env, { viewport = { width: 1200, height: 900 }, colorScheme } = {}) {
+  const context = await env.browser.newContext({ viewport, colorScheme, reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  await page.goto(env.url);
+  await page.waitForSelector('html[data-ready="1"]', { timeout: 10_000 });
+  return { page, problems, close: () => context.close() };
+}
+
+// Sets the switches to a combination (clicking only the ones that differ) and waits for the
+// badge to show the degrees the core computed for it.
+export async function setSeams(page, combo, expectedBadge) {
+  for (const [key, label] of SEAMS) {
+    const sw = page.getByRole('switch', { name: label, exact: true });
+    if ((await sw.getAttribute('aria-checked')) !== String(combo[key])) await sw.click();
+  }
+  await page.waitForFunction((text) => document.querySelector('#badge')?.textContent === text,
+    expectedBadge, { timeout: 5_000 });
+}
+
+const cli = fileURLToPath(new URL('build/native/core/explore', root));
+let wasmLab;
+
+// The core's report for the page's scenario (16 GPUs, 8 per node, the given seams): from the
+// native CLI when it is built (scripts/test builds it first), else from the wasm module in Node.
+export async function coreReport({ data, tensor, pipeline }) {
+  const scenario = { gpus: 16, gpus_per_node: 8, seams: { data, tensor, pipeline } };
+  if (existsSync(cli)) {
+    return JSON.parse(execFileSync(cli, ['-'], { input: JSON.stringify(scenario) }).toString());
+  }
+  if (!wasmLab) {
+    const { createLab } = await import('../../web/lab/lab.js');
+    const wasmBinary = await readFile(new URL('web/lab/lab-module.wasm', root));
+    wasmLab = await createLab({ wasmBinary });
+  }
+  return wasmLab.evaluate(scenario);
+}
+
+export const badgeFor = (report) => {
+  const { dp, tp, pp } = report.degrees;
+  return `DP×TP×PP = ${dp}×${tp}×${pp} = ${report.active_gpus}`;
+};
