@@ -35,7 +35,7 @@ function setText(node, text) {
 export function tileColour(pp, ppDegree, tp, tpDegree) {
   const hue = ppDegree === 1 ? 250 : (250 + (pp * 360) / ppDegree) % 360;
   const lightness = tpDegree === 1 ? 0.72 : 0.88 - (tp * 0.4) / (tpDegree - 1);
-  return { fill: `oklch(${lightness.toFixed(3)} 0.13 ${hue.toFixed(1)})`, dark: lightness < 0.66 };
+  return { fill: `oklch(${lightness.toFixed(3)} 0.13 ${hue.toFixed(1)})`, dark: lightness < 0.58 };
 }
 
 export function createGrid({ svg, legend, readout }) {

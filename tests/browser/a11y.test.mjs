@@ -1,0 +1,36 @@
+// Automated accessibility checks (axe-core, injected offline) in light and dark, for the
+// default state, all three seams on (with a GPU highlighted) and no seam on.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { after, before, test } from 'node:test';
+
+import { badgeFor, coreReport, openLab, setSeams, startBrowser } from './harness.mjs';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+let env;
+before(async () => { env = await startBrowser(); });
+after(() => env?.close());
+
+const STATES = [
+  { name: 'default', data: true, tensor: false, pipeline: false },
+  { name: 'all three, GPU 5 highlighted', data: true, tensor: true, pipeline: true, hover: 5 },
+  { name: 'no seam', data: false, tensor: false, pipeline: false },
+];
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`no axe violations (${colorScheme})`, async () => {
+    const lab = await openLab(env, { colorScheme });
+    await lab.page.addScriptTag({ path: axePath });
+    for (const state of STATES) {
+      await setSeams(lab.page, state, badgeFor(await coreReport(state)));
+      if (state.hover !== undefined) await lab.page.hover(`#grid rect.tile[data-rank="${state.hover}"]`);
+      const violations = await lab.page.evaluate(async () =>
+        (await axe.run(document, { resultTypes: ['violations'] })).violations
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+      assert.deepEqual(violations, [], state.name);
+    }
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+}
