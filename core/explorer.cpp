@@ -78,6 +78,7 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.active_gpus = static_cast<int>(d.product());
   r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
   r.model_params = s.model.params;
+  r.precision = s.precision;
   if (with_ranks) r.ranks = layout(d, s.gpus_per_node);
   r.pipeline = pipeline_report(s, d);
   r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;

@@ -81,6 +81,7 @@ struct TimeReport {
 
 struct Report {
   Degrees degrees;
+  Precision precision;  // bytes per parameter of each training state, before any sharding
   int gpus = 0;
   int active_gpus = 0;  // DP x TP x PP; fewer than gpus only when no seam is on
   int nodes = 0;
