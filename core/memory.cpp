@@ -31,7 +31,8 @@ namespace {
 // interleaved schedule holds (1 + (p-1)/(p v)) times as much (Korthikanti Sec. 4.2.3).
 double inflight_factor(const Scenario& s, const Degrees& d, int stage, int microbatches) {
   const double inflight = std::min(d.pp - stage, microbatches);
-  if (s.schedule != Schedule::kInterleaved || d.pp == 1) return inflight;
+  // One model chunk per GPU is plain 1F1B, as the bubble and the traffic already count it.
+  if (s.schedule != Schedule::kInterleaved || d.pp == 1 || s.virtual_stages == 1) return inflight;
   return inflight * (1.0 + (d.pp - 1.0) / (1.0 * d.pp * s.virtual_stages));
 }
 
