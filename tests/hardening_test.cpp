@@ -55,8 +55,8 @@ TEST(FuzzFound, RatesTooSmallToGiveAFiniteTimeAreRefused) {
   }
   // The smallest allowed values everywhere still give finite, positive times.
   const json r = run(R"({"gpu_peak_tflops":0.001,"nvlink_gb_s":0.001,"network_gb_s":0.001,
-                         "efficiency":0.001,"gpus":16,"seams":{"data":true,"tensor":true,"pipeline":true},
-                         "model":"megatron-1t","seq_len":1048576,"global_batch":16777216,
+                         "efficiency":0.001,"gpus":16,
+                         "seams":{"data":true,"tensor":true,"pipeline":true},"model":"megatron-1t","seq_len":1048576,"global_batch":16777216,
                          "train_tokens":1e16})");
   ASSERT_FALSE(r.contains("error")) << r;
   EXPECT_EQ(fuzz::check_report(r, true), "");

@@ -28,7 +28,9 @@ const T& one_of(std::mt19937& g, const std::vector<T>& items) {
   return items[std::uniform_int_distribution<size_t>(0, items.size() - 1)(g)];
 }
 
-int between(std::mt19937& g, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
+int between(std::mt19937& g, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(g);
+}
 bool coin(std::mt19937& g) { return between(g, 0, 1) == 1; }
 
 std::vector<int> divisors(int n) {
@@ -139,9 +141,9 @@ TEST(Property, EveryNumberIsFiniteAndNotNegative) {
       EXPECT_TRUE(sane(t->bytes_per_gpu_per_step) && sane(t->time_s));
     }
     const TimeReport& t = r.time;
-    for (double v : {t.compute_s, t.bubble_s, t.exposed_comms_s, t.step_s, t.model_flops_per_step,
-                     t.hardware_flops_per_step, t.mfu, t.tflops_per_gpu, t.tokens_per_s,
-                     t.time_to_train_s}) {
+    for (double v :
+         {t.compute_s, t.bubble_s, t.exposed_comms_s, t.step_s, t.model_flops_per_step,
+          t.hardware_flops_per_step, t.mfu, t.tflops_per_gpu, t.tokens_per_s, t.time_to_train_s}) {
       EXPECT_TRUE(sane(v)) << scenario_json(s);
     }
     EXPECT_GT(t.step_s, 0);
@@ -205,7 +207,8 @@ Scenario pinned(const Scenario& s, const Report& r) {
 
 double max_model_state_bytes(const Report& r) {
   double most = 0;
-  for (const StageMemory& st : r.memory.stages) most = std::max(most, st.breakdown.model_state_bytes());
+  for (const StageMemory& st : r.memory.stages)
+    most = std::max(most, st.breakdown.model_state_bytes());
   return most;
 }
 
@@ -231,7 +234,8 @@ TEST(Property, MemoryNeverGrowsWithTheZeroStage) {
     for (int z = s.zero_stage + 1; z <= 3; ++z) {
       Scenario v = base;
       v.zero_stage = z;
-      expect_no_growth(base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, g);
+      expect_no_growth(
+          base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, g);
     }
   });
   std::cout << "[ property ] " << g.compared << " ZeRO-stage pairs compared\n";
@@ -248,7 +252,8 @@ TEST(Property, MemoryNeverGrowsWithTensorParallelism) {
       Scenario v = base;
       v.gpus *= k;
       v.degrees->tp *= k;
-      expect_no_growth(base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, g);
+      expect_no_growth(
+          base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, g);
     }
   });
   std::cout << "[ property ] " << g.compared << " TP pairs compared\n";
@@ -267,7 +272,8 @@ TEST(Property, MemoryNeverGrowsWithPipelineParallelism) {
       v.gpus *= k;
       v.degrees->pp *= k;
       if (s.memory_model == MemoryModel::kBook) {
-        expect_no_growth(base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, book);
+        expect_no_growth(
+            base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, book);
       } else {
         expect_no_growth(base, r, v, max_model_state_bytes, full);
         // Not claimed (see above), only counted: how often the full total does grow.
@@ -279,9 +285,9 @@ TEST(Property, MemoryNeverGrowsWithPipelineParallelism) {
     }
   });
   std::cout << "[ property ] PP pairs compared: " << book.compared << " book (total), "
-            << full.compared << " full (model states; the full total grew in "
-            << full_total_grew << "); refused (pipeline deeper than the model): "
-            << book.refused + full.refused << "\n";
+            << full.compared << " full (model states; the full total grew in " << full_total_grew
+            << "); refused (pipeline deeper than the model): " << book.refused + full.refused
+            << "\n";
   EXPECT_GE(book.compared, kScenarios / 4);
   EXPECT_GE(full.compared, kScenarios / 4);
 }

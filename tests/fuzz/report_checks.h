@@ -6,10 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace pe::fuzz {
 
@@ -69,7 +68,8 @@ inline std::string check_report(const json& r, bool with_ranks) {
   const json& memory = r["memory"];
   if (memory["stages"].size() != pp) return "memory.stages[] is not one per pipeline stage";
   double busiest = 0;
-  for (const json& st : memory["stages"]) busiest = std::max(busiest, st["per_gpu_bytes"].get<double>());
+  for (const json& st : memory["stages"])
+    busiest = std::max(busiest, st["per_gpu_bytes"].get<double>());
   if (busiest != memory["per_gpu_bytes"].get<double>()) {
     return "memory.per_gpu_bytes is not the busiest stage's";
   }
