@@ -78,6 +78,8 @@ describe('keyboard and pointer', () => {
     const { page } = lab;
     const report = await coreReport({ data: true, tensor: true, pipeline: true });
     await page.getByRole('switch', { name: 'Pipeline parallel', exact: true }).focus();
+    await page.keyboard.press('Tab'); // the closed "Advanced" section is one tab stop
+    assert.equal(await focusedName(page), 'Advanced: size a real run');
     await page.keyboard.press('Tab'); // into the grid: one tab stop, at GPU 0
     assert.equal(await page.evaluate(() => document.activeElement.dataset.rank), '0');
     assert.deepEqual(await highlights(page), expectedHighlights(report, 0));

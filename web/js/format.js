@@ -55,9 +55,33 @@ export function degrees({ dp, tp, pp }) {
   return `${dp}×${tp}×${pp}`;
 }
 
-// "GPUs 4–7" for a contiguous run, "GPUs 1, 5, 9" otherwise.
+// "GPUs 4–7" for a contiguous run, "GPUs 1, 5, 9" otherwise; a long list is cut short
+// ("80 GPUs: 0, 128, 256, …, 10112, every 128th").
 export function gpuList(ranks) {
   if (ranks.length === 1) return `GPU ${ranks[0]}`;
   const contiguous = ranks.every((r, i) => i === 0 || r === ranks[i - 1] + 1);
-  return contiguous ? `GPUs ${ranks[0]}–${ranks.at(-1)}` : `GPUs ${ranks.join(', ')}`;
+  if (contiguous) return `GPUs ${ranks[0]}–${ranks.at(-1)}`;
+  if (ranks.length <= 8) return `GPUs ${ranks.join(', ')}`;
+  const stride = ranks[1] - ranks[0];
+  const even = ranks.every((r, i) => i === 0 || r - ranks[i - 1] === stride);
+  return `${exact.format(ranks.length)} GPUs: ${ranks.slice(0, 3).join(', ')}, …, ${ranks.at(-1)}` +
+    (even ? `, every ${exact.format(stride)}th` : '');
+}
+
+// 0.4735 -> "47.4%".
+export function percent(fraction) {
+  return `${sig3.format(fraction * 100)}%`;
+}
+
+// Long durations in the unit a person plans in: "45.3 s", "2.5 h", "31.2 days".
+export function duration(value) {
+  if (value < 120) return seconds(value);
+  if (value < 2 * 3600) return `${sig3.format(value / 60)} min`;
+  if (value < 2 * 86400) return `${sig3.format(value / 3600)} h`;
+  return `${sig3.format(value / 86400)} days`;
+}
+
+// Integers with separators: 10240 -> "10,240".
+export function integer(value) {
+  return exact.format(value);
 }

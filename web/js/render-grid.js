@@ -5,7 +5,14 @@
 //
 // Tiles are built once per fleet shape and then updated in place: attribute writes only, no
 // nodes moved or recreated on a toggle (toolchain.md measures ~19 µs per tile that way).
+// Past TILE_LIMIT GPUs a tile per GPU is neither legible nor fast, so createGrid hands the
+// picture to render-fleet.js (the aggregate map) and empties the tiles.
 import * as fmt from './format.js';
+import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
+import { createFleet } from './render-fleet.js';
+
+// Eight nodes of eight: the largest fleet whose tiles still show their labels at a readable size.
+export const TILE_LIMIT = 64;
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -30,15 +37,7 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
-// Hue per stage, evenly spaced from blue; lightness per slice, light to dark. OKLCH keeps the
-// perceived lightness equal across hues, so "shade" means the same thing on every stage.
-export function tileColour(pp, ppDegree, tp, tpDegree) {
-  const hue = ppDegree === 1 ? 250 : (250 + (pp * 360) / ppDegree) % 360;
-  const lightness = tpDegree === 1 ? 0.72 : 0.88 - (tp * 0.4) / (tpDegree - 1);
-  return { fill: `oklch(${lightness.toFixed(3)} 0.13 ${hue.toFixed(1)})`, dark: lightness < 0.58 };
-}
-
-export function createGrid({ svg, legend, readout }) {
+function createTiles({ svg, legend, readout }) {
   const layers = {
     nodes: el('g', { class: 'nodes' }, svg),
     tiles: el('g', { class: 'tiles' }, svg),
@@ -48,7 +47,8 @@ export function createGrid({ svg, legend, readout }) {
   let tiles = [];
   let replicaRects = [];
   let report = null;
-  let byRank = [];
+  let ranks = null;
+  const legendView = createLegend(legend);
   let focusIndex = 0;
   let highlighted = -1;
 
@@ -123,7 +123,7 @@ export function createGrid({ svg, legend, readout }) {
 
   function updateTile(r) {
     const t = tiles[r];
-    const place = byRank[r];
+    const place = placeOf(ranks, r);
     const { dp: DP, tp: TP, pp: PP } = report.degrees;
     if (!place) {
       t.g.setAttribute('class', 'gpu idle');
@@ -166,7 +166,7 @@ export function createGrid({ svg, legend, readout }) {
   function updateReplicas() {
     const size = report.degrees.tp * report.degrees.pp;
     const boxes = [];
-    for (let first = 0; first < report.ranks.length; first += size) {
+    for (let first = 0; first < report.active_gpus; first += size) {
       const rows = new Map();
       for (let r = first; r < first + size; r++) {
         const { row, col } = tileXY(r);
@@ -213,56 +213,11 @@ export function createGrid({ svg, legend, readout }) {
       `DP×TP×PP = ${fmt.degrees(d)}; arrow keys move between GPUs`);
   }
 
-  function chip(text, colour) {
-    const span = document.createElement('span');
-    span.className = 'chip';
-    span.textContent = text;
-    if (colour) {
-      span.style.background = colour.fill;
-      span.classList.add(colour.dark ? 'ink-light' : 'ink-dark');
-    }
-    return span;
-  }
-
-  let legendKey = '';
-  function updateLegend() {
-    const { dp, tp, pp } = report.degrees;
-    const key = `${dp}x${tp}x${pp}`;
-    if (key === legendKey) return;
-    legendKey = key;
-    const stages = legend.querySelector('[data-legend="stage"] .chips');
-    const slices = legend.querySelector('[data-legend="slice"] .chips');
-    const replicas = legend.querySelector('[data-legend="replica"] .legend-note');
-    stages.replaceChildren(...Array.from({ length: pp }, (_, s) =>
-      chip(`P${s}`, tileColour(s, pp, Math.floor((tp - 1) / 2), tp))));
-    slices.replaceChildren(...Array.from({ length: tp }, (_, t) =>
-      chip(`T${t}`, tileColour(0, pp, t, tp))));
-    replicas.textContent = dp === 1 ? '(one replica)' : `(${dp} replicas)`;
-  }
-
-  // The groups a GPU belongs to, read off the core's rank coordinates.
-  function groupsOf(place) {
-    const same = (keys) => report.ranks.filter((q) => keys.every((k) => q[k] === place[k]))
-      .map((q) => q.rank);
-    return { tp: same(['dp', 'pp']), pp: same(['dp', 'tp']), dp: same(['tp', 'pp']) };
-  }
-
-  function describeGroup(name, members, seam) {
-    const li = document.createElement('li');
-    li.dataset.group = name.key;
-    const swatch = Object.assign(document.createElement('span'), { className: `hl-swatch ${name.key}` });
-    const c = report.comms[seam];
-    li.append(swatch, `${name.label} ${name.style}: `);
-    li.append(members.length === 1 ? `just this GPU (${name.off})`
-      : `${fmt.gpuList(members)} — ${c.collective} over ${c.link === 'nvlink' ? 'NVLink' : 'the network'}`);
-    return li;
-  }
-
   function highlight(r) {
     highlighted = r;
     svg.classList.toggle('highlighting', r >= 0);
-    const place = r >= 0 ? byRank[r] : undefined;
-    const groups = place ? groupsOf(place) : null;
+    const place = r >= 0 ? placeOf(ranks, r) : undefined;
+    const groups = place ? groupsOf(ranks, place) : null;
     const roleOf = new Map();
     if (groups) {
       for (const key of ['dp', 'pp', 'tp']) for (const q of groups[key]) roleOf.set(q, key);
@@ -275,27 +230,7 @@ export function createGrid({ svg, legend, readout }) {
       if (role) t.g.setAttribute('data-hl', role);
       else t.g.removeAttribute('data-hl');
     });
-
-    const title = readout.querySelector('.readout-title');
-    const list = readout.querySelector('.readout-groups');
-    if (r < 0) {
-      title.textContent = 'Hover over or focus a GPU to see its tensor-parallel group, ' +
-        'its pipeline and its data-parallel group.';
-      list.replaceChildren();
-    } else if (!place) {
-      title.textContent = `GPU ${r} is idle: with no seam on, one GPU trains the whole model.`;
-      list.replaceChildren();
-    } else {
-      title.textContent = `GPU ${r} (node ${place.node}) is data-parallel replica ${place.dp}, ` +
-        `pipeline stage ${place.pp}, tensor slice ${place.tp}.`;
-      list.replaceChildren(
-        describeGroup({ key: 'tp', label: 'Its tensor-parallel group', style: '(solid)',
-          off: 'tensor parallelism is off' }, groups.tp, 'tensor'),
-        describeGroup({ key: 'pp', label: 'Its pipeline', style: '(dashed)',
-          off: 'pipeline parallelism is off' }, groups.pp, 'pipeline'),
-        describeGroup({ key: 'dp', label: 'Its data-parallel group', style: '(dotted)',
-          off: 'data parallelism is off' }, groups.dp, 'data'));
-    }
+    describe(readout, report, r, place, groups);
   }
 
   function tileIndex(target) {
@@ -341,19 +276,54 @@ export function createGrid({ svg, legend, readout }) {
   });
 
   return {
-    update(next) {
+    update(next, nextRanks) {
       report = next;
+      ranks = nextRanks;
       const perNode = report.scenario.gpus_per_node;
       if (!shape || shape.gpus !== report.gpus || shape.perNode !== perNode) {
         build(report.gpus, perNode);
       }
-      byRank = [];
-      for (const place of report.ranks) byRank[place.rank] = place;
       for (let r = 0; r < tiles.length; r++) updateTile(r);
       updateReplicas();
       updateLabels();
-      updateLegend();
+      legendView.update(report.degrees);
       highlight(highlighted);
     },
+    // Drops every tile (the fleet map has taken over); the next update builds them again.
+    clear() {
+      for (const layer of Object.values(layers)) layer.replaceChildren();
+      shape = null;
+      tiles = [];
+      replicaRects = [];
+      legendView.reset();
+    },
+  };
+}
+
+// The grid: tiles up to TILE_LIMIT GPUs, the aggregate fleet map past it. `ranks` is the
+// core's lab.ranks() array for the report's degrees.
+export function createGrid({ svg, legend, readout }) {
+  const tiles = createTiles({ svg, legend, readout });
+  let fleet = null; // made the first time a fleet needs it
+  let mode = '';
+  return {
+    update(report, ranks) {
+      const next = report.gpus > TILE_LIMIT ? 'fleet' : 'tiles';
+      if (next !== mode) {
+        if (mode === 'tiles') tiles.clear();
+        if (mode === 'fleet') fleet.clear();
+        svg.style.display = next === 'fleet' ? 'none' : '';
+        // The map wants the page's width; the memory panel moves under it.
+        svg.closest('.columns')?.classList.toggle('wide', next === 'fleet');
+        mode = next;
+      }
+      if (mode === 'fleet') {
+        fleet ??= createFleet({ after: svg, legend, readout });
+        fleet.update(report, ranks);
+      } else {
+        tiles.update(report, ranks);
+      }
+    },
+    get mode() { return mode; },
   };
 }

@@ -1,5 +1,6 @@
-// The memory panel: what one GPU must hold (weights + gradients + optimizer states), and
-// whether that fits the GPU. Numbers from report.memory; this file only formats them.
+// The memory panel: what one GPU must hold (weights + gradients + optimizer states, and in
+// the practitioner's model activations too), and whether that fits the GPU. Numbers from
+// report.memory and report.precision; this file only formats them.
 import * as fmt from './format.js';
 
 // Shows a number with its exact value on hover; data-value keeps the raw number for tests.
@@ -14,8 +15,12 @@ function typeName(bytesPerParam) {
   return { 2: 'bf16', 4: 'fp32' }[bytesPerParam] ?? `${fmt.count(bytesPerParam)}-byte`;
 }
 
+const ZERO_SHARDS = ['', 'optimizer states', 'gradients and optimizer states',
+  'weights, gradients and optimizer states'];
+
 export function createMemory(root) {
   const field = (name) => root.querySelector(`[data-field="${name}"]`);
+  const heading = root.querySelector('h2');
   const f = {
     perGpu: field('per-gpu'),
     fit: field('fit'),
@@ -32,6 +37,10 @@ export function createMemory(root) {
   return {
     update(report) {
       const m = report.memory;
+      const full = report.scenario.memory_model === 'full';
+      const title = full ? 'Memory per GPU (busiest GPU, activations included)'
+        : 'Memory per GPU (weights + optimizer)';
+      if (heading.textContent !== title) heading.textContent = title;
       const gpuName = `${fmt.bytes(m.gpu_memory_bytes)} GPU`;
       showNumber(f.perGpu, m.per_gpu_bytes, fmt.bytes(m.per_gpu_bytes),
         `${fmt.exactNumber(m.per_gpu_bytes)} bytes`);
@@ -43,9 +52,9 @@ export function createMemory(root) {
       }
       f.fit.title = `headroom ${fmt.exactNumber(m.headroom_bytes)} bytes`;
       // The bar is drawn to the larger of need and capacity, so both always show.
-      const full = Math.max(m.per_gpu_bytes, m.gpu_memory_bytes);
-      f.meterFill.style.width = `${(100 * m.per_gpu_bytes) / full}%`;
-      const cap = (100 * m.gpu_memory_bytes) / full;
+      const scale = Math.max(m.per_gpu_bytes, m.gpu_memory_bytes);
+      f.meterFill.style.width = `${(100 * m.per_gpu_bytes) / scale}%`;
+      const cap = (100 * m.gpu_memory_bytes) / scale;
       f.meterCap.style.left = `${cap}%`;
       f.meterCap.classList.toggle('at-end', cap > 85); // keep its label inside the panel
       f.meterCapLabel.textContent = gpuName;
@@ -59,17 +68,22 @@ export function createMemory(root) {
       showNumber(f.shard, m.shard_factor, `${m.shard_factor}×`,
         `TP×PP = ${report.degrees.tp}×${report.degrees.pp}`);
 
-      // Per-parameter bytes of each state: the busiest GPU's bytes over the params it holds.
-      const b = m.breakdown;
-      const per = (v) => (m.params_per_gpu > 0 ? v / m.params_per_gpu : 0);
-      const parts = [
-        [per(b.weights_bytes), 'weight'],
-        [per(b.grads_bytes), 'grad'],
-        [per(b.master_bytes), 'master'],
-      ].map(([v, what]) => `${typeName(v)} ${what} ${fmt.count(v)}`);
-      parts.push(`Adam m ${fmt.count(per(b.adam_m_bytes))}`, `Adam v ${fmt.count(per(b.adam_v_bytes))}`);
-      if (b.activations_bytes > 0) parts.push(`activations ${fmt.count(per(b.activations_bytes))}`);
-      f.breakdown.textContent = `${fmt.count(bpp)} B/param = ${parts.join(' + ')}.`;
+      // Bytes per parameter of each state before sharding, as the core reports them.
+      const p = report.precision;
+      const parts = [[p.weight, 'weight'], [p.grad, 'grad'], [p.master, 'master']]
+        .filter(([v]) => v > 0).map(([v, what]) => `${typeName(v)} ${what} ${fmt.count(v)}`);
+      parts.push(`Adam m ${fmt.count(p.adam_m)}`, `Adam v ${fmt.count(p.adam_v)}`);
+      const extra = [];
+      const zero = report.scenario.zero_stage;
+      if (zero > 0) {
+        extra.push(`ZeRO-${zero} shards the ${ZERO_SHARDS[zero]} over the ` +
+          `${fmt.integer(report.degrees.dp)} data-parallel replicas.`);
+      }
+      if (m.breakdown.activations_bytes > 0) {
+        extra.push(`Activations add ${fmt.bytes(m.breakdown.activations_bytes)} on the busiest GPU.`);
+      }
+      f.breakdown.textContent = [`${fmt.count(p.bytes_per_param)} B/param = ${parts.join(' + ')}.`,
+        ...extra].join(' ');
     },
   };
 }

@@ -19,7 +19,7 @@ export function createSummary(root) {
       badge.title = report.active_gpus < report.gpus
         ? `${report.active_gpus} of ${report.gpus} GPUs in use` : `all ${report.gpus} GPUs in use`;
 
-      fill('gpus', String(report.gpus));
+      fill('gpus', fmt.integer(report.gpus));
       fill('model-size', fmt.countWords(report.model_params));
       fill('bytes-per-param', fmt.count(report.scenario.bytes_per_param));
       fill('gpu-memory', fmt.bytes(report.memory.gpu_memory_bytes));

@@ -1,0 +1,110 @@
+// The "Advanced: size a real run" form, built from the state table: one fieldset per group,
+// one field per advanced row (number, select or checkbox), and the preset buttons. A field
+// reports a committed value (the `change` event: Enter, blur, a spinner or a pick), never
+// every keystroke, so typing "1024" does not lay out 1, 10 and 102 GPUs on the way.
+import { make, uid } from './dom.js';
+import * as fmt from './format.js';
+import { factorizations, GROUPS, optionsOf, parseDegrees, PRESETS, STATE } from './state.js';
+
+function fillOptions(select, options) {
+  select.replaceChildren(...options.map(([value, label]) =>
+    make('option', { value: String(value), textContent: label })));
+}
+
+const degreesLabel = ({ dp, tp, pp }) => `${dp} × ${tp} × ${pp}`;
+
+export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
+  const fields = new Map(); // name -> { row, wrap, input }
+  let layoutKey = '';
+
+  const presets = make('div', { className: 'presets' }, root);
+  for (const p of PRESETS) {
+    const button = make('button', { type: 'button', className: 'preset', textContent: p.label,
+      title: p.hint }, presets);
+    button.dataset.preset = p.name;
+    button.addEventListener('click', () => onPreset(p.name));
+  }
+
+  const groups = make('div', { className: 'fieldsets' }, root);
+  for (const group of GROUPS) {
+    const fieldset = make('fieldset', { className: `group-${group.name}` }, groups);
+    make('legend', { textContent: group.label }, fieldset);
+    for (const row of STATE.filter((e) => e.advanced && e.group === group.name)) {
+      const id = uid(row.name);
+      const wrap = make('div', { className: `field field-${row.control}` }, fieldset);
+      wrap.dataset.row = row.name;
+      let input;
+      if (row.control === 'checkbox') {
+        const label = make('label', {}, wrap);
+        input = make('input', { type: 'checkbox', id }, label);
+        label.append(` ${row.label}`);
+        input.addEventListener('change', () => onChange(row.name, input.checked));
+      } else {
+        make('label', { htmlFor: id, textContent: row.label }, wrap);
+        const line = make('span', { className: 'field-input' }, wrap);
+        if (row.control === 'select') {
+          input = make('select', { id }, line);
+          const options = optionsOf(row, ctx);
+          if (options) fillOptions(input, options);
+        } else {
+          input = make('input', { type: 'number', id, min: row.range[0], max: row.range[1],
+            step: row.step ?? 1, inputMode: row.type === 'integer' ? 'numeric' : 'decimal' }, line);
+          input.required = true;
+        }
+        if (row.unit) make('span', { className: 'unit', textContent: row.unit }, line);
+        input.addEventListener('change', () => onChange(row.name, input.value));
+      }
+      if (row.hint) {
+        const hint = make('small', { className: 'hint', id: `${id}-hint`, textContent: row.hint }, wrap);
+        input.setAttribute('aria-describedby', hint.id);
+      }
+      input.dataset.state = row.name;
+      fields.set(row.name, { row, wrap, input });
+    }
+  }
+  // The parameter count is the core's (Narayanan Eq. 2 for a custom architecture).
+  const paramsOut = make('p', { className: 'field-output' }, groups.querySelector('.group-model'));
+  paramsOut.setAttribute('aria-live', 'polite');
+  groups.querySelector('.group-model').insertBefore(paramsOut, fields.get('seq_len').wrap);
+
+  const error = make('p', { className: 'error form-error', hidden: true }, root);
+  error.setAttribute('role', 'alert');
+
+  function updateLayouts(state) {
+    const key = [state.gpus, state.model, state.layers, state.schedule, state.virtual_stages].join('|');
+    if (key === layoutKey) return;
+    layoutKey = key;
+    const options = [['auto', 'auto from the seams']];
+    for (const d of factorizations(state, ctx)) options.push([`${d.dp}x${d.tp}x${d.pp}`, degreesLabel(d)]);
+    fillOptions(fields.get('degrees').input, options);
+  }
+
+  return {
+    update(state, report) {
+      updateLayouts(state);
+      for (const { row, wrap, input } of fields.values()) {
+        wrap.hidden = Boolean(row.when) && !row.when(state);
+        const value = state[row.name];
+        if (row.control === 'checkbox') {
+          input.checked = value;
+        } else if (input.value !== String(value)) {
+          input.value = String(value);
+        }
+      }
+      if (report) {
+        const custom = state.model === 'custom';
+        paramsOut.textContent = `${fmt.count(report.model_params)} parameters` +
+          (custom ? ' (counted from the architecture, Narayanan Eq. 2)' : '');
+        paramsOut.title = `${fmt.exactNumber(report.model_params)} parameters`;
+        paramsOut.dataset.value = String(report.model_params);
+      }
+      const d = parseDegrees(state.degrees);
+      fields.get('degrees').input.title = d ? `DP = ${d.dp}, TP = ${d.tp}, PP = ${d.pp}` : '';
+    },
+    // The core's refusal of the current values, shown beside the form (null clears it).
+    showError(message) {
+      error.hidden = !message;
+      error.textContent = message ?? '';
+    },
+  };
+}

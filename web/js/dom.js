@@ -1,0 +1,33 @@
+// Small DOM helpers for the renderers that build their own markup.
+const SVG = 'http://www.w3.org/2000/svg';
+
+let counter = 0;
+
+// An id unique in the document, so two labs mounted on one page do not collide.
+export function uid(name) {
+  counter += 1;
+  return `pe${counter}-${name}`;
+}
+
+// An HTML element with properties set (className, textContent, ...), appended to parent.
+export function make(tag, props = {}, parent = null) {
+  const node = Object.assign(document.createElement(tag), props);
+  if (parent) parent.append(node);
+  return node;
+}
+
+// An SVG element with attributes set, appended to parent.
+export function svg(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.append(node);
+  return node;
+}
+
+// A panel: <section class="panel ..."> with a heading that names it.
+export function panel(root, className, title, level = 'h3') {
+  const section = make('section', { className: `panel ${className}` }, root);
+  const heading = make(level, { id: uid(className), textContent: title }, section);
+  section.setAttribute('aria-labelledby', heading.id);
+  return section;
+}

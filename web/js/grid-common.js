@@ -1,0 +1,113 @@
+// What the two GPU grids share (render-grid.js: a tile per GPU; render-fleet.js: the
+// aggregate map past a few dozen GPUs): the colours, the legend, the rank coordinates read off
+// the core's lab.ranks() array, and the hover/focus readout that names a GPU's groups.
+import * as fmt from './format.js';
+
+// Hue per stage, evenly spaced from blue; lightness per slice, light to dark. OKLCH keeps the
+// perceived lightness equal across hues, so "shade" means the same thing on every stage.
+export function tileColour(pp, ppDegree, tp, tpDegree) {
+  const hue = ppDegree === 1 ? 250 : (250 + (pp * 360) / ppDegree) % 360;
+  const lightness = tpDegree === 1 ? 0.72 : 0.88 - (tp * 0.4) / (tpDegree - 1);
+  return { fill: `oklch(${lightness.toFixed(3)} 0.13 ${hue.toFixed(1)})`, dark: lightness < 0.58 };
+}
+
+// lab.ranks() is an Int32Array of [dp, tp, pp, node] per active rank; ranks past its end are
+// idle (no seam on: one GPU trains, the rest wait).
+export function placeOf(ranks, r) {
+  const i = 4 * r;
+  if (r < 0 || i >= ranks.length) return undefined;
+  return { rank: r, dp: ranks[i], tp: ranks[i + 1], pp: ranks[i + 2], node: ranks[i + 3] };
+}
+
+// The ranks sharing a GPU's tensor group (same dp, pp), pipeline (same dp, tp) and data-parallel
+// group (same tp, pp), read off the core's coordinates.
+export function groupsOf(ranks, place) {
+  const tp = [];
+  const pp = [];
+  const dp = [];
+  for (let q = 0, i = 0; i < ranks.length; q++, i += 4) {
+    const sameDp = ranks[i] === place.dp;
+    const sameTp = ranks[i + 1] === place.tp;
+    const samePp = ranks[i + 2] === place.pp;
+    if (sameDp && samePp) tp.push(q);
+    if (sameDp && sameTp) pp.push(q);
+    if (sameTp && samePp) dp.push(q);
+  }
+  return { tp, pp, dp };
+}
+
+function chip(text, colour) {
+  const span = document.createElement('span');
+  span.className = 'chip';
+  span.textContent = text;
+  if (colour) {
+    span.style.background = colour.fill;
+    span.classList.add(colour.dark ? 'ink-light' : 'ink-dark');
+  }
+  return span;
+}
+
+// Chips for 0..n-1, all of them up to `max`, else the first few, an ellipsis and the last.
+function chips(n, max, make) {
+  if (n <= max) return Array.from({ length: n }, (_, i) => make(i));
+  const head = Array.from({ length: max - 2 }, (_, i) => make(i));
+  return [...head, chip('…'), make(n - 1)];
+}
+
+export function createLegend(legend) {
+  let key = '';
+  return {
+    update(degrees, { replicaNote } = {}) {
+      const { dp, tp, pp } = degrees;
+      const next = `${dp}x${tp}x${pp}|${replicaNote ?? ''}`;
+      if (next === key) return;
+      key = next;
+      const stages = legend.querySelector('[data-legend="stage"] .chips');
+      const slices = legend.querySelector('[data-legend="slice"] .chips');
+      const replicas = legend.querySelector('[data-legend="replica"] .legend-note');
+      stages.replaceChildren(...chips(pp, 16, (s) =>
+        chip(`P${s}`, tileColour(s, pp, Math.floor((tp - 1) / 2), tp))));
+      slices.replaceChildren(...chips(tp, 16, (t) => chip(`T${t}`, tileColour(0, pp, t, tp))));
+      replicas.textContent = replicaNote
+        ?? (dp === 1 ? '(one replica)' : `(${fmt.exactNumber(dp)} replicas)`);
+    },
+    reset() {
+      key = '';
+    },
+  };
+}
+
+function describeGroup(report, name, members, seam) {
+  const li = document.createElement('li');
+  li.dataset.group = name.key;
+  const swatch = Object.assign(document.createElement('span'), { className: `hl-swatch ${name.key}` });
+  const c = report.comms[seam];
+  li.append(swatch, `${name.label} ${name.style}: `);
+  li.append(members.length === 1 ? `just this GPU (${name.off})`
+    : `${fmt.gpuList(members)} — ${c.collective} over ${c.link === 'nvlink' ? 'NVLink' : 'the network'}`);
+  return li;
+}
+
+// The words under the grid for the GPU under the pointer or focus (r = -1: none).
+export function describe(readout, report, r, place, groups, { hint } = {}) {
+  const title = readout.querySelector('.readout-title');
+  const list = readout.querySelector('.readout-groups');
+  if (r < 0) {
+    title.textContent = hint ?? 'Hover over or focus a GPU to see its tensor-parallel group, ' +
+      'its pipeline and its data-parallel group.';
+    list.replaceChildren();
+  } else if (!place) {
+    title.textContent = `GPU ${r} is idle: with no seam on, one GPU trains the whole model.`;
+    list.replaceChildren();
+  } else {
+    title.textContent = `GPU ${r} (node ${place.node}) is data-parallel replica ${place.dp}, ` +
+      `pipeline stage ${place.pp}, tensor slice ${place.tp}.`;
+    list.replaceChildren(
+      describeGroup(report, { key: 'tp', label: 'Its tensor-parallel group', style: '(solid)',
+        off: 'tensor parallelism is off' }, groups.tp, 'tensor'),
+      describeGroup(report, { key: 'pp', label: 'Its pipeline', style: '(dashed)',
+        off: 'pipeline parallelism is off' }, groups.pp, 'pipeline'),
+      describeGroup(report, { key: 'dp', label: 'Its data-parallel group', style: '(dotted)',
+        off: 'data parallelism is off' }, groups.dp, 'data'));
+  }
+}

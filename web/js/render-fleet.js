@@ -1,0 +1,322 @@
+// The GPU grid at fleet scale (past TILE_LIMIT GPUs, up to 16,384): a map with one small
+// square per GPU, nodes as blocks of squares, rows of nodes. Same encodings as the tiles
+// (hue = pipeline stage, shade = tensor slice, outlines = data-parallel replicas), drawn as
+// one <path> per colour instead of an element per GPU: toolchain.md measures a toggle at 10,240
+// GPUs at 16 / 41 ms (p50 / p95) that way against 208 / 310 ms with a rect per GPU.
+//
+// Positions depend only on the fleet's shape (GPU count, GPUs per node), so a toggle only
+// regroups the squares by colour; each GPU's square outline is built once per shape.
+// Hover, focus and the arrow keys pick a GPU by arithmetic on the layout (no element per GPU),
+// and the readout names its groups as the tiles do.
+import * as fmt from './format.js';
+import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+const CELL = 8; // a GPU's square, SVG user units
+const PITCH = 9; // square plus gap
+const NODE_GAP = 5; // between node blocks in a row
+const ROW_GAP = 3; // between rows of nodes
+const LEFT = 74; // room for the row labels
+const TOP = 4;
+const MAX_HUES = 48; // stages share hue bands past this (neighbouring hues look alike anyway)
+const MAX_SHADES = 8; // and slices share shade bands past this
+const MAX_OUTLINES = 4096; // replicas drawn as outlines; more than that would be a texture
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.append(node);
+  return node;
+}
+
+// Rows of about sqrt(2·GPUs) GPUs, a power of two nodes wide: 10,240 GPUs in 8-GPU nodes give
+// rows of 16 nodes (128 GPUs), so the book's 80×8×16 fleet shows one replica per row.
+function layoutFor(gpus, perNode) {
+  const target = 2 ** Math.round(Math.log2(Math.sqrt(2 * gpus)));
+  let blockCols = perNode;
+  let blockRows = 1;
+  let nodesPerRow = Math.max(1, Math.floor(target / perNode));
+  if (perNode > target) {
+    blockCols = target;
+    blockRows = Math.ceil(perNode / target);
+    nodesPerRow = 1;
+  }
+  const nodes = Math.ceil(gpus / perNode);
+  const nodeRows = Math.ceil(nodes / nodesPerRow);
+  const blockW = blockCols * PITCH - (PITCH - CELL);
+  const blockH = blockRows * PITCH - (PITCH - CELL);
+  const width = LEFT + nodesPerRow * (blockW + NODE_GAP);
+  const height = TOP + nodeRows * (blockH + ROW_GAP);
+  return { gpus, perNode, blockCols, blockRows, nodesPerRow, nodes, nodeRows, blockW, blockH,
+    width, height, rowGpus: nodesPerRow * perNode };
+}
+
+export function createFleet({ after, legend, readout }) {
+  const svg = el('svg', { class: 'grid fleet', role: 'group', tabindex: 0 });
+  after.after(svg);
+  const note = Object.assign(document.createElement('p'), { className: 'fleet-note' });
+  svg.after(note);
+  const layers = {
+    nodes: el('path', { class: 'fleet-nodes' }, svg),
+    labels: el('g', { class: 'fleet-labels' }, svg),
+    cells: el('g', { class: 'fleet-cells' }, svg),
+    idle: el('path', { class: 'fleet-idle' }, svg),
+    replicas: el('path', { class: 'replica fleet-replicas' }, svg),
+    hl: el('g', { class: 'fleet-hl', 'aria-hidden': 'true' }, svg),
+  };
+  const legendView = createLegend(legend);
+  let shape = null;
+  let cellPath = []; // "M x y h8v8h-8z" per GPU, built once per shape
+  let report = null;
+  let ranks = null;
+  let colourPaths = [];
+  let cursor = 0;
+  let highlighted = -1;
+
+  function xy(r) {
+    const s = shape;
+    const node = Math.floor(r / s.perNode);
+    const i = r % s.perNode;
+    const nodeRow = Math.floor(node / s.nodesPerRow);
+    const nodeCol = node % s.nodesPerRow;
+    return {
+      x: LEFT + nodeCol * (s.blockW + NODE_GAP) + (i % s.blockCols) * PITCH,
+      y: TOP + nodeRow * (s.blockH + ROW_GAP) + Math.floor(i / s.blockCols) * PITCH,
+      vr: nodeRow * s.blockRows + Math.floor(i / s.blockCols),
+      vc: nodeCol * s.blockCols + (i % s.blockCols),
+    };
+  }
+
+  // The GPU at visual row vr, column vc (-1 for a gap or past the end).
+  function at(vr, vc) {
+    const s = shape;
+    if (vr < 0 || vc < 0 || vc >= s.nodesPerRow * s.blockCols) return -1;
+    const node = Math.floor(vr / s.blockRows) * s.nodesPerRow + Math.floor(vc / s.blockCols);
+    const i = (vr % s.blockRows) * s.blockCols + (vc % s.blockCols);
+    const r = node * s.perNode + i;
+    return i < s.perNode && r < s.gpus ? r : -1;
+  }
+
+  function build(gpus, perNode) {
+    shape = layoutFor(gpus, perNode);
+    const s = shape;
+    svg.setAttribute('viewBox', `0 0 ${s.width} ${s.height}`);
+    // Squares stay at most ~14 px; a small fleet does not blow up to the page width.
+    svg.style.maxWidth = `${Math.round(s.width * 1.6)}px`;
+    cellPath = new Array(gpus);
+    for (let r = 0; r < gpus; r++) {
+      const { x, y } = xy(r);
+      cellPath[r] = `M${x} ${y}h${CELL}v${CELL}h-${CELL}z`;
+    }
+    const nodes = [];
+    for (let n = 0; n < s.nodes; n++) {
+      const { x, y } = xy(n * perNode);
+      const inNode = Math.min(perNode, gpus - n * perNode);
+      const w = inNode < s.blockCols ? inNode * PITCH - (PITCH - CELL) : s.blockW;
+      const h = Math.ceil(inNode / s.blockCols) * PITCH - (PITCH - CELL);
+      nodes.push(`M${x - 2} ${y - 2}h${w + 4}v${h + 4}h${-w - 4}z`);
+    }
+    layers.nodes.setAttribute('d', nodes.join(''));
+    // A label every few rows: the first GPU of the row.
+    const rows = s.nodeRows;
+    const every = Math.max(1, Math.ceil(rows / 20));
+    const labels = [];
+    for (let row = 0; row < rows; row += every) {
+      const first = row * s.rowGpus;
+      if (first >= gpus) break;
+      const t = el('text', { class: 'fleet-label', x: LEFT - 8, y: xy(first).y + CELL,
+        'text-anchor': 'end' });
+      t.textContent = `GPU ${fmt.integer(first)}`;
+      labels.push(t);
+    }
+    layers.labels.replaceChildren(...labels);
+    cursor = Math.min(cursor, gpus - 1);
+    highlighted = -1;
+  }
+
+  function colourCells() {
+    const { dp: DP, tp: TP, pp: PP } = report.degrees;
+    const hues = Math.min(PP, MAX_HUES);
+    const shades = Math.min(TP, MAX_SHADES);
+    const bands = new Map(); // hue band * shades + shade band -> subpaths
+    const active = ranks.length / 4;
+    for (let r = 0; r < active; r++) {
+      const hue = Math.floor((ranks[4 * r + 2] * hues) / PP);
+      const shade = Math.floor((ranks[4 * r + 1] * shades) / TP);
+      const key = hue * shades + shade;
+      let list = bands.get(key);
+      if (!list) bands.set(key, (list = []));
+      list.push(cellPath[r]);
+    }
+    const keys = [...bands.keys()].sort((a, b) => a - b);
+    while (colourPaths.length < keys.length) colourPaths.push(el('path', {}, layers.cells));
+    colourPaths.forEach((path, i) => {
+      const key = keys[i];
+      if (key === undefined) {
+        path.setAttribute('d', '');
+        return;
+      }
+      const hue = Math.floor(key / shades);
+      const shade = key % shades;
+      // The band's colour is its first stage's and slice's, as the tiles would show them.
+      const { fill } = tileColour(Math.ceil((hue * PP) / hues), PP,
+        Math.ceil((shade * TP) / shades), TP);
+      path.style.fill = fill;
+      path.setAttribute('d', bands.get(key).join(''));
+      path.dataset.stageBand = String(hue);
+    });
+    layers.idle.setAttribute('d', active < shape.gpus ? cellPath.slice(active).join('') : '');
+    return { hues, shades, DP };
+  }
+
+  // One outline per data-parallel replica (TP×PP consecutive ranks), one box per run of rows
+  // with the same extent.
+  function outlineReplicas(DP) {
+    const size = report.degrees.tp * report.degrees.pp;
+    if (DP < 2 || DP > MAX_OUTLINES || size < 2) {
+      layers.replicas.setAttribute('d', '');
+      return DP > MAX_OUTLINES || (size < 2 && DP > 1)
+        ? `(${fmt.integer(DP)} replicas of ${size === 1 ? 'one GPU' : `${size} GPUs`}: too small to outline)`
+        : undefined;
+    }
+    const parts = [];
+    for (let first = 0; first < DP * size; first += size) {
+      let box = null;
+      let seg = null;
+      const flush = () => {
+        if (!seg) return;
+        if (box && box.x0 === seg.x0 && box.x1 === seg.x1 && seg.y0 - box.y1 <= ROW_GAP + PITCH) {
+          box.y1 = seg.y1;
+        } else {
+          if (box) parts.push(box);
+          box = seg;
+        }
+        seg = null;
+      };
+      for (let r = first; r < first + size; r++) {
+        const { x, y } = xy(r);
+        if (seg && seg.y0 === y && x > seg.x1) {
+          seg.x1 = x + CELL;
+        } else {
+          flush();
+          seg = { x0: x, x1: x + CELL, y0: y, y1: y + CELL };
+        }
+      }
+      flush();
+      if (box) parts.push(box);
+    }
+    layers.replicas.setAttribute('d', parts.map((b) =>
+      `M${b.x0 - 1.5} ${b.y0 - 1.5}H${b.x1 + 1.5}V${b.y1 + 1.5}H${b.x0 - 1.5}z`).join(''));
+    return undefined;
+  }
+
+  function highlight(r) {
+    highlighted = r;
+    const place = r >= 0 ? placeOf(ranks, r) : undefined;
+    const groups = place ? groupsOf(ranks, place) : null;
+    if (r < 0) {
+      layers.hl.replaceChildren();
+    } else {
+      const path = (list, cls) => el('path', { class: cls, d: list.map((q) => cellPath[q]).join('') });
+      const veil = el('rect', { class: 'fleet-veil', width: shape.width, height: shape.height });
+      layers.hl.replaceChildren(veil,
+        ...(groups ? [path(groups.dp, 'hl-dp'), path(groups.pp, 'hl-pp'), path(groups.tp, 'hl-tp')] : []),
+        path([r], 'hl-self'));
+    }
+    describe(readout, report, r, place, groups, {
+      hint: 'Hover over the map, or focus it and use the arrow keys, to pick a GPU and see ' +
+        'its tensor-parallel group, its pipeline and its data-parallel group.',
+    });
+  }
+
+  function pointToRank(event) {
+    const m = svg.getScreenCTM();
+    if (!m) return -1;
+    const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
+    const s = shape;
+    const nodeCol = Math.floor((p.x - LEFT) / (s.blockW + NODE_GAP));
+    const nodeRow = Math.floor((p.y - TOP) / (s.blockH + ROW_GAP));
+    const inX = p.x - LEFT - nodeCol * (s.blockW + NODE_GAP);
+    const inY = p.y - TOP - nodeRow * (s.blockH + ROW_GAP);
+    if (inX < 0 || inY < 0 || inX > s.blockW || inY > s.blockH) return -1;
+    return at(nodeRow * s.blockRows + Math.floor(inY / PITCH),
+      nodeCol * s.blockCols + Math.min(s.blockCols - 1, Math.floor(inX / PITCH)));
+  }
+
+  svg.addEventListener('pointermove', (e) => {
+    if (!shape) return;
+    const r = pointToRank(e);
+    if (r >= 0 && r !== highlighted) highlight(r);
+  });
+  svg.addEventListener('pointerleave', () => {
+    if (shape) highlight(svg.contains(document.activeElement) ? cursor : -1);
+  });
+  svg.addEventListener('focus', () => {
+    if (shape) highlight(cursor);
+  });
+  svg.addEventListener('blur', () => {
+    if (shape) highlight(-1);
+  });
+  svg.addEventListener('keydown', (e) => {
+    if (!shape) return;
+    const { vr, vc } = xy(cursor);
+    const target = {
+      ArrowRight: () => cursor + 1,
+      ArrowLeft: () => cursor - 1,
+      ArrowDown: () => at(vr + 1, vc),
+      ArrowUp: () => at(vr - 1, vc),
+      PageDown: () => at(vr + 10, vc),
+      PageUp: () => at(vr - 10, vc),
+      Home: () => 0,
+      End: () => shape.gpus - 1,
+    }[e.key];
+    if (!target) return;
+    e.preventDefault();
+    const r = target();
+    if (r < 0 || r >= shape.gpus) return;
+    cursor = r;
+    highlight(r);
+  });
+
+  return {
+    update(next, nextRanks) {
+      report = next;
+      ranks = nextRanks;
+      svg.style.display = '';
+      note.hidden = false;
+      legend.classList.add('fleet'); // no per-tile strip here
+      const perNode = report.scenario.gpus_per_node;
+      if (!shape || shape.gpus !== report.gpus || shape.perNode !== perNode) {
+        build(report.gpus, perNode);
+      }
+      const { hues, shades, DP } = colourCells();
+      const replicaNote = outlineReplicas(DP);
+      legendView.update(report.degrees, { replicaNote });
+      const s = shape;
+      const banded = [];
+      if (hues < report.degrees.pp) banded.push(`${report.degrees.pp} stages in ${hues} hue bands`);
+      if (shades < report.degrees.tp) banded.push(`${report.degrees.tp} slices in ${shades} shades`);
+      note.textContent = `Each square is a GPU, each block of ${s.perNode} a node (NVLink inside, ` +
+        `the ${report.scenario.network_gb_s} GB/s network between); a row holds ` +
+        `${fmt.integer(s.rowGpus)} GPUs.${banded.length ? ` Colours: ${banded.join(', ')}.` : ''}`;
+      svg.setAttribute('aria-label', `${fmt.integer(report.gpus)} GPUs in ` +
+        `${fmt.integer(report.nodes)} nodes, drawn as a map; DP×TP×PP = ` +
+        `${fmt.degrees(report.degrees)}; arrow keys move between GPUs`);
+      highlight(highlighted);
+    },
+    clear() {
+      shape = null;
+      cellPath = [];
+      for (const layer of Object.values(layers)) {
+        if (layer.tagName === 'path') layer.setAttribute('d', '');
+        else layer.replaceChildren();
+      }
+      colourPaths = [];
+      legendView.reset();
+      legend.classList.remove('fleet');
+      svg.style.display = 'none';
+      note.hidden = true;
+    },
+  };
+}
