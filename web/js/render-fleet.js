@@ -17,8 +17,7 @@ const CELL = 8; // a GPU's square, SVG user units
 const PITCH = 9; // square plus gap
 const NODE_GAP = 5; // between node blocks in a row
 const ROW_GAP = 3; // between rows of nodes
-const LEFT = 74; // room for the row labels
-const TOP = 4;
+const TOP = 8;
 const MAX_HUES = 48; // stages share hue bands past this (neighbouring hues look alike anyway)
 const MAX_SHADES = 8; // and slices share shade bands past this
 const MAX_OUTLINES = 4096; // replicas drawn as outlines; more than that would be a texture
@@ -46,10 +45,14 @@ function layoutFor(gpus, perNode) {
   const nodeRows = Math.ceil(nodes / nodesPerRow);
   const blockW = blockCols * PITCH - (PITCH - CELL);
   const blockH = blockRows * PITCH - (PITCH - CELL);
-  const width = LEFT + nodesPerRow * (blockW + NODE_GAP);
+  const mapW = nodesPerRow * (blockW + NODE_GAP);
+  // Row labels keep about 10 px on screen when the map is scaled down to the page's width.
+  const font = Math.max(10, Math.round(mapW / 110));
+  const left = Math.round(font * 7.4);
+  const width = left + mapW;
   const height = TOP + nodeRows * (blockH + ROW_GAP);
   return { gpus, perNode, blockCols, blockRows, nodesPerRow, nodes, nodeRows, blockW, blockH,
-    width, height, rowGpus: nodesPerRow * perNode };
+    width, height, font, left, rowGpus: nodesPerRow * perNode };
 }
 
 export function createFleet({ after, legend, readout }) {
@@ -81,7 +84,7 @@ export function createFleet({ after, legend, readout }) {
     const nodeRow = Math.floor(node / s.nodesPerRow);
     const nodeCol = node % s.nodesPerRow;
     return {
-      x: LEFT + nodeCol * (s.blockW + NODE_GAP) + (i % s.blockCols) * PITCH,
+      x: s.left + nodeCol * (s.blockW + NODE_GAP) + (i % s.blockCols) * PITCH,
       y: TOP + nodeRow * (s.blockH + ROW_GAP) + Math.floor(i / s.blockCols) * PITCH,
       vr: nodeRow * s.blockRows + Math.floor(i / s.blockCols),
       vc: nodeCol * s.blockCols + (i % s.blockCols),
@@ -125,8 +128,8 @@ export function createFleet({ after, legend, readout }) {
     for (let row = 0; row < rows; row += every) {
       const first = row * s.rowGpus;
       if (first >= gpus) break;
-      const t = el('text', { class: 'fleet-label', x: LEFT - 8, y: xy(first).y + CELL,
-        'text-anchor': 'end' });
+      const t = el('text', { class: 'fleet-label', x: s.left - 8, y: xy(first).y + CELL / 2,
+        'text-anchor': 'end', 'dominant-baseline': 'central', 'font-size': s.font });
       t.textContent = `GPU ${fmt.integer(first)}`;
       labels.push(t);
     }
@@ -235,9 +238,9 @@ export function createFleet({ after, legend, readout }) {
     if (!m) return -1;
     const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
     const s = shape;
-    const nodeCol = Math.floor((p.x - LEFT) / (s.blockW + NODE_GAP));
+    const nodeCol = Math.floor((p.x - s.left) / (s.blockW + NODE_GAP));
     const nodeRow = Math.floor((p.y - TOP) / (s.blockH + ROW_GAP));
-    const inX = p.x - LEFT - nodeCol * (s.blockW + NODE_GAP);
+    const inX = p.x - s.left - nodeCol * (s.blockW + NODE_GAP);
     const inY = p.y - TOP - nodeRow * (s.blockH + ROW_GAP);
     if (inX < 0 || inY < 0 || inX > s.blockW || inY > s.blockH) return -1;
     return at(nodeRow * s.blockRows + Math.floor(inY / PITCH),

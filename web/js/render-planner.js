@@ -37,8 +37,8 @@ export function createPlanner(root, { lab, onApply }) {
   const table = make('table', { className: 'plans', hidden: true }, wrap);
   const head = make('tr', {}, make('thead', {}, table));
   for (const h of ['#', 'DP×TP×PP', 'ZeRO', 'Recompute', 'SP', 'Micro-batch', 'Schedule',
-    'Memory per GPU', 'Step', 'Bubble', 'MFU', '']) {
-    make('th', { scope: 'col', textContent: h }, head);
+    'Memory per GPU', 'Step', 'Bubble', 'MFU', 'Use']) {
+    make('th', { scope: 'col', textContent: h, className: h === 'Use' ? 'visually-hidden' : '' }, head);
   }
   const body = make('tbody', {}, table);
   let scenario = null; // the lab's current scenario

@@ -13,8 +13,8 @@ export function createReferences(root, { lab, onLoad }) {
   const table = make('table', { className: 'runs' }, wrap);
   const head = make('tr', {}, make('thead', {}, table));
   for (const h of ['Run', 'Layout DP×TP×PP', 'Published TFLOP/s per GPU', 'Model TFLOP/s per GPU',
-    'Difference', 'Memory per GPU', '']) {
-    make('th', { scope: 'col', textContent: h }, head);
+    'Difference', 'Memory per GPU', 'Load']) {
+    make('th', { scope: 'col', textContent: h, className: h === 'Load' ? 'visually-hidden' : '' }, head);
   }
   const body = make('tbody', {}, table);
   let built = false;

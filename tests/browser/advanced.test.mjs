@@ -1,0 +1,266 @@
+// "Advanced: size a real run" in real Chromium: closed it leaves the book's scenario alone;
+// open, every panel shows what the core computes for the same scenario (the wasm module in
+// Node is the reference here: tests/wasm checks it against the native core).
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+
+import * as fmt from '../../web/js/format.js';
+import { openLab, screenshotDir, startBrowser } from './harness.mjs';
+import { openFleet, setField, settle } from './measure.mjs';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+let env;
+let lab;
+let core;
+before(async () => {
+  const { createLab } = await import('../../web/lab/lab.js');
+  const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
+  core = await createLab({ wasmBinary });
+  env = await startBrowser();
+  lab = await openLab(env);
+});
+after(async () => {
+  await lab?.close();
+  await env?.close();
+});
+
+const badge = (page) => page.locator('#badge').textContent();
+const open = async (page) => {
+  if (!(await page.locator('#advanced').evaluate((d) => d.open))) {
+    await page.locator('#advanced > summary').click();
+  }
+  await page.waitForSelector('#advanced-out .breakdown');
+  await settle(page);
+};
+const value = (page, selector) => page.locator(selector).evaluate((el) => Number(el.dataset.value));
+
+// The scenario the page sends with the advanced section open at its defaults.
+const ADVANCED = { seams: { data: true, tensor: false, pipeline: false }, memory_model: 'full',
+  gpus: 16, gpus_per_node: 8 };
+
+async function axe(page) {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () => (await axe.run(document, { resultTypes: ['violations'] }))
+    .violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
+}
+
+describe('advanced section', () => {
+  test('closed by default; opening switches to the full memory model, closing restores the book', async () => {
+    const { page } = lab;
+    assert.equal(await page.locator('#advanced').evaluate((d) => d.open), false);
+    assert.equal(await page.locator('#advanced-out').isHidden(), true);
+    assert.equal(await value(page, '[data-field="per-gpu"]'), 256e9);
+
+    await open(page);
+    const full = core.evaluateSummary(ADVANCED);
+    assert.equal(await value(page, '[data-field="per-gpu"]'), full.memory.per_gpu_bytes);
+    assert.equal(await value(page, '.breakdown .big'), full.memory.per_gpu_bytes);
+    assert.equal(await page.locator('#memory h2').textContent(),
+      'Memory per GPU (busiest GPU, activations included)');
+
+    await page.locator('#advanced > summary').click();
+    await page.waitForFunction(() => document.querySelector('[data-field="per-gpu"]').dataset.value === '256000000000');
+    assert.equal(await page.locator('#memory h2').textContent(), 'Memory per GPU (weights + optimizer)');
+    assert.equal(await page.locator('#advanced-out').isHidden(), true);
+  });
+
+  test('the memory split, the step time and the wire match the core; ZeRO-3 lowers memory as it says', async () => {
+    const { page } = lab;
+    await open(page);
+    const zero0 = core.evaluateSummary(ADVANCED);
+    const zero3 = core.evaluateSummary({ ...ADVANCED, zero_stage: 3 });
+    assert.ok(zero3.memory.per_gpu_bytes < zero0.memory.per_gpu_bytes);
+    await setField(page, 'zero_stage', 3);
+    await page.waitForFunction((v) => document.querySelector('.breakdown .big').dataset.value === String(v),
+      zero3.memory.per_gpu_bytes);
+    const parts = await page.locator('.breakdown dl.parts > div').evaluateAll((divs) =>
+      Object.fromEntries(divs.map((d) => [d.dataset.part, Number(d.querySelector('dd').dataset.value)])));
+    const b = zero3.memory.breakdown;
+    assert.deepEqual(parts, {
+      weights: b.weights_bytes, grads: b.grads_bytes, optimizer: b.optimizer_bytes,
+      activations: b.activations_bytes, total: zero3.memory.per_gpu_bytes,
+      gpu: zero3.memory.gpu_memory_bytes, headroom: zero3.memory.headroom_bytes,
+    });
+    // ZeRO-3 at DP = 16: every model state is sharded 16 ways.
+    assert.equal(b.weights_bytes, zero0.memory.breakdown.weights_bytes / 16);
+    assert.match(await page.locator('.breakdown .fit').textContent(), zero3.memory.fits ? /fits/ : /does not fit/);
+
+    const times = await page.locator('.steptime dl > div').evaluateAll((divs) =>
+      Object.fromEntries(divs.map((d) => [d.dataset.time, Number(d.querySelector('dd').dataset.value)])));
+    const t = zero3.time;
+    assert.equal(times.compute, t.compute_s);
+    assert.equal(times.bubble, t.bubble_s);
+    assert.equal(times.comms, t.exposed_comms_s);
+    assert.equal(times.mfu, t.mfu);
+    assert.equal(times.tflops, t.tflops_per_gpu);
+    assert.equal(times.tokens, t.tokens_per_s);
+    assert.equal(await value(page, '.steptime .big'), t.step_s);
+    assert.equal(await value(page, '#wire [data-seam="data"] [data-field="time"]'), zero3.comms.data.time_s);
+    await setField(page, 'zero_stage', 0);
+  });
+
+  test('layouts offered are the valid factorizations; an explicit layout drives the badge and the seams', async () => {
+    const { page } = lab;
+    await open(page);
+    const options = await page.locator('#advanced [data-state="degrees"] option').evaluateAll((os) =>
+      os.map((o) => o.value));
+    assert.equal(options[0], 'auto');
+    // 16 = 2^4 over three seams: C(6, 2) = 15 ordered factorizations, all with PP <= 50 layers.
+    assert.equal(options.length, 1 + 15);
+    for (const o of options.slice(1)) {
+      const [dp, tp, pp] = o.split('x').map(Number);
+      assert.equal(dp * tp * pp, 16, o);
+    }
+    await setField(page, 'degrees', '1x16x1');
+    await page.waitForFunction(() => document.querySelector('#badge').textContent === 'DP×TP×PP = 1×16×1 = 16');
+    const report = core.evaluateSummary({ ...ADVANCED, degrees: { dp: 1, tp: 16, pp: 1 } });
+    const warnings = await page.locator('#warnings li').allTextContents();
+    assert.deepEqual(warnings, report.warnings);
+    assert.ok(warnings.some((w) => /Tensor parallelism spans nodes/.test(w)), 'TP across nodes is warned');
+    assert.equal(await page.getByRole('switch', { name: 'Data parallel', exact: true }).getAttribute('aria-checked'), 'false');
+    assert.equal(await page.getByRole('switch', { name: 'Tensor parallel', exact: true }).getAttribute('aria-checked'), 'true');
+    // A seam switch goes back to auto-factoring.
+    await page.getByRole('switch', { name: 'Data parallel', exact: true }).click();
+    const auto = core.evaluateSummary({ ...ADVANCED, seams: { data: true, tensor: true, pipeline: false } });
+    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+      `DP×TP×PP = ${fmt.degrees(auto.degrees)} = 16`);
+    assert.equal(await page.locator('#advanced [data-state="degrees"]').inputValue(), 'auto');
+  });
+
+  test('the 1F1B timeline: p × m × 2 blocks for a small pipeline, and "showing k of m" for a long one', async () => {
+    const { page } = lab;
+    await open(page);
+    await setField(page, 'degrees', '4x1x4');
+    await setField(page, 'global_batch', 16); // m = 16 / (DP 4 × micro-batch 1) = 4
+    const report = core.evaluateSummary({ ...ADVANCED, degrees: { dp: 4, tp: 1, pp: 4 }, global_batch: 16 });
+    assert.equal(report.pipeline.microbatches, 4);
+    await page.waitForFunction(() => document.querySelector('.timeline .tl-fwd').dataset.blocks === '16');
+    const blocks = await page.locator('.timeline-chart').evaluate((svg) => ({
+      fwd: Number(svg.querySelector('.tl-fwd').dataset.blocks),
+      bwd: Number(svg.querySelector('.tl-bwd').dataset.blocks),
+      subpaths: (svg.querySelector('.tl-fwd').getAttribute('d').match(/M/g) ?? []).length +
+        (svg.querySelector('.tl-bwd').getAttribute('d').match(/M/g) ?? []).length,
+      labels: svg.querySelectorAll('.tl-labels text').length,
+    }));
+    assert.deepEqual(blocks, { fwd: 4 * 4, bwd: 4 * 4, subpaths: 4 * 4 * 2, labels: 4 * 4 * 2 });
+    const dd = await page.locator('.timeline dl dd').allTextContents();
+    assert.deepEqual(dd, ['4', '4', fmt.percent(report.pipeline.bubble_fraction)]);
+    assert.equal(report.pipeline.bubble_fraction, 3 / 4); // (p - 1) / m
+    assert.match(await page.locator('.timeline-shown').textContent(), /All 4 micro-batches/);
+
+    await setField(page, 'global_batch', 512); // m = 128: more than the drawing shows
+    await page.waitForFunction(() => /Showing/.test(document.querySelector('.timeline-shown').textContent));
+    const shown = Number(await page.locator('.timeline-shown').getAttribute('data-shown'));
+    assert.ok(shown < 128);
+    assert.equal(await page.locator('.timeline-shown').textContent(),
+      `Showing ${shown} of 128 micro-batches (the schedule repeats; the bubble is at the start and the end).`);
+    await setField(page, 'degrees', 'auto');
+  });
+
+  test('reference runs: each with the published figure beside the prediction, and loadable', async () => {
+    const { page } = lab;
+    await open(page);
+    const runs = core.referenceRuns();
+    const rows = await page.locator('table.runs tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+      name: tr.dataset.run,
+      published: Number(tr.querySelector('[data-field="published"]').dataset.value),
+      model: Number(tr.querySelector('[data-field="model"]').dataset.value),
+    })));
+    assert.deepEqual(rows, runs.map((r) => ({ name: r.name, published: r.published_tflops_per_gpu,
+      model: r.report.time.tflops_per_gpu })));
+    assert.ok(rows.filter((r) => r.published > 0).length >= 3, 'published throughputs shown');
+    const megatron = runs.find((r) => /145\.6B/.test(r.name));
+    await page.locator('table.runs tbody tr', { hasText: '145.6B' }).getByRole('button').click();
+    const { dp, tp, pp } = megatron.report.degrees;
+    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+      `DP×TP×PP = ${dp}×${tp}×${pp} = ${megatron.report.gpus}`);
+    assert.equal(await value(page, '.steptime dl [data-time="tflops"] dd'), megatron.report.time.tflops_per_gpu);
+    assert.equal(await value(page, '.breakdown .big'), megatron.report.memory.per_gpu_bytes);
+    assert.equal(await page.locator('#advanced [data-state="model"]').inputValue(), 'megatron-145b');
+    assert.equal(await page.locator('svg.fleet').isVisible(), true, '1,536 GPUs: the fleet map');
+  });
+
+  test('a custom architecture: the parameter count is the core\'s', async () => {
+    const { page } = lab;
+    await page.locator('button[data-preset="book"]').click();
+    await page.waitForFunction(() => document.querySelector('#badge').textContent.endsWith('= 16'));
+    await setField(page, 'model', 'custom');
+    await setField(page, 'layers', 32);
+    await setField(page, 'hidden', 4096);
+    await setField(page, 'heads', 32);
+    await setField(page, 'vocab', 32000);
+    const report = core.evaluateSummary({ ...ADVANCED,
+      model: { layers: 32, hidden: 4096, heads: 32, vocab: 32000 } });
+    await page.waitForFunction((v) => document.querySelector('#advanced .field-output').dataset.value === String(v),
+      report.model_params);
+    assert.match(await page.locator('#advanced .field-output').textContent(), /Narayanan Eq\. 2/);
+    // A refused value is explained beside the form, and the page keeps working.
+    await setField(page, 'heads', 30);
+    await page.waitForSelector('#advanced .form-error:not([hidden])');
+    assert.match(await page.locator('#advanced .form-error').textContent(), /heads is 30: it must divide model.hidden/);
+    await setField(page, 'heads', 32);
+    await page.waitForSelector('#advanced .form-error[hidden]', { state: 'attached' });
+    await setField(page, 'model', 'book-16b');
+  });
+
+  test('the book\'s fleet: an aggregate map of 10,240 GPUs, badge 80×8×16, no tile per GPU', async () => {
+    const { page } = lab;
+    await openFleet(page);
+    assert.equal(await badge(page), 'DP×TP×PP = 80×8×16 = 10240');
+    const map = await page.evaluate(() => {
+      const svg = document.querySelector('svg.fleet');
+      const cells = [...svg.querySelectorAll('.fleet-cells path')];
+      return {
+        visible: svg.getBoundingClientRect().height > 100,
+        tiles: document.querySelectorAll('#grid rect.tile').length,
+        elements: svg.querySelectorAll('*').length,
+        squares: cells.reduce((n, p) => n + (p.getAttribute('d').match(/M/g) ?? []).length, 0),
+        replicas: (svg.querySelector('.fleet-replicas').getAttribute('d').match(/M/g) ?? []).length,
+      };
+    });
+    assert.equal(map.visible, true);
+    assert.equal(map.tiles, 0);
+    assert.equal(map.squares, 10240);
+    assert.equal(map.replicas, 80, 'one outline per replica: a row of 16 nodes each');
+    assert.ok(map.elements < 400, `${map.elements} SVG elements`);
+    const report = core.evaluateSummary({ ...ADVANCED, gpus: 10240, degrees: { dp: 80, tp: 8, pp: 16 },
+      global_batch: 2560 });
+    assert.deepEqual(report.warnings, []);
+    assert.equal(await value(page, '.breakdown .big'), report.memory.per_gpu_bytes);
+    assert.equal(await page.locator('.timeline dl dd').nth(1).textContent(), '32');
+
+    // Hover and keys pick a GPU by arithmetic; the readout names its groups.
+    await page.locator('svg.fleet').focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    const readout = await page.locator('#grid-readout').textContent();
+    assert.match(readout, /GPU 129 \(node 16\) is data-parallel replica 1, pipeline stage 0, tensor slice 1/);
+    assert.match(readout, /tensor-parallel group \(solid\): GPUs 128–135/);
+    assert.match(readout, /data-parallel group \(dotted\): 80 GPUs: 1, 129, 257, …, 10113, every 128th/);
+
+    await mkdir(screenshotDir, { recursive: true });
+    await page.screenshot({ path: `${screenshotDir}fleet-10240.png`, fullPage: true });
+  });
+
+  test('no axe violations with the section open, at 16 and 10,240 GPUs, light and dark', async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const view = await openLab(env, { colorScheme });
+      await open(view.page);
+      assert.deepEqual(await axe(view.page), [], `${colorScheme}, 16 GPUs`);
+      await view.page.screenshot({ path: `${screenshotDir}advanced-16-${colorScheme}.png`, fullPage: true });
+      await openFleet(view.page);
+      await view.page.locator('button.run-planner').click();
+      await view.page.waitForSelector('table.plans:not([hidden])');
+      assert.deepEqual(await axe(view.page), [], `${colorScheme}, 10,240 GPUs`);
+      await view.page.screenshot({ path: `${screenshotDir}advanced-10240-${colorScheme}.png`, fullPage: true });
+      assert.deepEqual(view.problems, []);
+      await view.close();
+    }
+  });
+
+  test('no error along the way', () => assert.deepEqual(lab.problems, []));
+});

@@ -1,0 +1,145 @@
+// Measurements of the page in headless Chromium, shared by the benchmark (bench.mjs, which
+// prints them) and the budget test (perf.test.mjs, which fails past 3x the issue's targets).
+// Every timing is taken inside the page with performance.now(); playwright only drives.
+import { gzipSync } from 'node:zlib';
+
+// The issue's targets (issue 5, on this project's 2-core machines). The tests allow 3x.
+export const TARGETS = {
+  payloadGzipBytes: 60e3,
+  readyMs: 1000,
+  toggleWorkP95Ms16: 8,
+  toggleWorkP95Ms10240: 50,
+  nextFrameP95Ms16: 34,
+  plannerMs: 50,
+  wasmOverNative: 2,
+};
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+// Two animation frames: whatever the last input scheduled has been rendered.
+export const settle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// Everything the page downloads up to "ready", each response's real body gzipped (level 9,
+// what a static host would serve): [{ url, kind, bytes, gzip }].
+export async function payload(env) {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  const pending = [];
+  page.on('response', (r) => pending.push(r.body().then((body) => ({ url: r.url(), body }),
+    () => null)));
+  await page.goto(env.url);
+  await page.waitForSelector('html[data-ready="1"]');
+  await settle(page);
+  const files = (await Promise.all(pending)).filter(Boolean).map(({ url, body }) => {
+    const path = new URL(url).pathname;
+    const ext = path.endsWith('/') ? 'html' : path.split('.').pop();
+    const kind = { html: 'HTML', css: 'CSS', js: 'JS', mjs: 'JS', wasm: 'wasm' }[ext] ?? ext;
+    return { url: path, kind, bytes: body.length, gzip: gzipSync(body, { level: 9 }).length };
+  });
+  await context.close();
+  return files;
+}
+
+// Milliseconds from navigation start to the lab's 'lab-ready' mark, in a fresh context each
+// time (nothing cached).
+export async function readyMs(env) {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  await page.goto(env.url);
+  await page.waitForSelector('html[data-ready="1"]');
+  const ms = await page.evaluate(() => performance.getEntriesByName('lab-ready')[0].startTime);
+  await context.close();
+  return ms;
+}
+
+// Clicks a seam switch `n` times (on, off, on, ...) and measures each click in the page:
+//   work: the click handler, plus the frame's work up to a forced style and layout: the
+//         controller renders in requestAnimationFrame, so a rAF callback queued before the
+//         click marks the frame's start and one queued after it (it runs after the render)
+//         forces style and layout and marks the end;
+//   next: click to the next frame (a rAF, then a setTimeout, so the frame has been produced).
+export async function toggleSamples(page, label, n) {
+  return page.evaluate(async ({ label, n }) => {
+    const button = [...document.querySelectorAll('button[role="switch"]')]
+      .find((b) => b.textContent.trim() === label);
+    const idle = () => new Promise((r) => setTimeout(r, 30));
+    const once = () => new Promise((resolve) => {
+      let frameStart = 0;
+      requestAnimationFrame(() => { frameStart = performance.now(); });
+      const t0 = performance.now();
+      button.click();
+      const t1 = performance.now();
+      requestAnimationFrame(() => {
+        void document.body.offsetHeight; // forced style and layout
+        const t2 = performance.now();
+        setTimeout(() => resolve({ work: (t1 - t0) + (t2 - frameStart), next: performance.now() - t0 }));
+      });
+    });
+    const work = [];
+    const next = [];
+    for (let i = 0; i < n; i++) {
+      await idle();
+      const s = await once();
+      work.push(s.work);
+      next.push(s.next);
+    }
+    return { work, next };
+  }, { label, n });
+}
+
+// Opens the advanced section and loads the book's canonical fleet (80×8×16 = 10,240 GPUs).
+export async function openFleet(page) {
+  if (!(await page.locator('#advanced').evaluate((d) => d.open))) {
+    await page.locator('#advanced > summary').click();
+  }
+  await page.locator('button[data-preset="fleet"]').click();
+  await page.waitForFunction(() =>
+    document.querySelector('#badge').textContent === 'DP×TP×PP = 80×8×16 = 10240');
+  await settle(page);
+}
+
+// Sets an advanced field as a person would: pick an option, or type and leave the field.
+export async function setField(page, name, value) {
+  const input = page.locator(`#advanced [data-state="${name}"]`);
+  if ((await input.evaluate((el) => el.tagName)) === 'SELECT') {
+    await input.selectOption(String(value));
+  } else {
+    await input.fill(String(value));
+    await input.press('Tab');
+  }
+  await settle(page);
+}
+
+// The issue's planner case: Llama 3 405B on 16,384 H100s, sequence 8,192, global batch 2,048,
+// NDR network (50 GB/s per GPU), as tests/bench/core_bench.cpp runs it natively.
+export async function setPlannerCase(page) {
+  if (!(await page.locator('#advanced').evaluate((d) => d.open))) {
+    await page.locator('#advanced > summary').click();
+  }
+  await setField(page, 'gpus', 16384);
+  await setField(page, 'model', 'llama3-405b');
+  await setField(page, 'gpu', 'H100-80GB');
+  await setField(page, 'network', 'ndr');
+  await setField(page, 'seq_len', 8192);
+  await setField(page, 'global_batch', 2048);
+}
+
+// Runs the planner n times from its button; the page reports each search's time.
+export async function plannerSamples(page, n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    await page.locator('button.run-planner').click();
+    await page.waitForFunction((k) => document.querySelector('.plan-status')?.dataset.run === String(k), i + 1);
+    out.push(await page.locator('.plan-status').evaluate((el) => ({
+      ms: Number(el.dataset.ms), evaluated: Number(el.dataset.evaluated),
+      feasible: Number(el.dataset.feasible),
+    })));
+  }
+  return out;
+}
