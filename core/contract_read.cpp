@@ -1,5 +1,6 @@
 // JSON -> Scenario. Types are checked here; ranges and cross-field rules in validate.cpp.
 // Built without exceptions: every access checks the type first and parse() never throws.
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -15,6 +16,32 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxScenarioBytes = 64 * 1024;  // a scenario is a few hundred bytes
+// A scenario nests two levels ({"model": {...}}). Deeper input is refused before parsing:
+// printing a value back in a message recurses once per level, and 64 KB of "[" overflowed the
+// stack (found by the fuzz corpus under the sanitizer build).
+constexpr int kMaxNesting = 16;
+
+// The deepest nesting of [ and { outside strings; approximate for invalid JSON, which the
+// parser refuses anyway.
+int nesting(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (escaped) {
+      escaped = false;
+    } else if (in_string) {
+      escaped = c == '\\';
+      in_string = c != '"';
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 std::string show(const json& v) {
   std::string s = v.dump();
@@ -203,6 +230,11 @@ Result<Scenario> parse_scenario(std::string_view text) {
     return Result<Scenario>::failure("scenario is " + std::to_string(text.size()) +
                                      " bytes: allowed at most " +
                                      std::to_string(kMaxScenarioBytes));
+  }
+  if (const int depth = nesting(text); depth > kMaxNesting) {
+    return Result<Scenario>::failure("scenario nests " + std::to_string(depth) +
+                                     " levels deep: allowed at most " +
+                                     std::to_string(kMaxNesting));
   }
   const json o = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded()) {

@@ -84,5 +84,21 @@ TEST(FuzzFound, UnknownKeysAreEchoedShort) {
   EXPECT_EQ(e.rfind("unknown key \"aaaa", 0), 0u) << e;
 }
 
+// Found by replaying the corpus under the sanitizer build: a deeply nested value was dumped
+// whole to be quoted in the message, one stack frame per level; 32,000 levels (64 KB, the size
+// limit) overflowed the stack. Nesting is now checked before parsing.
+TEST(FuzzFound, DeepNestingIsRefusedBeforeParsing) {
+  const std::string open(32000, '['), close(32000, ']');
+  EXPECT_EQ(run(open + close)["error"], "scenario nests 32000 levels deep: allowed at most 16");
+  EXPECT_EQ(run("{\"gpus\":" + open + close + "}")["error"],
+            "scenario nests 32001 levels deep: allowed at most 16");
+  EXPECT_NE(run("{\"gpus\":" + std::string(15, '[') + std::string(15, ']') + "}")["error"],
+            "scenario nests 16 levels deep: allowed at most 16");
+  // Brackets and escaped quotes inside strings do not count.
+  const json named = run(R"({"model":{"name":"[[[[[[[[[[[[[[[[[[[[\"{{{{{{{{{{{{{{{{{{{{"}})");
+  ASSERT_FALSE(named.contains("error")) << named;
+  EXPECT_EQ(named["scenario"]["model"]["name"], "[[[[[[[[[[[[[[[[[[[[\"{{{{{{{{{{{{{{{{{{{{");
+}
+
 }  // namespace
 }  // namespace pe
