@@ -207,6 +207,59 @@ describe('advanced section', () => {
     await setField(page, 'model', 'book-16b');
   });
 
+  test('the planner: counts and time shown, the fastest rows, and a chosen row applied to every panel', async () => {
+    const { page } = lab;
+    await page.locator('button[data-preset="book"]').click();
+    await page.waitForFunction(() => document.querySelector('#badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    const result = core.plan({ ...ADVANCED, model: 'book-16b' }, 10);
+    await page.locator('button.run-planner').click();
+    await page.waitForSelector('table.plans:not([hidden])');
+    const status = page.locator('.plan-status');
+    assert.equal(Number(await status.getAttribute('data-evaluated')), result.evaluated);
+    assert.equal(Number(await status.getAttribute('data-feasible')), result.feasible);
+    assert.match(await status.textContent(),
+      new RegExp(`Evaluated ${fmt.integer(result.evaluated)} configurations; ${fmt.integer(result.feasible)} ` +
+        'fit in memory\\. The search took \\d+\\.\\d ms in this page\\.'));
+    assert.equal(await page.locator('.why-best').textContent(), result.why_best);
+    const rows = await page.locator('table.plans tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => [...tr.cells].slice(1, 11).map((c) => c.textContent)));
+    assert.equal(rows.length, result.plans.length);
+    result.plans.forEach((p, i) => {
+      assert.equal(rows[i][0], fmt.degrees(p.degrees), `row ${i + 1}`);
+      assert.equal(rows[i][1], String(p.zero_stage));
+      assert.equal(rows[i][6], fmt.bytes(p.per_gpu_bytes));
+      assert.equal(rows[i][7], fmt.seconds(p.step_s));
+    });
+
+    const chosen = result.plans[1];
+    await page.getByRole('button', { name: `Use layout 2: ${fmt.degrees(chosen.degrees)}` }).click();
+    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+      `DP×TP×PP = ${fmt.degrees(chosen.degrees)} = 16`);
+    await settle(page);
+    assert.equal(await value(page, '.breakdown .big'), chosen.per_gpu_bytes);
+    assert.equal(await value(page, '.steptime .big'), chosen.step_s);
+    assert.equal(await page.locator('#advanced [data-state="zero_stage"]').inputValue(), String(chosen.zero_stage));
+    assert.equal(await page.locator('#advanced [data-state="recompute"]').inputValue(), chosen.recompute);
+    assert.equal(await page.locator('.plan-stale').isHidden(), true, 'a chosen row keeps the inputs');
+    await setField(page, 'seq_len', 4096);
+    assert.equal(await page.locator('.plan-stale').isVisible(), true, 'new inputs: search again');
+    await setField(page, 'seq_len', 2048);
+  });
+
+  test('time to train on a token budget is the core\'s', async () => {
+    const { page } = lab;
+    await page.locator('button[data-preset="book"]').click();
+    await page.waitForFunction(() => document.querySelector('#badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    assert.equal(await page.locator('.steptime [data-time="train"] dd').textContent(), 'set a token budget');
+    await setField(page, 'train_tokens', 300); // billions
+    const report = core.evaluateSummary({ ...ADVANCED, train_tokens: 300e9 });
+    await page.waitForFunction((v) => document.querySelector('.steptime [data-time="train"] dd').dataset.value === String(v),
+      report.time.time_to_train_s);
+    assert.equal(await page.locator('.steptime [data-time="train"] dd').textContent(),
+      `${fmt.duration(report.time.time_to_train_s)} for 300 B tokens`);
+    await setField(page, 'train_tokens', 0);
+  });
+
   test('the book\'s fleet: an aggregate map of 10,240 GPUs, badge 80×8×16, no tile per GPU', async () => {
     const { page } = lab;
     await openFleet(page);

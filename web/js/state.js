@@ -139,7 +139,7 @@ export const PRESETS = [
     values: { advanced: true, gpus: 10240, gpus_per_node: 8, degrees: '80x8x16',
       global_batch: 2560, micro_batch: 1 } },
   { name: 'book', label: 'Back to the book\'s defaults', reset: true,
-    hint: 'every advanced value at its default (16 GPUs, the 16B model, A100 80 GB)',
+    hint: 'every value at its default (16 GPUs, data parallel, the 16B model, A100 80 GB), the section open',
     values: { advanced: true } },
 ];
 
@@ -287,16 +287,11 @@ export function changeMany(state, values, ctx = {}) {
   return next;
 }
 
-// A preset button: its rows, after putting every advanced row back to its default if asked.
+// A preset button: its rows, set on the current state or (reset) on the defaults.
 export function applyPreset(state, name, ctx = {}) {
   const p = PRESETS.find((x) => x.name === name);
   if (!p) throw new Error(`unknown preset "${name}"`);
-  let base = state;
-  if (p.reset) {
-    base = { ...state };
-    for (const e of STATE) if (e.advanced) base[e.name] = e.default;
-  }
-  return changeMany(base, p.values, ctx);
+  return changeMany(p.reset ? defaults() : state, p.values, ctx);
 }
 
 function settle(state, ctx) {
