@@ -308,7 +308,8 @@ export function createGrid({ svg, legend, readout }) {
   let mode = '';
   return {
     update(report, ranks) {
-      const next = report.gpus > TILE_LIMIT ? 'fleet' : 'tiles';
+      // Also past 8 node boxes (small nodes): stacked, they would leave the tiles too small.
+      const next = report.gpus > TILE_LIMIT || report.nodes > 8 ? 'fleet' : 'tiles';
       if (next !== mode) {
         if (mode === 'tiles') tiles.clear();
         if (mode === 'fleet') fleet.clear();
