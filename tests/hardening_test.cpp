@@ -1,7 +1,7 @@
 // Hostile input: every seed of the fuzz corpus (tests/fuzz/corpus/, the golden scenarios plus
-// hostile ones, and every input the fuzzer has found) replays through the same checks the fuzz
-// target makes (tests/fuzz/report_checks.h), natively and under the sanitize preset. Then one
-// test per defect the fuzzer found, with the input that found it.
+// hostile ones, and every input the fuzzer has found) replays through the checks the fuzz
+// targets make on the report and on the planner (tests/fuzz/report_checks.h), natively and
+// under the sanitize preset. Then one test per defect found, with the input that found it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,13 +21,17 @@ std::string evaluate_with_ranks(std::string_view text) { return evaluate_json(te
 
 json run(const std::string& scenario) { return json::parse(evaluate_json(scenario)); }
 
-TEST(FuzzCorpus, EverySeedGivesAnErrorOrASaneReport) {
+TEST(FuzzCorpus, EverySeedGivesAnErrorOrASaneReportAndPlans) {
   int replayed = 0;
   for (const auto& entry : std::filesystem::directory_iterator(PE_GOLDEN_DIR "/../fuzz/corpus")) {
     std::ifstream file(entry.path(), std::ios::binary);
     std::stringstream text;
     text << file.rdbuf();
     EXPECT_EQ(fuzz::check_scenario_text(text.str(), evaluate_with_ranks), "") << entry.path();
+    EXPECT_EQ(fuzz::check_plan_text(text.str(), 5, plan_json,
+                                    [](std::string_view t) { return evaluate_json(t, false); }),
+              "")
+        << entry.path();
     ++replayed;
   }
   EXPECT_GE(replayed, 30);

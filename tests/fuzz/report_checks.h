@@ -130,4 +130,42 @@ std::string check_scenario_text(std::string_view text, Evaluate evaluate) {
   return "";
 }
 
+// One output of plan_json: an error as above, or plans whose numbers are all sane, fastest
+// first, each fitting in memory, and each one's scenario evaluating to the plan's own figures.
+template <class Evaluate>
+std::string check_plan_text(std::string_view text, int top_k,
+                            std::string (*plan)(std::string_view, int), Evaluate evaluate) {
+  const std::string output = plan(text, top_k);
+  const json out = json::parse(output, nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded() || !out.is_object()) return "plan output is not a JSON object";
+  if (out.contains("error")) {
+    json e;
+    return check_output(output, false, e);
+  }
+  if (std::string p = walk(out, "", ""); !p.empty()) return "plan: " + p;
+  const json& plans = out["plans"];
+  if (out["evaluated"].get<double>() < out["feasible"].get<double>()) {
+    return "more feasible plans than evaluated ones";
+  }
+  if (plans.size() > static_cast<size_t>(top_k) || plans.size() > out["feasible"].get<double>()) {
+    return "more plans than asked for or feasible";
+  }
+  double previous = 0;
+  for (const json& p : plans) {
+    json r;
+    const std::string again = evaluate(p["scenario"].dump());
+    if (std::string problem = check_output(again, false, r); !problem.empty()) {
+      return "a plan's scenario: " + problem;
+    }
+    if (r.contains("error")) return "a plan's scenario is refused: " + again.substr(0, 200);
+    if (r["memory"]["per_gpu_bytes"] != p["per_gpu_bytes"] || r["time"]["step_s"] != p["step_s"]) {
+      return "a plan's figures differ from its scenario's report";
+    }
+    if (!r["memory"]["fits"].get<bool>()) return "a plan that does not fit";
+    if (p["step_s"].get<double>() < previous) return "plans not fastest first";
+    previous = p["step_s"].get<double>();
+  }
+  return "";
+}
+
 }  // namespace pe::fuzz
