@@ -45,7 +45,6 @@ export function createBreakdown(root) {
   const capLabel = svgEl('text', { class: 'cap-label', x: W - 4, 'text-anchor': 'end' }, chart);
   const axis = svgEl('g', { class: 'stage-axis' }, chart);
   const stageNote = make('p', { className: 'small stage-readout' }, section);
-  stageNote.setAttribute('aria-live', 'polite');
 
   let report = null;
   let geometry = null;
