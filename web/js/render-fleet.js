@@ -300,9 +300,13 @@ export function createFleet({ after, legend, readout }) {
       const banded = [];
       if (hues < report.degrees.pp) banded.push(`${report.degrees.pp} stages in ${hues} hue bands`);
       if (shades < report.degrees.tp) banded.push(`${report.degrees.tp} slices in ${shades} shades`);
-      note.textContent = `Each square is a GPU, each block of ${s.perNode} a node (NVLink inside, ` +
-        `the ${report.scenario.network_gb_s} GB/s network between); a row holds ` +
-        `${fmt.integer(s.rowGpus)} GPUs.${banded.length ? ` Colours: ${banded.join(', ')}.` : ''}`;
+      const rows = s.blockRows > 1
+        ? `each node is drawn as ${s.blockRows} rows of ${fmt.integer(s.blockCols)}`
+        : `a row holds ${s.nodesPerRow} ${s.nodesPerRow === 1 ? 'node' : 'nodes'}, ` +
+          `${fmt.integer(s.rowGpus)} GPUs`;
+      note.textContent = `Each square is a GPU, each block of ${fmt.integer(s.perNode)} a node ` +
+        `(NVLink inside, the ${report.scenario.network_gb_s} GB/s network between); ${rows}.` +
+        `${banded.length ? ` Colours: ${banded.join(', ')}.` : ''}`;
       svg.setAttribute('aria-label', `${fmt.integer(report.gpus)} GPUs in ` +
         `${fmt.integer(report.nodes)} nodes, drawn as a map; DP×TP×PP = ` +
         `${fmt.degrees(report.degrees)}; arrow keys move between GPUs`);
