@@ -25,6 +25,10 @@ nlohmann::json report_json(const Report& r);
 // On failure: {"error": "..."}.
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
 
+// The explicit layouts the scenario's GPU count and model allow (explorer.h accepted_layouts):
+// {"layouts": [[dp, tp, pp], ...]}, or {"error": "..."} for a bad scenario.
+std::string layouts_json(std::string_view scenario_text);
+
 // The presets a user can pick: {"models": [...], "gpus": [...], "precisions": [...]}, each
 // with its numbers (model params resolved by Narayanan Eq. 2 where the preset has none).
 std::string presets_json();

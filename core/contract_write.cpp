@@ -177,6 +177,16 @@ std::string timeline_json(int stages, int microbatches) {
       .dump();
 }
 
+std::string layouts_json(std::string_view scenario_text) {
+  const Result<Scenario> scenario = parse_scenario(scenario_text);
+  if (!scenario.ok()) return json{{"error", scenario.error()}}.dump();
+  json layouts = json::array();
+  for (const Degrees& d : accepted_layouts(scenario.value())) {
+    layouts.push_back({d.dp, d.tp, d.pp});
+  }
+  return json{{"layouts", layouts}}.dump();
+}
+
 std::string presets_json() {
   const Scenario defaults;
   json models = json::array(), gpus = json::array(), precisions = json::array();

@@ -55,21 +55,39 @@ Degrees resolve_degrees(const Scenario& s) {
   return auto_factor(s.gpus, s.gpus_per_node, s.model.layers, s.seams);
 }
 
+std::string layout_problem(const Scenario& s, const Degrees& d) {
+  if (d.pp > s.model.layers) {
+    return "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
+           " layers: allowed at most one stage per layer (fewer GPUs, or another seam)";
+  }
+  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  if (d.pp > 1 && 1LL * d.pp * v > s.model.layers) {
+    return "virtual_stages is " + str(v) + ": pipeline degree x virtual_stages (" +
+           str(1LL * d.pp * v) + ") may not exceed the " + str(s.model.layers) + " layers";
+  }
+  return "";
+}
+
+std::vector<Degrees> accepted_layouts(const Scenario& s) {
+  std::vector<Degrees> out;
+  for (int tp = 1; tp <= s.gpus; ++tp) {
+    if (s.gpus % tp != 0) continue;
+    for (int pp = 1; pp <= s.gpus / tp; ++pp) {
+      if ((s.gpus / tp) % pp != 0) continue;
+      const Degrees d{s.gpus / (tp * pp), tp, pp};
+      if (layout_problem(s, d).empty()) out.push_back(d);
+    }
+  }
+  return out;
+}
+
 Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   if (std::string problem = validate(s); !problem.empty()) {
     return Result<Report>::failure(problem);
   }
   const Degrees d = resolve_degrees(s);
-  if (d.pp > s.model.layers) {
-    return Result<Report>::failure(
-        "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
-        " layers: allowed at most one stage per layer (fewer GPUs, or another seam)");
-  }
-  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
-  if (d.pp > 1 && 1LL * d.pp * v > s.model.layers) {
-    return Result<Report>::failure(
-        "virtual_stages is " + str(v) + ": pipeline degree x virtual_stages (" +
-        str(1LL * d.pp * v) + ") may not exceed the " + str(s.model.layers) + " layers");
+  if (std::string problem = layout_problem(s, d); !problem.empty()) {
+    return Result<Report>::failure(problem);
   }
 
   Report r;

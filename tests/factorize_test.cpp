@@ -84,3 +84,21 @@ TEST(AutoFactor, PipelineNeverHasMoreStagesThanLayersWhileDataCanTakeTheRest) {
 
 }  // namespace
 }  // namespace pe
+
+namespace pe {
+namespace {
+
+TEST(AcceptedLayouts, EveryFactorizationWithNoMoreStagesThanLayers) {
+  Scenario s;  // 16 GPUs, 50 layers: all 15 ordered factorizations of 16 into three
+  EXPECT_EQ(accepted_layouts(s).size(), 15u);
+  s.model.layers = 4;  // PP 8 and 16 are refused: (1,1,16),(2,1,8),(1,2,8) -> 12 left
+  EXPECT_EQ(accepted_layouts(s).size(), 12u);
+  s.schedule = Schedule::kInterleaved;
+  s.virtual_stages = 2;  // PP x 2 <= 4: PP 1 or 2 only -> (16,1,1),(8,1,2),(8,2,1),(4,2,2),
+                         // (4,4,1),(2,4,2),(2,8,1),(1,8,2),(1,16,1)
+  EXPECT_EQ(accepted_layouts(s).size(), 9u);
+  for (const Degrees& d : accepted_layouts(s)) EXPECT_TRUE(layout_problem(s, d).empty());
+}
+
+}  // namespace
+}  // namespace pe

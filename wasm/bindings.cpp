@@ -24,6 +24,8 @@ std::string evaluate_summary(const std::string& scenario) {
 
 std::string plan(const std::string& scenario, int top_k) { return pe::plan_json(scenario, top_k); }
 
+std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
+
 std::string timeline(int stages, int microbatches) {
   return pe::timeline_json(stages, microbatches);
 }
@@ -51,6 +53,7 @@ EMSCRIPTEN_BINDINGS(parallelism_explorer) {
   emscripten::function("evaluateSummary", &evaluate_summary);
   emscripten::function("plan", &plan);
   emscripten::function("timeline", &timeline);
+  emscripten::function("layouts", &layouts);
   emscripten::function("ranks", &ranks);
   emscripten::function("presets", &pe::presets_json);
   emscripten::function("referenceRuns", &pe::reference_runs_json);

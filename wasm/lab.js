@@ -32,6 +32,8 @@ export async function createLab(options = {}) {
     evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
     // The planner: { evaluated, feasible, why_best, plans: [...] }, fastest first.
     plan: (scenario = {}, top = 10) => call(module.plan, toJson(scenario), top | 0),
+    // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model.
+    layouts: (scenario = {}) => call(module.layouts, toJson(scenario)).layouts,
     // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }.
     timeline: (stages, microbatches) => call(module.timeline, stages | 0, microbatches | 0),
     // Int32Array of [dp, tp, pp, node] per rank (a copy; empty for an invalid layout).

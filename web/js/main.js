@@ -13,7 +13,7 @@ import { applyPreset, change, defaults, fromScenario, normalize, toScenario } fr
 async function main(root) {
   const $ = (selector) => root.querySelector(selector);
   const lab = await createLab();
-  const ctx = { presets: lab.presets() };
+  const ctx = { presets: lab.presets(), layouts: (scenario) => lab.layouts(scenario) };
   let state = defaults();
   let frame = 0;
 

@@ -215,32 +215,21 @@ export function normalize(partial = {}, ctx = {}) {
   return state;
 }
 
-// The model's layer count, which bounds the pipeline degree (at most one stage per layer).
-function layersOf(state, ctx) {
-  if (state.model === 'custom') return state.layers;
-  return ctx.presets?.models.find((m) => m.name === state.model)?.layers ?? Infinity;
-}
-
-// Every DP×TP×PP whose product is the GPU count and that the core accepts: PP (times the
-// virtual stages when interleaved) at most the layer count. TP first, then PP, ascending.
+// Every DP×TP×PP the core accepts for this GPU count and model (lab.layouts, passed in as
+// ctx.layouts), TP first, then PP, ascending. The state's own explicit layout is left out of
+// the question, so a layout that became invalid does not hide the valid ones.
 export function factorizations(state, ctx = {}) {
-  const gpus = state.gpus;
-  const chunks = state.schedule === 'interleaved' ? state.virtual_stages : 1;
-  const layers = layersOf(state, ctx);
-  const out = [];
-  for (let tp = 1; tp <= gpus; tp++) {
-    if (gpus % tp) continue;
-    for (let pp = 1; pp <= gpus / tp; pp++) {
-      if ((gpus / tp) % pp) continue;
-      if (pp > layers || (pp > 1 && pp * chunks > layers)) break;
-      out.push({ dp: gpus / tp / pp, tp, pp });
-    }
+  if (!ctx.layouts) return [];
+  const { degrees, ...scenario } = toScenario({ ...state, degrees: 'auto' });
+  try {
+    return ctx.layouts(scenario).map(([dp, tp, pp]) => ({ dp, tp, pp }));
+  } catch {
+    return []; // another field is invalid: the form shows the core's message for it
   }
-  return out;
 }
 
 function validLayout(state, ctx) {
-  if (state.degrees === 'auto') return true;
+  if (state.degrees === 'auto' || !ctx.layouts) return true; // unchecked here: the core decides
   const d = parseDegrees(state.degrees);
   return factorizations(state, ctx).some((f) => f.dp === d.dp && f.tp === d.tp && f.pp === d.pp);
 }
