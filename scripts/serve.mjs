@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // A tiny static server for web/ on 127.0.0.1 (ES modules and wasm need http, not file://).
-//   node scripts/serve.mjs [PORT]      PORT from the argument, else $PORT, else 8000; 0 = any free
+//   node scripts/serve.mjs [PORT] [--no-csp]   PORT from the argument, else $PORT, else 8000;
+//                                               0 = any free
 // Also importable by tests: `const { url, close } = await serve({ port: 0 })`.
+// Every response carries the strict Content-Security-Policy the lab runs under (CSP below):
+// no inline script or style, no eval (only 'wasm-unsafe-eval' to compile the module), nothing
+// from another origin; blob: images only for turning the grid into a PNG.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -21,9 +25,13 @@ const MIME = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+export const CSP = ["default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'", "img-src 'self' blob:", "object-src 'none'", "base-uri 'none'",
+  "form-action 'none'"].join('; ');
+
 const defaultRoot = fileURLToPath(new URL('../web/', import.meta.url));
 
-export function serve({ port = 8000, root = defaultRoot, host = '127.0.0.1' } = {}) {
+export function serve({ port = 8000, root = defaultRoot, host = '127.0.0.1', csp = true } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     const send = (status, text) => {
@@ -54,6 +62,7 @@ export function serve({ port = 8000, root = defaultRoot, host = '127.0.0.1' } = 
         'content-length': info.size,
         'cache-control': 'no-cache',
         'x-content-type-options': 'nosniff',
+        ...(csp ? { 'content-security-policy': CSP } : {}),
       });
       if (req.method === 'HEAD') return res.end();
       createReadStream(file).on('error', () => res.destroy()).pipe(res);
@@ -76,14 +85,17 @@ export function serve({ port = 8000, root = defaultRoot, host = '127.0.0.1' } = 
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const port = Number(process.argv[2] ?? process.env.PORT ?? 8000);
+  const args = process.argv.slice(2);
+  const csp = !args.includes('--no-csp');
+  const portArg = args.find((a) => a !== '--no-csp');
+  const port = Number(portArg ?? process.env.PORT ?? 8000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`serve: bad port ${process.argv[2] ?? process.env.PORT}`);
+    console.error(`serve: bad port ${portArg ?? process.env.PORT}`);
     process.exit(2);
   }
   try {
-    const { url } = await serve({ port });
-    console.log(`Serving web/ at ${url}  (Ctrl+C to stop)`);
+    const { url } = await serve({ port, csp });
+    console.log(`Serving web/ at ${url}${csp ? ' with its Content-Security-Policy' : ''}  (Ctrl+C to stop)`);
   } catch (e) {
     console.error(`serve: ${e.message}`);
     process.exit(1);

@@ -1,12 +1,9 @@
 // Automated accessibility checks (axe-core, injected offline) in light and dark, for the
 // default state, all three seams on (with a GPU highlighted) and no seam on.
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
 
-import { badgeFor, coreReport, openLab, setSeams, startBrowser } from './harness.mjs';
-
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+import { axe, badgeFor, coreReport, openLab, setSeams, startBrowser } from './harness.mjs';
 
 let env;
 before(async () => { env = await startBrowser(); });
@@ -21,14 +18,10 @@ const STATES = [
 for (const colorScheme of ['light', 'dark']) {
   test(`no axe violations (${colorScheme})`, async () => {
     const lab = await openLab(env, { colorScheme });
-    await lab.page.addScriptTag({ path: axePath });
     for (const state of STATES) {
       await setSeams(lab.page, state, badgeFor(await coreReport(state)));
-      if (state.hover !== undefined) await lab.page.hover(`#grid rect.tile[data-rank="${state.hover}"]`);
-      const violations = await lab.page.evaluate(async () =>
-        (await axe.run(document, { resultTypes: ['violations'] })).violations
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-      assert.deepEqual(violations, [], state.name);
+      if (state.hover !== undefined) await lab.page.hover(`.gpu-grid rect.tile[data-rank="${state.hover}"]`);
+      assert.deepEqual(await axe(lab.page), [], state.name);
     }
     assert.deepEqual(lab.problems, []);
     await lab.close();

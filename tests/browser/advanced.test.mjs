@@ -3,15 +3,12 @@
 // Node is the reference here: tests/wasm checks it against the native core).
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/format.js';
-import { openLab, screenshotDir, startBrowser } from './harness.mjs';
+import { axe, openLab, screenshotDir, startBrowser } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';
-
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 let env;
 let lab;
@@ -28,12 +25,12 @@ after(async () => {
   await env?.close();
 });
 
-const badge = (page) => page.locator('#badge').textContent();
+const badge = (page) => page.locator('.badge').textContent();
 const open = async (page) => {
-  if (!(await page.locator('#advanced').evaluate((d) => d.open))) {
-    await page.locator('#advanced > summary').click();
+  if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
+    await page.locator('details.advanced > summary').click();
   }
-  await page.waitForSelector('#advanced-out .breakdown');
+  await page.waitForSelector('.advanced-out .breakdown');
   await settle(page);
 };
 const value = (page, selector) => page.locator(selector).evaluate((el) => Number(el.dataset.value));
@@ -42,30 +39,24 @@ const value = (page, selector) => page.locator(selector).evaluate((el) => Number
 const ADVANCED = { seams: { data: true, tensor: false, pipeline: false }, memory_model: 'full',
   gpus: 16, gpus_per_node: 8 };
 
-async function axe(page) {
-  await page.addScriptTag({ path: axePath });
-  return page.evaluate(async () => (await axe.run(document, { resultTypes: ['violations'] }))
-    .violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`));
-}
-
 describe('advanced section', () => {
   test('closed by default; opening switches to the full memory model, closing restores the book', async () => {
     const { page } = lab;
-    assert.equal(await page.locator('#advanced').evaluate((d) => d.open), false);
-    assert.equal(await page.locator('#advanced-out').isHidden(), true);
+    assert.equal(await page.locator('details.advanced').evaluate((d) => d.open), false);
+    assert.equal(await page.locator('.advanced-out').isHidden(), true);
     assert.equal(await value(page, '[data-field="per-gpu"]'), 256e9);
 
     await open(page);
     const full = core.evaluateSummary(ADVANCED);
     assert.equal(await value(page, '[data-field="per-gpu"]'), full.memory.per_gpu_bytes);
     assert.equal(await value(page, '.breakdown .big'), full.memory.per_gpu_bytes);
-    assert.equal(await page.locator('#memory h2').textContent(),
+    assert.equal(await page.locator('.memory h2').textContent(),
       'Memory per GPU (busiest GPU, activations included)');
 
-    await page.locator('#advanced > summary').click();
+    await page.locator('details.advanced > summary').click();
     await page.waitForFunction(() => document.querySelector('[data-field="per-gpu"]').dataset.value === '256000000000');
-    assert.equal(await page.locator('#memory h2').textContent(), 'Memory per GPU (weights + optimizer)');
-    assert.equal(await page.locator('#advanced-out').isHidden(), true);
+    assert.equal(await page.locator('.memory h2').textContent(), 'Memory per GPU (weights + optimizer)');
+    assert.equal(await page.locator('.advanced-out').isHidden(), true);
   });
 
   test('the memory split, the step time and the wire match the core; ZeRO-3 lowers memory as it says', async () => {
@@ -99,14 +90,14 @@ describe('advanced section', () => {
     assert.equal(times.tflops, t.tflops_per_gpu);
     assert.equal(times.tokens, t.tokens_per_s);
     assert.equal(await value(page, '.steptime .big'), t.step_s);
-    assert.equal(await value(page, '#wire [data-seam="data"] [data-field="time"]'), zero3.comms.data.time_s);
+    assert.equal(await value(page, '.wire [data-seam="data"] [data-field="time"]'), zero3.comms.data.time_s);
     await setField(page, 'zero_stage', 0);
   });
 
   test('layouts offered are the valid factorizations; an explicit layout drives the badge and the seams', async () => {
     const { page } = lab;
     await open(page);
-    const options = await page.locator('#advanced [data-state="degrees"] option').evaluateAll((os) =>
+    const options = await page.locator('details.advanced [data-state="degrees"] option').evaluateAll((os) =>
       os.map((o) => o.value));
     assert.equal(options[0], 'auto');
     // 16 = 2^4 over three seams: C(6, 2) = 15 ordered factorizations, all with PP <= 50 layers.
@@ -116,9 +107,9 @@ describe('advanced section', () => {
       assert.equal(dp * tp * pp, 16, o);
     }
     await setField(page, 'degrees', '1x16x1');
-    await page.waitForFunction(() => document.querySelector('#badge').textContent === 'DP×TP×PP = 1×16×1 = 16');
+    await page.waitForFunction(() => document.querySelector('.badge').textContent === 'DP×TP×PP = 1×16×1 = 16');
     const report = core.evaluateSummary({ ...ADVANCED, degrees: { dp: 1, tp: 16, pp: 1 } });
-    const warnings = await page.locator('#warnings li').allTextContents();
+    const warnings = await page.locator('.warnings li').allTextContents();
     assert.deepEqual(warnings, report.warnings);
     assert.ok(warnings.some((w) => /Tensor parallelism spans nodes/.test(w)), 'TP across nodes is warned');
     assert.equal(await page.getByRole('switch', { name: 'Data parallel', exact: true }).getAttribute('aria-checked'), 'false');
@@ -126,9 +117,9 @@ describe('advanced section', () => {
     // A seam switch goes back to auto-factoring.
     await page.getByRole('switch', { name: 'Data parallel', exact: true }).click();
     const auto = core.evaluateSummary({ ...ADVANCED, seams: { data: true, tensor: true, pipeline: false } });
-    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
       `DP×TP×PP = ${fmt.degrees(auto.degrees)} = 16`);
-    assert.equal(await page.locator('#advanced [data-state="degrees"]').inputValue(), 'auto');
+    assert.equal(await page.locator('details.advanced [data-state="degrees"]').inputValue(), 'auto');
   });
 
   test('the 1F1B timeline: p × m × 2 blocks for a small pipeline, and "showing k of m" for a long one', async () => {
@@ -176,18 +167,18 @@ describe('advanced section', () => {
     const megatron = runs.find((r) => /145\.6B/.test(r.name));
     await page.locator('table.runs tbody tr', { hasText: '145.6B' }).getByRole('button').click();
     const { dp, tp, pp } = megatron.report.degrees;
-    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
       `DP×TP×PP = ${dp}×${tp}×${pp} = ${megatron.report.gpus}`);
     assert.equal(await value(page, '.steptime dl [data-time="tflops"] dd'), megatron.report.time.tflops_per_gpu);
     assert.equal(await value(page, '.breakdown .big'), megatron.report.memory.per_gpu_bytes);
-    assert.equal(await page.locator('#advanced [data-state="model"]').inputValue(), 'megatron-145b');
+    assert.equal(await page.locator('details.advanced [data-state="model"]').inputValue(), 'megatron-145b');
     assert.equal(await page.locator('svg.fleet').isVisible(), true, '1,536 GPUs: the fleet map');
   });
 
   test('a custom architecture: the parameter count is the core\'s', async () => {
     const { page } = lab;
     await page.locator('button[data-preset="book"]').click();
-    await page.waitForFunction(() => document.querySelector('#badge').textContent.endsWith('= 16'));
+    await page.waitForFunction(() => document.querySelector('.badge').textContent.endsWith('= 16'));
     await setField(page, 'model', 'custom');
     await setField(page, 'layers', 32);
     await setField(page, 'hidden', 4096);
@@ -195,22 +186,31 @@ describe('advanced section', () => {
     await setField(page, 'vocab', 32000);
     const report = core.evaluateSummary({ ...ADVANCED,
       model: { layers: 32, hidden: 4096, heads: 32, vocab: 32000 } });
-    await page.waitForFunction((v) => document.querySelector('#advanced .field-output').dataset.value === String(v),
+    await page.waitForFunction((v) => document.querySelector('details.advanced .field-output').dataset.value === String(v),
       report.model_params);
-    assert.match(await page.locator('#advanced .field-output').textContent(), /Narayanan Eq\. 2/);
-    // A refused value is explained beside the form, and the page keeps working.
+    assert.match(await page.locator('details.advanced .field-output').textContent(), /Narayanan Eq\. 2/);
+    // A refused value is explained beside the field the core names, the panels keep the last
+    // report the core accepted, and the page keeps working.
+    const before = await value(page, '.breakdown .big');
     await setField(page, 'heads', 30);
-    await page.waitForSelector('#advanced .form-error:not([hidden])');
-    assert.match(await page.locator('#advanced .form-error').textContent(), /heads is 30: it must divide model.hidden/);
+    const heads = page.locator('details.advanced [data-row="heads"]');
+    await heads.locator('.field-error:not([hidden])').waitFor();
+    assert.match(await heads.locator('.field-error').textContent(), /heads is 30: it must divide model.hidden/);
+    assert.equal(await heads.locator('input').getAttribute('aria-invalid'), 'true');
+    assert.match(await heads.locator('input').getAttribute('aria-describedby'),
+      new RegExp(await heads.locator('.field-error').getAttribute('id')));
+    assert.equal(await page.locator('details.advanced .form-error').isHidden(), true);
+    assert.equal(await value(page, '.breakdown .big'), before, 'the last good report stays');
     await setField(page, 'heads', 32);
-    await page.waitForSelector('#advanced .form-error[hidden]', { state: 'attached' });
+    await page.waitForSelector('details.advanced [data-row="heads"] .field-error[hidden]', { state: 'attached' });
+    assert.equal(await heads.locator('input').getAttribute('aria-invalid'), null);
     await setField(page, 'model', 'book-16b');
   });
 
   test('the planner: counts and time shown, the fastest rows, and a chosen row applied to every panel', async () => {
     const { page } = lab;
     await page.locator('button[data-preset="book"]').click();
-    await page.waitForFunction(() => document.querySelector('#badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    await page.waitForFunction(() => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
     const result = core.plan({ ...ADVANCED, model: 'book-16b' }, 10);
     await page.locator('button.run-planner').click();
     await page.waitForSelector('table.plans:not([hidden])');
@@ -233,13 +233,13 @@ describe('advanced section', () => {
 
     const chosen = result.plans[1];
     await page.getByRole('button', { name: `Use layout 2: ${fmt.degrees(chosen.degrees)}` }).click();
-    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
       `DP×TP×PP = ${fmt.degrees(chosen.degrees)} = 16`);
     await settle(page);
     assert.equal(await value(page, '.breakdown .big'), chosen.per_gpu_bytes);
     assert.equal(await value(page, '.steptime .big'), chosen.step_s);
-    assert.equal(await page.locator('#advanced [data-state="zero_stage"]').inputValue(), String(chosen.zero_stage));
-    assert.equal(await page.locator('#advanced [data-state="recompute"]').inputValue(), chosen.recompute);
+    assert.equal(await page.locator('details.advanced [data-state="zero_stage"]').inputValue(), String(chosen.zero_stage));
+    assert.equal(await page.locator('details.advanced [data-state="recompute"]').inputValue(), chosen.recompute);
     assert.equal(await page.locator('.plan-stale').isHidden(), true, 'a chosen row keeps the inputs');
     await setField(page, 'seq_len', 4096);
     assert.equal(await page.locator('.plan-stale').isVisible(), true, 'new inputs: search again');
@@ -249,7 +249,7 @@ describe('advanced section', () => {
   test('time to train on a token budget is the core\'s', async () => {
     const { page } = lab;
     await page.locator('button[data-preset="book"]').click();
-    await page.waitForFunction(() => document.querySelector('#badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    await page.waitForFunction(() => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
     assert.equal(await page.locator('.steptime [data-time="train"] dd').textContent(), 'set a token budget');
     await setField(page, 'train_tokens', 300); // billions
     const report = core.evaluateSummary({ ...ADVANCED, train_tokens: 300e9 });
@@ -269,7 +269,7 @@ describe('advanced section', () => {
       const cells = [...svg.querySelectorAll('.fleet-cells path')];
       return {
         visible: svg.getBoundingClientRect().height > 100,
-        tiles: document.querySelectorAll('#grid rect.tile').length,
+        tiles: document.querySelectorAll('.gpu-grid rect.tile').length,
         elements: svg.querySelectorAll('*').length,
         squares: cells.reduce((n, p) => n + (p.getAttribute('d').match(/M/g) ?? []).length, 0),
         replicas: (svg.querySelector('.fleet-replicas').getAttribute('d').match(/M/g) ?? []).length,
@@ -290,7 +290,7 @@ describe('advanced section', () => {
     await page.locator('svg.fleet').focus();
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
-    const readout = await page.locator('#grid-readout').textContent();
+    const readout = await page.locator('.readout').textContent();
     assert.match(readout, /GPU 129 \(node 16\) is data-parallel replica 1, pipeline stage 0, tensor slice 1/);
     assert.match(readout, /tensor-parallel group \(solid\): GPUs 128–135/);
     assert.match(readout, /data-parallel group \(dotted\): 80 GPUs: 1, 129, 257, …, 10113, every 128th/);

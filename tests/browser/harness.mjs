@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
@@ -74,7 +75,7 @@ export async function setSeams(page, combo, expectedBadge) {
     const sw = page.getByRole('switch', { name: label, exact: true });
     if ((await sw.getAttribute('aria-checked')) !== String(combo[key])) await sw.click();
   }
-  await page.waitForFunction((text) => document.querySelector('#badge')?.textContent === text,
+  await page.waitForFunction((text) => document.querySelector('.badge')?.textContent === text,
     expectedBadge, { timeout: 5_000 });
 }
 
@@ -100,3 +101,29 @@ export const badgeFor = (report) => {
   const { dp, tp, pp } = report.degrees;
   return `DP×TP×PP = ${dp}×${tp}×${pp} = ${report.active_gpus}`;
 };
+
+// axe-core, offline, from the page's own origin: the pages run under a CSP that refuses inline
+// scripts, so the tests serve axe.min.js at /__test__/axe.min.js (routed, never on disk in web/)
+// and add it as a script file. target is a page or a frame; returns "rule: targets" strings.
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const AXE_PATH = '/__test__/axe.min.js';
+const routed = new WeakSet();
+
+export async function axe(target, context = 'document') {
+  const page = typeof target.page === 'function' ? target.page() : target;
+  const browserContext = page.context();
+  if (!routed.has(browserContext)) {
+    routed.add(browserContext);
+    await browserContext.route(`**${AXE_PATH}`, (route) =>
+      route.fulfill({ path: axePath, contentType: 'text/javascript; charset=utf-8' }));
+  }
+  if (!(await target.evaluate(() => typeof window.axe === 'object'))) {
+    await target.addScriptTag({ url: new URL(AXE_PATH, target.url()).href });
+  }
+  return target.evaluate(async (selector) => {
+    const root = selector === 'document' ? document : document.querySelector(selector);
+    // Every rule axe runs by default: WCAG 2.x A and AA, and its best practices.
+    const result = await window.axe.run(root, { resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }, context);
+}

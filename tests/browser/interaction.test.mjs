@@ -17,14 +17,14 @@ after(async () => {
   await env?.close();
 });
 
-const badge = (page) => page.locator('#badge').textContent();
+const badge = (page) => page.locator('.badge').textContent();
 const checked = (page, name) =>
   page.getByRole('switch', { name, exact: true }).getAttribute('aria-checked');
 const focusedName = (page) => page.evaluate(() => document.activeElement?.textContent?.trim());
 
 // Which highlight each tile carries (self, tp, pp, dp or none), by rank.
 const highlights = (page) => page.evaluate(() =>
-  [...document.querySelectorAll('#grid g.gpu')].map((g) => g.dataset.hl ?? 'none'));
+  [...document.querySelectorAll('.gpu-grid g.gpu')].map((g) => g.dataset.hl ?? 'none'));
 
 // The groups of a GPU, read off the core's ranks.
 function groupsOf(report, rank) {
@@ -53,23 +53,23 @@ describe('keyboard and pointer', () => {
     await page.keyboard.press('Space');
     assert.equal(await checked(page, 'Tensor parallel'), 'true');
     const dt = await coreReport({ data: true, tensor: true, pipeline: false });
-    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t, badgeFor(dt));
+    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t, badgeFor(dt));
 
     await page.keyboard.press('Tab');
     assert.equal(await focusedName(page), 'Pipeline parallel');
     await page.keyboard.press('Enter');
     assert.equal(await checked(page, 'Pipeline parallel'), 'true');
-    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
       'DP×TP×PP = 2×4×2 = 16');
 
     await page.getByRole('switch', { name: 'Data parallel', exact: true }).focus();
     await page.keyboard.press('Enter');
     assert.equal(await checked(page, 'Data parallel'), 'false');
     const tp = await coreReport({ data: false, tensor: true, pipeline: true });
-    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t, badgeFor(tp));
+    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t, badgeFor(tp));
     await page.keyboard.press('Space');
     assert.equal(await checked(page, 'Data parallel'), 'true');
-    await page.waitForFunction((t) => document.querySelector('#badge').textContent === t,
+    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
       'DP×TP×PP = 2×4×2 = 16');
     assert.notEqual(await badge(page), badgeFor(tp));
   });
@@ -87,7 +87,7 @@ describe('keyboard and pointer', () => {
     for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
     assert.equal(await page.evaluate(() => document.activeElement.dataset.rank), '5');
     assert.deepEqual(await highlights(page), expectedHighlights(report, 5));
-    const readout = await page.locator('#grid-readout').textContent();
+    const readout = await page.locator('.readout').textContent();
     const g = groupsOf(report, 5);
     assert.match(readout, /GPU 5 \(node 0\) is data-parallel replica 0, pipeline stage 1, tensor slice 1/);
     assert.match(readout, new RegExp(`tensor-parallel group \\(solid\\): GPUs ${g.tp[0]}–${g.tp.at(-1)}`));
@@ -106,7 +106,7 @@ describe('keyboard and pointer', () => {
   test('hovering a GPU highlights its groups too', async () => {
     const { page } = lab;
     const report = await coreReport({ data: true, tensor: true, pipeline: true });
-    await page.hover('#grid rect.tile[data-rank="10"]');
+    await page.hover('.gpu-grid rect.tile[data-rank="10"]');
     assert.deepEqual(await highlights(page), expectedHighlights(report, 10));
     await page.mouse.move(1, 1);
     assert.deepEqual(await highlights(page), Array(16).fill('none'));

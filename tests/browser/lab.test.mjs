@@ -26,7 +26,7 @@ function readPage(page) {
     const text = (sel) => document.querySelector(sel)?.textContent.trim();
     const value = (sel) => document.querySelector(sel)?.dataset.value;
     const wire = {};
-    for (const li of document.querySelectorAll('#wire [data-seam]')) {
+    for (const li of document.querySelectorAll('.wire [data-seam]')) {
       const f = (name) => li.querySelector(`[data-field="${name}"]`);
       wire[li.dataset.seam] = {
         active: li.dataset.active, idle: li.classList.contains('idle'),
@@ -36,23 +36,23 @@ function readPage(page) {
       };
     }
     return {
-      badge: text('#badge'),
+      badge: text('.badge'),
       wire,
-      tiles: [...document.querySelectorAll('#grid rect.tile')].map((r) => ({
+      tiles: [...document.querySelectorAll('.gpu-grid rect.tile')].map((r) => ({
         rank: r.dataset.rank, dp: r.dataset.dp, tp: r.dataset.tp, pp: r.dataset.pp,
         node: r.dataset.node, idle: r.dataset.idle,
       })),
       perGpu: text('[data-field="per-gpu"]'), perGpuValue: value('[data-field="per-gpu"]'),
       perGpuTitle: document.querySelector('[data-field="per-gpu"]').title,
-      fit: text('[data-field="fit"]'), over: document.querySelector('#memory').classList.contains('over'),
+      fit: text('[data-field="fit"]'), over: document.querySelector('.memory').classList.contains('over'),
       modelParams: text('[data-field="model-params"]'),
       bytesPerParam: text('[data-field="bytes-per-param"]'),
       paramsPerGpu: text('[data-field="params-per-gpu"]'),
       paramsPerGpuValue: value('[data-field="params-per-gpu"]'),
       shard: text('[data-field="shard-factor"]'),
       breakdown: text('[data-field="breakdown"]'),
-      warnings: [...document.querySelectorAll('#warnings li')].map((li) => li.textContent),
-      replicas: [...document.querySelectorAll('#grid rect.replica')]
+      warnings: [...document.querySelectorAll('.warnings li')].map((li) => li.textContent),
+      replicas: [...document.querySelectorAll('.gpu-grid rect.replica')]
         .filter((r) => r.getAttribute('visibility') !== 'hidden').length,
     };
   });
@@ -67,7 +67,7 @@ describe('the lab page', () => {
     for (const name of ['Data parallel', 'Tensor parallel', 'Pipeline parallel']) {
       assert.equal(await page.getByRole('switch', { name, exact: true }).count(), 1, name);
     }
-    assert.equal(await page.locator('#grid rect.tile').count(), 16);
+    assert.equal(await page.locator('.gpu-grid rect.tile').count(), 16);
     for (const heading of ['Memory per GPU (weights + optimizer)', 'What crosses the wire', 'What to notice']) {
       assert.equal(await page.getByRole('heading', { name: heading }).count(), 1, heading);
     }
@@ -146,7 +146,7 @@ describe('the lab page', () => {
         assert.match(shown.fit, /fits the 80 GB GPU/);
         await lab.page.screenshot({ path: `${screenshotDir}all-three.png`, fullPage: true });
         // The README's picture (web/screenshot.png is a copy of this one).
-        await lab.page.locator('.interactive').screenshot({ path: `${screenshotDir}readme.png` });
+        await lab.page.locator('.pe-lab').screenshot({ path: `${screenshotDir}readme.png` });
       }
     });
   }

@@ -95,18 +95,18 @@ export async function toggleSamples(page, label, n) {
 
 // Opens the advanced section and loads the book's canonical fleet (80×8×16 = 10,240 GPUs).
 export async function openFleet(page) {
-  if (!(await page.locator('#advanced').evaluate((d) => d.open))) {
-    await page.locator('#advanced > summary').click();
+  if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
+    await page.locator('details.advanced > summary').click();
   }
   await page.locator('button[data-preset="fleet"]').click();
   await page.waitForFunction(() =>
-    document.querySelector('#badge').textContent === 'DP×TP×PP = 80×8×16 = 10240');
+    document.querySelector('.badge').textContent === 'DP×TP×PP = 80×8×16 = 10240');
   await settle(page);
 }
 
 // Sets an advanced field as a person would: pick an option, or type and leave the field.
 export async function setField(page, name, value) {
-  const input = page.locator(`#advanced [data-state="${name}"]`);
+  const input = page.locator(`details.advanced [data-state="${name}"]`);
   if ((await input.evaluate((el) => el.tagName)) === 'SELECT') {
     await input.selectOption(String(value));
   } else {
@@ -119,8 +119,8 @@ export async function setField(page, name, value) {
 // The issue's planner case: Llama 3 405B on 16,384 H100s, sequence 8,192, global batch 2,048,
 // NDR network (50 GB/s per GPU), as tests/bench/core_bench.cpp runs it natively.
 export async function setPlannerCase(page) {
-  if (!(await page.locator('#advanced').evaluate((d) => d.open))) {
-    await page.locator('#advanced > summary').click();
+  if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
+    await page.locator('details.advanced > summary').click();
   }
   await setField(page, 'gpus', 16384);
   await setField(page, 'model', 'llama3-405b');

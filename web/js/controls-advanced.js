@@ -67,8 +67,16 @@ export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
   paramsOut.setAttribute('aria-live', 'polite');
   groups.querySelector('.group-model').insertBefore(paramsOut, fields.get('seq_len').wrap);
 
+  // The core's refusal goes beside the field it names (options.js rowForError), else under
+  // the form. One alert element each, created now so screen readers know them when they fill.
   const error = make('p', { className: 'error form-error', hidden: true }, root);
   error.setAttribute('role', 'alert');
+  for (const field of fields.values()) {
+    field.error = make('p', { className: 'error field-error', id: `${field.input.id}-error`,
+      hidden: true }, field.wrap);
+    field.error.setAttribute('role', 'alert');
+  }
+  let errorField = null;
 
   function updateLayouts(state) {
     const key = [state.gpus, state.model, state.layers, state.schedule, state.virtual_stages].join('|');
@@ -101,10 +109,30 @@ export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
       const d = parseDegrees(state.degrees);
       fields.get('degrees').input.title = d ? `DP = ${d.dp}, TP = ${d.tp}, PP = ${d.pp}` : '';
     },
-    // The core's refusal of the current values, shown beside the form (null clears it).
-    showError(message) {
-      error.hidden = !message;
-      error.textContent = message ?? '';
+    // The core's refusal of the current values (null clears it), beside the named field when
+    // it shows, else under the form.
+    showError(message, name = null) {
+      if (errorField) {
+        errorField.error.hidden = true;
+        errorField.error.textContent = '';
+        errorField.input.removeAttribute('aria-invalid');
+        errorField.input.setAttribute('aria-describedby',
+          errorField.input.getAttribute('aria-describedby').replace(errorField.error.id, '').trim());
+        if (!errorField.input.getAttribute('aria-describedby')) errorField.input.removeAttribute('aria-describedby');
+        errorField = null;
+      }
+      const field = message && fields.get(name);
+      const beside = field && !field.wrap.hidden ? field : null;
+      error.hidden = !message || Boolean(beside);
+      error.textContent = message && !beside ? message : '';
+      if (beside) {
+        errorField = beside;
+        beside.error.textContent = message;
+        beside.error.hidden = false;
+        beside.input.setAttribute('aria-invalid', 'true');
+        beside.input.setAttribute('aria-describedby',
+          `${beside.input.getAttribute('aria-describedby') ?? ''} ${beside.error.id}`.trim());
+      }
     },
   };
 }

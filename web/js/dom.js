@@ -24,9 +24,11 @@ export function svg(name, attrs = {}, parent = null) {
   return node;
 }
 
-// A panel: <section class="panel ..."> with a heading that names it.
+// A panel: <section class="panel ..."> with a heading that names it; an author hides it by its
+// class name (options.js PARTS).
 export function panel(root, className, title, level = 'h3') {
   const section = make('section', { className: `panel ${className}` }, root);
+  section.dataset.part = className;
   const heading = make(level, { id: uid(className), textContent: title }, section);
   section.setAttribute('aria-labelledby', heading.id);
   return section;

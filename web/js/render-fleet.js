@@ -253,7 +253,7 @@ export function createFleet({ after, legend, readout }) {
     if (r >= 0 && r !== highlighted) highlight(r);
   });
   svg.addEventListener('pointerleave', () => {
-    if (shape) highlight(svg.contains(document.activeElement) ? cursor : -1);
+    if (shape) highlight(svg.contains(svg.getRootNode().activeElement) ? cursor : -1);
   });
   svg.addEventListener('focus', () => {
     if (shape) highlight(cursor);

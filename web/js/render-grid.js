@@ -251,8 +251,9 @@ function createTiles({ svg, legend, readout }) {
     if (r >= 0 && r !== highlighted) highlight(r);
   });
   svg.addEventListener('pointerleave', () => {
-    const focused = tileIndex(document.activeElement);
-    highlight(svg.contains(document.activeElement) ? focused : -1);
+    // The root node's, not the document's: inside a shadow root the document sees the host.
+    const active = svg.getRootNode().activeElement;
+    highlight(svg.contains(active) ? tileIndex(active) : -1);
   });
   svg.addEventListener('focusin', (e) => {
     const r = tileIndex(e.target);

@@ -1,15 +1,48 @@
-// The text around the panels: the badge, the core's warnings, and the numbers quoted in the
-// prose (fleet size, model size, GPU memory), so the words stay true to what is on screen.
+// The text around the panels: the badge, the core's warnings, the numbers quoted in the prose
+// (fleet size, model size), the grid's text alternative, and a polite spoken summary when the
+// layout or the memory changes, so the words stay true to what is on screen.
 import * as fmt from './format.js';
 
+const ANNOUNCE_MS = 700; // one announcement after a burst of changes, not one per click
+
+const plural = (n, one, many = `${one}s`) => `${fmt.integer(n)} ${n === 1 ? one : many}`;
+
+// "16 GPUs: 2 data-parallel replicas × 4 tensor slices × 2 pipeline stages", from the report.
+export function layoutSentence(report) {
+  const { dp, tp, pp } = report.degrees;
+  const fleet = `${plural(report.gpus, 'GPU')} in ${plural(report.nodes, 'node')}`;
+  const layout = `${plural(dp, 'data-parallel replica')} × ${plural(tp, 'tensor slice')} × ` +
+    `${plural(pp, 'pipeline stage')}`;
+  const idle = report.gpus - report.active_gpus;
+  return `${fleet}: ${layout}${idle > 0 ? ` on ${plural(report.active_gpus, 'GPU')}, ` +
+    `${fmt.integer(idle)} idle` : ''}.`;
+}
+
 export function createSummary(root) {
-  const badge = root.querySelector('#badge');
-  const warnings = root.querySelector('#warnings');
-  const fills = (name) => root.querySelectorAll(`[data-text="${name}"]`);
+  const badge = root.querySelector('.badge');
+  const warnings = root.querySelector('.warnings');
+  const caption = root.querySelector('.layout-text');
+  const announcer = root.querySelector('.pe-announce');
   const fill = (name, text) => {
-    for (const node of fills(name)) if (node.textContent !== text) node.textContent = text;
+    for (const node of root.querySelectorAll(`[data-text="${name}"]`)) {
+      if (node.textContent !== text) node.textContent = text;
+    }
   };
   let shownWarnings = '';
+  let spoken = null; // null until the first report: the page's first state is not announced
+  let timer = 0;
+
+  function announce(text) {
+    if (spoken === null) {
+      spoken = text;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (text !== spoken) announcer.textContent = text;
+      spoken = text;
+    }, ANNOUNCE_MS);
+  }
 
   return {
     update(report) {
@@ -22,7 +55,12 @@ export function createSummary(root) {
       fill('gpus', fmt.integer(report.gpus));
       fill('model-size', fmt.countWords(report.model_params));
       fill('bytes-per-param', fmt.count(report.scenario.bytes_per_param));
-      fill('gpu-memory', fmt.bytes(report.memory.gpu_memory_bytes));
+
+      const sentence = layoutSentence(report);
+      if (caption.textContent !== sentence) caption.textContent = sentence;
+      const m = report.memory;
+      announce(`${sentence} ${fmt.bytes(m.per_gpu_bytes)} per GPU: ` +
+        `${m.fits ? 'fits' : 'does not fit'} the ${fmt.bytes(m.gpu_memory_bytes)} GPU.`);
 
       // Rewritten only when they change, so the live region does not repeat itself.
       const key = JSON.stringify(report.warnings);
@@ -32,9 +70,8 @@ export function createSummary(root) {
           Object.assign(document.createElement('li'), { textContent: w })));
       }
     },
-    // A second report, of the book's data-only case, for the numbers quoted in "What to notice".
-    updateNotice(dataOnly) {
-      fill('data-only-memory', fmt.bytes(dataOnly.memory.per_gpu_bytes));
+    destroy() {
+      clearTimeout(timer);
     },
   };
 }

@@ -2,7 +2,7 @@
 // its allowed range and the scenario key it feeds. Parsing, validation, the controls (the
 // book's switches and the "Advanced" form) and the scenario sent to the core are all driven
 // from this table (later also the URL and the embedding options: add rows here, not code
-// elsewhere). No DOM in this module.
+// elsewhere). No DOM in this module. options.js reads and writes URLs and embed options with it.
 //
 // Row fields:
 //   name      the state key (and the future URL / embed option name)
@@ -15,6 +15,9 @@
 //   encode    state value -> scenario value (default: as is)
 //   scale     the scenario value is the state value times this (token budget in billions)
 //   when      state -> boolean: the row only applies (is sent, and its control shows) then
+//   detailOf  a detail of a preset picker ('model', 'gpu', ...): it applies only while that
+//             picker is 'custom', and choosing 'custom' fills it from the preset chosen before
+//             (so the URL leaves it out otherwise: its value is the preset's)
 //   sendIf    state -> boolean: the row is sent only then, but its control always shows (a
 //             preset picker is not sent when 'custom' is picked; its detail rows are)
 //   advanced  belongs to the "Advanced: size a real run" section; while that is closed the
@@ -27,6 +30,7 @@ export const NETWORKS = { hdr: 25, ndr: 50 };
 
 const custom = (name) => (s) => s[name] === 'custom';
 const preset = (name) => (s) => s[name] !== 'custom';
+const detailOf = (name) => ({ detailOf: name, when: custom(name) });
 
 export const GROUPS = [
   { name: 'fleet', label: 'Fleet and layout' },
@@ -65,14 +69,14 @@ export const STATE = [
   { name: 'model', type: 'enum', default: 'book-16b', options: 'models', scenario: 'model',
     sendIf: preset('model'), advanced: true, control: 'select', group: 'model', label: 'Model' },
   { name: 'layers', type: 'integer', default: 50, range: [1, 10000], scenario: 'model.layers',
-    when: custom('model'), advanced: true, control: 'number', group: 'model', label: 'Layers' },
+    ...detailOf('model'), advanced: true, control: 'number', group: 'model', label: 'Layers' },
   { name: 'hidden', type: 'integer', default: 5120, range: [1, 1048576], scenario: 'model.hidden',
-    when: custom('model'), advanced: true, control: 'number', group: 'model', label: 'Hidden size' },
+    ...detailOf('model'), advanced: true, control: 'number', group: 'model', label: 'Hidden size' },
   { name: 'heads', type: 'integer', default: 40, range: [1, 1048576], scenario: 'model.heads',
-    when: custom('model'), advanced: true, control: 'number', group: 'model',
+    ...detailOf('model'), advanced: true, control: 'number', group: 'model',
     label: 'Attention heads', hint: 'must divide the hidden size' },
   { name: 'vocab', type: 'integer', default: 51200, range: [1, 10000000], scenario: 'model.vocab',
-    when: custom('model'), advanced: true, control: 'number', group: 'model', label: 'Vocabulary' },
+    ...detailOf('model'), advanced: true, control: 'number', group: 'model', label: 'Vocabulary' },
   { name: 'seq_len', type: 'integer', default: 2048, range: [1, 1048576], scenario: 'seq_len',
     advanced: true, control: 'number', group: 'model', label: 'Sequence length', unit: 'tokens' },
   { name: 'micro_batch', type: 'integer', default: 1, range: [1, 65536], scenario: 'micro_batch',
@@ -87,13 +91,13 @@ export const STATE = [
   { name: 'gpu', type: 'enum', default: 'A100-80GB', options: 'gpus', scenario: 'gpu',
     sendIf: preset('gpu'), advanced: true, control: 'select', group: 'hardware', label: 'GPU' },
   { name: 'gpu_memory_gb', type: 'number', default: 80, range: [0.001, 1e5], step: 'any',
-    scenario: 'gpu_memory_gb', when: custom('gpu'), advanced: true, control: 'number',
+    scenario: 'gpu_memory_gb', ...detailOf('gpu'), advanced: true, control: 'number',
     group: 'hardware', label: 'GPU memory', unit: 'GB' },
   { name: 'gpu_peak_tflops', type: 'number', default: 312, range: [0.001, 1e6], step: 'any',
-    scenario: 'gpu_peak_tflops', when: custom('gpu'), advanced: true, control: 'number',
+    scenario: 'gpu_peak_tflops', ...detailOf('gpu'), advanced: true, control: 'number',
     group: 'hardware', label: 'Dense bf16 peak', unit: 'TFLOP/s' },
   { name: 'nvlink_gb_s', type: 'number', default: 300, range: [0.001, 1e5], step: 'any',
-    scenario: 'nvlink_gb_s', when: custom('gpu'), advanced: true, control: 'number',
+    scenario: 'nvlink_gb_s', ...detailOf('gpu'), advanced: true, control: 'number',
     group: 'hardware', label: 'NVLink', unit: 'GB/s' },
   { name: 'network', type: 'enum', default: 'hdr', scenario: 'network_gb_s',
     encode: (v) => NETWORKS[v], sendIf: preset('network'), advanced: true, control: 'select',
@@ -101,7 +105,7 @@ export const STATE = [
     hint: 'InfiniBand per GPU: HDR 200 Gb/s = 25 GB/s, NDR 400 Gb/s = 50 GB/s',
     options: [['hdr', 'HDR, 25 GB/s'], ['ndr', 'NDR, 50 GB/s'], ['custom', 'custom']] },
   { name: 'network_gb_s', type: 'number', default: 25, range: [0.001, 1e5], step: 'any',
-    scenario: 'network_gb_s', when: custom('network'), advanced: true, control: 'number',
+    scenario: 'network_gb_s', ...detailOf('network'), advanced: true, control: 'number',
     group: 'hardware', label: 'Network bandwidth', unit: 'GB/s' },
   // The core accepts down to 0.001; below 1% of peak no run is worth sizing.
   { name: 'efficiency', type: 'number', default: 0.5, range: [0.01, 1], step: 0.01,
@@ -115,7 +119,7 @@ export const STATE = [
   ...[['weight', 'Weight'], ['grad', 'Gradient'], ['master', 'Master copy'],
     ['adam_m', 'Adam m'], ['adam_v', 'Adam v']].map(([key, label]) => ({
     name: `${key}_bytes`, type: 'number', default: { weight: 2, grad: 2 }[key] ?? 4,
-    range: [0, 16], step: 'any', scenario: `precision.${key}`, when: custom('precision'),
+    range: [0, 16], step: 'any', scenario: `precision.${key}`, ...detailOf('precision'),
     advanced: true, control: 'number', group: 'memory', label, unit: 'B/param' })),
   { name: 'zero_stage', type: 'integer', default: 0, range: [0, 3], scenario: 'zero_stage',
     advanced: true, control: 'select', group: 'memory', label: 'ZeRO stage',
@@ -200,6 +204,70 @@ export function coerce(name, value, ctx = {}) {
     }
     default:
       throw new Error(`state "${name}" has unknown type ${e.type}`);
+  }
+}
+
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
+
+// What a row accepts, in words, for the notes about refused URL values and embed options.
+export function allowed(name, ctx = {}) {
+  const e = entry(name);
+  switch (e.type) {
+    case 'boolean': return 'true or false';
+    case 'integer':
+    case 'number': {
+      const [lo, hi] = e.range.map((v) => grouped.format(v));
+      return `${e.type === 'integer' ? 'a whole number' : 'a number'} from ${lo} to ${hi}`;
+    }
+    case 'enum': {
+      const options = optionsOf(e, ctx);
+      return options ? `one of ${options.map(([v]) => v).join(', ')}` : 'a preset name';
+    }
+    case 'degrees': return 'auto, or DP×TP×PP of the GPU count written as 2x4x2';
+    default: return '';
+  }
+}
+
+// The strict reader behind URLs and embed options (coerce, for the controls, clamps instead):
+// { value } for a value the row takes as is, { error } (what is allowed) for anything else.
+// Booleans also take 1/0, on/off, yes/no and '' (a bare attribute or ?tensor).
+export function parseValue(name, value, ctx = {}) {
+  const e = entry(name);
+  const refuse = { error: allowed(name, ctx) };
+  const text = typeof value === 'string' ? value.trim() : null;
+  switch (e.type) {
+    case 'boolean': {
+      if (typeof value === 'boolean') return { value };
+      const key = text?.toLowerCase();
+      if (['true', '1', 'on', 'yes', ''].includes(key)) return { value: true };
+      if (['false', '0', 'off', 'no'].includes(key)) return { value: false };
+      return refuse;
+    }
+    case 'integer':
+    case 'number': {
+      let n = value;
+      if (text !== null) n = NUMBER_TEXT.test(text) ? Number(text) : NaN;
+      if (typeof n !== 'number' || !Number.isFinite(n)) return refuse;
+      if (n < e.range[0] || n > e.range[1]) return refuse;
+      if (e.type === 'integer' && !Number.isInteger(n)) return refuse;
+      return { value: n };
+    }
+    case 'enum': {
+      const options = optionsOf(e, ctx);
+      const v = text ?? (typeof value === 'number' ? String(value) : null);
+      if (v === null) return refuse;
+      const hit = options?.find(([o]) => String(o) === v);
+      if (options && !hit) return refuse;
+      return { value: hit ? hit[0] : v };
+    }
+    case 'degrees': {
+      if (text === 'auto') return { value: text };
+      const d = text === null ? null : parseDegrees(text);
+      return d && d.dp > 0 && d.tp > 0 && d.pp > 0 ? { value: degreesText(d) } : refuse;
+    }
+    default:
+      return refuse;
   }
 }
 

@@ -1,0 +1,130 @@
+// The lab's markup, one copy per mounted lab (embed.js). "@@" stands for the lab's own id
+// prefix, so two labs on one page never share an id. data-part names what an author can hide
+// (options.js PARTS). Static text only: every number is filled in from the core's report.
+export const MARKUP = `
+<div class="pe-notes" role="status">
+  <div class="pe-notes-body" hidden>
+    <p class="pe-notes-title">Some options were not understood; the lab uses these instead:</p>
+    <ul class="pe-notes-list"></ul>
+    <button type="button" class="pe-notes-dismiss">Dismiss</button>
+  </div>
+</div>
+<p class="error lab-error" role="alert" hidden></p>
+
+<div class="intro" data-part="intro">
+  <h2 id="@@title"><span class="eyebrow">Interactive</span>
+    Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</h2>
+  <p class="explain">Each GPU tile is coloured by pipeline stage (hue) and tensor slice (shade);
+    the outlined boxes are data-parallel replicas. The badge shows DP×TP×PP =
+    <span data-text="gpus">16</span>. Memory and communication are computed for a
+    <span data-text="model-size">16-billion</span>-parameter model at
+    <span data-text="bytes-per-param">16</span> bytes/parameter.
+    Sizes are decimal: 1 GB = 10<sup>9</sup> bytes; hover over a number for its exact value.</p>
+</div>
+
+<div class="toolbar">
+  <div class="switches" role="group" aria-label="Seams" data-part="switches"></div>
+  <p class="badge" data-part="badge">DP×TP×PP = …</p>
+</div>
+<div class="note" role="status" data-part="warnings"><ul class="warnings"></ul></div>
+
+<details class="advanced" data-part="advanced">
+  <summary>Advanced: size a real run</summary>
+  <div class="advanced-body">
+    <p class="explain">Beyond the book: any fleet up to 16,384 GPUs, real models, GPUs and
+      networks, ZeRO, activation memory with recomputation, and the pipeline schedule. Open,
+      the memory is the practitioner's (whole layers per stage, the embedding on the first
+      stage and the output layer on the last, activations in flight), and the panels below
+      add the step time, the pipeline timeline, a layout planner and published runs. Closed,
+      the lab is the book's.</p>
+  </div>
+</details>
+
+<div class="columns">
+  <figure class="grid-panel" data-part="grid">
+    <svg class="grid gpu-grid" role="group" aria-label="GPUs" aria-describedby="@@layout"
+      tabindex="-1"></svg>
+    <p class="layout-text" id="@@layout" data-part="caption"></p>
+    <figcaption class="legend" data-part="legend">
+      <div data-legend="stage"><span class="legend-title">pipeline stage = hue</span>
+        <span class="chips"></span></div>
+      <div data-legend="slice"><span class="legend-title">tensor slice = shade</span>
+        <span class="chips"></span>
+        <span class="legend-note">(and the mark's place in each tile's strip)</span></div>
+      <div data-legend="replica"><span class="swatch-outline" aria-hidden="true"></span>
+        <span class="legend-title">outlined box = data-parallel replica</span>
+        <span class="legend-note"></span></div>
+      <div data-legend="node"><span class="swatch-node" aria-hidden="true"></span>
+        <span class="legend-title">shaded box = node</span>
+        <span class="legend-note">(GPUs inside share NVLink)</span></div>
+    </figcaption>
+    <div class="readout" aria-live="polite" data-part="readout">
+      <p class="readout-title"></p>
+      <ul class="readout-groups"></ul>
+    </div>
+  </figure>
+
+  <section class="panel memory" aria-labelledby="@@memory-h" data-part="memory">
+    <h2 id="@@memory-h">Memory per GPU (weights + optimizer)</h2>
+    <p class="big"><span class="num" data-field="per-gpu">…</span></p>
+    <p class="fit" data-field="fit"></p>
+    <div class="meter" aria-hidden="true">
+      <div class="meter-fill"></div>
+      <div class="meter-cap"><span class="meter-cap-label"></span></div>
+    </div>
+    <dl class="facts">
+      <div><dt>Model size N</dt><dd data-field="model-params"></dd></div>
+      <div><dt>Bytes / param</dt><dd data-field="bytes-per-param"></dd></div>
+      <div><dt>Params held per GPU</dt><dd data-field="params-per-gpu"></dd></div>
+      <div><dt>Shard factor (TP×PP)</dt><dd data-field="shard-factor"></dd></div>
+    </dl>
+    <p class="small"><span data-field="breakdown"></span> Data parallelism replicates the
+      model, so it does not shrink per-GPU memory (that is ZeRO/FSDP's job); only tensor and
+      pipeline splits do.</p>
+  </section>
+</div>
+
+<section class="wire-panel" aria-labelledby="@@wire-h" data-part="wire">
+  <h2 id="@@wire-h">What crosses the wire</h2>
+  <ul class="wire">
+    ${['data', 'tensor', 'pipeline'].map((seam) => `
+    <li data-seam="${seam}">
+      <h3>${seam[0].toUpperCase()}${seam.slice(1)} <span class="seam-state" data-field="state"></span></h3>
+      <dl>
+        <div><dt>Collective</dt><dd data-field="collective"></dd></div>
+        <div><dt>Group</dt><dd data-field="group"></dd></div>
+        <div><dt>Per GPU per step</dt><dd class="num" data-field="bytes"></dd></div>
+        <div><dt>Message × count</dt><dd data-field="message"></dd></div>
+        <div><dt>Link</dt><dd data-field="link"></dd></div>
+        <div><dt>Time on the link</dt><dd data-field="time"></dd></div>
+      </dl>
+      <p class="book">${{
+        data: '<b>Data:</b> all-reduce gradients across replicas — once per step, ~2× the gradient size per GPU.',
+        tensor: '<b>Tensor:</b> all-gather / all-reduce activations every layer — only survivable on the fastest in-node links.',
+        pipeline: '<b>Pipeline:</b> point-to-point activations between adjacent stages — only megabytes, so it tolerates slower links.',
+      }[seam]}</p>
+    </li>`).join('')}
+  </ul>
+  <p class="rule">The chapter's rule of thumb: TP innermost (in a node), PP next, DP
+    outermost — following each method's appetite for bandwidth.</p>
+</section>
+
+<div class="advanced-out" hidden></div>
+
+<div class="share-bar">
+  <div class="share" role="group" aria-label="Share" data-part="share">
+    <button type="button" class="tool" data-action="copy-link">Copy link</button>
+    <button type="button" class="tool" data-action="copy-snippet">Copy embed snippet</button>
+  </div>
+  <div class="export" role="group" aria-label="Export" data-part="export">
+    <button type="button" class="tool" data-action="export-json">Report (JSON)</button>
+    <button type="button" class="tool" data-action="export-svg">Grid (SVG)</button>
+    <button type="button" class="tool" data-action="export-png">Grid (PNG)</button>
+  </div>
+  <p class="share-status" role="status"></p>
+  <label class="copy-fallback" hidden><span>Copying was not allowed here: the text is selected,
+    press Ctrl+C (⌘C) to copy it.</span>
+    <textarea readonly rows="3"></textarea></label>
+</div>
+<p class="visually-hidden pe-announce" aria-live="polite"></p>
+`;
