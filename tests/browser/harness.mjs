@@ -49,24 +49,55 @@ export async function startBrowser() {
   };
 }
 
-// Opens the lab and records everything that went wrong: page errors, console errors and
-// warnings, failed requests and HTTP errors. Returns once the first render is done.
-export async function openLab(env, { viewport = { width: 1200, height: 900 }, colorScheme } = {}) {
-  const context = await env.browser.newContext({ viewport, colorScheme, reducedMotion: 'reduce' });
+// Opens a page of web/ (the lab by default) and records everything that went wrong: page
+// errors, console errors and warnings (a CSP refusal is one), securitypolicyviolation events
+// in any frame, failed requests, HTTP errors, and any request outside the server's origin.
+// Waits for `ready` (a selector; the lab's <html data-ready="1"> by default).
+export async function openPage(env, path = '', {
+  viewport = { width: 1200, height: 900 }, colorScheme, reducedMotion = 'reduce', deviceScaleFactor,
+  ready = 'html[data-ready="1"]', permissions, init,
+} = {}) {
+  const context = await env.browser.newContext({ viewport, colorScheme, reducedMotion, deviceScaleFactor });
+  if (permissions) await context.grantPermissions(permissions, { origin: new URL(env.url).origin });
   const page = await context.newPage();
   const problems = [];
+  const origin = new URL(env.url).origin;
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.origin !== origin && url.protocol !== 'blob:' && url.protocol !== 'data:') {
+      problems.push(`request outside the origin: ${r.url()}`);
+    }
   });
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
-  await page.goto(env.url);
-  await page.waitForSelector('html[data-ready="1"]', { timeout: 10_000 });
-  return { page, problems, close: () => context.close() };
+  page.on('download', () => {}); // downloads are the export tests' business
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  if (init) await page.addInitScript(init);
+  await page.goto(new URL(path, env.url).href);
+  if (ready) await page.waitForSelector(ready, { timeout: 10_000 });
+  return { page, problems, context, close: () => context.close() };
 }
+
+// The CSP violations every frame of the page has seen.
+export async function cspViolations(page) {
+  const all = [];
+  for (const frame of page.frames()) {
+    all.push(...await frame.evaluate(() => window.__cspViolations ?? []).catch(() => []));
+  }
+  return all;
+}
+
+export const openLab = (env, options = {}) => openPage(env, options.path ?? '', options);
 
 // Sets the switches to a combination (clicking only the ones that differ) and waits for the
 // badge to show the degrees the core computed for it.
@@ -122,8 +153,10 @@ export async function axe(target, context = 'document') {
   }
   return target.evaluate(async (selector) => {
     const root = selector === 'document' ? document : document.querySelector(selector);
-    // Every rule axe runs by default: WCAG 2.x A and AA, and its best practices.
-    const result = await window.axe.run(root, { resultTypes: ['violations'] });
+    // Every rule axe runs by default: WCAG 2.x A and AA, and its best practices. preload off:
+    // it would copy each shadow root's stylesheets into inline <style> elements (for its one
+    // CSS orientation rule), which the page's CSP rightly refuses.
+    const result = await window.axe.run(root, { resultTypes: ['violations'], preload: false });
     return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }, context);
 }

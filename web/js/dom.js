@@ -24,12 +24,12 @@ export function svg(name, attrs = {}, parent = null) {
   return node;
 }
 
-// A panel: <section class="panel ..."> with a heading that names it; an author hides it by its
-// class name (options.js PARTS).
+// A panel: <section class="panel ..."> under a heading; an author hides it by its class name
+// (options.js PARTS). Not a named region: the lab is one, and two labs on a page would repeat
+// the panels' names.
 export function panel(root, className, title, level = 'h3') {
   const section = make('section', { className: `panel ${className}` }, root);
   section.dataset.part = className;
-  const heading = make(level, { id: uid(className), textContent: title }, section);
-  section.setAttribute('aria-labelledby', heading.id);
+  make(level, { id: uid(className), textContent: title }, section);
   return section;
 }

@@ -61,10 +61,14 @@ function ensureStyles(host) {
 
 const isLabError = (e) => e?.name === 'LabError';
 
+// Options as [key, value] pairs: from an object, a URLSearchParams or an array of pairs.
 function pairsOf(options) {
   if (options == null) return [];
   if (typeof options !== 'object') return [['options', options]];
-  const entries = options instanceof URLSearchParams ? [...options] : Object.entries(options);
+  let entries;
+  if (options instanceof URLSearchParams) entries = [...options];
+  else if (Array.isArray(options)) entries = options.filter((p) => Array.isArray(p) && p.length === 2);
+  else entries = Object.entries(options);
   return entries.filter(([k]) => !JS_ONLY.has(k));
 }
 
@@ -387,6 +391,7 @@ export function mount(host, options = {}) {
       cancelAnimationFrame(frame);
       clearTimeout(urlTimer);
       summary.destroy();
+      grid.destroy();
       removeEventListener('hashchange', onHashChange);
       root.remove();
     },

@@ -1,6 +1,8 @@
 // The lab's markup, one copy per mounted lab (embed.js). "@@" stands for the lab's own id
 // prefix, so two labs on one page never share an id. data-part names what an author can hide
 // (options.js PARTS). Static text only: every number is filled in from the core's report.
+// The lab is one region (named by its title); its panels are sections with headings but no
+// names of their own, so two labs on a page do not make two "What crosses the wire" regions.
 export const MARKUP = `
 <div class="pe-notes" role="status">
   <div class="pe-notes-body" hidden>
@@ -64,7 +66,7 @@ export const MARKUP = `
     </div>
   </figure>
 
-  <section class="panel memory" aria-labelledby="@@memory-h" data-part="memory">
+  <section class="panel memory" data-part="memory">
     <h2 id="@@memory-h">Memory per GPU (weights + optimizer)</h2>
     <p class="big"><span class="num" data-field="per-gpu">…</span></p>
     <p class="fit" data-field="fit"></p>
@@ -84,7 +86,7 @@ export const MARKUP = `
   </section>
 </div>
 
-<section class="wire-panel" aria-labelledby="@@wire-h" data-part="wire">
+<section class="wire-panel" data-part="wire">
   <h2 id="@@wire-h">What crosses the wire</h2>
   <ul class="wire">
     ${['data', 'tensor', 'pipeline'].map((seam) => `

@@ -84,9 +84,10 @@ export function readOptions(pairs, ctx = {}) {
         `${[...STATE_NAMES].join(', ')}, ${OPTION_KEYS.join(', ')}.`);
     }
   }
-  // An advanced row only counts while the Advanced section is open: setting one opens it,
-  // unless `advanced` itself was given (a URL the lab wrote always says).
-  if (!('advanced' in values) && Object.keys(values).some((k) => entry(k).advanced)) {
+  // An advanced row only counts while the Advanced section is open: setting one away from its
+  // default opens it, unless `advanced` itself was given (a URL the lab wrote always says).
+  if (!('advanced' in values) &&
+      Object.keys(values).some((k) => entry(k).advanced && values[k] !== entry(k).default)) {
     values.advanced = true;
   }
   return out;

@@ -23,6 +23,10 @@ const PAD = 14; // node box padding around the tiles
 const HEAD = 22; // node label band at the top of a node box
 const NODE_GAP = 30; // between node boxes: room for the "network" label
 const MAX_COLS = 8; // wider nodes wrap onto more rows
+// In a narrow column (a phone, 200% zoom, a slim chapter layout) eight tiles a row would
+// shrink their labels below reading size: four a row, twice the size.
+const NARROW_PX = 520;
+const NARROW_COLS = 4;
 const OUTLINE = 5; // a replica outline sits this far outside its tiles
 const STRIP_INSET = 7;
 
@@ -37,7 +41,7 @@ function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
-function createTiles({ svg, legend, readout }) {
+function createTiles({ svg, legend, readout, maxCols }) {
   const layers = {
     nodes: el('g', { class: 'nodes' }, svg),
     tiles: el('g', { class: 'tiles' }, svg),
@@ -66,7 +70,7 @@ function createTiles({ svg, legend, readout }) {
   }
 
   function build(gpus, perNode) {
-    const cols = Math.min(perNode, MAX_COLS);
+    const cols = Math.min(perNode, maxCols());
     const rowsPerNode = Math.ceil(perNode / cols);
     const nodeHeight = HEAD + 2 * PAD + rowsPerNode * TILE + (rowsPerNode - 1) * GAP;
     const nodes = Math.ceil(gpus / perNode);
@@ -281,7 +285,8 @@ function createTiles({ svg, legend, readout }) {
       report = next;
       ranks = nextRanks;
       const perNode = report.scenario.gpus_per_node;
-      if (!shape || shape.gpus !== report.gpus || shape.perNode !== perNode) {
+      if (!shape || shape.gpus !== report.gpus || shape.perNode !== perNode ||
+          shape.cols !== Math.min(perNode, maxCols())) {
         build(report.gpus, perNode);
       }
       for (let r = 0; r < tiles.length; r++) updateTile(r);
@@ -304,11 +309,22 @@ function createTiles({ svg, legend, readout }) {
 // The grid: tiles up to TILE_LIMIT GPUs, the aggregate fleet map past it. `ranks` is the
 // core's lab.ranks() array for the report's degrees.
 export function createGrid({ svg, legend, readout }) {
-  const tiles = createTiles({ svg, legend, readout });
+  let narrow = false;
+  const tiles = createTiles({ svg, legend, readout, maxCols: () => (narrow ? NARROW_COLS : MAX_COLS) });
   let fleet = null; // made the first time a fleet needs it
   let mode = '';
+  let last = null;
+  // The column's width decides the tiles per row; crossing the line rebuilds them.
+  const watch = new ResizeObserver(([entry]) => {
+    const next = entry.contentRect.width > 0 && entry.contentRect.width < NARROW_PX;
+    if (next === narrow) return;
+    narrow = next;
+    if (last && mode === 'tiles') tiles.update(...last);
+  });
+  watch.observe(svg.parentElement);
   return {
     update(report, ranks) {
+      last = [report, ranks];
       // Also past 8 node boxes (small nodes): stacked, they would leave the tiles too small.
       const next = report.gpus > TILE_LIMIT || report.nodes > 8 ? 'fleet' : 'tiles';
       if (next !== mode) {
@@ -327,5 +343,8 @@ export function createGrid({ svg, legend, readout }) {
       }
     },
     get mode() { return mode; },
+    destroy() {
+      watch.disconnect();
+    },
   };
 }

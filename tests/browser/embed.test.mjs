@@ -1,0 +1,236 @@
+// The three ways to embed the lab, each through its example page in web/examples/: two
+// independent labs from the module API sharing one wasm module, the custom element (loaded
+// only near the viewport), and the iframe page that tells its host its height.
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+
+import { CSP } from '../../scripts/serve.mjs';
+import { axe, cspViolations, openPage, screenshotDir, startBrowser } from './harness.mjs';
+import { settle } from './measure.mjs';
+
+let env;
+before(async () => {
+  env = await startBrowser();
+  await mkdir(screenshotDir, { recursive: true });
+});
+after(() => env?.close());
+
+const badgeOf = (root) => root.locator('.badge').textContent();
+
+// Every id in the document and in every shadow root, with duplicates listed.
+const duplicateIds = (page) => page.evaluate(() => {
+  const seen = new Map();
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) ?? 0) + 1);
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+});
+
+function countRequests(page, pattern) {
+  const seen = [];
+  page.on('request', (r) => { if (pattern.test(r.url())) seen.push(r.url()); });
+  return seen;
+}
+
+describe('module API: examples/module.html', () => {
+  test('two labs, each with its options, independent, one wasm module, unique ids', async () => {
+    const view = await openPage(env, 'examples/module.html');
+    const wasm = await view.page.evaluate(() => performance.getEntriesByType('resource')
+      .map((e) => e.name).filter((name) => name.endsWith('lab-module.wasm')));
+    const [a, b] = [view.page.locator('#lab-a .pe-lab'), view.page.locator('#lab-b .pe-lab')];
+    assert.equal(await badgeOf(a), 'DP×TP×PP = 1×4×4 = 16', 'lab A: tensor + pipeline');
+    assert.equal(await badgeOf(b), 'DP×TP×PP = 4×4×4 = 64', 'lab B: 64 GPUs, all seams');
+    assert.equal(wasm.length, 1, 'one compiled module for both labs');
+    assert.deepEqual(await duplicateIds(view.page), []);
+
+    // Options: A hides its advanced section and share buttons, B its planner; themes differ.
+    assert.equal(await a.locator('details.advanced').isHidden(), true);
+    assert.equal(await a.locator('.share').isHidden(), true);
+    assert.equal(await a.locator('.export').isVisible(), true);
+    assert.equal(await b.locator('details.advanced').evaluate((d) => d.open), true, 'gpus opens it');
+    assert.equal(await b.locator('.planner').isHidden(), true);
+    assert.equal(await b.locator('.breakdown').isVisible(), true);
+    const background = (root) => root.evaluate((el) => getComputedStyle(el).backgroundColor);
+    assert.equal(await background(a), 'rgb(255, 255, 255)');
+    assert.equal(await background(b), 'rgb(31, 32, 38)');
+
+    // Independent: a switch in A changes A only; B writes its own state to the hash.
+    await a.getByRole('switch', { name: 'Data parallel' }).click();
+    await view.page.waitForFunction(() =>
+      document.querySelector('#lab-a .badge').textContent === 'DP×TP×PP = 2×4×2 = 16');
+    assert.equal(await badgeOf(b), 'DP×TP×PP = 4×4×4 = 64');
+    assert.equal(new URL(view.page.url()).hash, '', 'A keeps no URL state; B is at its options');
+    await b.getByRole('switch', { name: 'Pipeline parallel' }).click();
+    await view.page.waitForFunction(() => location.hash === '#seams=data,tensor');
+    assert.equal(await badgeOf(a), 'DP×TP×PP = 2×4×2 = 16');
+
+    // The hash restores B (and only B) on a fresh load.
+    const again = await openPage(env, `examples/module.html${new URL(view.page.url()).hash}`);
+    assert.equal(await badgeOf(again.page.locator('#lab-b .pe-lab')), await badgeOf(b));
+    assert.equal(await badgeOf(again.page.locator('#lab-a .pe-lab')), 'DP×TP×PP = 1×4×4 = 16');
+
+    assert.deepEqual(await axe(view.page), []);
+    await view.page.screenshot({ path: `${screenshotDir}example-module.png`, fullPage: true });
+    assert.deepEqual(await cspViolations(view.page), []);
+    assert.deepEqual([...view.problems, ...again.problems], []);
+    await again.close();
+    await view.close();
+  });
+
+  test('update() changes state, theme and hidden parts; destroy() removes the lab; notes for bad options', async () => {
+    const view = await openPage(env, 'examples/module.html');
+    const { page } = view;
+    const a = page.locator('#lab-a .pe-lab');
+    await page.evaluate(async () => {
+      const { labA } = await import('/examples/module.js');
+      labA.update({ seams: 'data', theme: 'dark', hide: 'wire', gpus: 'lots' });
+    });
+    await page.waitForFunction(() => document.querySelector('#lab-a .badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    assert.equal(await a.getAttribute('data-theme'), 'dark');
+    assert.equal(await a.locator('.wire-panel').isHidden(), true);
+    assert.equal(await a.locator('details.advanced').isVisible(), true, 'hide replaces the list');
+    assert.match(await a.locator('.pe-notes').textContent(),
+      /gpus: "lots" is not allowed \(a whole number from 1 to 16,384\); using 16\./);
+    assert.deepEqual(await page.evaluate(async () => {
+      const { labA } = await import('/examples/module.js');
+      return [labA.state.data, labA.state.tensor, labA.report.degrees.dp];
+    }), [true, false, 16]);
+    // A third lab mounted later shares the module; destroying it leaves the others working.
+    const third = await page.evaluate(async () => {
+      const { mount } = await import('/js/embed.js');
+      const box = document.body.appendChild(document.createElement('div'));
+      const lab = mount(box, { seams: ['pipeline'] });
+      await lab.ready;
+      const badge = box.querySelector('.badge').textContent;
+      lab.destroy();
+      return { badge, left: box.children.length };
+    });
+    assert.deepEqual(third, { badge: 'DP×TP×PP = 1×1×16 = 16', left: 0 });
+    await page.locator('#lab-b').getByRole('switch', { name: 'Tensor parallel' }).click();
+    await page.waitForFunction(() => document.querySelector('#lab-b .badge').textContent === 'DP×TP×PP = 8×1×8 = 64');
+    assert.deepEqual(view.problems, []);
+    await view.close();
+  });
+});
+
+describe('custom element: examples/element.html', () => {
+  test('attributes are options; the far element waits for the viewport; attribute changes update it', async () => {
+    const view = await openPage(env, 'examples/element.html', { ready: 'parallelism-explorer#near[data-ready]' });
+    const { page } = view;
+    const near = page.locator('#near');
+    assert.equal(await badgeOf(near), 'DP×TP×PP = 4×4×1 = 16', 'seams="data,tensor"');
+    assert.equal(await near.locator('.pe-placeholder').isHidden(), true, 'the lab replaced its placeholder');
+    assert.equal(await near.locator('details.advanced').evaluate((d) => d.open), false,
+      'gpus="16" is the default: the book\'s view');
+    // Far down the page: only its placeholder so far.
+    const far = page.locator('#far');
+    assert.equal(await far.evaluate((el) => el.lab === null && !el.shadowRoot.querySelector('.pe-lab')), true);
+    assert.equal(await far.locator('.pe-placeholder').isVisible(), true);
+    await far.scrollIntoViewIfNeeded();
+    await page.waitForSelector('#far[data-ready]');
+    assert.equal(await badgeOf(far), 'DP×TP×PP = 80×8×16 = 10240');
+    assert.equal(await far.locator('.pe-placeholder').isHidden(), true);
+    assert.equal(await far.locator('.pe-lab').getAttribute('data-theme'), 'dark');
+    assert.equal(await far.locator('.planner').isHidden(), true);
+    assert.deepEqual(await duplicateIds(page), []);
+
+    // Attributes changed later update the lab; events carry each report.
+    await near.evaluate((el) => {
+      window.__reports = [];
+      el.addEventListener('report', (e) => window.__reports.push(e.detail.degrees));
+      el.setAttribute('seams', 'pipeline');
+    });
+    await page.waitForFunction(() => document.querySelector('#near').shadowRoot
+      .querySelector('.badge').textContent === 'DP×TP×PP = 1×1×16 = 16');
+    assert.deepEqual(await page.evaluate(() => window.__reports.at(-1)), { dp: 1, tp: 1, pp: 16 });
+    await near.evaluate((el) => el.removeAttribute('seams'));
+    await page.waitForFunction(() => document.querySelector('#near').shadowRoot
+      .querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    // The host page's styles stay out of the shadow root, and the lab's stay in it.
+    assert.equal(await page.evaluate(() => document.querySelectorAll('.pe-lab').length), 0);
+
+    assert.deepEqual(await axe(page), []);
+    await page.screenshot({ path: `${screenshotDir}example-element.png`, fullPage: true });
+    assert.deepEqual(await cspViolations(page), []);
+    assert.deepEqual(view.problems, []);
+    await view.close();
+  });
+
+  test('no wasm is fetched until an element comes near the viewport', async () => {
+    // A page whose only lab is two screens down (served under the same CSP).
+    const page = await (await env.browser.newContext({ viewport: { width: 1000, height: 700 } })).newPage();
+    const problems = [];
+    page.on('console', (m) => problems.push(m.text()));
+    const wasm = countRequests(page, /lab-module\.(wasm|js)$/);
+    await page.route('**/examples/far-only.html', (route) => route.fulfill({
+      contentType: 'text/html; charset=utf-8', headers: { 'content-security-policy': CSP },
+      body: '<!doctype html><html lang="en"><head><title>far</title><link rel="icon" href="../favicon.svg">' +
+        '<script type="module" src="../parallelism-explorer.js"></script></head><body>' +
+        '<main><h1>Far</h1><p id="filler">' + 'text '.repeat(4000) +
+        '</p><parallelism-explorer seams="tensor"></parallelism-explorer></main></body></html>',
+    }));
+    await page.goto(`${env.url}examples/far-only.html`);
+    await page.waitForFunction(() => customElements.get('parallelism-explorer'));
+    await page.waitForTimeout(500);
+    assert.deepEqual(wasm, [], 'nothing loaded while the lab is far away');
+    await page.locator('parallelism-explorer').scrollIntoViewIfNeeded();
+    await page.waitForSelector('parallelism-explorer[data-ready]');
+    assert.equal(wasm.filter((u) => u.endsWith('.wasm')).length, 1);
+    assert.deepEqual(problems, []);
+    await page.context().close();
+  });
+});
+
+describe('iframe: examples/iframe.html', () => {
+  test('embed.html reads its options from the query and its host sizes it to fit', async () => {
+    const view = await openPage(env, 'examples/iframe.html', { ready: 'iframe' });
+    const { page } = view;
+    const frame = page.frameLocator('iframe');
+    await frame.locator('html[data-ready="1"]').waitFor();
+    assert.equal(await badgeOf(frame.locator('.pe-lab')), 'DP×TP×PP = 2×4×2 = 16');
+    assert.equal(await frame.locator('.references').count(), 0, 'closed: not built yet');
+
+    const fits = () => page.evaluate(() => {
+      const iframe = document.querySelector('iframe');
+      const inner = iframe.contentDocument.body.getBoundingClientRect().height;
+      return { outer: iframe.getBoundingClientRect().height, inner: Math.ceil(inner) };
+    });
+    await page.waitForFunction(() => {
+      const iframe = document.querySelector('iframe');
+      return Math.abs(iframe.getBoundingClientRect().height -
+        Math.ceil(iframe.contentDocument.body.getBoundingClientRect().height)) < 1;
+    });
+    const closed = await fits();
+    assert.ok(closed.outer > 600 && closed.outer < 2500, `${closed.outer} px`);
+
+    // Opening the advanced section makes the lab taller: the iframe follows.
+    await frame.locator('details.advanced > summary').click();
+    await frame.locator('.advanced-out .breakdown').waitFor();
+    await page.waitForFunction((h) => document.querySelector('iframe').getBoundingClientRect().height > h + 500,
+      closed.outer);
+    await settle(page);
+    await page.waitForTimeout(100);
+    const open = await fits();
+    assert.ok(Math.abs(open.outer - open.inner) < 1, JSON.stringify(open));
+    assert.equal(await frame.locator('.references').isHidden(), true, 'hide=references');
+
+    // The messages are the common shape: { context: "iframe.resize", height }.
+    const message = await page.evaluate(() => new Promise((resolve) => {
+      addEventListener('message', (e) => resolve(e.data), { once: true });
+      document.querySelector('iframe').contentDocument.querySelector('details.advanced > summary').click();
+    }));
+    assert.deepEqual(Object.keys(message).sort(), ['context', 'height']);
+    assert.equal(message.context, 'iframe.resize');
+    assert.equal(typeof message.height, 'number');
+
+    await page.screenshot({ path: `${screenshotDir}example-iframe.png`, fullPage: true });
+    assert.deepEqual(await axe(page), [], 'the host page');
+    assert.deepEqual(await axe(page.frames()[1]), [], 'the lab inside the iframe');
+    assert.deepEqual(await cspViolations(page), []);
+    assert.deepEqual(view.problems, []);
+    await view.close();
+  });
+});
