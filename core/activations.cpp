@@ -19,8 +19,8 @@ double activation_bytes_per_layer(int seq_len, int micro_batch, int hidden, int 
 }
 
 double first_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int tp,
-                                          int pp) {
-  return static_cast<double>(seq_len) * micro_batch * hidden * pp / tp;
+                                          int inflight) {
+  return static_cast<double>(seq_len) * micro_batch * hidden * inflight / tp;
 }
 
 double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int vocab,

@@ -20,8 +20,9 @@ double activation_bytes_per_layer(int seq_len, int micro_batch, int hidden, int 
 // Bytes outside the layers (Sec. 4.3), per micro-batch: the first stage keeps the embedding
 // dropout mask, s b h p / t; the last keeps the final layer norm's and the output layer's
 // inputs, 2 s b h / t each, and the fp32 logits, 4 s b V / t.
+// `inflight` is the number of micro-batches the first stage holds: p, or m when m < p.
 double first_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int tp,
-                                          int pp);
+                                          int inflight);
 double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int vocab,
                                          int tp);
 

@@ -56,8 +56,11 @@ StageMemory full_stage(const Scenario& s, const Degrees& d, int stage, int micro
                                                        m.heads, d.tp, s.sequence_parallel,
                                                        s.recompute);
   acts *= inflight_factor(s, d, stage, microbatches);
-  if (stage == 0) acts += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden,
-                                                             d.tp, d.pp);
+  // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
+  if (stage == 0) {
+    acts += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
+                                               std::min(d.pp, microbatches));
+  }
   if (stage == d.pp - 1) {
     acts += last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp);
   }

@@ -8,7 +8,8 @@
 namespace pe {
 
 // Whole layers per pipeline stage. When p does not divide L the later stages take one extra
-// layer each: the first stage already holds the embedding and the most in-flight activations.
+// layer each: the first stage already holds the embedding (and usually the most in-flight
+// activations; peak_stage_memory checks the stages that can beat it).
 int layers_on_stage(int layers, int pp, int stage);
 
 // Model states of one GPU holding `params` parameters, with ZeRO stage z over a DP group of d:

@@ -126,6 +126,19 @@ TEST(FullMemory, FirstStageHoldsPInFlightMicroBatchesOfItsLayers) {
   EXPECT_EQ(r.memory.peak_stage, 0);
 }
 
+TEST(FullMemory, WithFewerMicroBatchesThanStagesOnlyThoseAreInFlight) {
+  Scenario s = with_degrees(1, 1, 4);
+  s.memory_model = MemoryModel::kFull;
+  s.global_batch = 2;  // m = 2 < p = 4
+  const Report r = report_of(s);
+  EXPECT_EQ(r.memory.stages[0].inflight_microbatches, 2);
+  const double per_layer = activation_bytes_per_layer(2048, 1, 5120, 40, 1, false,
+                                                      Recompute::kNone);
+  // 12 layers x 2 in flight + embedding dropout s b h x 2 / t.
+  EXPECT_DOUBLE_EQ(r.memory.stages[0].breakdown.activations_bytes,
+                   12 * 2 * per_layer + 2048.0 * 5120 * 2);
+}
+
 TEST(FullMemory, MemoryNeverGrowsWithMoreZero) {
   Scenario s = with_degrees(8, 2, 1);
   s.memory_model = MemoryModel::kFull;
