@@ -21,12 +21,14 @@ export function createAdvanced({ body, outputs, lab, ctx, onChange, onPreset, on
     createReferences(outputs, { lab, onLoad }),
   ];
   return {
-    // report is null when the core refused the state (error says why, errorRow which row it
-    // names); the panels then keep showing the last report it accepted.
-    update(state, report, error = null, errorRow = null) {
+    update(state, report) {
       form.update(state, report);
-      form.showError(error, errorRow);
-      if (report) for (const r of renderers) r.update(report);
+      for (const r of renderers) r.update(report);
+    },
+    // The core's refusal (null clears it), beside the field of `row` when it shows; the
+    // panels keep the last report the core accepted.
+    showError(message, row = null) {
+      form.showError(message, row);
     },
   };
 }

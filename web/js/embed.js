@@ -18,14 +18,16 @@ import { createControls } from './controls.js';
 import { make, uid } from './dom.js';
 import { MARKUP } from './markup.js';
 import {
-  OPTION_KEYS, paramsText, PARTS, readOptions, rowForError, shown, stateFrom, toParams, trimNotes,
+  OPTION_KEYS, paramsText, PARTS, readOptions, rowForError, rowsInMessage, shown, splitNotes, stateFrom, toParams,
 } from './options.js';
 import { createGrid } from './render-grid.js';
 import { createMemory } from './render-memory.js';
 import { createSummary } from './render-summary.js';
 import { createWire } from './render-wire.js';
 import { copyText, download, serializeSvg, svgToPng } from './share.js';
-import { applyPreset, change, defaults, entry, fromScenario, normalize, toScenario } from './state.js';
+import {
+  applyPreset, change, defaults, entry, fromScenario, normalize, parseValue, toScenario,
+} from './state.js';
 
 const CSS_URL = new URL('../explorer.css', import.meta.url).href;
 const PAGE_URL = new URL('../', import.meta.url).href;
@@ -115,9 +117,20 @@ export function mount(host, options = {}) {
 
   const notesBody = $('.pe-notes-body');
   function showNotes(list) {
-    notes = trimNotes(list);
-    $('.pe-notes-list').replaceChildren(...notes.map((text) => make('li', { textContent: text })));
-    notesBody.hidden = notes.length === 0;
+    notes = list;
+    const { shown: first, more, dropped } = splitNotes(list);
+    const items = first.map((text) => make('li', { textContent: text }));
+    if (more.length) {
+      const li = make('li');
+      const details = make('details', {}, li);
+      make('summary', { textContent: `… and ${more.length + dropped} more` }, details);
+      const ul = make('ul', {}, details);
+      for (const text of more) make('li', { textContent: text }, ul);
+      if (dropped) make('li', { textContent: `(${dropped} more not listed)` }, ul);
+      items.push(li);
+    }
+    $('.pe-notes-list').replaceChildren(...items);
+    notesBody.hidden = list.length === 0;
   }
   $('.pe-notes-dismiss').addEventListener('click', () => showNotes([]));
 
@@ -140,8 +153,15 @@ export function mount(host, options = {}) {
     if (state.advanced) loadAdvanced();
     if (!frame) frame = requestAnimationFrame(render);
   }
+  // A control's new value, read as strictly as a URL's: one the table refuses (a number out
+  // of range, an empty or mistyped field) is explained beside its control and changes nothing.
   function onChange(name, value) {
-    set(change(state, name, value, ctx));
+    const parsed = parseValue(name, value, ctx);
+    if ('error' in parsed) {
+      showError(`${name}: ${shown(value)} is not allowed (${parsed.error}).`, entry(name));
+      return;
+    }
+    set(change(state, name, parsed.value, ctx));
   }
 
   details.addEventListener('toggle', () => {
@@ -163,11 +183,12 @@ export function mount(host, options = {}) {
   }
 
   function showError(message, row = null) {
-    // Beside the form's field when the advanced section shows it, else at the top.
+    // Beside the form's field when the advanced section shows it, else at the top. The form
+    // keeps what was typed, so the reader sees the value the message is about.
     const besideForm = Boolean(message) && state.advanced && advanced;
     errorBox.hidden = !message || besideForm;
     errorBox.textContent = message && !besideForm ? message : '';
-    if (advanced && state.advanced) advanced.update(state, null, message, row?.name ?? null);
+    if (advanced) advanced.showError(besideForm ? message : null, row?.name ?? null);
   }
 
   function render() {
@@ -179,7 +200,9 @@ export function mount(host, options = {}) {
       next = lab.evaluateSummary(toScenario(state));
     } catch (e) {
       if (!isLabError(e)) throw e;
-      // The last good state stays on show (and in the URL); the message says what to fix.
+      // The panels and the URL keep the last state the core accepted; the controls keep what
+      // was set (so a change that needs two fields, hidden size then heads, can pass through a
+      // refused one), and the message beside the field it names says what to fix.
       showError(`The model refused this scenario: ${e.message}`, rowForError(e.message, state));
       return;
     }
@@ -257,8 +280,11 @@ export function mount(host, options = {}) {
         break;
       } catch (e) {
         if (!isLabError(e)) throw e;
-        const row = rowForError(e.message, next);
-        if (!row || next[row.name] === row.default) {
+        // The row it names, else another it mentions ("must divide model.hidden"), that is
+        // not at its default yet; failing that, the defaults.
+        const row = [rowForError(e.message, next), ...rowsInMessage(e.message)]
+          .find((r) => r && next[r.name] !== r.default);
+        if (!row) {
           list.push(`The model refused these values (${e.message}); using the defaults.`);
           next = normalize({}, ctx);
           break;
@@ -342,18 +368,35 @@ export function mount(host, options = {}) {
 
   // The look first (theme, hidden parts), before the module loads; then the state.
   const initial = pairsOf(options);
-  if (typeof options?.linkBase === 'string' && /^https?:/i.test(options.linkBase)) js.linkBase = options.linkBase;
+  const jsNotes = [];
+  if (options?.linkBase !== undefined) {
+    let link = null;
+    try {
+      link = new URL(String(options.linkBase), location.href);
+    } catch {
+      link = null;
+    }
+    if (link && (link.protocol === 'https:' || link.protocol === 'http:')) js.linkBase = link.href;
+    else jsNotes.push(`linkBase: ${shown(options.linkBase)} is not allowed (an http or https URL); using ${PAGE_URL}.`);
+  }
+  if (options?.onReport !== undefined && !js.onReport) {
+    jsNotes.push(`onReport: ${shown(typeof options.onReport)} is not allowed (a function); ignored.`);
+  }
   apply(initial);
 
-  const ready = Promise.all([getLab(), ensureStyles(host)]).then(([loaded]) => {
+  const ready = Promise.all([getLab(), ensureStyles(host)]).then(async ([loaded]) => {
     if (destroyed) return;
     lab = loaded;
     ctx = { presets: lab.presets(), layouts: (scenario) => lab.layouts(scenario) };
     const fromUrl = readUrl();
-    const list = apply(initial);
+    const list = [...jsNotes, ...apply(initial)];
     base = state;
     if (fromUrl.length) list.push(...apply(fromUrl, { fromUrl: true }));
     showNotes(list);
+    // Ready means drawn: with the advanced section, once its module has loaded too.
+    if (state.advanced) await loadAdvanced();
+    if (destroyed) return;
+    cancelAnimationFrame(frame);
     render();
     root.classList.remove('loading');
     root.removeAttribute('aria-busy');

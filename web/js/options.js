@@ -24,7 +24,8 @@ export const HIDEABLE = [...PARTS, ...CONTROLS];
 export const OPTION_KEYS = ['hide', 'theme', 'url'];
 
 const STATE_NAMES = new Set(STATE.map((e) => e.name));
-const MAX_NOTES = 8;
+const SHOWN_NOTES = 8;
+const MAX_NOTES = 100;
 
 // A value as it may be echoed in a note: quoted, short, one line (the note is text, never HTML).
 export function shown(value) {
@@ -113,11 +114,12 @@ export function stateFrom(values, ctx = {}, base = defaults(), notes = []) {
   return normalize(state, ctx);
 }
 
-// At most MAX_NOTES, so a URL with a thousand bad keys does not bury the lab.
-export function trimNotes(notes) {
-  return notes.length > MAX_NOTES
-    ? [...notes.slice(0, MAX_NOTES - 1), `… and ${notes.length - MAX_NOTES + 1} more.`]
-    : notes;
+// The notes to show: the first few at once, the next ones behind "… and N more", the rest
+// only counted, so a URL with a thousand bad keys neither buries the lab nor floods the page.
+export function splitNotes(notes) {
+  const shownNow = notes.slice(0, SHOWN_NOTES);
+  const more = notes.slice(SHOWN_NOTES, MAX_NOTES);
+  return { shown: shownNow, more, dropped: Math.max(0, notes.length - MAX_NOTES) };
 }
 
 // Does the URL carry this row? Only when it differs from where the reader starts, and not a
@@ -146,6 +148,14 @@ export function toParams(state, from = defaults()) {
 
 // The parameters as the URL shows them: commas left readable (seams=data,tensor).
 export const paramsText = (params) => params.toString().replaceAll('%2C', ',');
+
+// Every row whose scenario key the message mentions ("... must divide model.hidden (4096)"),
+// in the order they appear: the rows a refusal may be fixed by, after the one it names.
+export function rowsInMessage(message) {
+  const text = String(message);
+  return STATE.filter((e) => new RegExp(`(^|[^a-z_.])${e.scenario.replace('.', '\\.')}([^a-z_.]|$)`).test(text))
+    .sort((a, b) => text.indexOf(a.scenario) - text.indexOf(b.scenario));
+}
 
 // The row a core message is about ("model.heads is 30: ...", "degrees: ...", "micro_batch is
 // ..."): its leading key, matched to a row's scenario key, else a row's name, else the first
