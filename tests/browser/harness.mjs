@@ -55,9 +55,10 @@ export async function startBrowser() {
 // Waits for `ready` (a selector; the lab's <html data-ready="1"> by default).
 export async function openPage(env, path = '', {
   viewport = { width: 1200, height: 900 }, colorScheme, reducedMotion = 'reduce', deviceScaleFactor,
-  ready = 'html[data-ready="1"]', permissions, init,
+  ready = 'html[data-ready="1"]', permissions, init, context: shared,
 } = {}) {
-  const context = await env.browser.newContext({ viewport, colorScheme, reducedMotion, deviceScaleFactor });
+  // A shared context (tests that open many pages) saves a second or so per page.
+  const context = shared ?? await env.browser.newContext({ viewport, colorScheme, reducedMotion, deviceScaleFactor });
   if (permissions) await context.grantPermissions(permissions, { origin: new URL(env.url).origin });
   const page = await context.newPage();
   const problems = [];
@@ -85,7 +86,15 @@ export async function openPage(env, path = '', {
   if (init) await page.addInitScript(init);
   await page.goto(new URL(path, env.url).href);
   if (ready) await page.waitForSelector(ready, { timeout: 10_000 });
-  return { page, problems, context, close: () => context.close() };
+  return { page, problems, context, close: () => (shared ? page.close() : context.close()) };
+}
+
+// The page's URL once every lab on it has written its state there (the labs throttle their
+// history.replaceState and mark a write that is due with data-url-pending).
+export async function settledUrl(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.waitForFunction(() => !document.querySelector('[data-url-pending]'));
+  return page.url();
 }
 
 // The CSP violations every frame of the page has seen.

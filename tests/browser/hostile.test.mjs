@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
 import { CSP } from '../../scripts/serve.mjs';
-import { cspViolations, openPage, startBrowser } from './harness.mjs';
+import { cspViolations, openPage, settledUrl, startBrowser } from './harness.mjs';
 import { settle } from './measure.mjs';
 
 let env;
@@ -127,9 +127,7 @@ describe('hostile URLs on the standalone page', () => {
       for (const re of c.notes) assert.match(text, re);
       await c.after?.(page);
       await stillWorks(page.locator('.pe-lab'));
-      await settle(page);
-      await page.waitForTimeout(300); // the URL writer's interval
-      assert.doesNotMatch(decodeURIComponent(page.url()), /onerror|<script|javascript:|__proto__/,
+      assert.doesNotMatch(decodeURIComponent(await settledUrl(page)), /onerror|<script|javascript:|__proto__/,
         'the URL keeps none of it');
       await executedNothing(page);
       assert.deepEqual(await cspViolations(page), []);
@@ -172,7 +170,7 @@ describe('hostile URLs on the standalone page', () => {
     const { page } = lab;
     await page.locator('.advanced-out .breakdown').waitFor();
     const before = await page.locator('[data-field="per-gpu"]').getAttribute('data-value');
-    const url = page.url();
+    const url = await settledUrl(page);
     const input = page.locator('details.advanced [data-state="global_batch"]');
     const error = (name) => page.locator(`[data-row="${name}"] .field-error`);
     for (const [value, said] of [['1e308', '"1e308" is not allowed'], ['-5', '"-5" is not allowed'],
@@ -193,8 +191,7 @@ describe('hostile URLs on the standalone page', () => {
     assert.equal(await page.locator('details.advanced [data-state="micro_batch"]').inputValue(), '4096',
       'what was typed stays in view beside its error');
     assert.equal(await page.locator('[data-field="per-gpu"]').getAttribute('data-value'), before);
-    await page.waitForTimeout(300);
-    assert.equal(page.url(), url, 'the URL keeps the last good state');
+    assert.equal(await settledUrl(page), url, 'the URL keeps the last good state');
     // Fixed as the message says, the lab goes on.
     await page.locator('details.advanced [data-state="micro_batch"]').fill('2');
     await page.locator('details.advanced [data-state="micro_batch"]').press('Tab');

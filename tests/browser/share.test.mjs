@@ -6,16 +6,18 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
-import { openLab, startBrowser } from './harness.mjs';
+import { openLab, settledUrl, startBrowser } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';
 
 let env;
 let core;
+let shared; // one browser context for the round trips' pages
 before(async () => {
   const { createLab } = await import('../../web/lab/lab.js');
   const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
   core = await createLab({ wasmBinary });
   env = await startBrowser();
+  shared = await env.browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' });
 });
 after(() => env?.close());
 
@@ -42,22 +44,6 @@ export function snapshot(page, root = '.pe-lab') {
   });
 }
 
-// The page's URL once the throttled writer has caught up: unchanged for longer than its
-// 250 ms interval.
-async function settledUrl(page) {
-  await settle(page);
-  let last = page.url();
-  let since = Date.now();
-  while (Date.now() - since < 400) {
-    await page.waitForTimeout(50);
-    if (page.url() !== last) {
-      last = page.url();
-      since = Date.now();
-    }
-  }
-  return last;
-}
-
 const open = async (page) => {
   if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
     await page.locator('details.advanced > summary').click();
@@ -69,13 +55,13 @@ const open = async (page) => {
 // Reaches a state by hand, then checks its URL (its query, when given) and that a fresh page
 // opened at it shows exactly the same.
 async function roundTrip(name, steps, { query, alsoOpen = false } = {}) {
-  const lab = await openLab(env);
+  const lab = await openLab(env, { context: shared });
   await steps(lab.page);
   const url = await settledUrl(lab.page);
   if (process.env.PE_SHOW_URLS) console.log(name, new URL(url).search);
   if (query !== undefined) assert.equal(new URL(url).search, query, name);
   const shown = await snapshot(lab.page);
-  const again = await openLab(env, { path: url });
+  const again = await openLab(env, { path: url, context: shared });
   assert.deepEqual(await snapshot(again.page), shown, name);
   assert.equal(await settledUrl(again.page), url, `${name}: the URL is already canonical`);
   if (alsoOpen) { // values kept while the section is closed come back too

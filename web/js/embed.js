@@ -240,12 +240,18 @@ export function mount(host, options = {}) {
 
   function writeUrl() {
     urlTimer = 0;
+    delete root.dataset.urlPending;
     if (look.url === 'none' || !good || destroyed) return;
     const href = urlFor(look.url, location.href);
     if (href !== location.href) history.replaceState(history.state, '', href);
   }
+  // At most one write per URL_WRITE_MS, with the state as it is then; data-url-pending says
+  // one is due (the tests wait for it to go).
   function scheduleUrl() {
-    if (look.url !== 'none' && !urlTimer) urlTimer = setTimeout(writeUrl, URL_WRITE_MS);
+    if (look.url === 'none' || urlTimer || !good) return;
+    if (urlFor(look.url, location.href) === location.href) return;
+    root.dataset.urlPending = '';
+    urlTimer = setTimeout(writeUrl, URL_WRITE_MS);
   }
   function onHashChange() {
     if (look.url === 'hash' && good && location.href !== urlFor('hash', location.href)) {
