@@ -172,7 +172,8 @@ describe('advanced section', () => {
     assert.equal(await value(page, '.steptime dl [data-time="tflops"] dd'), megatron.report.time.tflops_per_gpu);
     assert.equal(await value(page, '.breakdown .big'), megatron.report.memory.per_gpu_bytes);
     assert.equal(await page.locator('details.advanced [data-state="model"]').inputValue(), 'megatron-145b');
-    assert.equal(await page.locator('svg.fleet').isVisible(), true, '1,536 GPUs: the fleet map');
+    // 1,536 GPUs: the fleet map (its module loads the first time a fleet needs it).
+    await page.locator('svg.fleet').waitFor({ state: 'visible', timeout: 5_000 });
   });
 
   test('a custom architecture: the parameter count is the core\'s', async () => {

@@ -101,6 +101,7 @@ export async function openFleet(page) {
   await page.locator('button[data-preset="fleet"]').click();
   await page.waitForFunction(() =>
     document.querySelector('.badge').textContent === 'DP×TP×PP = 80×8×16 = 10240');
+  await page.locator('svg.fleet').waitFor(); // the map's module loads the first time it is needed
   await settle(page);
 }
 

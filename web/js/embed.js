@@ -24,7 +24,6 @@ import { createGrid } from './render-grid.js';
 import { createMemory } from './render-memory.js';
 import { createSummary } from './render-summary.js';
 import { createWire } from './render-wire.js';
-import { copyText, download, serializeSvg, svgToPng } from './share.js';
 import {
   applyPreset, change, defaults, entry, fromScenario, normalize, parseValue, toScenario,
 } from './state.js';
@@ -328,33 +327,34 @@ export function mount(host, options = {}) {
       '});</script>';
   }
   const say = (text) => { status.textContent = text; };
+  // share.js is imported on the first click: most readers never copy or export.
   const actions = {
-    async 'copy-link'() {
+    async 'copy-link'({ copyText }) {
       const link = look.url === 'none' ? urlFor('query', js.linkBase, defaults(), {})
         : urlFor(look.url, location.href);
       const how = await copyText(link, fallback);
       say(how === 'copied' ? 'Link copied.' : 'The link is selected below: copy it with Ctrl+C.');
     },
-    async 'copy-snippet'() {
+    async 'copy-snippet'({ copyText }) {
       const how = await copyText(snippet(), fallback);
       say(how === 'copied' ? 'Embed snippet copied.' : 'The snippet is selected below: copy it with Ctrl+C.');
     },
-    'export-json'() {
+    'export-json'({ download }) {
       const full = lab.evaluate(toScenario(good));
       download(new Blob([`${JSON.stringify(full, null, 2)}\n`], { type: 'application/json' }),
         `${fileStem()}.json`);
       say('Report downloaded (JSON).');
     },
-    'export-svg'() {
-      download(new Blob([gridDrawing().text], { type: 'image/svg+xml' }), `${fileStem()}.svg`);
+    'export-svg'({ download, serializeSvg }) {
+      download(new Blob([gridDrawing(serializeSvg).text], { type: 'image/svg+xml' }), `${fileStem()}.svg`);
       say('Grid downloaded (SVG).');
     },
-    async 'export-png'() {
-      download(await svgToPng(gridDrawing()), `${fileStem()}.png`);
+    async 'export-png'({ download, serializeSvg, svgToPng }) {
+      download(await svgToPng(gridDrawing(serializeSvg)), `${fileStem()}.png`);
       say('Grid downloaded (PNG).');
     },
   };
-  function gridDrawing() {
+  function gridDrawing(serializeSvg) {
     const svg = grid.mode === 'fleet' ? root.querySelector('svg.fleet') : $('.gpu-grid');
     return serializeSvg(svg, { title: $('.layout-text').textContent,
       background: getComputedStyle(root).backgroundColor });
@@ -363,7 +363,7 @@ export function mount(host, options = {}) {
     button.addEventListener('click', async () => {
       if (!report) return;
       try {
-        await actions[button.dataset.action]();
+        await actions[button.dataset.action](await import('./share.js'));
       } catch (e) {
         say(`That did not work: ${e.message}`);
       }
@@ -404,6 +404,7 @@ export function mount(host, options = {}) {
     if (destroyed) return;
     cancelAnimationFrame(frame);
     render();
+    await grid.drawn();
     root.classList.remove('loading');
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';

@@ -6,10 +6,10 @@
 // Tiles are built once per fleet shape and then updated in place: attribute writes only, no
 // nodes moved or recreated on a toggle (toolchain.md measures ~19 µs per tile that way).
 // Past TILE_LIMIT GPUs a tile per GPU is neither legible nor fast, so createGrid hands the
-// picture to render-fleet.js (the aggregate map) and empties the tiles.
+// picture to render-fleet.js (the aggregate map, imported the first time a fleet needs it, so
+// the book's 16 GPUs never download it) and empties the tiles.
 import * as fmt from './format.js';
 import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
-import { createFleet } from './render-fleet.js';
 
 // Eight nodes of eight: the largest fleet whose tiles still show their labels at a readable size.
 export const TILE_LIMIT = 64;
@@ -312,6 +312,7 @@ export function createGrid({ svg, legend, readout }) {
   let narrow = false;
   const tiles = createTiles({ svg, legend, readout, maxCols: () => (narrow ? NARROW_COLS : MAX_COLS) });
   let fleet = null; // made the first time a fleet needs it
+  let fleetLoading = null;
   let mode = '';
   let last = null;
   // The column's width decides the tiles per row; crossing the line rebuilds them.
@@ -322,25 +323,39 @@ export function createGrid({ svg, legend, readout }) {
     if (last && mode === 'tiles') tiles.update(...last);
   });
   watch.observe(svg.parentElement);
+
+  function update(report, ranks) {
+    last = [report, ranks];
+    // Also past 8 node boxes (small nodes): stacked, they would leave the tiles too small.
+    const next = report.gpus > TILE_LIMIT || report.nodes > 8 ? 'fleet' : 'tiles';
+    if (next === 'fleet' && !fleet) {
+      // The map's module first (the grid stays empty for that moment), then this update.
+      if (mode === 'tiles') tiles.clear();
+      svg.style.display = 'none';
+      mode = '';
+      fleetLoading ??= import('./render-fleet.js').then(({ createFleet }) => {
+        fleet = createFleet({ after: svg, legend, readout });
+        update(...last);
+      });
+      return;
+    }
+    if (next !== mode) {
+      if (mode === 'tiles') tiles.clear();
+      if (mode === 'fleet') fleet.clear();
+      svg.style.display = next === 'fleet' ? 'none' : '';
+      // The map wants the page's width; the memory panel moves under it.
+      svg.closest('.columns')?.classList.toggle('wide', next === 'fleet');
+      mode = next;
+    }
+    if (mode === 'fleet') fleet.update(report, ranks);
+    else tiles.update(report, ranks);
+  }
+
   return {
-    update(report, ranks) {
-      last = [report, ranks];
-      // Also past 8 node boxes (small nodes): stacked, they would leave the tiles too small.
-      const next = report.gpus > TILE_LIMIT || report.nodes > 8 ? 'fleet' : 'tiles';
-      if (next !== mode) {
-        if (mode === 'tiles') tiles.clear();
-        if (mode === 'fleet') fleet.clear();
-        svg.style.display = next === 'fleet' ? 'none' : '';
-        // The map wants the page's width; the memory panel moves under it.
-        svg.closest('.columns')?.classList.toggle('wide', next === 'fleet');
-        mode = next;
-      }
-      if (mode === 'fleet') {
-        fleet ??= createFleet({ after: svg, legend, readout });
-        fleet.update(report, ranks);
-      } else {
-        tiles.update(report, ranks);
-      }
+    update,
+    // Resolves once the grid shows the last report (after the fleet map's module, if needed).
+    drawn() {
+      return fleetLoading && !fleet ? fleetLoading : Promise.resolve();
     },
     get mode() { return mode; },
     destroy() {
