@@ -72,6 +72,12 @@ describe('module API: examples/module.html', () => {
     assert.equal(await badgeOf(again.page.locator('#lab-b .pe-lab')), await badgeOf(b));
     assert.equal(await badgeOf(again.page.locator('#lab-a .pe-lab')), 'DP×TP×PP = 1×4×4 = 16');
 
+    // A hash edited by hand (or a link to another state on the same page) is read again.
+    await view.page.evaluate(() => { location.hash = '#seams=tensor,pipeline'; });
+    await view.page.waitForFunction(() =>
+      document.querySelector('#lab-b .badge').textContent === 'DP×TP×PP = 1×8×8 = 64');
+    assert.equal(await badgeOf(a), 'DP×TP×PP = 2×4×2 = 16');
+
     assert.deepEqual(await axe(view.page), []);
     await view.page.screenshot({ path: `${screenshotDir}example-module.png`, fullPage: true });
     assert.deepEqual(await cspViolations(view.page), []);
