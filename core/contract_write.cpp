@@ -32,6 +32,16 @@ json traffic_json(const SeamTraffic& t) {
           {"time_s", t.time_s}};
 }
 
+json comms_json(const CommsReport& c) {
+  return {{"data", traffic_json(c.data)},
+          {"tensor", traffic_json(c.tensor)},
+          {"pipeline", traffic_json(c.pipeline)}};
+}
+
+json degrees_json(const Degrees& d) { return {{"dp", d.dp}, {"tp", d.tp}, {"pp", d.pp}}; }
+
+const char* name_of(Schedule s) { return s == Schedule::kInterleaved ? "interleaved" : "1f1b"; }
+
 const char* name_of(Recompute r) {
   return r == Recompute::kFull ? "full" : r == Recompute::kSelective ? "selective" : "none";
 }
@@ -64,7 +74,7 @@ json scenario_json(const Scenario& s) {
       {"zero_stage", s.zero_stage},
       {"recompute", name_of(s.recompute)},
       {"sequence_parallel", s.sequence_parallel},
-      {"schedule", s.schedule == Schedule::kInterleaved ? "interleaved" : "1f1b"},
+      {"schedule", name_of(s.schedule)},
       {"virtual_stages", s.virtual_stages},
       {"efficiency", s.efficiency},
       {"memory_model", s.memory_model == MemoryModel::kFull ? "full" : "book"},
@@ -79,7 +89,7 @@ json scenario_json(const Scenario& s) {
                       {"adam_v", s.precision.adam_v_bytes}};
   }
   if (s.gpu.name == "custom") o.erase("gpu");
-  if (s.degrees) o["degrees"] = {{"dp", s.degrees->dp}, {"tp", s.degrees->tp}, {"pp", s.degrees->pp}};
+  if (s.degrees) o["degrees"] = degrees_json(*s.degrees);
   return o;
 }
 
@@ -100,7 +110,7 @@ json report_json(const Report& r) {
   const MemoryReport& m = r.memory;
   const TimeReport& t = r.time;
   return {
-      {"degrees", {{"dp", r.degrees.dp}, {"tp", r.degrees.tp}, {"pp", r.degrees.pp}}},
+      {"degrees", degrees_json(r.degrees)},
       {"gpus", r.gpus},
       {"active_gpus", r.active_gpus},
       {"nodes", r.nodes},
@@ -124,10 +134,7 @@ json report_json(const Report& r) {
         {"headroom_bytes", m.headroom_bytes},
         {"breakdown", breakdown_json(m.breakdown)},
         {"stages", stages}}},
-      {"comms",
-       {{"data", traffic_json(r.comms.data)},
-        {"tensor", traffic_json(r.comms.tensor)},
-        {"pipeline", traffic_json(r.comms.pipeline)}}},
+      {"comms", comms_json(r.comms)},
       {"pipeline",
        {{"microbatches", r.pipeline.microbatches},
         {"virtual_stages", r.pipeline.virtual_stages},
@@ -225,22 +232,19 @@ std::string plan_json(std::string_view scenario_text, int top_k) {
   json plans = json::array();
   for (const Plan& p : result.top) {
     const Scenario s = scenario_of(base, p);
-    plans.push_back({{"degrees", {{"dp", p.degrees.dp}, {"tp", p.degrees.tp}, {"pp", p.degrees.pp}}},
+    plans.push_back({{"degrees", degrees_json(p.degrees)},
                      {"zero_stage", p.zero_stage},
                      {"recompute", name_of(p.recompute)},
                      {"sequence_parallel", p.sequence_parallel},
                      {"micro_batch", p.micro_batch},
-                     {"schedule", p.schedule == Schedule::kInterleaved ? "interleaved" : "1f1b"},
+                     {"schedule", name_of(p.schedule)},
                      {"virtual_stages", p.virtual_stages},
                      {"per_gpu_bytes", p.per_gpu_bytes},
                      {"step_s", p.step_s},
                      {"bubble_fraction", p.bubble_fraction},
                      {"mfu", p.mfu},
                      {"tokens_per_s", p.tokens_per_s},
-                     {"comms",
-                      {{"data", traffic_json(p.comms.data)},
-                       {"tensor", traffic_json(p.comms.tensor)},
-                       {"pipeline", traffic_json(p.comms.pipeline)}}},
+                     {"comms", comms_json(p.comms)},
                      {"scenario", scenario_json(s)}});
   }
   return json{{"evaluated", result.evaluated},

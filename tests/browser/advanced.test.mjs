@@ -2,12 +2,11 @@
 // open, every panel shows what the core computes for the same scenario (the wasm module in
 // Node is the reference here: tests/wasm checks it against the native core).
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { mkdir } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
+import { mkdir, readFile } from 'node:fs/promises';
+import { before, describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/format.js';
-import { axe, openLab, screenshotDir, startBrowser } from './harness.mjs';
+import { axe, openLab, screenshotDir, useLab } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';
 
 let env;
@@ -17,13 +16,8 @@ before(async () => {
   const { createLab } = await import('../../web/lab/lab.js');
   const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
   core = await createLab({ wasmBinary });
-  env = await startBrowser();
-  lab = await openLab(env);
 });
-after(async () => {
-  await lab?.close();
-  await env?.close();
-});
+useLab((opened) => ({ env, lab } = opened));
 
 const badge = (page) => page.locator('.badge').textContent();
 const open = async (page) => {

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
@@ -107,6 +108,21 @@ export async function cspViolations(page) {
 }
 
 export const openLab = (env, options = {}) => openPage(env, options.path ?? '', options);
+
+// One Chromium and one open lab for a whole test file: registers the before/after hooks and
+// hands `use` the { env, lab } pair once both are ready.
+export function useLab(use, options = {}) {
+  let opened;
+  before(async () => {
+    const env = await startBrowser();
+    opened = { env, lab: await openLab(env, options) };
+    use(opened);
+  });
+  after(async () => {
+    await opened?.lab.close();
+    await opened?.env.close();
+  });
+}
 
 // Sets the switches to a combination (clicking only the ones that differ) and waits for the
 // badge to show the degrees the core computed for it.

@@ -2,20 +2,13 @@
 // one tab stop with arrow keys inside, and focusing or hovering a GPU highlights its groups.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { badgeFor, coreReport, openLab, screenshotDir, setSeams, startBrowser } from './harness.mjs';
+import { badgeFor, coreReport, openLab, screenshotDir, setSeams, useLab } from './harness.mjs';
 
 let env;
 let lab;
-before(async () => {
-  env = await startBrowser();
-  lab = await openLab(env);
-});
-after(async () => {
-  await lab?.close();
-  await env?.close();
-});
+useLab((opened) => ({ env, lab } = opened));
 
 const badge = (page) => page.locator('.badge').textContent();
 const checked = (page, name) =>

@@ -2,23 +2,16 @@
 // tiles' coordinates, the memory panel and the wire panel show what the core computes.
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/format.js';
 import {
-  badgeFor, COMBINATIONS, coreReport, openLab, screenshotDir, setSeams, startBrowser,
+  badgeFor, COMBINATIONS, coreReport, screenshotDir, setSeams, useLab,
 } from './harness.mjs';
 
 let env;
 let lab;
-before(async () => {
-  env = await startBrowser();
-  lab = await openLab(env);
-});
-after(async () => {
-  await lab?.close();
-  await env?.close();
-});
+useLab((opened) => ({ env, lab } = opened));
 
 // Everything the page shows for the current state, read in one round trip.
 function readPage(page) {

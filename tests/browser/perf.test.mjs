@@ -1,9 +1,9 @@
 // Budgets for the page, at 3x the issue's targets (measure.mjs TARGETS), so a regression fails
 // CI while a busy machine does not. scripts/bench prints the same figures against the targets.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { openLab, startBrowser } from './harness.mjs';
+import { useLab } from './harness.mjs';
 import {
   openFleet, payload, percentile, plannerSamples, readyMs, setPlannerCase, TARGETS, toggleSamples,
 } from './measure.mjs';
@@ -11,14 +11,7 @@ import {
 const SLACK = 3;
 let env;
 let lab;
-before(async () => {
-  env = await startBrowser();
-  lab = await openLab(env);
-});
-after(async () => {
-  await lab?.close();
-  await env?.close();
-});
+useLab((opened) => ({ env, lab } = opened));
 
 test(`payload at most ${SLACK}x ${TARGETS.payloadGzipBytes / 1000} KB gzipped`, async () => {
   const files = await payload(env);
