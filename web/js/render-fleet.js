@@ -8,10 +8,10 @@
 // regroups the squares by colour; each GPU's square outline is built once per shape.
 // Hover, focus and the arrow keys pick a GPU by arithmetic on the layout (no element per GPU),
 // and the readout names its groups as the tiles do.
+import { svg as el } from './dom.js';
 import * as fmt from './format.js';
 import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 
 const CELL = 8; // a GPU's square, SVG user units
 const PITCH = 9; // square plus gap
@@ -21,13 +21,6 @@ const TOP = 8;
 const MAX_HUES = 48; // stages share hue bands past this (neighbouring hues look alike anyway)
 const MAX_SHADES = 8; // and slices share shade bands past this
 const MAX_OUTLINES = 4096; // replicas drawn as outlines; more than that would be a texture
-
-function el(name, attrs = {}, parent = null) {
-  const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.append(node);
-  return node;
-}
 
 // Rows of about sqrt(2·GPUs) GPUs, a power of two nodes wide: 10,240 GPUs in 8-GPU nodes give
 // rows of 16 nodes (128 GPUs), so the book's 80×8×16 fleet shows one replica per row.

@@ -8,13 +8,13 @@
 // Past TILE_LIMIT GPUs a tile per GPU is neither legible nor fast, so createGrid hands the
 // picture to render-fleet.js (the aggregate map, imported the first time a fleet needs it, so
 // the book's 16 GPUs never download it) and empties the tiles.
+import { svg as el } from './dom.js';
 import * as fmt from './format.js';
 import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
 
 // Eight nodes of eight: the largest fleet whose tiles still show their labels at a readable size.
 export const TILE_LIMIT = 64;
 
-const SVG = 'http://www.w3.org/2000/svg';
 
 // Geometry in SVG user units; the SVG scales to its box.
 const TILE = 64;
@@ -29,13 +29,6 @@ const NARROW_PX = 520;
 const NARROW_COLS = 4;
 const OUTLINE = 5; // a replica outline sits this far outside its tiles
 const STRIP_INSET = 7;
-
-function el(name, attrs = {}, parent = null) {
-  const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  if (parent) parent.append(node);
-  return node;
-}
 
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
