@@ -2,8 +2,10 @@
 // all speak it; README.md documents every key.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,16 +15,30 @@
 
 namespace pe {
 
-// Reads a scenario. Missing keys take the book's defaults; an unknown key, a wrong type or a
-// value out of range fails with a message that names the key and what is allowed.
-Result<Scenario> parse_scenario(std::string_view json_text);
+// A scenario is a few hundred bytes; anything past this is refused (the CLI stops reading at
+// one byte more, so /dev/zero is refused at once).
+constexpr size_t kMaxScenarioBytes = 64 * 1024;
+
+// Reads a scenario through the field table (schema.h). Missing keys take the book's defaults;
+// an unknown or repeated key, a wrong type, bytes after the document or a value out of range
+// fail with a Problem that names the key and what is allowed. What is kept but changes
+// meaning (a field with no effect, a preset overridden) is added to `warnings`.
+Result<Scenario> parse_scenario(std::string_view json_text,
+                                std::vector<std::string>* warnings = nullptr);
+
+// {"error": {"key": "gpus" | null, "message": "..."}}: how every call reports a Problem.
+std::string error_json(const Problem& problem);
+
+// The field table as JSON (schema.h schema_json), for `explore --schema` and lab.schema().
+std::string schema_text();
 
 // The scenario with presets expanded: every input the report was computed from.
 nlohmann::json scenario_json(const Scenario& s);
 nlohmann::json report_json(const Report& r);
 
 // parse_scenario + evaluate + report_json, with the resolved scenario under "scenario".
-// On failure: {"error": "..."}.
+// The report also carries "layouts" (accepted_layouts) so a page needs one call per change.
+// On failure: error_json.
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
 
 // The explicit layouts the scenario's GPU count and model allow (explorer.h accepted_layouts):

@@ -1,12 +1,16 @@
-// JSON -> Scenario. Types are checked here; ranges and cross-field rules in validate.cpp.
-// Built without exceptions: every access checks the type first and parse() never throws.
+// JSON -> Scenario, driven by the field table (schema.h): a key is known when it has a row, a
+// value has the row's type, and the rows are applied in table order, so a preset lands before
+// the fields that override it. Ranges and cross-field rules are validate.cpp's. Built without
+// exceptions: every access checks the type first and parse() never throws.
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <limits>
+#include <set>
+#include <vector>
 
 #include "contract.h"
 #include "presets.h"
+#include "schema.h"
 #include "transformer.h"
 #include "validate.h"
 
@@ -15,7 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxScenarioBytes = 64 * 1024;  // a scenario is a few hundred bytes
 // A scenario nests two levels ({"model": {...}}). Deeper input is refused before parsing:
 // printing a value back in a message recurses once per level, and 64 KB of "[" overflowed the
 // stack (found by the fuzz corpus under the sanitizer build).
@@ -43,6 +46,12 @@ int nesting(std::string_view text) {
   return deepest;
 }
 
+// Characters, not bytes: a UTF-8 continuation byte starts no character.
+size_t characters(const std::string& s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::string show(const json& v) {
   std::string s = v.dump();
   if (s.size() <= 40) return s;
@@ -53,181 +62,232 @@ std::string show(const json& v) {
   return s.substr(0, n) + "...";
 }
 
-class Reader {
- public:
-  bool failed() const { return !error.empty(); }
-  std::string error;
-
-  void fail(std::string message) {
-    if (error.empty()) error = std::move(message);
+std::string joined(const std::vector<std::string>& items, bool quoted) {
+  std::string out;
+  for (const std::string& item : items) {
+    out += (out.empty() ? "" : ", ") + (quoted ? json(item).dump() : item);
   }
+  return out;
+}
 
-  // An object whose keys must all be in `allowed`.
-  bool object(const json& v, const std::string& path, std::initializer_list<const char*> allowed) {
-    if (!v.is_object()) {
-      fail((path.empty() ? "scenario" : path) + " is " + show(v) + ": allowed an object");
-      return false;
-    }
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      bool known = false;
-      std::string keys;
-      for (const char* k : allowed) {
-        known = known || it.key() == k;
-        keys += (keys.empty() ? "" : ", ") + std::string(k);
-      }
-      if (!known) {
-        fail("unknown key " + (path.empty() ? "" : path + ".") + show(json(it.key())) +
-             ": allowed " + keys);
-        return false;
+// The first problem of a JSON text that parses: a key given twice in one object (nlohmann
+// would keep one silently). Found with the parser's callback, which sees every key in order.
+Problem duplicate_key(std::string_view text) {
+  std::vector<std::set<std::string>> open;  // the keys seen in each enclosing object
+  std::vector<std::string> path;
+  Problem found;
+  auto callback = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      open.emplace_back();
+      path.emplace_back();
+    } else if (event == json::parse_event_t::object_end && !open.empty()) {
+      open.pop_back();
+      path.pop_back();
+    } else if (event == json::parse_event_t::key && !open.empty()) {
+      const std::string key = parsed.get<std::string>();
+      std::string dotted;
+      for (size_t i = 0; i + 1 < path.size(); ++i) dotted += path[i] + ".";
+      dotted += key;
+      path.back() = key;
+      if (!open.back().insert(key).second && found.empty()) {
+        found = {dotted, show(json(dotted)) + " is given twice: allowed once"};
       }
     }
     return true;
+  };
+  const json parsed = json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
+  (void)parsed;  // already parsed once; this pass only looks at the keys
+  return found;
+}
+
+class Reader {
+ public:
+  Problem problem;
+  std::set<std::string> given;  // dotted keys present in the input
+  std::vector<std::string> warnings;
+
+  double bytes_per_param = 0;  // read on its own: it resolves against the precision
+
+  bool failed() const { return !problem.empty(); }
+  void fail(const std::string& key, std::string message) {
+    if (!failed()) problem = {key, std::move(message)};
   }
 
-  void number(const json& o, const char* key, const std::string& path, double& out) {
-    const auto it = o.find(key);
-    if (it == o.end()) return;
-    if (!it->is_number() || !std::isfinite(it->get<double>())) {
-      fail(path + " is " + show(*it) + ": allowed a finite number");
-      return;
+  // Every key of every object must have a row; groups and presets read as objects recurse.
+  void check_keys(const json& o, const std::string& prefix) {
+    std::vector<std::string> allowed;
+    for (const Field& f : fields()) {
+      const std::string key = f.key;
+      if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
+          key.find('.', prefix.size()) == std::string::npos) {
+        allowed.push_back(key.substr(prefix.size()));
+      }
     }
-    out = it->get<double>();
-    if (out == 0) out = 0;  // -0 passes every ">= 0" check but shows as "-0.0" in the report
-  }
-
-  void integer(const json& o, const char* key, const std::string& path, int& out) {
-    double v = out;
-    const auto it = o.find(key);
-    if (it == o.end()) return;
-    number(o, key, path, v);
-    if (failed()) return;
-    if (v != std::floor(v) || std::fabs(v) > std::numeric_limits<int>::max()) {
-      fail(path + " is " + show(*it) + ": allowed a whole number");
-      return;
+    for (auto it = o.begin(); it != o.end() && !failed(); ++it) {
+      const std::string key = prefix + it.key();
+      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+        return fail(key, "unknown key " + show(json(key)) + ": allowed " + joined(allowed, false));
+      }
+      const Field* f = find_field(key);
+      const bool group = f->type == FieldType::kObject || key == "model" || key == "precision";
+      if (group && it->is_object()) check_keys(*it, key + ".");
     }
-    out = static_cast<int>(v);
   }
 
-  void boolean(const json& o, const char* key, const std::string& path, bool& out) {
-    const auto it = o.find(key);
-    if (it == o.end()) return;
-    if (!it->is_boolean()) return fail(path + " is " + show(*it) + ": allowed true or false");
-    out = it->get<bool>();
-  }
-
-  // One of `choices`; returns its index, or -1 when absent or wrong.
-  int choice(const json& o, const char* key, const std::string& path,
-             std::initializer_list<const char*> choices) {
-    const auto it = o.find(key);
-    if (it == o.end()) return -1;
-    std::string names;
-    int i = 0, found = -1;
-    for (const char* c : choices) {
-      if (it->is_string() && it->get_ref<const std::string&>() == c) found = i;
-      names += (names.empty() ? "" : ", ") + json(c).dump();
-      ++i;
+  // The value at a dotted key, or nullptr when it (or an object above it) is absent.
+  static const json* find(const json& root, const std::string& key) {
+    const json* at = &root;
+    size_t start = 0;
+    while (true) {
+      const size_t dot = key.find('.', start);
+      const std::string part = key.substr(start, dot - start);
+      if (!at->is_object()) return nullptr;
+      const auto it = at->find(part);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+      if (dot == std::string::npos) return at;
+      start = dot + 1;
     }
-    if (found < 0) fail(path + " is " + show(*it) + ": allowed " + names);
-    return found;
+  }
+
+  void read_bytes_value(const json& v) {
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+      return fail("bytes_per_param", "bytes_per_param is " + show(v) + ": allowed a finite number");
+    }
+    bytes_per_param = v.get<double>();
+  }
+
+  void read(const Field& f, const json& v, Scenario& s) {
+    const std::string key = f.key;
+    switch (f.type) {
+      case FieldType::kInteger:
+      case FieldType::kNumber:
+        return read_number(f, v, s);
+      case FieldType::kBoolean:
+        if (!v.is_boolean()) return fail(key, key + " is " + show(v) + ": allowed true or false");
+        return f.set(s, v.get<bool>() ? 1 : 0);
+      case FieldType::kEnum: {
+        const auto& c = f.choices;
+        const auto at = v.is_string() ? std::find(c.begin(), c.end(), v.get<std::string>())
+                                      : c.end();
+        if (at == c.end()) return fail(key, key + " is " + show(v) + ": allowed " + joined(c, true));
+        return f.set(s, static_cast<double>(static_cast<int>(at - c.begin())));
+      }
+      case FieldType::kString:
+        if (!v.is_string() || static_cast<double>(characters(v.get<std::string>())) > f.max) {
+          return fail(key, key + " is " + show(v) + ": allowed a string of up to " +
+                               std::to_string(static_cast<int>(f.max)) + " characters");
+        }
+        s.model.name = v.get<std::string>();
+        return;
+      case FieldType::kPreset:
+        return read_preset(f, v, s);
+      case FieldType::kObject:
+        if (v.is_object() || (key == "degrees" && v.is_null())) return;
+        return fail(key, key + " is " + show(v) + ": allowed an object" +
+                             (key == "degrees" ? " or null" : ""));
+    }
+  }
+
+ private:
+  void read_number(const Field& f, const json& v, Scenario& s) {
+    const std::string key = f.key;
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+      return fail(key, key + " is " + show(v) + ": allowed a finite number");
+    }
+    double x = v.get<double>();
+    if (x == 0) x = 0;  // -0 passes every ">= 0" check but shows as "-0.0" in the report
+    if (f.type == FieldType::kInteger &&
+        (x != std::floor(x) || std::fabs(x) > std::numeric_limits<int>::max())) {
+      return fail(key, key + " is " + show(v) + ": allowed a whole number");
+    }
+    if (f.set) f.set(s, x);
+  }
+
+  void read_preset(const Field& f, const json& v, Scenario& s) {
+    const std::string key = f.key;
+    const bool takes_object = key == "model" || key == "precision";
+    if (takes_object && v.is_object()) return;  // its fields have rows of their own
+    const std::string name = v.is_string() ? v.get<std::string>() : "";
+    bool found = false;
+    if (key == "gpu") {
+      if (auto p = find_gpu(name)) s.gpu = *p, found = true;
+    } else if (key == "precision") {
+      if (auto p = find_precision(name)) s.precision = *p, found = true;
+    } else if (auto p = find_model(name)) {
+      s.model = *p, found = true;
+    }
+    if (!found) {
+      fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, true) +
+                    (takes_object ? ", or an object" : ""));
+    }
   }
 };
 
-void read_model(Reader& in, const json& v, Scenario& s) {
-  ModelSpec& m = s.model;
-  if (v.is_string()) {
-    auto preset = find_model(v.get<std::string>());
-    if (!preset) return in.fail("model is " + show(v) + ": allowed " + model_names());
-    m = *preset;
-  } else {
-    if (!in.object(v, "model", {"preset", "name", "params", "layers", "hidden", "heads", "vocab"})) {
-      return;
-    }
-    if (auto it = v.find("preset"); it != v.end()) {
-      auto preset = it->is_string() ? find_model(it->get<std::string>()) : std::nullopt;
-      if (!preset) return in.fail("model.preset is " + show(*it) + ": allowed " + model_names());
-      m = *preset;
-    }
-    const ModelSpec before = m;
-    if (auto it = v.find("name"); it != v.end()) {
-      if (!it->is_string() || it->get_ref<const std::string&>().size() > 64) {
-        return in.fail("model.name is " + show(*it) + ": allowed a string of up to 64 characters");
-      }
-      m.name = it->get<std::string>();
-    }
-    in.integer(v, "layers", "model.layers", m.layers);
-    in.integer(v, "hidden", "model.hidden", m.hidden);
-    in.integer(v, "heads", "model.heads", m.heads);
-    in.integer(v, "vocab", "model.vocab", m.vocab);
-    const bool params_given = v.contains("params");
-    in.number(v, "params", "model.params", m.params);
-    const bool arch_changed = m.layers != before.layers || m.hidden != before.hidden ||
-                              m.vocab != before.vocab;
-    if (!params_given && arch_changed) m.params = 0;  // a new architecture: count it
-    if (!v.contains("preset") && !v.contains("name") && (arch_changed || params_given)) {
-      m.name = "custom";
-    }
-  }
-}
-
-void read_precision(Reader& in, const json& v, Scenario& s) {
-  if (v.is_string()) {
-    auto preset = find_precision(v.get<std::string>());
-    if (!preset) return in.fail("precision is " + show(v) + ": allowed " + precision_names());
-    s.precision = *preset;
-    return;
-  }
-  if (!in.object(v, "precision", {"weight", "grad", "master", "adam_m", "adam_v"})) return;
-  Precision& p = s.precision;
-  p.name = "custom";
-  in.number(v, "weight", "precision.weight", p.weight_bytes);
-  in.number(v, "grad", "precision.grad", p.grad_bytes);
-  in.number(v, "master", "precision.master", p.master_bytes);
-  in.number(v, "adam_m", "precision.adam_m", p.adam_m_bytes);
-  in.number(v, "adam_v", "precision.adam_v", p.adam_v_bytes);
+bool changed(const ModelSpec& a, const ModelSpec& b) {
+  return a.layers != b.layers || a.hidden != b.hidden || a.heads != b.heads ||
+         a.vocab != b.vocab;
 }
 
 // bytes_per_param alone: bf16 weight 2 + bf16 grad 2, the rest split evenly between the three
-// optimizer states (16 gives the book's 4 + 4 + 4).
-void read_bytes_per_param(Reader& in, const json& o, Scenario& s) {
-  double bytes = s.precision.total_bytes();
-  in.number(o, "bytes_per_param", "bytes_per_param", bytes);
-  if (in.failed() || !o.contains("bytes_per_param")) return;
-  if (o.contains("precision")) {
+// optimizer states (16 gives the book's 4 + 4 + 4). Beside a precision, the precision wins.
+void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
+  const double bytes = in.bytes_per_param;
+  if (in.given.count("precision")) {
     if (std::fabs(bytes - s.precision.total_bytes()) > 1e-9) {
-      in.fail("bytes_per_param is " + show(o["bytes_per_param"]) + " but precision adds up to " +
-              show(s.precision.total_bytes()) + ": give one or make them agree");
+      in.warnings.push_back("bytes_per_param " + show_number(bytes) +
+                            " is overridden by precision, which adds up to " +
+                            show_number(s.precision.total_bytes()) + " bytes per parameter.");
     }
     return;
   }
   if (bytes < 4 || bytes > 64) {
-    return in.fail("bytes_per_param is " + show(o["bytes_per_param"]) + ": allowed 4 to 64");
+    return in.fail("bytes_per_param",
+                   "bytes_per_param is " + show_number(bytes) + ": allowed 4 to 64");
   }
-  if (bytes == 16) return;  // the book's own split
+  if (bytes == before.total_bytes()) return;
   const double state = (bytes - 4) / 3;
-  s.precision = {"custom", 2, 2, state, state, state};
+  s.precision = bytes == 16 ? Precision{} : Precision{"custom", 2, 2, state, state, state};
 }
 
-void read_gpu(Reader& in, const json& o, Scenario& s) {
-  if (auto it = o.find("gpu"); it != o.end()) {
-    auto preset = it->is_string() ? find_gpu(it->get<std::string>()) : std::nullopt;
-    if (!preset) return in.fail("gpu is " + show(*it) + ": allowed " + gpu_names());
-    s.gpu = *preset;
+// What the fields around a preset mean once every row is read: the model's name and count,
+// the precision's name, the GPU's name, the interleaved default.
+void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precision_before,
+             const GpuSpec& gpu_preset, Scenario& s) {
+  const auto given = [&in](const char* key) { return in.given.count(key) > 0; };
+  ModelSpec& m = s.model;
+  const bool arch_changed = changed(m, model_preset);
+  if (!given("model.params") && arch_changed) m.params = 0;  // a new architecture: count it
+  if (!given("model.params") && m.params == 0) m.params = gpt_params(m, s.seq_len);
+  if (!given("model.name") && (arch_changed || given("model.params"))) {
+    if (given("model.preset")) {
+      m.name = "custom (from " + model_preset.name + ")";
+      in.warnings.push_back("model: the " + model_preset.name +
+                            " preset is overridden by its architecture or params fields, so "
+                            "the model is called \"" + m.name + "\".");
+    } else {
+      m.name = "custom";
+    }
   }
-  const GpuSpec before = s.gpu;
-  in.number(o, "gpu_memory_gb", "gpu_memory_gb", s.gpu.memory_gb);
-  in.number(o, "gpu_peak_tflops", "gpu_peak_tflops", s.gpu.peak_tflops);
-  in.number(o, "nvlink_gb_s", "nvlink_gb_s", s.gpu.nvlink_gb_s);
-  if (s.gpu.memory_gb != before.memory_gb || s.gpu.peak_tflops != before.peak_tflops ||
-      s.gpu.nvlink_gb_s != before.nvlink_gb_s) {
+  if (in.given.count("precision") && !find_precision(s.precision.name)) s.precision.name = "custom";
+  for (const char* k : {"precision.weight", "precision.grad", "precision.master",
+                        "precision.adam_m", "precision.adam_v"}) {
+    if (given(k)) s.precision.name = "custom";
+  }
+  if (given("bytes_per_param")) read_bytes_per_param(in, precision_before, s);
+  if (s.gpu.memory_gb != gpu_preset.memory_gb || s.gpu.peak_tflops != gpu_preset.peak_tflops ||
+      s.gpu.nvlink_gb_s != gpu_preset.nvlink_gb_s) {
     s.gpu.name = "custom";
   }
+  if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;
 }
 
 }  // namespace
 
-Result<Scenario> parse_scenario(std::string_view text) {
+Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>* warnings) {
   if (text.size() > kMaxScenarioBytes) {
-    return Result<Scenario>::failure("scenario is " + std::to_string(text.size()) +
+    return Result<Scenario>::failure("scenario is more than " +
+                                     std::to_string(kMaxScenarioBytes) +
                                      " bytes: allowed at most " +
                                      std::to_string(kMaxScenarioBytes));
   }
@@ -236,68 +296,48 @@ Result<Scenario> parse_scenario(std::string_view text) {
                                      " levels deep: allowed at most " +
                                      std::to_string(kMaxNesting));
   }
+  // JSON never holds a raw NUL (strings escape it), and the parser would stop reading there.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return Result<Scenario>::failure("scenario has a NUL byte at byte " + std::to_string(nul) +
+                                     ": allowed one JSON object and nothing after it");
+  }
   const json o = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (o.is_discarded()) {
-    return Result<Scenario>::failure("scenario is not valid JSON: allowed a JSON object");
+    return Result<Scenario>::failure(
+        "scenario is not valid JSON (or has bytes after the document): allowed one JSON object");
   }
+  if (!o.is_object()) {
+    return Result<Scenario>::failure("scenario is " + show(o) + ": allowed a JSON object");
+  }
+  if (Problem dup = duplicate_key(text); !dup.empty()) return Result<Scenario>::failure(dup);
+
   Reader in;
+  in.check_keys(o, "");
   Scenario s;
-  in.object(o, "",
-            {"gpus", "gpus_per_node", "seams", "degrees", "model", "seq_len", "micro_batch",
-             "global_batch", "bytes_per_param", "precision", "gpu", "gpu_memory_gb",
-             "gpu_peak_tflops", "nvlink_gb_s", "network_gb_s", "zero_stage", "recompute",
-             "sequence_parallel", "schedule", "virtual_stages", "efficiency", "memory_model",
-             "train_tokens"});
-  if (in.failed()) return Result<Scenario>::failure(in.error);
-
-  in.integer(o, "gpus", "gpus", s.gpus);
-  in.integer(o, "gpus_per_node", "gpus_per_node", s.gpus_per_node);
-  if (auto it = o.find("seams"); it != o.end() && !in.failed()) {
-    if (in.object(*it, "seams", {"data", "tensor", "pipeline"})) {
-      in.boolean(*it, "data", "seams.data", s.seams.data);
-      in.boolean(*it, "tensor", "seams.tensor", s.seams.tensor);
-      in.boolean(*it, "pipeline", "seams.pipeline", s.seams.pipeline);
+  ModelSpec model_preset = s.model;
+  const Precision precision_before = s.precision;
+  GpuSpec gpu_preset = s.gpu;
+  for (const Field& f : fields()) {
+    const json* v = in.failed() ? nullptr : Reader::find(o, f.key);
+    if (!v) continue;
+    in.given.insert(f.key);
+    if (std::string(f.key) == "bytes_per_param") {
+      in.read_bytes_value(*v);
+    } else {
+      in.read(f, *v, s);
+    }
+    if (std::string(f.key) == "model" || std::string(f.key) == "model.preset") model_preset = s.model;
+    if (std::string(f.key) == "gpu") gpu_preset = s.gpu;
+  }
+  if (!in.failed()) resolve(in, model_preset, precision_before, gpu_preset, s);
+  if (in.failed()) return Result<Scenario>::failure(in.problem);
+  if (Problem problem = validate(s); !problem.empty()) return Result<Scenario>::failure(problem);
+  for (const Field& f : fields()) {
+    if (f.inert && f.inert(s) && in.given.count(f.key)) {
+      in.warnings.push_back(std::string(f.key) + " is ignored: " + f.inert_reason + ".");
     }
   }
-  if (auto it = o.find("degrees"); it != o.end() && !it->is_null() && !in.failed()) {
-    if (in.object(*it, "degrees", {"dp", "tp", "pp"})) {
-      Degrees d;
-      in.integer(*it, "dp", "degrees.dp", d.dp);
-      in.integer(*it, "tp", "degrees.tp", d.tp);
-      in.integer(*it, "pp", "degrees.pp", d.pp);
-      s.degrees = d;
-    }
-  }
-  in.integer(o, "seq_len", "seq_len", s.seq_len);
-  if (auto it = o.find("model"); it != o.end() && !in.failed()) read_model(in, *it, s);
-  in.integer(o, "micro_batch", "micro_batch", s.micro_batch);
-  in.integer(o, "global_batch", "global_batch", s.global_batch);
-  if (auto it = o.find("precision"); it != o.end() && !in.failed()) read_precision(in, *it, s);
-  if (!in.failed()) read_bytes_per_param(in, o, s);
-  if (!in.failed()) read_gpu(in, o, s);
-  in.number(o, "network_gb_s", "network_gb_s", s.network_gb_s);
-  in.integer(o, "zero_stage", "zero_stage", s.zero_stage);
-  if (int i = in.choice(o, "recompute", "recompute", {"none", "selective", "full"}); i >= 0) {
-    s.recompute = static_cast<Recompute>(i);
-  }
-  in.boolean(o, "sequence_parallel", "sequence_parallel", s.sequence_parallel);
-  if (int i = in.choice(o, "schedule", "schedule", {"1f1b", "interleaved"}); i >= 0) {
-    s.schedule = static_cast<Schedule>(i);
-  }
-  in.integer(o, "virtual_stages", "virtual_stages", s.virtual_stages);
-  if (s.schedule == Schedule::kInterleaved && !o.contains("virtual_stages")) s.virtual_stages = 2;
-  in.number(o, "efficiency", "efficiency", s.efficiency);
-  if (int i = in.choice(o, "memory_model", "memory_model", {"book", "full"}); i >= 0) {
-    s.memory_model = static_cast<MemoryModel>(i);
-  }
-  in.number(o, "train_tokens", "train_tokens", s.train_tokens);
-  if (in.failed()) return Result<Scenario>::failure(in.error);
-
-  // A model given by its architecture alone is counted with Narayanan Eq. 2.
-  if (s.model.params == 0) s.model.params = gpt_params(s.model, s.seq_len);
-  if (std::string problem = validate(s); !problem.empty()) {
-    return Result<Scenario>::failure(problem);
-  }
+  if (warnings) *warnings = std::move(in.warnings);
   return s;
 }
 

@@ -2,8 +2,9 @@
 #include "contract.h"
 #include "explorer.h"
 #include "planner.h"
-#include "timeline.h"
 #include "presets.h"
+#include "schema.h"
+#include "timeline.h"
 #include "transformer.h"
 
 #include <algorithm>
@@ -40,6 +41,24 @@ json comms_json(const CommsReport& c) {
 
 json degrees_json(const Degrees& d) { return {{"dp", d.dp}, {"tp", d.tp}, {"pp", d.pp}}; }
 
+// Bytes per parameter of each training state: the report's and the presets' one shape.
+json precision_json(const Precision& p) {
+  return {{"name", p.name},         {"weight", p.weight_bytes}, {"grad", p.grad_bytes},
+          {"master", p.master_bytes}, {"adam_m", p.adam_m_bytes}, {"adam_v", p.adam_v_bytes},
+          {"bytes_per_param", p.total_bytes()}};
+}
+
+json model_json(const ModelSpec& m) {
+  return {{"name", m.name},   {"params", m.params}, {"layers", m.layers},
+          {"hidden", m.hidden}, {"heads", m.heads},   {"vocab", m.vocab}};
+}
+
+json layouts_of(const Scenario& s) {
+  json layouts = json::array();
+  for (const Degrees& d : accepted_layouts(s)) layouts.push_back({d.dp, d.tp, d.pp});
+  return layouts;
+}
+
 const char* name_of(Schedule s) { return s == Schedule::kInterleaved ? "interleaved" : "1f1b"; }
 
 const char* name_of(Recompute r) {
@@ -48,48 +67,25 @@ const char* name_of(Recompute r) {
 
 }  // namespace
 
+// Every row of the field table at its dotted path, so the echo reads back to the same report:
+// presets by name and custom values written out, nothing that has no effect in this scenario.
 json scenario_json(const Scenario& s) {
-  json o = {
-      {"gpus", s.gpus},
-      {"gpus_per_node", s.gpus_per_node},
-      {"seams", {{"data", s.seams.data}, {"tensor", s.seams.tensor}, {"pipeline", s.seams.pipeline}}},
-      {"degrees", nullptr},
-      {"model",
-       {{"name", s.model.name},
-        {"params", s.model.params},
-        {"layers", s.model.layers},
-        {"hidden", s.model.hidden},
-        {"heads", s.model.heads},
-        {"vocab", s.model.vocab}}},
-      {"seq_len", s.seq_len},
-      {"micro_batch", s.micro_batch},
-      {"global_batch", s.global_batch},
-      {"bytes_per_param", s.precision.total_bytes()},
-      {"precision", s.precision.name},
-      {"gpu", s.gpu.name},
-      {"gpu_memory_gb", s.gpu.memory_gb},
-      {"gpu_peak_tflops", s.gpu.peak_tflops},
-      {"nvlink_gb_s", s.gpu.nvlink_gb_s},
-      {"network_gb_s", s.network_gb_s},
-      {"zero_stage", s.zero_stage},
-      {"recompute", name_of(s.recompute)},
-      {"sequence_parallel", s.sequence_parallel},
-      {"schedule", name_of(s.schedule)},
-      {"virtual_stages", s.virtual_stages},
-      {"efficiency", s.efficiency},
-      {"memory_model", s.memory_model == MemoryModel::kFull ? "full" : "book"},
-      {"train_tokens", s.train_tokens},
-  };
-  // Read back by parse_scenario unchanged: custom values are written out, presets by name.
-  if (s.precision.name == "custom") {
-    o["precision"] = {{"weight", s.precision.weight_bytes},
-                      {"grad", s.precision.grad_bytes},
-                      {"master", s.precision.master_bytes},
-                      {"adam_m", s.precision.adam_m_bytes},
-                      {"adam_v", s.precision.adam_v_bytes}};
+  json o = json::object();
+  for (const Field& f : fields()) {
+    const std::string key = f.key;
+    const bool custom_precision = s.precision.name == "custom";
+    if (f.type == FieldType::kObject || key == "model" || key == "model.preset") continue;
+    if (f.inert && f.inert(s)) continue;
+    if (key.rfind("degrees.", 0) == 0 && !s.degrees) continue;
+    if (key.rfind("precision.", 0) == 0 && !custom_precision) continue;
+    if ((key == "precision" && custom_precision) || (key == "gpu" && s.gpu.name == "custom")) {
+      continue;
+    }
+    std::string pointer = "/" + key;
+    std::replace(pointer.begin(), pointer.end(), '.', '/');
+    o[json::json_pointer(pointer)] = field_value(f, s);
   }
-  if (s.gpu.name == "custom") o.erase("gpu");
-  if (s.degrees) o["degrees"] = degrees_json(*s.degrees);
+  if (!s.degrees) o["degrees"] = nullptr;
   return o;
 }
 
@@ -115,14 +111,7 @@ json report_json(const Report& r) {
       {"active_gpus", r.active_gpus},
       {"nodes", r.nodes},
       {"model_params", r.model_params},
-      {"precision",
-       {{"name", r.precision.name},
-        {"weight", r.precision.weight_bytes},
-        {"grad", r.precision.grad_bytes},
-        {"master", r.precision.master_bytes},
-        {"adam_m", r.precision.adam_m_bytes},
-        {"adam_v", r.precision.adam_v_bytes},
-        {"bytes_per_param", r.precision.total_bytes()}}},
+      {"precision", precision_json(r.precision)},
       {"global_batch", r.global_batch},
       {"memory",
        {{"params_per_gpu", m.params_per_gpu},
@@ -155,13 +144,27 @@ json report_json(const Report& r) {
   };
 }
 
+std::string error_json(const Problem& problem) {
+  return json{{"error",
+               {{"key", problem.key.empty() ? json(nullptr) : json(problem.key)},
+                {"message", problem.message}}}}
+      .dump();
+}
+
+std::string schema_text() { return schema_json().dump(); }
+
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
-  const Result<Scenario> scenario = parse_scenario(scenario_text);
-  if (!scenario.ok()) return json{{"error", scenario.error()}}.dump();
+  std::vector<std::string> read_warnings;
+  const Result<Scenario> scenario = parse_scenario(scenario_text, &read_warnings);
+  if (!scenario.ok()) return error_json(scenario.problem());
   const Result<Report> report = evaluate(scenario.value(), with_ranks);
-  if (!report.ok()) return json{{"error", report.error()}}.dump();
+  if (!report.ok()) return error_json(report.problem());
   json out = report_json(report.value());
+  json warnings = read_warnings;
+  for (const auto& w : out["warnings"]) warnings.push_back(w);
+  out["warnings"] = warnings;
   out["scenario"] = scenario_json(scenario.value());
+  out["layouts"] = layouts_of(scenario.value());
   return out.dump();
 }
 
@@ -186,12 +189,8 @@ std::string timeline_json(int stages, int microbatches) {
 
 std::string layouts_json(std::string_view scenario_text) {
   const Result<Scenario> scenario = parse_scenario(scenario_text);
-  if (!scenario.ok()) return json{{"error", scenario.error()}}.dump();
-  json layouts = json::array();
-  for (const Degrees& d : accepted_layouts(scenario.value())) {
-    layouts.push_back({d.dp, d.tp, d.pp});
-  }
-  return json{{"layouts", layouts}}.dump();
+  if (!scenario.ok()) return error_json(scenario.problem());
+  return json{{"layouts", layouts_of(scenario.value())}}.dump();
 }
 
 std::string presets_json() {
@@ -199,12 +198,7 @@ std::string presets_json() {
   json models = json::array(), gpus = json::array(), precisions = json::array();
   for (ModelSpec m : model_presets()) {
     if (m.params == 0) m.params = gpt_params(m, defaults.seq_len);
-    models.push_back({{"name", m.name},
-                      {"params", m.params},
-                      {"layers", m.layers},
-                      {"hidden", m.hidden},
-                      {"heads", m.heads},
-                      {"vocab", m.vocab}});
+    models.push_back(model_json(m));
   }
   for (const GpuSpec& g : gpu_presets()) {
     gpus.push_back({{"name", g.name},
@@ -213,20 +207,14 @@ std::string presets_json() {
                     {"nvlink_gb_s", g.nvlink_gb_s}});
   }
   for (const Precision& p : precision_presets()) {
-    precisions.push_back({{"name", p.name},
-                          {"weight", p.weight_bytes},
-                          {"grad", p.grad_bytes},
-                          {"master", p.master_bytes},
-                          {"adam_m", p.adam_m_bytes},
-                          {"adam_v", p.adam_v_bytes},
-                          {"bytes_per_param", p.total_bytes()}});
+    precisions.push_back(precision_json(p));
   }
   return json{{"models", models}, {"gpus", gpus}, {"precisions", precisions}}.dump();
 }
 
 std::string plan_json(std::string_view scenario_text, int top_k) {
   const Result<Scenario> scenario = parse_scenario(scenario_text);
-  if (!scenario.ok()) return json{{"error", scenario.error()}}.dump();
+  if (!scenario.ok()) return error_json(scenario.problem());
   const Scenario& base = scenario.value();
   const PlanResult result = plan(base, std::clamp(top_k, 1, 100));
   json plans = json::array();

@@ -55,17 +55,20 @@ Degrees resolve_degrees(const Scenario& s) {
   return auto_factor(s.gpus, s.gpus_per_node, s.model.layers, s.seams);
 }
 
-std::string layout_problem(const Scenario& s, const Degrees& d) {
+Problem layout_problem(const Scenario& s, const Degrees& d) {
   if (d.pp > s.model.layers) {
-    return "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
-           " layers: allowed at most one stage per layer (fewer GPUs, or another seam)";
+    // Explicit degrees are at fault; auto-factored ones come from the GPU count.
+    return {s.degrees ? "degrees.pp" : "gpus",
+            "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
+                " layers: allowed at most one stage per layer (fewer GPUs, or another seam)"};
   }
   const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
   if (d.pp > 1 && 1LL * d.pp * v > s.model.layers) {
-    return "virtual_stages is " + str(v) + ": pipeline degree x virtual_stages (" +
-           str(1LL * d.pp * v) + ") may not exceed the " + str(s.model.layers) + " layers";
+    return {"virtual_stages", "virtual_stages is " + str(v) +
+                                  ": pipeline degree x virtual_stages (" + str(1LL * d.pp * v) +
+                                  ") may not exceed the " + str(s.model.layers) + " layers"};
   }
-  return "";
+  return {};
 }
 
 std::vector<Degrees> accepted_layouts(const Scenario& s) {
@@ -82,11 +85,9 @@ std::vector<Degrees> accepted_layouts(const Scenario& s) {
 }
 
 Result<Report> evaluate(const Scenario& s, bool with_ranks) {
-  if (std::string problem = validate(s); !problem.empty()) {
-    return Result<Report>::failure(problem);
-  }
+  if (Problem problem = validate(s); !problem.empty()) return Result<Report>::failure(problem);
   const Degrees d = resolve_degrees(s);
-  if (std::string problem = layout_problem(s, d); !problem.empty()) {
+  if (Problem problem = layout_problem(s, d); !problem.empty()) {
     return Result<Report>::failure(problem);
   }
 

@@ -13,10 +13,10 @@ namespace pe {
 // The degrees a scenario runs with: its explicit degrees, else the seams auto-factored.
 Degrees resolve_degrees(const Scenario& s);
 
-// Why the core would refuse degrees d for this scenario ("" when it accepts them): the
+// Why the core would refuse degrees d for this scenario (empty when it accepts them): the
 // product must be the GPU count, and PP (times the virtual stages when interleaved) at most
 // the layer count, since every stage needs a layer.
-std::string layout_problem(const Scenario& s, const Degrees& d);
+Problem layout_problem(const Scenario& s, const Degrees& d);
 
 // Every DP x TP x PP the core accepts for the scenario's GPU count and model, TP then PP
 // ascending: what a page may offer as explicit degrees.

@@ -5,11 +5,16 @@
 
 #include <string>
 
+#include "result.h"
 #include "scenario.h"
 
 namespace pe {
 
-// Empty when the scenario is valid, else one sentence: "<field> ...: allowed ...".
-std::string validate(const Scenario& s);
+// Empty when the scenario is valid, else the field at fault and one sentence:
+// "<field> ...: allowed ...". Ranges come from the field table (schema.h).
+Problem validate(const Scenario& s);
+
+// A number as a person writes it in a message: 80, -16, 0.5, 1e+308.
+std::string show_number(double v);
 
 }  // namespace pe

@@ -56,6 +56,7 @@ TEST(Contract, ResolvedScenarioReadsBackToTheSameReport) {
 
 struct BadInput {
   const char* scenario;
+  const char* key;  // the field at fault; nullptr: the scenario as a whole
   const char* says;
 };
 
@@ -66,37 +67,53 @@ class BadScenario : public ::testing::TestWithParam<BadInput> {};
 TEST_P(BadScenario, IsAnErrorThatNamesTheKeyAndWhatIsAllowed) {
   const json r = run(GetParam().scenario);
   ASSERT_TRUE(r.contains("error")) << r.dump().substr(0, 200);
-  EXPECT_NE(r["error"].get<std::string>().find(GetParam().says), std::string::npos)
-      << r["error"];
+  const json& e = r["error"];
+  EXPECT_EQ(e["key"], GetParam().key ? json(GetParam().key) : json(nullptr)) << e;
+  EXPECT_NE(e["message"].get<std::string>().find(GetParam().says), std::string::npos) << e;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Table, BadScenario,
     ::testing::Values(
-        BadInput{"not json", "not valid JSON"}, BadInput{"[]", "scenario is []: allowed an object"},
-        BadInput{R"({"gpu_count":16})", "unknown key \"gpu_count\": allowed gpus,"},
-        BadInput{R"({"gpus":"16"})", "gpus is \"16\": allowed a finite number"},
-        BadInput{R"({"gpus":16.5})", "gpus is 16.5: allowed a whole number"},
-        BadInput{R"({"gpus":0})", "gpus is 0: allowed 1 to 16384"},
-        BadInput{R"({"gpus":1e308})", "gpus is 1e+308: allowed a whole number"},
-        BadInput{R"({"gpus":1000000})", "gpus is 1000000: allowed 1 to 16384"},
-        BadInput{R"({"seams":{"data":1}})", "seams.data is 1: allowed true or false"},
-        BadInput{R"({"seams":{"expert":true}})", "unknown key seams.\"expert\""},
-        BadInput{R"({"degrees":{"dp":2,"tp":2,"pp":2}})",
+        BadInput{"not json", nullptr, "not valid JSON"},
+        BadInput{"[]", nullptr, "scenario is []: allowed a JSON object"},
+        BadInput{R"({"gpu_count":16})", "gpu_count", "unknown key \"gpu_count\": allowed gpus,"},
+        BadInput{R"({"gpus":"16"})", "gpus", "gpus is \"16\": allowed a finite number"},
+        BadInput{R"({"gpus":16.5})", "gpus", "gpus is 16.5: allowed a whole number"},
+        BadInput{R"({"gpus":0})", "gpus", "gpus is 0: allowed 1 to 16384"},
+        BadInput{R"({"gpus":1e308})", "gpus", "gpus is 1e+308: allowed a whole number"},
+        BadInput{R"({"gpus":1000000})", "gpus", "gpus is 1000000: allowed 1 to 16384"},
+        BadInput{R"({"seams":{"data":1}})", "seams.data", "seams.data is 1: allowed true or false"},
+        BadInput{R"({"seams":{"expert":true}})", "seams.expert",
+                 "unknown key \"seams.expert\": allowed data, tensor, pipeline"},
+        BadInput{R"({"degrees":{"dp":2,"tp":2,"pp":2}})", "degrees",
                  "degrees: dp x tp x pp = 2x2x2 = 8, but gpus is 16"},
-        BadInput{R"({"degrees":{"dp":-16,"tp":-1,"pp":1}})", "degrees.dp is -16: allowed 1 to 16"},
-        BadInput{R"({"model":{"layers":0}})", "model.layers is 0: allowed 1 to 10000"},
-        BadInput{R"({"model":{"heads":7}})", "model.heads is 7: it must divide model.hidden"},
-        BadInput{R"({"model":"gpt-5"})", "model is \"gpt-5\": allowed book-16b,"},
-        BadInput{R"({"gpu":"V100"})", "gpu is \"V100\": allowed A100-40GB,"},
-        BadInput{R"({"bytes_per_param":2})", "bytes_per_param is 2: allowed 4 to 64"},
-        BadInput{R"({"micro_batch":1024})", "micro_batch is 1024: allowed 1 to global_batch"},
-        BadInput{R"({"zero_stage":4})", "zero_stage is 4: allowed 0 to 3"},
-        BadInput{R"({"recompute":"some"})", "recompute is \"some\": allowed \"none\""},
-        BadInput{R"({"efficiency":1.5})", "efficiency is 1.5: allowed 0.001 to 1"},
-        BadInput{R"({"gpu_memory_gb":-80})", "gpu_memory_gb is -80: allowed more than 0"},
-        BadInput{R"({"degrees":{"dp":1,"tp":1,"pp":16},"model":{"layers":8}})",
-                 "pipeline degree 16 exceeds the model's 8 layers"}));
+        BadInput{R"({"degrees":{"dp":-16,"tp":-1,"pp":1}})", "degrees.dp",
+                 "degrees.dp is -16: allowed 1 to 16384"},
+        BadInput{R"({"model":{"layers":0}})", "model.layers", "model.layers is 0: allowed 1 to 10000"},
+        BadInput{R"({"model":{"heads":7}})", "model.heads",
+                 "model.heads is 7: it must divide model.hidden"},
+        BadInput{R"({"model":"gpt-5"})", "model", "model is \"gpt-5\": allowed \"book-16b\","},
+        BadInput{R"({"gpu":"V100"})", "gpu", "gpu is \"V100\": allowed \"A100-40GB\","},
+        BadInput{R"({"bytes_per_param":2})", "bytes_per_param", "bytes_per_param is 2: allowed 4 to 64"},
+        BadInput{R"({"micro_batch":1024})", "micro_batch",
+                 "micro_batch is 1024: allowed 1 to global_batch"},
+        BadInput{R"({"zero_stage":4})", "zero_stage", "zero_stage is 4: allowed 0 to 3"},
+        BadInput{R"({"recompute":"some"})", "recompute", "recompute is \"some\": allowed \"none\""},
+        BadInput{R"({"efficiency":1.5})", "efficiency", "efficiency is 1.5: allowed 0.001 to 1"},
+        BadInput{R"({"gpu_memory_gb":-80})", "gpu_memory_gb",
+                 "gpu_memory_gb is -80: allowed more than 0"},
+        BadInput{R"({"degrees":{"dp":1,"tp":1,"pp":16},"model":{"layers":8}})", "degrees.pp",
+                 "pipeline degree 16 exceeds the model's 8 layers"},
+        // Nothing is accepted silently: each of these used to be.
+        BadInput{R"({"gpus":16,"gpus":32})", "gpus", "\"gpus\" is given twice: allowed once"},
+        BadInput{R"({"model":{"layers":8,"layers":9}})", "model.layers",
+                 "\"model.layers\" is given twice"},
+        BadInput{"{} {}", nullptr, "bytes after the document"},
+        BadInput{"{}x", nullptr, "bytes after the document"},
+        BadInput{R"({"model":{"params":0}})", "model.params", "model.params is 0: allowed 1000000"},
+        BadInput{R"({"model":{"name":"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"}})",
+                 "model.name", "allowed a string of up to 64 characters"}));
 
 // Golden files: every tests/golden/NAME.scenario.json must produce NAME.report.json exactly.
 // Regenerate with scripts/update-golden after a deliberate change, and review the diff.

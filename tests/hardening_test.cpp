@@ -53,7 +53,7 @@ TEST(FuzzFound, RatesTooSmallToGiveAFiniteTimeAreRefused) {
   for (const char* key : {"gpu_peak_tflops", "nvlink_gb_s", "network_gb_s", "efficiency"}) {
     const json r = run(std::string("{\"") + key + "\":5e-324}");
     ASSERT_TRUE(r.contains("error")) << key;
-    const std::string e = r["error"];
+    const std::string e = r["error"]["message"];
     EXPECT_EQ(e.rfind(std::string(key) + " is ", 0), 0u) << e;
     EXPECT_NE(e.find(": allowed 0.001 to"), std::string::npos) << e;
   }
@@ -75,7 +75,7 @@ TEST(FuzzFound, ErrorMessagesCutLongValuesAtACharacterBoundary) {
     const std::string out = evaluate_json(s);
     const json r = json::parse(out, nullptr, false);
     ASSERT_FALSE(r.is_discarded()) << out;
-    EXPECT_NE(r["error"].get<std::string>().find("...: allowed"), std::string::npos) << r;
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("...: allowed"), std::string::npos) << r;
   }
 }
 
@@ -83,7 +83,7 @@ TEST(FuzzFound, ErrorMessagesCutLongValuesAtACharacterBoundary) {
 // 3,000-character message. It is cut like every other echoed value.
 TEST(FuzzFound, UnknownKeysAreEchoedShort) {
   const json r = run("{\"" + std::string(3000, 'a') + "\":1}");
-  const std::string e = r["error"];
+  const std::string e = r["error"]["message"];
   EXPECT_LT(e.size(), 400u);
   EXPECT_EQ(e.rfind("unknown key \"aaaa", 0), 0u) << e;
 }
@@ -93,10 +93,10 @@ TEST(FuzzFound, UnknownKeysAreEchoedShort) {
 // limit) overflowed the stack. Nesting is now checked before parsing.
 TEST(FuzzFound, DeepNestingIsRefusedBeforeParsing) {
   const std::string open(32000, '['), close(32000, ']');
-  EXPECT_EQ(run(open + close)["error"], "scenario nests 32000 levels deep: allowed at most 16");
-  EXPECT_EQ(run("{\"gpus\":" + open + close + "}")["error"],
+  EXPECT_EQ(run(open + close)["error"]["message"], "scenario nests 32000 levels deep: allowed at most 16");
+  EXPECT_EQ(run("{\"gpus\":" + open + close + "}")["error"]["message"],
             "scenario nests 32001 levels deep: allowed at most 16");
-  EXPECT_NE(run("{\"gpus\":" + std::string(15, '[') + std::string(15, ']') + "}")["error"],
+  EXPECT_NE(run("{\"gpus\":" + std::string(15, '[') + std::string(15, ']') + "}")["error"]["message"],
             "scenario nests 16 levels deep: allowed at most 16");
   // Brackets and escaped quotes inside strings do not count.
   const json named = run(R"({"model":{"name":"[[[[[[[[[[[[[[[[[[[[\"{{{{{{{{{{{{{{{{{{{{"}})");

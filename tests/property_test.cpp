@@ -164,7 +164,9 @@ TEST(Property, ReportJsonReadsBackIdentically) {
     out["scenario"] = scenario_json(s);
     const std::string text = out.dump();
     EXPECT_EQ(json::parse(text).dump(), text);
-    EXPECT_EQ(evaluate_json(out["scenario"].dump(), ranks), text) << out["scenario"];
+    json back = json::parse(evaluate_json(out["scenario"].dump(), ranks));
+    back.erase("layouts");  // evaluate_json adds what the page may offer; report_json has none
+    EXPECT_EQ(back.dump(), text) << out["scenario"];
   });
 }
 

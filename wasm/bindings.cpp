@@ -1,6 +1,7 @@
 // The embind layer: declarations only. The core speaks JSON text (contract.h), so the
 // boundary is strings in, strings out -- no class handles for JS to .delete(), no 64-bit
-// integers. Errors come back as {"error": "..."}; wasm/lab.js turns them into LabError.
+// integers. Errors come back as {"error": {"key", "message"}}; wasm/lab.js turns them into
+// LabError.
 // The one exception is the rank list, which at fleet scale is handed over as a typed array.
 #include <cstdint>
 #include <string>
@@ -56,5 +57,6 @@ EMSCRIPTEN_BINDINGS(parallelism_explorer) {
   emscripten::function("layouts", &layouts);
   emscripten::function("ranks", &ranks);
   emscripten::function("presets", &pe::presets_json);
+  emscripten::function("schema", &pe::schema_text);
   emscripten::function("referenceRuns", &pe::reference_runs_json);
 }

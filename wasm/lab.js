@@ -9,10 +9,13 @@
 // the module is unharmed and keeps answering.
 import createLabModule from './lab-module.js';
 
+// key: the dotted scenario key at fault ('gpus', 'model.layers'), or null when the scenario
+// as a whole is.
 export class LabError extends Error {
-  constructor(message) {
+  constructor(message, key = null) {
     super(message);
     this.name = 'LabError';
+    this.key = key;
   }
 }
 
@@ -22,7 +25,7 @@ export async function createLab(options = {}) {
   const module = await createLabModule({ ...options });
   const call = (fn, ...args) => {
     const result = JSON.parse(fn(...args));
-    if (result && typeof result.error === 'string') throw new LabError(result.error);
+    if (result && result.error) throw new LabError(result.error.message, result.error.key);
     return result;
   };
   return {
@@ -40,6 +43,8 @@ export async function createLab(options = {}) {
     ranks: (degrees, gpusPerNode) =>
       module.ranks(degrees.dp | 0, degrees.tp | 0, degrees.pp | 0, gpusPerNode | 0).slice(),
     presets: () => call(module.presets),
+    // The scenario's field table: { fields: [{ key, type, default, min, max, choices, ... }] }.
+    schema: () => call(module.schema),
     referenceRuns: () => call(module.referenceRuns),
   };
 }

@@ -1,56 +1,105 @@
 // explore [--plan] [FILE|-]: reads a scenario (the book's default with no argument) and prints
 // its report as JSON, or with --plan the ten fastest layouts that fit (planner.h).
-// Bad input: exit status 2 and one line on stderr starting with "error:".
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
+// explore --schema prints the scenario's field table as JSON; --schema-table as the README's
+// Markdown table.
+// Bad input: exit status 2 and one line on stderr starting with "error:". A report that cannot
+// be written (a full disk): exit status 1.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "contract.h"
+#include "schema.h"
 
 namespace {
 
-bool read_all(std::istream& in, std::string& out) {
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
+int fail(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 2;
 }
 
 int usage() {
-  std::cerr << "usage: explore [--plan] [FILE|-]   (no file: the book lab's default scenario)\n";
+  std::fprintf(stderr,
+               "usage: explore [--plan] [FILE|-]   (no file: the book lab's default scenario)\n"
+               "       explore --schema | --schema-table\n");
   return 2;
+}
+
+// Reads at most kMaxScenarioBytes + 1 bytes: one more than allowed is enough to refuse, so
+// /dev/zero or a 100 MB file is refused at once with bounded memory.
+bool read_bounded(std::FILE* in, std::string& out) {
+  char buffer[4096];
+  out.clear();
+  while (out.size() <= pe::kMaxScenarioBytes) {
+    const size_t n = std::fread(buffer, 1, sizeof buffer, in);
+    out.append(buffer, n);
+    if (n < sizeof buffer) return !std::ferror(in);
+  }
+  return true;
+}
+
+// The scenario text of `arg`, or "" with `problem` set.
+std::string read_input(const std::string& arg, std::string& problem) {
+  std::string text;
+  if (arg == "-") {
+    if (!read_bounded(stdin, text)) problem = "cannot read standard input";
+    return text;
+  }
+  struct stat info {};
+  if (stat(arg.c_str(), &info) != 0) {
+    problem = "cannot read " + arg + ": " + std::strerror(errno);
+    return text;
+  }
+  if (S_ISDIR(info.st_mode)) {
+    problem = arg + " is a directory: allowed a scenario file or - for standard input";
+    return text;
+  }
+  std::FILE* file = std::fopen(arg.c_str(), "rb");
+  if (!file) {
+    problem = "cannot read " + arg + ": " + std::strerror(errno);
+    return text;
+  }
+  if (!read_bounded(file, text)) problem = "cannot read " + arg + ": " + std::strerror(errno);
+  std::fclose(file);
+  return text;
+}
+
+// Writes the whole text or says why not: a full disk must not pass for a report.
+int write_out(const std::string& text) {
+  const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() &&
+                       std::fflush(stdout) == 0;
+  if (written) return 0;
+  std::fprintf(stderr, "error: cannot write the report: %s\n", std::strerror(errno));
+  return 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string text = "{}";
-  const bool planning = argc > 1 && std::string(argv[1]) == "--plan";
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (first == "--schema" || first == "--schema-table") {
+    if (argc > 2) return usage();
+    return write_out(first == "--schema" ? pe::schema_json().dump(2) + "\n"
+                                         : pe::schema_markdown());
+  }
+  const bool planning = first == "--plan";
   if (planning) --argc, ++argv;
   if (argc > 2) return usage();
+  std::string text = "{}";
   if (argc == 2) {
     const std::string arg = argv[1];
     if (arg == "-h" || arg == "--help") return usage(), 0;
-    bool ok;
-    if (arg == "-") {
-      ok = read_all(std::cin, text);
-    } else {
-      std::ifstream file(arg, std::ios::binary);
-      ok = file && read_all(file, text);
-    }
-    if (!ok) {
-      std::cerr << "error: cannot read " << (arg == "-" ? "standard input" : arg) << "\n";
-      return 2;
-    }
+    std::string problem;
+    text = read_input(arg, problem);
+    if (!problem.empty()) return fail(problem);
   }
   const std::string result = planning ? pe::plan_json(text, 10) : pe::evaluate_json(text);
   const auto out = nlohmann::json::parse(result, nullptr, false);
-  if (out.contains("error")) {
-    std::cerr << "error: " << out["error"].get<std::string>() << "\n";
-    return 2;
-  }
-  std::cout << out.dump(2) << "\n";
-  return 0;
+  if (out.contains("error")) return fail(out["error"]["message"].get<std::string>());
+  return write_out(out.dump(2) + "\n");
 }

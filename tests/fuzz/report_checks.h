@@ -79,15 +79,21 @@ inline std::string check_report(const json& r, bool with_ranks) {
   return "";
 }
 
-// One output of evaluate_json: valid JSON, and either exactly {"error": "<short message>"} or a
+// One output of evaluate_json: valid JSON, and either exactly
+// {"error": {"key": null | "<dotted key>", "message": "<short message>"}} or a
 // report that passes check_report. `out` receives the parsed output.
 inline std::string check_output(std::string_view output, bool with_ranks, json& out) {
   out = json::parse(output.begin(), output.end(), nullptr, /*allow_exceptions=*/false);
   if (out.is_discarded()) return "output is not valid JSON";
   if (!out.is_object()) return "output is not a JSON object";
   if (!out.contains("error")) return check_report(out, with_ranks);
-  const json& e = out["error"];
   if (out.size() != 1) return "an error with other keys beside it";
+  const json& error = out["error"];
+  if (!error.is_object() || error.size() != 2 || !error.contains("key")) {
+    return "error is not {key, message}";
+  }
+  if (!error["key"].is_null() && !error["key"].is_string()) return "error key is not a name";
+  const json& e = error["message"];
   if (!e.is_string() || e.get_ref<const std::string&>().empty()) return "error is not a message";
   if (e.get_ref<const std::string&>().size() > kMaxErrorBytes) {
     return "error message longer than " + std::to_string(kMaxErrorBytes) + " bytes";
@@ -98,7 +104,9 @@ inline std::string check_output(std::string_view output, bool with_ranks, json& 
 // The resolved scenario of a report reads back to the same report (README: "reading it back
 // gives the same report"), and from then on to the same scenario as well. Not necessarily the
 // same scenario at once: a custom GPU whose numbers equal the default preset's reads back under
-// that preset's name, which changes no number.
+// that preset's name, which changes no number. The warnings the reader added about the input
+// itself (a repeated setting, a field with no effect) need not come back: the echo is already
+// resolved, so its warnings are the original's without those.
 template <class Evaluate>
 std::string check_read_back(const json& report, Evaluate evaluate) {
   const std::string again = evaluate(report["scenario"].dump());
@@ -106,9 +114,17 @@ std::string check_read_back(const json& report, Evaluate evaluate) {
   if (std::string p = check_output(again, true, second); !p.empty()) return "read back: " + p;
   if (second.contains("error")) return "the resolved scenario is refused: " + again;
   json a = report, b = second;
-  a.erase("scenario");
-  b.erase("scenario");
+  for (json* r : {&a, &b}) {
+    r->erase("scenario");
+    r->erase("warnings");
+  }
   if (a != b) return "the resolved scenario reads back to a different report";
+  const json& before = report["warnings"];
+  for (const json& w : second["warnings"]) {
+    if (std::find(before.begin(), before.end(), w) == before.end()) {
+      return "the resolved scenario reads back with a new warning: " + w.dump();
+    }
+  }
   if (evaluate(second["scenario"].dump()) != again) {
     return "the resolved scenario does not read back to itself";
   }

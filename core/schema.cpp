@@ -1,0 +1,292 @@
+#include "schema.h"
+
+#include <algorithm>
+
+#include "presets.h"
+
+namespace pe {
+namespace {
+
+using nlohmann::json;
+using Get = double (*)(const Scenario&);
+using Set = void (*)(Scenario&, double);
+
+// Accessors for one member of Scenario, as a getter and a setter of doubles.
+#define PE_INT(m)                                                  \
+  [](const Scenario& s) { return static_cast<double>(s.m); },     \
+      [](Scenario& s, double v) { s.m = static_cast<int>(v); }
+#define PE_REAL(m) [](const Scenario& s) { return s.m; }, [](Scenario& s, double v) { s.m = v; }
+#define PE_BOOL(m)                                                 \
+  [](const Scenario& s) { return s.m ? 1.0 : 0.0; },              \
+      [](Scenario& s, double v) { s.m = v != 0; }
+#define PE_ENUM(m, T)                                                          \
+  [](const Scenario& s) { return static_cast<double>(static_cast<int>(s.m)); }, \
+      [](Scenario& s, double v) { s.m = static_cast<T>(static_cast<int>(v)); }
+// Explicit degrees are optional: reading one of them creates them (the others stay 1).
+#define PE_DEGREE(m)                                                          \
+  [](const Scenario& s) { return s.degrees ? static_cast<double>(s.degrees->m) : 1.0; }, \
+      [](Scenario& s, double v) {                                             \
+        if (!s.degrees) s.degrees.emplace();                                  \
+        s.degrees->m = static_cast<int>(v);                                   \
+      }
+
+Field make(const char* key, FieldType type, const char* group, const char* unit,
+           const char* doc, double lo = 0, double hi = 0) {
+  Field f{};
+  f.key = key;
+  f.type = type;
+  f.group = group;
+  f.unit = unit;
+  f.doc = doc;
+  f.min = lo;
+  f.max = hi;
+  return f;
+}
+
+Field integer(const char* key, const char* group, const char* unit, double lo, double hi,
+              const char* doc, Get get, Set set) {
+  Field f = make(key, FieldType::kInteger, group, unit, doc, lo, hi);
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+Field number(const char* key, const char* group, const char* unit, double lo, double hi,
+             const char* doc, Get get, Set set, bool lo_exclusive = false) {
+  Field f = make(key, FieldType::kNumber, group, unit, doc, lo, hi);
+  f.min_exclusive = lo_exclusive;
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+Field boolean(const char* key, const char* group, const char* doc, Get get, Set set) {
+  Field f = make(key, FieldType::kBoolean, group, "", doc);
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+Field choice(const char* key, const char* group, std::vector<std::string> choices,
+             const char* doc, Get get, Set set) {
+  Field f = make(key, FieldType::kEnum, group, "", doc);
+  f.choices = std::move(choices);
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+// Fields the reader resolves itself: presets, text, groups and derived values.
+Field special(const char* key, FieldType type, const char* group, const char* unit,
+              const char* doc, std::vector<std::string> choices = {}) {
+  Field f = make(key, type, group, unit, doc);
+  f.choices = std::move(choices);
+  return f;
+}
+
+template <class T>
+std::vector<std::string> names_of(const std::vector<T>& presets) {
+  std::vector<std::string> out;
+  for (const T& p : presets) out.push_back(p.name);
+  return out;
+}
+
+std::vector<Field> make_fields() {
+  const auto models = names_of(model_presets());
+  const auto gpus = names_of(gpu_presets());
+  const auto precisions = names_of(precision_presets());
+  using T = FieldType;
+  std::vector<Field> f = {
+      integer("gpus", "fleet", "GPUs", 1, 16384, "GPUs in the fleet", PE_INT(gpus)),
+      integer("gpus_per_node", "fleet", "GPUs", 1, 1024, "GPUs per node (one NVLink domain)",
+              PE_INT(gpus_per_node)),
+      special("seams", T::kObject, "fleet", "", "which seams auto-factor the GPU count"),
+      boolean("seams.data", "fleet", "data parallelism on", PE_BOOL(seams.data)),
+      boolean("seams.tensor", "fleet", "tensor parallelism on", PE_BOOL(seams.tensor)),
+      boolean("seams.pipeline", "fleet", "pipeline parallelism on", PE_BOOL(seams.pipeline)),
+      special("degrees", T::kObject, "fleet", "",
+              "explicit degrees (product = gpus); override the seams; null: auto-factor"),
+      integer("degrees.dp", "fleet", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
+      integer("degrees.tp", "fleet", "", 1, 16384, "tensor-parallel degree", PE_DEGREE(tp)),
+      integer("degrees.pp", "fleet", "", 1, 16384, "pipeline-parallel degree", PE_DEGREE(pp)),
+
+      special("model", T::kPreset, "model", "",
+              "a preset name, or an object of the model.* fields", models),
+      special("model.preset", T::kPreset, "model", "", "the preset the other fields override",
+              models),
+      special("model.name", T::kString, "model", "", "a name to show", {}),
+      integer("model.layers", "model", "", 1, 10000, "transformer layers (L)",
+              PE_INT(model.layers)),
+      integer("model.hidden", "model", "", 1, 1 << 20, "hidden size (h)", PE_INT(model.hidden)),
+      integer("model.heads", "model", "", 1, 1 << 20, "attention heads (a); divides h",
+              PE_INT(model.heads)),
+      integer("model.vocab", "model", "tokens", 1, 1e7, "vocabulary (V)", PE_INT(model.vocab)),
+      number("model.params", "model", "parameters", 1e6, 1e14,
+             "parameters; counted from the architecture (Narayanan Eq. 2) when absent",
+             PE_REAL(model.params)),
+      integer("seq_len", "model", "tokens", 1, 1 << 20, "sequence length (s)", PE_INT(seq_len)),
+      integer("micro_batch", "model", "sequences", 1, 1 << 16, "micro-batch (b)",
+              PE_INT(micro_batch)),
+      integer("global_batch", "model", "sequences", 1, 1 << 24,
+              "global batch (B); rounded up to whole micro-batches per replica",
+              PE_INT(global_batch)),
+      number("train_tokens", "model", "tokens", 0, 1e16,
+             "token budget for the time to train; 0: not asked", PE_REAL(train_tokens)),
+
+      special("precision", T::kPreset, "memory", "",
+              "a preset, or an object of the precision.* bytes", precisions),
+      number("precision.weight", "memory", "B/param", 0, 16, "weight bytes",
+             PE_REAL(precision.weight_bytes)),
+      number("precision.grad", "memory", "B/param", 0, 16, "gradient bytes",
+             PE_REAL(precision.grad_bytes)),
+      number("precision.master", "memory", "B/param", 0, 16, "master copy bytes",
+             PE_REAL(precision.master_bytes)),
+      number("precision.adam_m", "memory", "B/param", 0, 16, "Adam first moment bytes",
+             PE_REAL(precision.adam_m_bytes)),
+      number("precision.adam_v", "memory", "B/param", 0, 16, "Adam second moment bytes",
+             PE_REAL(precision.adam_v_bytes)),
+      special("bytes_per_param", T::kNumber, "memory", "B/param",
+              "total bytes per parameter without precision: 2 + 2 + the rest split over the "
+              "three optimizer states"),
+      integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group",
+              PE_INT(zero_stage)),
+      choice("recompute", "memory", {"none", "selective", "full"}, "activation recomputation",
+             PE_ENUM(recompute, Recompute)),
+      boolean("sequence_parallel", "memory", "sequence parallelism (with TP)",
+              PE_BOOL(sequence_parallel)),
+      choice("memory_model", "memory", {"book", "full"},
+             "book: N/(TP·PP) weights + optimizer; full: whole layers per stage, activations",
+             PE_ENUM(memory_model, MemoryModel)),
+
+      special("gpu", T::kPreset, "hardware", "", "a GPU preset", gpus),
+      number("gpu_memory_gb", "hardware", "GB", 0, 1e5, "memory per GPU (GB = 1e9 bytes)",
+             PE_REAL(gpu.memory_gb), /*lo_exclusive=*/true),
+      number("gpu_peak_tflops", "hardware", "TFLOP/s", 0.001, 1e6, "dense bf16 peak",
+             PE_REAL(gpu.peak_tflops)),
+      number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5, "NVLink per GPU per direction",
+             PE_REAL(gpu.nvlink_gb_s)),
+      number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
+             "network per GPU per direction (HDR 25, NDR 50)", PE_REAL(network_gb_s)),
+      number("efficiency", "hardware", "", 0.001, 1, "achievable fraction of dense peak",
+             PE_REAL(efficiency)),
+
+      choice("schedule", "schedule", {"1f1b", "interleaved"}, "pipeline schedule",
+             PE_ENUM(schedule, Schedule)),
+      integer("virtual_stages", "schedule", "chunks per GPU", 1, 128,
+              "model chunks per GPU with the interleaved schedule (v); 2 when absent",
+              PE_INT(virtual_stages)),
+  };
+  auto& v = *std::find_if(f.begin(), f.end(),
+                          [](const Field& x) { return std::string(x.key) == "virtual_stages"; });
+  v.inert = [](const Scenario& s) { return s.schedule != Schedule::kInterleaved; };
+  v.inert_reason = "it applies only to the interleaved schedule";
+  auto& name = *std::find_if(f.begin(), f.end(),
+                             [](const Field& x) { return std::string(x.key) == "model.name"; });
+  name.max = 64;
+  return f;
+}
+
+#undef PE_INT
+#undef PE_REAL
+#undef PE_BOOL
+#undef PE_ENUM
+#undef PE_DEGREE
+
+const char* type_name(FieldType t) {
+  switch (t) {
+    case FieldType::kInteger: return "integer";
+    case FieldType::kNumber: return "number";
+    case FieldType::kBoolean: return "boolean";
+    case FieldType::kEnum: return "enum";
+    case FieldType::kString: return "string";
+    case FieldType::kPreset: return "preset";
+    case FieldType::kObject: return "object";
+  }
+  return "";
+}
+
+// Integers as integers, so 16 reads "16", not "16.0".
+json number_json(FieldType t, double v) {
+  if (t == FieldType::kInteger) return static_cast<long long>(v);
+  return v;
+}
+
+}  // namespace
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = make_fields();
+  return table;
+}
+
+const Field* find_field(std::string_view key) {
+  for (const Field& f : fields()) {
+    if (key == f.key) return &f;
+  }
+  return nullptr;
+}
+
+json field_value(const Field& f, const Scenario& s) {
+  const std::string key = f.key;
+  if (f.get) {
+    const double v = f.get(s);
+    if (f.type == FieldType::kBoolean) return v != 0;
+    if (f.type == FieldType::kEnum) return f.choices[static_cast<size_t>(v)];
+    return number_json(f.type, v);
+  }
+  if (key == "model" || key == "model.preset" || key == "model.name") return s.model.name;
+  if (key == "precision") return s.precision.name;
+  if (key == "gpu") return s.gpu.name;
+  if (key == "bytes_per_param") return s.precision.total_bytes();
+  return nullptr;  // groups: their fields carry the values
+}
+
+json schema_json() {
+  const Scenario defaults;
+  json out = json::array();
+  for (const Field& f : fields()) {
+    json row = {{"key", f.key}, {"type", type_name(f.type)}, {"group", f.group}};
+    row["default"] = field_value(f, defaults);
+    if (f.type == FieldType::kInteger || f.type == FieldType::kNumber) {
+      if (f.max > f.min) {
+        row["min"] = number_json(f.type, f.min);
+        row["max"] = number_json(f.type, f.max);
+      }
+      if (f.min_exclusive) row["min_exclusive"] = true;
+    }
+    if (f.type == FieldType::kString) row["max_chars"] = static_cast<int>(f.max);
+    if (!f.choices.empty()) row["choices"] = f.choices;
+    row["unit"] = f.unit;
+    row["doc"] = f.doc;
+    out.push_back(row);
+  }
+  return {{"fields", out}};
+}
+
+std::string schema_markdown() {
+  auto allowed = [](const Field& f, const json& row) -> std::string {
+    if (row.contains("choices")) {
+      std::string out;
+      for (const auto& c : row["choices"]) out += (out.empty() ? "" : ", ") + c.dump();
+      return out;
+    }
+    if (row.contains("min")) {
+      return std::string(f.min_exclusive ? "more than " : "") + row["min"].dump() + " to " +
+             row["max"].dump();
+    }
+    if (row.contains("max_chars")) return "up to " + row["max_chars"].dump() + " characters";
+    return f.type == FieldType::kBoolean ? "true, false" : "";
+  };
+  std::string md = "| key | type | default | allowed | unit | meaning |\n";
+  md += "| --- | --- | --- | --- | --- | --- |\n";
+  const json rows = schema_json()["fields"];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& row = rows[i];
+    md += "| `" + row["key"].get<std::string>() + "` | " + row["type"].get<std::string>() +
+          " | " + (row["default"].is_null() ? "" : "`" + row["default"].dump() + "`") + " | " +
+          allowed(fields()[i], row) + " | " + row["unit"].get<std::string>() + " | " +
+          row["doc"].get<std::string>() + " |\n";
+  }
+  return md;
+}
+
+}  // namespace pe

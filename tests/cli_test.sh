@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The CLI's promises (README "Other commands"): bad input exits 2 with one "error:" line that
+# says what is wrong; a report that cannot be written exits non-zero. Usage: cli_test.sh EXPLORE
+set -uo pipefail
+explore=$1
+failures=0
+
+# expect STATUS PATTERN COMMAND...: the command exits with STATUS and stderr matches PATTERN.
+expect() {
+  local status=$1 pattern=$2
+  shift 2
+  local err rc
+  err=$(timeout 5 "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [[ $rc -ne $status || ! $err =~ $pattern ]]; then
+    echo "FAIL: $* -> exit $rc, stderr: ${err:0:200} (wanted exit $status, /$pattern/)"
+    failures=$((failures + 1))
+  fi
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf '{}\0' >"$tmp/nul.json"
+printf '{"gpus":16,"gpus":32}' >"$tmp/dup.json"
+head -c 100000000 /dev/zero >"$tmp/big.json"
+
+expect 2 '^error: .* is a directory' "$explore" "$tmp"
+expect 2 '^error: cannot read .*/missing.json: No such file' "$explore" "$tmp/missing.json"
+expect 2 '^error: scenario is more than 65536 bytes' "$explore" /dev/zero
+expect 2 '^error: scenario is more than 65536 bytes' "$explore" "$tmp/big.json"
+expect 2 '^error: scenario has a NUL byte' "$explore" "$tmp/nul.json"
+expect 2 '^error: "gpus" is given twice' "$explore" "$tmp/dup.json"
+expect 2 '^usage:' "$explore" a b
+if [[ -w /dev/full ]]; then
+  expect 1 '^error: cannot write the report' sh -c "\"$explore\" >/dev/full"
+fi
+# The schema is JSON with a row per field. (Read whole: grep -q closing the pipe early would
+# make the writer fail, as it should.)
+schema=$("$explore" --schema)
+if [[ $schema != *'"key": "gpus"'* ]]; then
+  echo "FAIL: --schema has no gpus row"
+  failures=$((failures + 1))
+fi
+exit $((failures > 0))
