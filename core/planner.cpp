@@ -6,6 +6,7 @@
 #include "comms.h"
 #include "memory.h"
 #include "pipeline.h"
+#include "schema.h"
 #include "step_time.h"
 
 namespace pe {
@@ -78,6 +79,8 @@ PlanResult plan(const Scenario& base, int top_k) {
   s.memory_model = MemoryModel::kFull;
   const double memory_bytes = base.gpu.memory_gb * 1e9;
   const int layers = base.model.layers;
+  // Never offer a plan the contract would refuse: v stops where the field's range does.
+  const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
   std::vector<Plan> heap;  // the best top_k so far, worst on top
   auto offer = [&](const Plan& p) {
     if (static_cast<int>(heap.size()) < top_k) {
@@ -101,7 +104,7 @@ PlanResult plan(const Scenario& base, int top_k) {
         s.micro_batch = b;
         const int m = base.global_batch / (b * d.dp);
         // v = 1 is 1F1B; v > 1 interleaved.
-        for (int v = 1; v <= (pp > 1 ? layers / pp : 1); ++v) {
+        for (int v = 1; v <= (pp > 1 ? std::min(layers / pp, max_virtual) : 1); ++v) {
           if (v > 1 && (layers % (pp * v) != 0 || m % pp != 0)) continue;
           s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
           s.virtual_stages = v;

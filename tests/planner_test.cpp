@@ -37,6 +37,21 @@ TEST(Planner, ItsFiguresAreThoseOfTheFullModel) {
   }
 }
 
+// 1,024 layers on 2 stages would allow v up to 512 chunks by the layer rule alone; the
+// contract allows 128, and a plan the contract refuses must never be offered.
+TEST(Planner, EveryPlanIsOneTheContractAccepts) {
+  Scenario base = book_on(2);
+  base.model = {"deep", 2e9, 1024, 256, 4, 1000};
+  base.global_batch = 256;
+  const PlanResult r = plan(base, 100);
+  ASSERT_FALSE(r.top.empty());
+  for (const Plan& p : r.top) {
+    EXPECT_LE(p.virtual_stages, 128);
+    const Result<Report> report = evaluate(scenario_of(base, p), false);
+    EXPECT_TRUE(report.ok()) << report.error();
+  }
+}
+
 TEST(Planner, NoLayoutBeatsItsBestInABruteForceSearch) {
   // Brute force over the same space with evaluate(): nothing that fits is faster.
   const Scenario base = book_on(32);

@@ -20,7 +20,7 @@ export class LabError extends Error {
 }
 
 // options are passed to the Emscripten module factory, e.g. { wasmBinary } in Node, where
-// the web build cannot fetch a file path (toolchain.md trap 4).
+// the web build cannot fetch a file path (Emscripten 3.1.6 predates Node's file fetch).
 export async function createLab(options = {}) {
   const module = await createLabModule({ ...options });
   const call = (fn, ...args) => {

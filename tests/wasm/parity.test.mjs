@@ -13,7 +13,7 @@ const readJson = async (name) => JSON.parse(await readFile(new URL(name, golden)
 
 let lab;
 before(async () => {
-  // The module is built for the web; in Node we hand it the bytes (toolchain.md trap 4).
+  // The module is built for the web; in Node we hand it the bytes (Emscripten 3.1.6's web build cannot read a file path in Node).
   const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
   lab = await createLab({ wasmBinary });
 });
