@@ -90,7 +90,7 @@ SeamTraffic pipeline_traffic(const Scenario& s, const Degrees& d, int microbatch
 
 CommsReport comms_report(const Scenario& s, const Degrees& d, double grad_params,
                          int stage_layers, int microbatches) {
-  const NodeSpans spans = node_spans(d, s.gpus_per_node);
+  const NodeSpans spans = node_spans(d, s.gpus_per_node, s.order);
   CommsReport r;
   r.data = data_traffic(s, d, grad_params, spans.dp_group_spans_nodes);
   r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);

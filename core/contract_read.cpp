@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contract.h"
+#include "layout.h"
 #include "presets.h"
 #include "schema.h"
 #include "transformer.h"
@@ -182,6 +183,15 @@ class Reader {
         return;
       case FieldType::kPreset:
         return read_preset(f, v, s);
+      case FieldType::kOrder: {
+        const auto order = v.is_string() ? order_from_text(v.get<std::string>()) : std::nullopt;
+        if (!order) {
+          return fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, false) +
+                               " in any order, each once, innermost first, e.g. \"tp,pp,dp\"");
+        }
+        s.order = *order;
+        return;
+      }
       case FieldType::kObject:
         if (v.is_object() || (key == "degrees" && v.is_null())) return;
         return fail(key, key + " is " + show(v) + ": allowed an object" +

@@ -140,6 +140,8 @@ json report_json(const Report& r) {
         {"tokens_per_s", t.tokens_per_s},
         {"time_to_train_s", t.time_to_train_s}}},
       {"ranks", ranks},
+      {"order",
+       {{"rule_order_step_s", r.rule_order_step_s}, {"order_cost_s", r.order_cost_s}}},
       {"warnings", r.warnings},
   };
 }

@@ -1,5 +1,7 @@
 #include "explorer.h"
 
+#include <cstdio>
+
 #include "comms.h"
 #include "factorize.h"
 #include "layout.h"
@@ -12,6 +14,13 @@ namespace pe {
 namespace {
 
 std::string str(long long v) { return std::to_string(v); }
+
+// Seconds to three significant digits, as the warning speaks: "0.352", "41.2".
+std::string seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", s);
+  return text;
+}
 
 std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
   std::vector<std::string> w;
@@ -40,6 +49,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   }
   if (s.schedule == Schedule::kInterleaved && d.pp == 1) {
     w.push_back("The interleaved schedule needs pipeline stages; with PP = 1 it is plain.");
+  }
+  if (s.order != kBookOrder && r.order_cost_s > 0) {
+    w.push_back("Nesting order " + order_text(s.order) + " costs " + seconds(r.order_cost_s) +
+                " s per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
+                str(d.tp) + "x" + str(d.pp) + " layout.");
   }
   if (!r.memory.fits) {
     w.push_back("Does not fit: the busiest GPU needs more than its " +
@@ -98,13 +112,21 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
   r.model_params = s.model.params;
   r.precision = s.precision;
-  if (with_ranks) r.ranks = layout(d, s.gpus_per_node);
+  if (with_ranks) r.ranks = layout(d, s.gpus_per_node, s.order);
   r.pipeline = pipeline_report(s, d);
   r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;
   r.memory = memory_report(s, d, r.pipeline.microbatches);
   const StageMemory& peak = r.memory.stages[r.memory.peak_stage];
   r.comms = comms_report(s, d, peak.params_per_gpu, peak.layers, r.pipeline.microbatches);
   r.time = time_report(s, r.active_gpus, r.pipeline, r.comms, r.global_batch);
+  r.rule_order_step_s = r.time.step_s;
+  if (s.order != kBookOrder) {
+    Scenario rule = s;
+    rule.order = kBookOrder;
+    rule.degrees = d;
+    r.rule_order_step_s = evaluate(rule, false).value().time.step_s;
+  }
+  r.order_cost_s = r.time.step_s - r.rule_order_step_s;
   r.warnings = warnings_for(s, d, r);
   return r;
 }

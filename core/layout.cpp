@@ -4,41 +4,72 @@
 
 namespace pe {
 
-std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node) {
+const char* seam_name(Seam seam) {
+  return seam == Seam::kTensor ? "tp" : seam == Seam::kPipeline ? "pp" : "dp";
+}
+
+std::string order_text(const SeamOrder& order) {
+  std::string text;
+  for (Seam seam : order) text += (text.empty() ? "" : ",") + std::string(seam_name(seam));
+  return text;
+}
+
+std::optional<SeamOrder> order_from_text(const std::string& text) {
+  SeamOrder order{};
+  size_t start = 0, count = 0;
+  bool seen[3] = {false, false, false};
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, comma - start);
+    int found = -1;
+    for (Seam seam : kBookOrder) {
+      if (part == seam_name(seam)) found = static_cast<int>(seam);
+    }
+    if (found < 0 || seen[found] || count == order.size()) return std::nullopt;
+    seen[found] = true;
+    order[count++] = static_cast<Seam>(found);
+    start = comma + 1;
+  }
+  if (count != order.size()) return std::nullopt;
+  return order;
+}
+
+std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node, const SeamOrder& order) {
   const int n = static_cast<int>(d.product());
   std::vector<RankPlace> ranks;
   ranks.reserve(n);
-  for (int r = 0; r < n; ++r) ranks.push_back(place_of(d, gpus_per_node, r));
+  for (int r = 0; r < n; ++r) ranks.push_back(place_of(d, gpus_per_node, r, order));
   return ranks;
 }
 
-// Each check walks one period of the rank pattern rather than every group, so it costs
-// O(gpus_per_node x PP) at most, whatever the fleet size: the planner calls it per candidate.
-NodeSpans node_spans(const Degrees& d, int gpus_per_node) {
+// A group of `seam` is the ranks base + i * stride, i < degree. Its base is an inner offset in
+// [0, stride) plus a multiple k of the block stride * degree. Members are increasing, so the
+// group stays in one node iff its first and last do. Only base modulo the node size matters,
+// and the block offsets k * block modulo the node size repeat within gpus_per_node steps, so
+// the check costs O(gpus_per_node x min(stride, gpus_per_node)) whatever the fleet size.
+bool group_spans_nodes(const Degrees& d, int gpus_per_node, const SeamOrder& order, Seam seam) {
+  const long long degree = degree_of(d, seam);
+  if (degree == 1) return false;
   const long long per_node = gpus_per_node;
-  auto crosses = [per_node](long long first, long long last) {
-    return first / per_node != last / per_node;
-  };
-  NodeSpans s;
-  // TP groups are runs [k tp, (k+1) tp - 1]; their start modulo the node size repeats after
-  // gpus_per_node groups.
-  const long long tp_groups = 1LL * d.dp * d.pp;
-  for (long long k = 0; k < std::min(tp_groups, per_node); ++k) {
-    if (crosses(k * d.tp, (k + 1) * d.tp - 1)) s.tp_group_spans_nodes = true;
-  }
-  // Adjacent stages k and k+1 of a replica cover ranks [k tp, (k+2) tp - 1]; the pattern
-  // (stage index, start modulo node size) repeats after PP x gpus_per_node blocks.
-  for (long long k = 0; k < std::min(tp_groups, d.pp * per_node); ++k) {
-    if (k % d.pp != d.pp - 1 && crosses(k * d.tp, (k + 2) * d.tp - 1)) {
-      s.pp_neighbours_span_nodes = true;
+  const long long stride = stride_of(d, order, seam);
+  if (stride >= per_node) return true;  // neighbours are a node or more apart
+  const long long block = stride * degree;
+  const long long blocks = d.product() / block;
+  const long long reach = (degree - 1) * stride;
+  for (long long k = 0; k < std::min(blocks, per_node); ++k) {
+    for (long long inner = 0; inner < stride; ++inner) {
+      const long long first = (k * block + inner) % per_node;
+      if (first + reach >= per_node) return true;
     }
   }
-  // The DP group of offset c = pp tp + tp_rank holds ranks c + i TP PP, i < DP: it stays in
-  // a node iff its first and last members do.
-  const long long stride = 1LL * d.tp * d.pp;
-  for (long long c = 0; c < std::min(stride, per_node); ++c) {
-    if (crosses(c, c + (d.dp - 1) * stride)) s.dp_group_spans_nodes = true;
-  }
+  return false;
+}
+
+NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order) {
+  NodeSpans s;
+  s.tp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kTensor);
+  s.pp_neighbours_span_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kPipeline);
+  s.dp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kData);
   return s;
 }
 

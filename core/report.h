@@ -92,6 +92,10 @@ struct Report {
   CommsReport comms;
   PipelineReport pipeline;
   TimeReport time;
+  // The step time with the chapter's nesting (tp,pp,dp) on the same degrees, and what this
+  // scenario's order costs against it (0 when the order is the chapter's).
+  double rule_order_step_s = 0;
+  double order_cost_s = 0;
   std::vector<std::string> warnings;
 };
 

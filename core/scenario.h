@@ -2,6 +2,7 @@
 // parallel only, a 16 B-parameter model at 16 bytes/param on 80 GB GPUs.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,13 @@ struct Seams {
   bool pipeline = false;
   bool any() const { return data || tensor || pipeline; }
 };
+
+// The seams in the order their coordinates vary across ranks, innermost (fastest, so its
+// groups are runs of neighbouring ranks and stay in a node) first. The chapter's rule of thumb
+// is TP innermost, PP next, DP outermost: each seam's appetite for bandwidth decides.
+enum class Seam { kTensor, kPipeline, kData };
+using SeamOrder = std::array<Seam, 3>;
+constexpr SeamOrder kBookOrder = {Seam::kTensor, Seam::kPipeline, Seam::kData};
 
 struct Degrees {
   int dp = 1;
@@ -62,6 +70,7 @@ struct Scenario {
   int gpus_per_node = 8;
   Seams seams;
   std::optional<Degrees> degrees;  // explicit degrees override the seams
+  SeamOrder order = kBookOrder;    // how ranks are numbered, so which groups share a node
   ModelSpec model;
   int seq_len = 2048;
   int micro_batch = 1;     // sequences per micro-batch (b)

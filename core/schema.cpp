@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "layout.h"
 #include "presets.h"
 
 namespace pe {
@@ -104,6 +105,9 @@ std::vector<Field> make_fields() {
       boolean("seams.data", "fleet", "data parallelism on", PE_BOOL(seams.data)),
       boolean("seams.tensor", "fleet", "tensor parallelism on", PE_BOOL(seams.tensor)),
       boolean("seams.pipeline", "fleet", "pipeline parallelism on", PE_BOOL(seams.pipeline)),
+      special("order", T::kOrder, "fleet", "",
+              "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp)",
+              {"tp", "pp", "dp"}),
       special("degrees", T::kObject, "fleet", "",
               "explicit degrees (product = gpus); override the seams; null: auto-factor"),
       integer("degrees.dp", "fleet", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
@@ -201,6 +205,7 @@ const char* type_name(FieldType t) {
     case FieldType::kString: return "string";
     case FieldType::kPreset: return "preset";
     case FieldType::kObject: return "object";
+    case FieldType::kOrder: return "order";
   }
   return "";
 }
@@ -237,6 +242,7 @@ json field_value(const Field& f, const Scenario& s) {
   if (key == "precision") return s.precision.name;
   if (key == "gpu") return s.gpu.name;
   if (key == "bytes_per_param") return s.precision.total_bytes();
+  if (key == "order") return order_text(s.order);
   return nullptr;  // groups: their fields carry the values
 }
 
@@ -264,7 +270,7 @@ json schema_json() {
 
 std::string schema_markdown() {
   auto allowed = [](const Field& f, const json& row) -> std::string {
-    if (row.contains("choices")) {
+    if (row.contains("choices") && f.type != FieldType::kOrder) {
       std::string out;
       for (const auto& c : row["choices"]) out += (out.empty() ? "" : ", ") + c.dump();
       return out;
@@ -274,6 +280,7 @@ std::string schema_markdown() {
              row["max"].dump();
     }
     if (row.contains("max_chars")) return "up to " + row["max_chars"].dump() + " characters";
+    if (f.type == FieldType::kOrder) return "a permutation of " + row["choices"].dump();
     return f.type == FieldType::kBoolean ? "true, false" : "";
   };
   std::string md = "| key | type | default | allowed | unit | meaning |\n";

@@ -23,6 +23,7 @@ enum class FieldType {
   kString,   // free text of at most `max` characters
   kPreset,   // a preset's name (model, gpu, precision); model and precision also take an object
   kObject,   // a group of fields (seams, degrees), read through their own rows
+  kOrder,    // a permutation of `choices`, comma-separated: "tp,pp,dp"
 };
 
 struct Field {

@@ -105,6 +105,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "gpu_memory_gb is -80: allowed more than 0"},
         BadInput{R"({"degrees":{"dp":1,"tp":1,"pp":16},"model":{"layers":8}})", "degrees.pp",
                  "pipeline degree 16 exceeds the model's 8 layers"},
+        BadInput{R"({"order":"tp,tp,dp"})", "order",
+                 "order is \"tp,tp,dp\": allowed tp, pp, dp in any order, each once"},
+        BadInput{R"({"order":"tp,pp,xp"})", "order", "order is \"tp,pp,xp\": allowed tp, pp, dp"},
         // Nothing is accepted silently: each of these used to be.
         BadInput{R"({"gpus":16,"gpus":32})", "gpus", "\"gpus\" is given twice: allowed once"},
         BadInput{R"({"model":{"layers":8,"layers":9}})", "model.layers",

@@ -54,19 +54,59 @@ TEST(Layout, TwoStagesInsideOneNodeTalkOverNvlink) {
 }
 
 // node_spans walks one period of the rank pattern; this checks it against every group.
-NodeSpans brute_force_spans(const Degrees& d, int per_node) {
+NodeSpans brute_force_spans(const Degrees& d, int per_node, const SeamOrder& o = kBookOrder) {
   NodeSpans s;
-  for (const RankPlace& p : layout(d, per_node)) {
-    const int tp_peer = rank_of(d, p.dp, d.tp - 1, p.pp);
-    if (place_of(d, per_node, tp_peer).node != p.node) s.tp_group_spans_nodes = true;
-    if (p.pp + 1 < d.pp && place_of(d, per_node, rank_of(d, p.dp, p.tp, p.pp + 1)).node != p.node) {
-      s.pp_neighbours_span_nodes = true;
-    }
-    if (place_of(d, per_node, rank_of(d, d.dp - 1, p.tp, p.pp)).node != p.node) {
-      s.dp_group_spans_nodes = true;
-    }
+  auto node = [&](int dp, int tp, int pp) { return rank_of(d, dp, tp, pp, o) / per_node; };
+  for (const RankPlace& p : layout(d, per_node, o)) {
+    EXPECT_EQ(rank_of(d, p.dp, p.tp, p.pp, o), p.rank);
+    if (node(p.dp, d.tp - 1, p.pp) != p.node) s.tp_group_spans_nodes = true;
+    if (p.pp + 1 < d.pp && node(p.dp, p.tp, p.pp + 1) != p.node) s.pp_neighbours_span_nodes = true;
+    if (node(d.dp - 1, p.tp, p.pp) != p.node) s.dp_group_spans_nodes = true;
   }
   return s;
+}
+
+const SeamOrder kAllOrders[] = {
+    {Seam::kTensor, Seam::kPipeline, Seam::kData}, {Seam::kTensor, Seam::kData, Seam::kPipeline},
+    {Seam::kPipeline, Seam::kTensor, Seam::kData}, {Seam::kPipeline, Seam::kData, Seam::kTensor},
+    {Seam::kData, Seam::kTensor, Seam::kPipeline}, {Seam::kData, Seam::kPipeline, Seam::kTensor}};
+
+// DP innermost on 16 GPUs as 2x4x2: rank = dp + 2 (tp + 4 pp), so DP pairs share a node, a TP
+// group (stride 2, 4 members) spans ranks 0..6 of one node, and PP's stride 8 is a node apart.
+TEST(Layout, TheOrderSaysWhichCoordinateVariesFastest) {
+  const SeamOrder dp_first = {Seam::kData, Seam::kTensor, Seam::kPipeline};
+  const Degrees d{2, 4, 2};
+  EXPECT_EQ(place_of(d, 8, 7, dp_first).dp, 1);
+  EXPECT_EQ(place_of(d, 8, 7, dp_first).tp, 3);
+  EXPECT_EQ(place_of(d, 8, 7, dp_first).pp, 0);
+  const NodeSpans s = node_spans(d, 8, dp_first);
+  EXPECT_FALSE(s.dp_group_spans_nodes);
+  EXPECT_FALSE(s.tp_group_spans_nodes);
+  EXPECT_TRUE(s.pp_neighbours_span_nodes);
+  EXPECT_EQ(order_text(dp_first), "dp,tp,pp");
+  EXPECT_EQ(order_from_text("dp,tp,pp"), dp_first);
+  for (const char* bad : {"tp,pp", "tp,tp,dp", "tp,pp,dp,dp", "tp,pp,xp", "", "tp,,pp"}) {
+    EXPECT_FALSE(order_from_text(bad)) << bad;
+  }
+}
+
+TEST(Layout, NodeSpansAgreeWithAGroupByGroupCheckInEveryOrder) {
+  for (const SeamOrder& o : kAllOrders) {
+    for (int per_node : {1, 3, 4, 8}) {
+      for (int dp = 1; dp <= 6; ++dp) {
+        for (int tp = 1; tp <= 6; ++tp) {
+          for (int pp = 1; pp <= 6; ++pp) {
+            const Degrees d{dp, tp, pp};
+            const NodeSpans fast = node_spans(d, per_node, o);
+            const NodeSpans slow = brute_force_spans(d, per_node, o);
+            ASSERT_EQ(fast.tp_group_spans_nodes, slow.tp_group_spans_nodes) << order_text(o);
+            ASSERT_EQ(fast.pp_neighbours_span_nodes, slow.pp_neighbours_span_nodes);
+            ASSERT_EQ(fast.dp_group_spans_nodes, slow.dp_group_spans_nodes);
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(Layout, NodeSpansAgreeWithAGroupByGroupCheck) {

@@ -33,15 +33,17 @@ std::string timeline(int stages, int microbatches) {
 
 // [dp, tp, pp, node] per rank, as an Int32Array view of wasm memory: 16,384 ranks cost
 // 256 KB here against ~1 MB of JSON. The view is valid until the next call; lab.js copies it.
-emscripten::val ranks(int dp, int tp, int pp, int gpus_per_node) {
+// `order` is the scenario's nesting order ("tp,pp,dp"); an unknown one gives an empty list.
+emscripten::val ranks(int dp, int tp, int pp, int gpus_per_node, const std::string& order) {
   static std::vector<int32_t> flat;
   flat.clear();
   const long long n = 1LL * dp * tp * pp;
-  if (dp < 1 || tp < 1 || pp < 1 || gpus_per_node < 1 || n > 16384) {
+  const auto seams = pe::order_from_text(order);
+  if (dp < 1 || tp < 1 || pp < 1 || gpus_per_node < 1 || n > 16384 || !seams) {
     return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
   }
   flat.reserve(4 * n);
-  for (const pe::RankPlace& p : pe::layout({dp, tp, pp}, gpus_per_node)) {
+  for (const pe::RankPlace& p : pe::layout({dp, tp, pp}, gpus_per_node, *seams)) {
     flat.insert(flat.end(), {p.dp, p.tp, p.pp, p.node});
   }
   return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));

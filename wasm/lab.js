@@ -40,8 +40,11 @@ export async function createLab(options = {}) {
     // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }.
     timeline: (stages, microbatches) => call(module.timeline, stages | 0, microbatches | 0),
     // Int32Array of [dp, tp, pp, node] per rank (a copy; empty for an invalid layout).
-    ranks: (degrees, gpusPerNode) =>
-      module.ranks(degrees.dp | 0, degrees.tp | 0, degrees.pp | 0, gpusPerNode | 0).slice(),
+    // order: the scenario's nesting order, innermost first (report.scenario.order).
+    ranks: (degrees, gpusPerNode, order = 'tp,pp,dp') =>
+      module
+        .ranks(degrees.dp | 0, degrees.tp | 0, degrees.pp | 0, gpusPerNode | 0, String(order))
+        .slice(),
     presets: () => call(module.presets),
     // The scenario's field table: { fields: [{ key, type, default, min, max, choices, ... }] }.
     schema: () => call(module.schema),
