@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "comms.h"
+#include "cost.h"
 #include "factorize.h"
 #include "layout.h"
 #include "memory.h"
@@ -119,6 +120,7 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   const StageMemory& peak = r.memory.stages[r.memory.peak_stage];
   r.comms = comms_report(s, d, peak.params_per_gpu, peak.layers, r.pipeline.microbatches);
   r.time = time_report(s, r.active_gpus, r.pipeline, r.comms, r.global_batch);
+  r.cost = cost_report(s, r.time);
   r.rule_order_step_s = r.time.step_s;
   if (s.order != kBookOrder) {
     Scenario rule = s;

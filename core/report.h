@@ -79,6 +79,21 @@ struct TimeReport {
   double time_to_train_s = 0;   // 0 when no token budget is given
 };
 
+// What a run costs: GPU-hours and money per step, per day and for a token budget (cost.h).
+struct CostReport {
+  double price_per_gpu_hour = 0;  // USD, the scenario's
+  double gpu_hours_per_step = 0;  // gpus x step / 3600
+  double usd_per_step = 0;
+  double tokens_per_day = 0;      // tokens/s x 86,400
+  double gpu_hours_per_day = 0;   // gpus x 24
+  double usd_per_day = 0;
+  // gpus x (1e12 / tokens/s) / 3600: the unit DeepSeek-V3's report gives (180K H800
+  // GPU-hours per trillion tokens, arXiv:2412.19437 Sec. 1).
+  double gpu_hours_per_trillion_tokens = 0;
+  double gpu_hours_to_train = 0;  // 0 when no token budget is given
+  double usd_to_train = 0;
+};
+
 struct Report {
   Degrees degrees;
   Precision precision;  // bytes per parameter of each training state, before any sharding
@@ -92,6 +107,7 @@ struct Report {
   CommsReport comms;
   PipelineReport pipeline;
   TimeReport time;
+  CostReport cost;
   // The step time with the chapter's nesting (tp,pp,dp) on the same degrees, and what this
   // scenario's order costs against it (0 when the order is the chapter's).
   double rule_order_step_s = 0;

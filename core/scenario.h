@@ -90,6 +90,9 @@ struct Scenario {
   // 44-52% of A100 peak end to end on 1-3k GPUs (arXiv:2104.04473, Table 1).
   double efficiency = 0.5;
   double train_tokens = 0;  // optional token budget for time-to-train; 0 = not asked
+  // USD per GPU-hour. 2.0 is a round figure inside the 2024-25 cloud range for A100 and
+  // H100 rentals (about $1-4 on demand, less reserved); the page says to set your own.
+  double price_per_gpu_hour = 2.0;
 };
 
 }  // namespace pe

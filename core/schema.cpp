@@ -136,6 +136,9 @@ std::vector<Field> make_fields() {
               PE_INT(global_batch)),
       number("train_tokens", "model", "tokens", 0, 1e16,
              "token budget for the time to train; 0: not asked", PE_REAL(train_tokens)),
+      number("price_per_gpu_hour", "model", "USD/GPU-hour", 0, 1e4,
+             "what one GPU-hour costs; 2.0 is a round cloud figure, set your own",
+             PE_REAL(price_per_gpu_hour)),
 
       special("precision", T::kPreset, "memory", "",
               "a preset, or an object of the precision.* bytes", precisions),
