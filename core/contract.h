@@ -37,7 +37,8 @@ nlohmann::json scenario_json(const Scenario& s);
 nlohmann::json report_json(const Report& r);
 
 // parse_scenario + evaluate + report_json, with the resolved scenario under "scenario".
-// The report also carries "layouts" (accepted_layouts) so a page needs one call per change.
+// The report also carries "layouts" (accepted_layouts) so a page needs one call per change,
+// and "explain": {report key: {formula, text, result, source}} (explain.h).
 // On failure: error_json.
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
 

@@ -1,5 +1,6 @@
 // Scenario and Report -> JSON. Key names are the contract documented in README.md.
 #include "contract.h"
+#include "explain.h"
 #include "explorer.h"
 #include "planner.h"
 #include "presets.h"
@@ -177,6 +178,12 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
   out["warnings"] = warnings;
   out["scenario"] = scenario_json(scenario.value());
   out["layouts"] = layouts_of(scenario.value());
+  json explained = json::object();
+  for (const Derivation& d : derivations(scenario.value(), report.value())) {
+    explained[d.key] = {
+        {"formula", d.formula}, {"text", d.text}, {"result", d.result}, {"source", d.source}};
+  }
+  out["explain"] = explained;
   return out.dump();
 }
 

@@ -1,0 +1,213 @@
+#include "explain.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace pe {
+namespace {
+
+// Numbers as the derivations write them: 16e9, 5120, 0.0625; three significant digits.
+std::string num(double v) {
+  char text[32];
+  const double a = std::fabs(v);
+  if (a == 0 || (a >= 1e-3 && a < 1e6)) {
+    std::snprintf(text, sizeof text, "%.4g", v);
+    return text;
+  }
+  const int exp3 = static_cast<int>(std::floor(std::log10(a) / 3)) * 3;
+  std::snprintf(text, sizeof text, "%.3ge%d", v / std::pow(10.0, exp3), exp3);
+  return text;
+}
+
+// Decimal units, as the page: 256e9 -> "256 GB".
+std::string bytes(double v) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  int i = 0;
+  while (std::fabs(v) >= 999.5 && i < 6) v /= 1000, ++i;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g %s", v, units[i]);
+  return text;
+}
+
+std::string secs(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g s", v);
+  return text;
+}
+
+std::string str(long long v) { return std::to_string(v); }
+
+// "÷ DP 16" when ZeRO shards this state over the data-parallel group, else "".
+std::string over_dp(bool sharded, int dp) { return sharded ? " ÷ DP " + str(dp) : ""; }
+
+Derivation memory_per_gpu(const Scenario& s, const Report& r) {
+  const Precision& p = r.precision;
+  const MemoryBreakdown& b = r.memory.breakdown;
+  const int dp = r.degrees.dp, z = s.zero_stage;
+  const double psi = r.memory.params_per_gpu;
+  const double zw = z >= 3 ? dp : 1, zg = z >= 2 ? dp : 1, zo = z >= 1 ? dp : 1;
+  Derivation d;
+  d.key = "memory.per_gpu_bytes";
+  d.result = psi * (p.weight_bytes / zw + p.grad_bytes / zg + p.optimizer_bytes() / zo) +
+             b.activations_bytes;
+  d.formula = "Ψ × (weight + grad + optimizer) B/param, each ÷ DP where ZeRO shards it, "
+              "+ activations";
+  const bool plain = z == 0 && b.activations_bytes == 0;
+  d.text = bytes(d.result) + " = " + num(psi) + " params";
+  if (plain) {
+    d.text += " × " + num(p.total_bytes()) + " B/param";
+  } else {
+    d.text += " × (" + num(p.weight_bytes) + over_dp(z >= 3, dp) + " + " + num(p.grad_bytes) +
+              over_dp(z >= 2, dp) + " + " + num(p.optimizer_bytes()) + over_dp(z >= 1, dp) +
+              ") B/param";
+  }
+  if (b.activations_bytes > 0) d.text += " + " + bytes(b.activations_bytes) + " activations";
+  d.source = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Fig. 1; activations: "
+             "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2";
+  return d;
+}
+
+Derivation params_per_gpu(const Scenario& s, const Report& r) {
+  Derivation d;
+  d.key = "memory.params_per_gpu";
+  const Degrees& g = r.degrees;
+  if (s.memory_model == MemoryModel::kBook) {
+    d.result = r.model_params / (1.0 * g.tp * g.pp);
+    d.formula = "N ÷ (TP × PP)";
+    d.text = num(d.result) + " = " + num(r.model_params) + " params ÷ (TP " + str(g.tp) +
+             " × PP " + str(g.pp) + ")";
+    d.source = "the book lab: tensor and pipeline splits cut the model, data parallelism copies it";
+    return d;
+  }
+  const StageMemory& st = r.memory.stages[r.memory.peak_stage];
+  const double stage_params = st.params_per_gpu * g.tp;
+  d.result = stage_params / g.tp;
+  d.formula = "parameters of the busiest stage (its whole layers, plus the embedding or output "
+              "layer on an end stage) ÷ TP";
+  d.text = num(d.result) + " = " + num(stage_params) + " params on stage " + str(st.stage) +
+           " (" + str(st.layers) + " layers) ÷ TP " + str(g.tp);
+  d.source = "Megatron-LM: whole layers per stage, word embedding on the first stage";
+  return d;
+}
+
+Derivation link_time(const char* seam, const SeamTraffic& t) {
+  Derivation d;
+  d.key = std::string("comms.") + seam + ".time_s";
+  d.result = t.link_bytes_per_s > 0 ? t.bytes_per_gpu_per_step / t.link_bytes_per_s : 0;
+  d.formula = "bytes per GPU per step ÷ link bandwidth per direction";
+  d.text = secs(d.result) + " = " + bytes(t.bytes_per_gpu_per_step) + " ÷ " +
+           bytes(t.link_bytes_per_s) + "/s (" + t.link + ")";
+  d.source = "nccl-tests PERFORMANCE.md: a collective's time is its bus bytes over the link";
+  return d;
+}
+
+// Per step = one message's bytes × messages; the message is what each seam's rule sends.
+Derivation traffic(const char* seam, const SeamTraffic& t, std::string message_formula,
+                   std::string message_text, std::string source) {
+  Derivation d;
+  d.key = std::string("comms.") + seam + ".bytes_per_gpu_per_step";
+  d.result = t.bytes_per_message * t.messages_per_step;
+  d.formula = message_formula + ", × messages per step";
+  d.text = bytes(d.result) + " = " + message_text + " × " + num(t.messages_per_step) +
+           " per step";
+  d.source = std::move(source);
+  return d;
+}
+
+Derivation data_traffic(const Scenario& s, const Report& r) {
+  const Precision& p = r.precision;
+  const double n = r.degrees.dp, psi = r.memory.params_per_gpu;
+  const std::string share = "(" + num(n) + "−1)/" + num(n);
+  if (s.zero_stage == 0) {
+    return traffic("data", r.comms.data, "2 × (d−1)/d × Ψ × grad bytes (ring all-reduce)",
+                   "2 × " + share + " × " + num(psi) + " params × " + num(p.grad_bytes) + " B",
+                   "ring all-reduce volume, nccl-tests PERFORMANCE.md");
+  }
+  const double w = s.zero_stage >= 3 ? 2 * p.weight_bytes : p.weight_bytes;
+  return traffic("data", r.comms.data,
+                 "(d−1)/d × Ψ × (grad + weight bytes): reduce-scatter gradients, all-gather weights",
+                 share + " × " + num(psi) + " params × (" + num(p.grad_bytes) + " + " + num(w) +
+                     ") B",
+                 "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
+}
+
+Derivation tensor_traffic(const Scenario& s, const Report& r) {
+  const double t = r.degrees.tp;
+  const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
+  return traffic("tensor", r.comms.tensor, "2 × (t−1)/t × b·s·h × 2 B per collective",
+                 "2 × (" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
+                 "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; ring all-reduce volume");
+}
+
+Derivation pipeline_traffic(const Scenario& s, const Report& r) {
+  const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
+  return traffic("pipeline", r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
+                 num(bsh) + " (b·s·h) ÷ TP " + str(r.degrees.tp) + " × 2 B",
+                 "Narayanan et al. 2021 Sec. 4.1 (scatter/gather across the TP ranks)");
+}
+
+Derivation step_time(const Report& r) {
+  const TimeReport& t = r.time;
+  Derivation d;
+  d.key = "time.step_s";
+  d.result = t.compute_s + t.bubble_s + t.exposed_comms_s;
+  d.formula = "compute + pipeline bubble + communication not hidden behind compute";
+  d.text = secs(d.result) + " = " + secs(t.compute_s) + " compute + " + secs(t.bubble_s) +
+           " bubble + " + secs(t.exposed_comms_s) + " exposed communication";
+  d.source = "Narayanan et al. 2021 Sec. 2.2 (bubble); this project's step-time model";
+  return d;
+}
+
+Derivation mfu(const Scenario& s, const Report& r) {
+  const TimeReport& t = r.time;
+  Derivation d;
+  d.key = "time.mfu";
+  d.result = t.model_flops_per_step / (t.step_s * r.active_gpus * s.gpu.peak_tflops * 1e12);
+  d.formula = "model FLOPs per step ÷ (step time × GPUs × peak FLOP/s)";
+  d.text = num(d.result * 100) + "% = " + num(t.model_flops_per_step) + " FLOPs ÷ (" +
+           secs(t.step_s) + " × " + str(r.active_gpus) + " GPUs × " + num(s.gpu.peak_tflops) +
+           " TFLOP/s)";
+  d.source = "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3";
+  return d;
+}
+
+Derivation bubble(const Report& r) {
+  const PipelineReport& p = r.pipeline;
+  Derivation d;
+  d.key = "pipeline.bubble_fraction";
+  d.result = (r.degrees.pp - 1.0) / (1.0 * p.virtual_stages * p.microbatches);
+  d.formula = "(p − 1) ÷ (v × m)";
+  d.text = num(d.result) + " = (" + str(r.degrees.pp) + " − 1) ÷ (" + str(p.virtual_stages) +
+           " × " + str(p.microbatches) + " micro-batches)";
+  d.source = "Narayanan et al. 2021 Sec. 2.2";
+  return d;
+}
+
+Derivation cost_per_day(const Scenario& s, const Report& r) {
+  Derivation d;
+  d.key = "cost.usd_per_day";
+  d.result = r.gpus * 24.0 * s.price_per_gpu_hour;
+  d.formula = "GPUs × 24 h × price per GPU-hour";
+  d.text = "$" + num(d.result) + " = " + str(r.gpus) + " GPUs × 24 h × $" +
+           num(s.price_per_gpu_hour) + "/GPU-hour";
+  d.source = "price_per_gpu_hour (set your own)";
+  return d;
+}
+
+}  // namespace
+
+std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
+  std::vector<Derivation> out = {memory_per_gpu(s, r), params_per_gpu(s, r), step_time(r),
+                                 mfu(s, r), bubble(r), cost_per_day(s, r)};
+  const std::pair<const char*, const SeamTraffic*> seams[] = {
+      {"data", &r.comms.data}, {"tensor", &r.comms.tensor}, {"pipeline", &r.comms.pipeline}};
+  if (r.comms.data.active) out.push_back(data_traffic(s, r));
+  if (r.comms.tensor.active) out.push_back(tensor_traffic(s, r));
+  if (r.comms.pipeline.active) out.push_back(pipeline_traffic(s, r));
+  for (const auto& [name, t] : seams) {
+    if (t->active) out.push_back(link_time(name, *t));
+  }
+  return out;
+}
+
+}  // namespace pe
