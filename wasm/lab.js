@@ -5,7 +5,8 @@
 //   const report = lab.evaluate({ seams: { data: true, tensor: true, pipeline: true } });
 //
 // The scenario and report are the JSON contract documented in README.md. A bad scenario
-// throws LabError carrying the core's message (which names the key and what is allowed);
+// throws LabError carrying the core's message and the dotted key of the field at fault
+// (error.key: "gpus", "model.layers", or null when the scenario as a whole is at fault);
 // the module is unharmed and keeps answering.
 import createLabModule from './lab-module.js';
 
@@ -19,6 +20,22 @@ export class LabError extends Error {
   }
 }
 
+// The wasm functions take 32-bit ints: a value past 2^31 would wrap around and a fraction
+// would be cut, so both are refused here, before the call.
+const INT_MAX = 2 ** 31 - 1;
+function wholeNumber(name, value) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > INT_MAX) {
+    let text;
+    try {
+      text = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? typeof value;
+    } catch {
+      text = typeof value;
+    }
+    throw new LabError(`${name} is ${text}: allowed a whole number from 1`, name);
+  }
+  return value;
+}
+
 // options are passed to the Emscripten module factory, e.g. { wasmBinary } in Node, where
 // the web build cannot fetch a file path (Emscripten 3.1.6 predates Node's file fetch).
 export async function createLab(options = {}) {
@@ -28,28 +45,57 @@ export async function createLab(options = {}) {
     if (result && result.error) throw new LabError(result.error.message, result.error.key);
     return result;
   };
-  return {
+  let schema = null;
+  const lab = {
     // The full report, with ranks[] for every GPU.
     evaluate: (scenario = {}) => call(module.evaluate, toJson(scenario)),
     // The report without ranks[]: for fleets, pair it with ranks().
     evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
     // The planner: { evaluated, feasible, why_best, plans: [...] }, fastest first.
-    plan: (scenario = {}, top = 10) => call(module.plan, toJson(scenario), top | 0),
+    plan: (scenario = {}, top = 10) => call(module.plan, toJson(scenario), wholeNumber('top', top)),
     // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model.
     layouts: (scenario = {}) => call(module.layouts, toJson(scenario)).layouts,
-    // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }.
-    timeline: (stages, microbatches) => call(module.timeline, stages | 0, microbatches | 0),
-    // Int32Array of [dp, tp, pp, node] per rank (a copy; empty for an invalid layout).
-    // order: the scenario's nesting order, innermost first (report.scenario.order).
-    ranks: (degrees, gpusPerNode, order = 'tp,pp,dp') =>
-      module
-        .ranks(degrees.dp | 0, degrees.tp | 0, degrees.pp | 0, gpusPerNode | 0, String(order))
-        .slice(),
+    // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }. The core
+    // draws up to a limit of its own; past it the call is refused, not cut short.
+    timeline(stages, microbatches) {
+      wholeNumber('stages', stages);
+      wholeNumber('microbatches', microbatches);
+      const tl = call(module.timeline, stages, microbatches);
+      for (const [name, asked, got] of [
+        ['stages', stages, tl.stages],
+        ['microbatches', microbatches, tl.microbatches],
+      ]) {
+        if (asked !== got) throw new LabError(`${name} is ${asked}: allowed 1 to ${got}`, name);
+      }
+      return tl;
+    },
+    // Int32Array of [dp, tp, pp, node] per rank (a copy). order: the scenario's nesting order,
+    // innermost first (report.scenario.order; the core's default when left out).
+    ranks(degrees, gpusPerNode, order = undefined) {
+      const d = degrees ?? {};
+      const [dp, tp, pp] = ['dp', 'tp', 'pp'].map((k) => wholeNumber(`degrees.${k}`, d[k]));
+      wholeNumber('gpus_per_node', gpusPerNode);
+      const fields = lab.schema().fields;
+      const nesting = order ?? fields.find((f) => f.key === 'order')?.default;
+      if (typeof nesting !== 'string') {
+        throw new LabError(`order is ${typeof nesting}: allowed a text such as "tp,pp,dp"`, 'order');
+      }
+      const out = module.ranks(dp, tp, pp, gpusPerNode, nesting).slice();
+      if (out.length > 0) return out;
+      // The core lays out no more GPUs than a scenario may have, in an order it knows.
+      const max = fields.find((f) => f.key === 'gpus')?.max;
+      if (dp * tp * pp > max) {
+        throw new LabError(`degrees ${dp}x${tp}x${pp} is ${dp * tp * pp} GPUs: allowed up to ${max} GPUs`, 'degrees');
+      }
+      throw new LabError(`order is ${JSON.stringify(nesting)}: allowed a permutation of tp, pp, dp`, 'order');
+    },
     presets: () => call(module.presets),
-    // The scenario's field table: { fields: [{ key, type, default, min, max, choices, ... }] }.
-    schema: () => call(module.schema),
     referenceRuns: () => call(module.referenceRuns),
+    // The scenario's fields: { fields: [{ key, type, default, min, max, choices, unit, group,
+    // doc }, ...] }, the same table the core reads, checks and writes scenarios with.
+    schema: () => (schema ??= call(module.schema)),
   };
+  return lab;
 }
 
 function toJson(scenario) {

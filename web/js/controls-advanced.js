@@ -4,7 +4,7 @@
 // every keystroke, so typing "1024" does not lay out 1, 10 and 102 GPUs on the way.
 import { make, uid } from './dom.js';
 import * as fmt from './format.js';
-import { factorizations, GROUPS, optionsOf, parseDegrees, PRESETS, STATE } from './state.js';
+import { GROUPS, optionsOf, parseDegrees, PRESETS, STATE } from './state.js';
 
 function fillOptions(select, options) {
   select.replaceChildren(...options.map(([value, label]) =>
@@ -12,6 +12,59 @@ function fillOptions(select, options) {
 }
 
 const degreesLabel = ({ dp, tp, pp }) => `${dp} × ${tp} × ${pp}`;
+
+// One field for a row: a number input, a select or a checkbox, with its label, unit, hint and
+// an (empty) alert for the core's refusal. Reports committed values to onChange.
+function buildField(fieldset, row, ctx, onChange) {
+  const id = uid(row.name);
+  const wrap = make('div', { className: `field field-${row.control}` }, fieldset);
+  wrap.dataset.row = row.name;
+  let input;
+  if (row.control === 'checkbox') {
+    const label = make('label', {}, wrap);
+    input = make('input', { type: 'checkbox', id }, label);
+    label.append(` ${row.label}`);
+    input.addEventListener('change', () => onChange(row.name, input.checked));
+  } else {
+    make('label', { htmlFor: id, textContent: row.label }, wrap);
+    const line = make('span', { className: 'field-input' }, wrap);
+    if (row.control === 'select') {
+      input = make('select', { id }, line);
+      const options = optionsOf(row, ctx);
+      if (options) fillOptions(input, options);
+    } else {
+      input = make('input', { type: 'number', id, min: row.range[0], max: row.range[1],
+        step: row.step ?? 1, inputMode: row.type === 'integer' ? 'numeric' : 'decimal' }, line);
+      input.required = true;
+    }
+    if (row.unit) make('span', { className: 'unit', textContent: row.unit }, line);
+    input.addEventListener('change', () => onChange(row.name, input.value));
+  }
+  if (row.hint) {
+    const hint = make('small', { className: 'hint', id: `${id}-hint`, textContent: row.hint }, wrap);
+    input.setAttribute('aria-describedby', hint.id);
+  }
+  input.dataset.state = row.name;
+  const error = make('p', { className: 'error field-error', id: `${id}-error`, hidden: true }, wrap);
+  error.setAttribute('role', 'alert');
+  return { row, wrap, input, error };
+}
+
+// The message in a field's alert (null clears it), tied to the input by aria-describedby.
+function markField(field, message) {
+  const { input, error } = field;
+  const described = (input.getAttribute('aria-describedby') ?? '').replace(error.id, '').trim();
+  error.hidden = !message;
+  error.textContent = message ?? '';
+  if (message) {
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', `${described} ${error.id}`.trim());
+  } else {
+    input.removeAttribute('aria-invalid');
+    if (described) input.setAttribute('aria-describedby', described);
+    else input.removeAttribute('aria-describedby');
+  }
+}
 
 export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
   const fields = new Map(); // name -> { row, wrap, input }
@@ -30,36 +83,7 @@ export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
     const fieldset = make('fieldset', { className: `group-${group.name}` }, groups);
     make('legend', { textContent: group.label }, fieldset);
     for (const row of STATE.filter((e) => e.advanced && e.group === group.name)) {
-      const id = uid(row.name);
-      const wrap = make('div', { className: `field field-${row.control}` }, fieldset);
-      wrap.dataset.row = row.name;
-      let input;
-      if (row.control === 'checkbox') {
-        const label = make('label', {}, wrap);
-        input = make('input', { type: 'checkbox', id }, label);
-        label.append(` ${row.label}`);
-        input.addEventListener('change', () => onChange(row.name, input.checked));
-      } else {
-        make('label', { htmlFor: id, textContent: row.label }, wrap);
-        const line = make('span', { className: 'field-input' }, wrap);
-        if (row.control === 'select') {
-          input = make('select', { id }, line);
-          const options = optionsOf(row, ctx);
-          if (options) fillOptions(input, options);
-        } else {
-          input = make('input', { type: 'number', id, min: row.range[0], max: row.range[1],
-            step: row.step ?? 1, inputMode: row.type === 'integer' ? 'numeric' : 'decimal' }, line);
-          input.required = true;
-        }
-        if (row.unit) make('span', { className: 'unit', textContent: row.unit }, line);
-        input.addEventListener('change', () => onChange(row.name, input.value));
-      }
-      if (row.hint) {
-        const hint = make('small', { className: 'hint', id: `${id}-hint`, textContent: row.hint }, wrap);
-        input.setAttribute('aria-describedby', hint.id);
-      }
-      input.dataset.state = row.name;
-      fields.set(row.name, { row, wrap, input });
+      fields.set(row.name, buildField(fieldset, row, ctx, onChange));
     }
   }
   // The parameter count is the core's (Narayanan Eq. 2 for a custom architecture).
@@ -67,29 +91,25 @@ export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
   paramsOut.setAttribute('aria-live', 'polite');
   groups.querySelector('.group-model').insertBefore(paramsOut, fields.get('seq_len').wrap);
 
-  // The core's refusal goes beside the field it names (options.js rowForError), else under
-  // the form. One alert element each, created now so screen readers know them when they fill.
+  // The core's refusal goes beside the field its key names, else under the form. One alert
+  // element each, created with the form so screen readers know them when they fill.
   const error = make('p', { className: 'error form-error', hidden: true }, root);
   error.setAttribute('role', 'alert');
-  for (const field of fields.values()) {
-    field.error = make('p', { className: 'error field-error', id: `${field.input.id}-error`,
-      hidden: true }, field.wrap);
-    field.error.setAttribute('role', 'alert');
-  }
   let errorField = null;
 
-  function updateLayouts(state) {
-    const key = [state.gpus, state.model, state.layers, state.schedule, state.virtual_stages].join('|');
+  // The layouts the core accepts for this GPU count and model, from its report.
+  function updateLayouts(layouts) {
+    const key = JSON.stringify(layouts);
     if (key === layoutKey) return;
     layoutKey = key;
     const options = [['auto', 'auto from the seams']];
-    for (const d of factorizations(state, ctx)) options.push([`${d.dp}x${d.tp}x${d.pp}`, degreesLabel(d)]);
+    for (const [dp, tp, pp] of layouts) options.push([`${dp}x${tp}x${pp}`, degreesLabel({ dp, tp, pp })]);
     fillOptions(fields.get('degrees').input, options);
   }
 
   return {
     update(state, report) {
-      updateLayouts(state);
+      updateLayouts(report.layouts);
       for (const { row, wrap, input } of fields.values()) {
         wrap.hidden = Boolean(row.when) && !row.when(state);
         const value = state[row.name];
@@ -112,26 +132,15 @@ export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
     // The core's refusal of the current values (null clears it), beside the named field when
     // it shows, else under the form.
     showError(message, name = null) {
-      if (errorField) {
-        errorField.error.hidden = true;
-        errorField.error.textContent = '';
-        errorField.input.removeAttribute('aria-invalid');
-        errorField.input.setAttribute('aria-describedby',
-          errorField.input.getAttribute('aria-describedby').replace(errorField.error.id, '').trim());
-        if (!errorField.input.getAttribute('aria-describedby')) errorField.input.removeAttribute('aria-describedby');
-        errorField = null;
-      }
+      if (errorField) markField(errorField, null);
+      errorField = null;
       const field = message && fields.get(name);
       const beside = field && !field.wrap.hidden ? field : null;
       error.hidden = !message || Boolean(beside);
       error.textContent = message && !beside ? message : '';
       if (beside) {
         errorField = beside;
-        beside.error.textContent = message;
-        beside.error.hidden = false;
-        beside.input.setAttribute('aria-invalid', 'true');
-        beside.input.setAttribute('aria-describedby',
-          `${beside.input.getAttribute('aria-describedby') ?? ''} ${beside.error.id}`.trim());
+        markField(beside, message);
       }
     },
   };

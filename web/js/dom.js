@@ -33,3 +33,10 @@ export function panel(root, className, title, level = 'h3') {
   make(level, { id: uid(className), textContent: title }, section);
   return section;
 }
+
+// Shows a number with its exact value on hover; data-value keeps the raw number for tests.
+export function showNumber(node, value, text, exactText) {
+  node.textContent = text;
+  node.title = exactText;
+  node.dataset.value = String(value);
+}

@@ -3,10 +3,12 @@
 // hosts already listen for) on load and whenever it changes; README.md has the host's side.
 import { mount } from './embed.js';
 
-const options = [...new URLSearchParams(location.search)];
-// The query holds the options, not a state to keep in step: the lab leaves it alone unless
-// the query itself asks for url=query or url=hash.
-const lab = mount(document.querySelector('#lab'), [['url', 'none'], ...options]);
+// The query holds the options, read once; the lab leaves it alone. With url=hash the state
+// then lives in the hash (as it differs from the options); with url=query the query is the
+// lab's state, read and written as the standalone page's is, so the two never disagree.
+const query = new URLSearchParams(location.search);
+const where = query.getAll('url').at(-1)?.trim().toLowerCase();
+const lab = mount(document.querySelector('#lab'), where === 'query' ? { url: 'query' } : query);
 
 let sent = 0;
 function sendHeight() {

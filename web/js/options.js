@@ -4,9 +4,7 @@
 //
 // A value the table refuses, or a key it does not know, is dropped with a note (what was
 // given, what is allowed, what is used instead); the lab shows the notes and starts anyway.
-import {
-  allowed, change, defaults, entry, factorizations, normalize, parseValue, STATE,
-} from './state.js';
+import { change, defaults, entry, normalize, parseValue, STATE } from './state.js';
 
 export const SEAMS = ['data', 'tensor', 'pipeline'];
 export const THEMES = ['auto', 'light', 'dark'];
@@ -27,33 +25,129 @@ const STATE_NAMES = new Set(STATE.map((e) => e.name));
 const SHOWN_NOTES = 8;
 const MAX_NOTES = 100;
 
-// A value as it may be echoed in a note: quoted, short, one line (the note is text, never HTML).
+// A value as it may be echoed in a note: quoted, short, one line (the note is text, never
+// HTML). The limit counts characters, so a cut never splits one in half.
 export function shown(value) {
-  let text;
-  try {
-    text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  text = text.replace(/\s+/g, ' ');
-  return `"${text.length > 40 ? `${text.slice(0, 37)}…` : text}"`;
+  const chars = [...textOf(value).replace(/\s+/g, ' ')];
+  return `"${chars.length > 40 ? `${chars.slice(0, 37).join('')}…` : chars.join('')}"`;
 }
 
-const listOf = (value) => (Array.isArray(value) ? value.map(String)
+// Any value as text, whatever it is: a symbol, an object whose toString throws, a Proxy.
+export function textOf(value) {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    try {
+      return String(value);
+    } catch {
+      return `[${typeof value}]`;
+    }
+  }
+}
+
+// A value read once into plain data: strings, numbers, booleans, null and undefined as they
+// are; an array as an array of those; any other object as its JSON copy (a getter that throws,
+// a cycle or a hostile Proxy: its text). Nothing read later can throw or change under the lab.
+function plain(value, depth = 0) {
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return value;
+    case 'object':
+      if (value === null) return null;
+      try {
+        if (depth === 0 && Array.isArray(value)) {
+          return Array.from({ length: Math.min(value.length, 1000) }, (_, i) => plain(value[i], 1));
+        }
+        return JSON.parse(JSON.stringify(value) ?? 'null');
+      } catch {
+        return textOf(value);
+      }
+    default: // a function, a symbol, a bigint: refused by every row, shown as text
+      return textOf(value);
+  }
+}
+
+const errorText = (e) => {
+  try {
+    return String(e?.message ?? e);
+  } catch {
+    return 'an exception';
+  }
+};
+
+// mount()'s and update()'s options, read once and never throwing: { pairs: [key, value] of
+// plain data, js: { onReport?, linkBase? } (given from JavaScript only), notes }. Options may be
+// an object, a URLSearchParams or an array of [key, value] pairs; a key whose getter throws,
+// or options that cannot be listed at all, get a note.
+export function readMountOptions(options, jsOnly = []) {
+  const out = { pairs: [], js: {}, notes: [] };
+  const note = (text) => out.notes.push(text);
+  let entries = [];
+  try {
+    if (options == null) return out;
+    if (typeof options !== 'object') {
+      entries = [['options', options]];
+    } else if (options instanceof URLSearchParams) {
+      entries = [...options];
+    } else if (Array.isArray(options)) {
+      for (let i = 0; i < Math.min(options.length, 10_000); i++) {
+        const pair = options[i];
+        if (Array.isArray(pair) && pair.length === 2) entries.push([pair[0], pair[1]]);
+      }
+    } else {
+      for (const key of Object.keys(options)) {
+        try {
+          entries.push([key, options[key]]);
+        } catch (e) {
+          note(`${shown(key)} could not be read (${errorText(e)}); ignored.`);
+        }
+      }
+    }
+  } catch (e) {
+    note(`The options could not be read (${errorText(e)}); using the defaults.`);
+  }
+  for (const [rawKey, value] of entries) {
+    const key = textOf(rawKey);
+    if (jsOnly.includes(key)) out.js[key] = typeof value === 'function' ? value : plain(value);
+    else out.pairs.push([key, plain(value)]);
+  }
+  return out;
+}
+
+const listOf = (value) => (Array.isArray(value) ? value.map(textOf)
   : typeof value === 'string' ? value.split(/[,\s]+/) : null);
 
 // [key, value] pairs (an object's entries, a URLSearchParams, attributes) ->
 //   { values: state rows given, valid by the table; hide, theme, url (undefined if not given);
 //     notes: what was refused }
-// Keys are case-insensitive and take - for _ (gpus-per-node). Unknown keys get a note.
+// Keys are case-insensitive and take - for _ (gpus-per-node). Unknown keys get a note, and so
+// does a key given more than once (?gpus=32&gpus=64): the last one counts.
 export function readOptions(pairs, ctx = {}) {
   const values = Object.create(null); // no prototype: a key like __proto__ is just a key
   const notes = [];
   const out = { values, notes, hide: undefined, theme: undefined, url: undefined };
   const refuse = (key, value, what, instead) => notes.push(
     `${key}: ${shown(value)} is not allowed (${what})${instead ? `; using ${instead}` : ''}.`);
-  for (const [rawKey, value] of pairs) {
-    const key = String(rawKey).trim().toLowerCase().replace(/-/g, '_');
+  const keyOf = (rawKey) => textOf(rawKey).trim().toLowerCase().replace(/-/g, '_');
+  const list = [...pairs].map(([rawKey, value]) => [keyOf(rawKey), rawKey, value]);
+  const given = new Map(); // key -> every value given for it, in order
+  for (const [key, , value] of list) {
+    if (!given.has(key)) given.set(key, []);
+    given.get(key).push(value);
+  }
+  for (const [key, all] of given) {
+    if (all.length < 2) continue;
+    const first = all.slice(0, 3).map(shown).join(', ');
+    notes.push(`${key}: given ${all.length} times (${first}${all.length > 3 ? ', …' : ''}); ` +
+      `using the last, ${shown(all.at(-1))}.`);
+  }
+  const last = new Map(list.map(([key], i) => [key, i]));
+  for (const [i, [key, rawKey, value]] of list.entries()) {
+    if (last.get(key) !== i) continue; // an earlier copy of a repeated key
     if (key === 'seams') {
       const list = listOf(value)?.map((s) => s.trim().toLowerCase()).filter(Boolean);
       const none = list?.length === 1 && list[0] === 'none';
@@ -95,22 +189,14 @@ export function readOptions(pairs, ctx = {}) {
 }
 
 // The state for the values read: every row at its default unless given, applied through the
-// table's own rules (change()) in the table's order, the layout last since whether it is valid
-// depends on the rest. A layout that does not fit the rest falls back to auto with a note.
-export function stateFrom(values, ctx = {}, base = defaults(), notes = []) {
+// table's own rules (change()) in the table's order, the layout last so that the seams it
+// implies win. Whether the result is a scenario the core accepts is the core's to say.
+export function stateFrom(values, ctx = {}, base = defaults()) {
   let state = base;
   for (const e of STATE) {
     if (e.name in values && e.name !== 'degrees') state = change(state, e.name, values[e.name], ctx);
   }
-  if ('degrees' in values) {
-    state = change(state, 'degrees', values.degrees, ctx);
-    if (state.degrees !== values.degrees) {
-      const valid = factorizations(state, ctx).slice(0, 6)
-        .map((d) => `${d.dp}x${d.tp}x${d.pp}`).join(', ');
-      notes.push(`degrees: ${shown(values.degrees)} is not a layout of ${state.gpus} GPUs for ` +
-        `this model (allowed: auto${valid ? `, ${valid}, …` : ''}); using auto.`);
-    }
-  }
+  if ('degrees' in values) state = change(state, 'degrees', values.degrees, ctx);
   return normalize(state, ctx);
 }
 
@@ -149,23 +235,15 @@ export function toParams(state, from = defaults()) {
 // The parameters as the URL shows them: commas left readable (seams=data,tensor).
 export const paramsText = (params) => params.toString().replaceAll('%2C', ',');
 
-// Every row whose scenario key the message mentions ("... must divide model.hidden (4096)"),
-// in the order they appear: the rows a refusal may be fixed by, after the one it names.
-export function rowsInMessage(message) {
-  const text = String(message);
-  return STATE.filter((e) => new RegExp(`(^|[^a-z_.])${e.scenario.replace('.', '\\.')}([^a-z_.]|$)`).test(text))
-    .sort((a, b) => text.indexOf(a.scenario) - text.indexOf(b.scenario));
-}
-
-// The row a core message is about ("model.heads is 30: ...", "degrees: ...", "micro_batch is
-// ..."): its leading key, matched to a row's scenario key, else a row's name, else the first
-// part of the key. Prefers the row that applies in this state (network vs network_gb_s).
-export function rowForError(message, state) {
-  const key = /^([a-z_]+(?:\.[a-z_]+)*)/.exec(String(message))?.[1];
-  if (!key) return null;
+// The row a core refusal is about, by the key it carries ("model.heads", "degrees.dp",
+// "seams.data"): the row fed by that key, else by the nearest key above it ("degrees" for
+// "degrees.dp"). Prefers the row that applies in this state (network vs network_gb_s).
+export function rowForKey(key, state) {
+  if (typeof key !== 'string') return null;
   const applies = (e) => (!e.when || e.when(state)) && (!e.sendIf || e.sendIf(state));
-  const pick = (rows) => rows.find(applies) ?? rows[0] ?? null;
-  return pick(STATE.filter((e) => e.scenario === key))
-    ?? pick(STATE.filter((e) => e.name === key))
-    ?? pick(STATE.filter((e) => e.scenario === key.split('.')[0]));
+  for (let k = key; k; k = k.slice(0, Math.max(0, k.lastIndexOf('.')))) {
+    const rows = STATE.filter((e) => e.scenario === k);
+    if (rows.length) return rows.find(applies) ?? rows[0];
+  }
+  return null;
 }

@@ -2,9 +2,8 @@
 // optimizer states and activations against its capacity, and the same split for every
 // pipeline stage (the first stage keeps p micro-batches of activations in flight and the
 // embedding; the last the output layer). All numbers from report.memory.
-import { make, panel, svg as svgEl } from './dom.js';
+import { make, panel, showNumber, svg as svgEl } from './dom.js';
 import * as fmt from './format.js';
-import { showNumber } from './render-memory.js';
 
 const PARTS = [
   ['weights', 'Weights', 'weights_bytes'],

@@ -1,14 +1,8 @@
 // The memory panel: what one GPU must hold (weights + gradients + optimizer states, and in
 // the practitioner's model activations too), and whether that fits the GPU. Numbers from
 // report.memory and report.precision; this file only formats them.
+import { showNumber } from './dom.js';
 import * as fmt from './format.js';
-
-// Shows a number with its exact value on hover; data-value keeps the raw number for tests.
-export function showNumber(node, value, text, exactText) {
-  node.textContent = text;
-  node.title = exactText;
-  node.dataset.value = String(value);
-}
 
 // Bytes held per parameter are shown by their usual type (2 bytes: bf16, 4: fp32).
 function typeName(bytesPerParam) {

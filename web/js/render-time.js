@@ -1,9 +1,8 @@
 // Step time and what it buys: compute, the pipeline bubble and the communication that is not
 // overlapped (the core assumes none is: an upper bound), then MFU, TFLOP/s per GPU, tokens per
 // second and the time to train on the token budget. All from report.time.
-import { make, panel } from './dom.js';
+import { make, panel, showNumber } from './dom.js';
 import * as fmt from './format.js';
-import { showNumber } from './render-memory.js';
 
 const PARTS = [
   ['compute', 'Compute', 'compute_s'],

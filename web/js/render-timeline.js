@@ -92,10 +92,28 @@ export function createTimeline(root, { lab }) {
       f.bubble.textContent = fmt.percent(p.bubble_fraction);
       f.bubble.dataset.value = String(p.bubble_fraction);
       f.bubble.title = p.virtual_stages > 1 ? '(p − 1) / (v · m)' : '(p − 1) / m';
+      note.textContent = pp === 1
+        ? 'One stage: no pipeline, so no bubble.'
+        : (p.virtual_stages > 1
+          ? `Drawn as plain 1F1B; interleaving gives each GPU ${p.virtual_stages} chunks of ` +
+            'layers and divides the bubble by that many (the figure above). '
+          : '') + 'Every stage waits for the first forward to reach it and the last backward ' +
+          'to return: that idle time is the bubble.';
       const next = `${pp}|${p.microbatches}`;
       if (next !== drawnKey) {
         drawnKey = next;
-        const tl = draw(pp, p.microbatches);
+        let tl;
+        try {
+          tl = draw(pp, p.microbatches);
+        } catch (e) {
+          // A pipeline deeper than the core draws: the facts above still hold.
+          if (e?.name !== 'LabError') throw e;
+          drawing.style.display = 'none';
+          shown.textContent = `The schedule is not drawn (${e.message}).`;
+          delete shown.dataset.shown;
+          return;
+        }
+        drawing.style.display = '';
         shown.textContent = tl.shown_microbatches < p.microbatches
           ? `Showing ${fmt.integer(tl.shown_microbatches)} of ${fmt.integer(p.microbatches)} ` +
             'micro-batches (the schedule repeats; the bubble is at the start and the end).'
@@ -105,13 +123,6 @@ export function createTimeline(root, { lab }) {
           `${tl.shown_microbatches} micro-batches shown, each a forward then a backward block ` +
           `per stage; the idle start and end of each stage is the bubble.`);
       }
-      note.textContent = pp === 1
-        ? 'One stage: no pipeline, so no bubble.'
-        : (p.virtual_stages > 1
-          ? `Drawn as plain 1F1B; interleaving gives each GPU ${p.virtual_stages} chunks of ` +
-            'layers and divides the bubble by that many (the figure above). '
-          : '') + 'Every stage waits for the first forward to reach it and the last backward ' +
-          'to return: that idle time is the bubble.';
     },
   };
 }

@@ -1,8 +1,8 @@
 // "What crosses the wire": one row per seam with the collective, the bytes one GPU sends per
 // step, and the link it rides, all from report.comms. The book's sentence about each seam's
 // appetite for bandwidth is static text in index.html.
+import { showNumber } from './dom.js';
 import * as fmt from './format.js';
-import { showNumber } from './render-memory.js';
 
 const LINKS = { nvlink: 'NVLink (inside a node)', network: 'network (between nodes)' };
 const SEAMS = ['data', 'tensor', 'pipeline'];

@@ -275,31 +275,11 @@ export function defaults() {
   return Object.fromEntries(STATE.map((e) => [e.name, e.default]));
 }
 
-// A state with every key present and valid; unknown keys are dropped.
+// A state with every key present and valid; unknown keys are dropped. Whether an explicit
+// layout fits the GPU count and the model is the core's to say (it refuses the key "degrees").
 export function normalize(partial = {}, ctx = {}) {
-  const state = Object.fromEntries(STATE.map((e) =>
+  return Object.fromEntries(STATE.map((e) =>
     [e.name, e.name in partial ? coerce(e.name, partial[e.name], ctx) : e.default]));
-  if (!validLayout(state, ctx)) state.degrees = 'auto';
-  return state;
-}
-
-// Every DP×TP×PP the core accepts for this GPU count and model (lab.layouts, passed in as
-// ctx.layouts), TP first, then PP, ascending. The state's own explicit layout is left out of
-// the question, so a layout that became invalid does not hide the valid ones.
-export function factorizations(state, ctx = {}) {
-  if (!ctx.layouts) return [];
-  const { degrees, ...scenario } = toScenario({ ...state, degrees: 'auto' });
-  try {
-    return ctx.layouts(scenario).map(([dp, tp, pp]) => ({ dp, tp, pp }));
-  } catch {
-    return []; // another field is invalid: the form shows the core's message for it
-  }
-}
-
-function validLayout(state, ctx) {
-  if (state.degrees === 'auto' || !ctx.layouts) return true; // unchecked here: the core decides
-  const d = parseDegrees(state.degrees);
-  return factorizations(state, ctx).some((f) => f.dp === d.dp && f.tp === d.tp && f.pp === d.pp);
 }
 
 const SEAM_DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp' };
@@ -328,8 +308,7 @@ function presetValues(name, value, ctx) {
 // One control changed: the new state, with the rows that depend on it kept consistent.
 //  - a seam switch goes back to auto-factoring (an explicit layout overrides the seams);
 //  - an explicit layout shows as the seams it uses;
-//  - choosing 'custom' starts from the preset chosen before;
-//  - a layout that no longer fits the GPU count or the model falls back to auto.
+//  - choosing 'custom' starts from the preset chosen before.
 export function change(state, name, value, ctx = {}) {
   const next = { ...state, [name]: coerce(name, value, ctx) };
   if (name in SEAM_DEGREE) next.degrees = 'auto';

@@ -1,0 +1,78 @@
+// The lab's JS API (wasm/lab.js) around the module: errors carry the key at fault, and the
+// calls that take plain numbers refuse what a 32-bit int would wrap or cut. Needs the module
+// built first (scripts/build-wasm).
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { before, describe, test } from 'node:test';
+
+import { createLab, LabError } from '../../web/lab/lab.js';
+
+let lab;
+before(async () => {
+  // The module is built for the web; in Node it is handed the bytes.
+  const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
+  lab = await createLab({ wasmBinary });
+});
+
+const refused = (key, message) => (e) => {
+  assert.ok(e instanceof LabError, String(e));
+  assert.equal(e.name, 'LabError');
+  assert.equal(e.key, key);
+  if (message) assert.match(e.message, message);
+  return true;
+};
+
+describe('LabError carries the key of the field at fault', () => {
+  test('a field out of range, a nested one, a wrong type', () => {
+    assert.throws(() => lab.evaluate({ gpus: 0 }), refused('gpus', /^gpus is 0: allowed 1 to 16384$/));
+    assert.throws(() => lab.evaluate({ model: { preset: 'book-16b', layers: 0 } }), refused('model.layers'));
+    assert.throws(() => lab.evaluate({ seams: { data: 'yes' } }), refused('seams.data'));
+    assert.throws(() => lab.evaluateSummary({ micro_batch: 4096 }), refused('micro_batch'));
+  });
+
+  test('the key is the same for every call that reads a scenario', () => {
+    for (const call of [lab.evaluate, lab.evaluateSummary, lab.plan, lab.layouts]) {
+      assert.throws(() => call({ gpus_per_node: -1 }), refused('gpus_per_node'));
+    }
+  });
+});
+
+describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', () => {
+  const bad = [0, -1, 2.5, 2 ** 31, 2 ** 32 + 16, NaN, Infinity, '16', null, undefined, {}];
+
+  test('ranks: each degree and gpus_per_node a whole number from 1', () => {
+    for (const v of bad) {
+      assert.throws(() => lab.ranks({ dp: v, tp: 1, pp: 1 }, 8), refused('degrees.dp'), String(v));
+      assert.throws(() => lab.ranks({ dp: 1, tp: 1, pp: 1 }, v), refused('gpus_per_node'), String(v));
+    }
+    assert.throws(() => lab.ranks(null, 8), refused('degrees.dp'));
+  });
+
+  test('ranks: more GPUs than a scenario may have is refused, not an empty list', () => {
+    assert.throws(() => lab.ranks({ dp: 2 ** 16, tp: 2 ** 15, pp: 1 }, 8), refused('degrees', /allowed up to 16384 GPUs/));
+    assert.throws(() => lab.ranks({ dp: 16385, tp: 1, pp: 1 }, 8), refused('degrees'));
+    assert.equal(lab.ranks({ dp: 16384, tp: 1, pp: 1 }, 8).length, 4 * 16384);
+  });
+
+  test('ranks: [dp, tp, pp, node] per rank, TP fastest', () => {
+    assert.deepEqual([...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2)],
+      [0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1]);
+  });
+
+  test('timeline: stages and micro-batches whole numbers from 1, up to what the core draws', () => {
+    for (const v of bad) {
+      assert.throws(() => lab.timeline(v, 4), refused('stages'), String(v));
+      assert.throws(() => lab.timeline(4, v), refused('microbatches'), String(v));
+    }
+    assert.throws(() => lab.timeline(4096, 4), refused('stages', /^stages is 4096: allowed 1 to \d+$/));
+    const tl = lab.timeline(4, 8);
+    assert.equal(tl.stages, 4);
+    assert.equal(tl.blocks.length, 4 * 8 * 2);
+  });
+
+  test('plan: top is a whole number from 1', () => {
+    assert.throws(() => lab.plan({}, 2 ** 32 + 1), refused('top'));
+    assert.throws(() => lab.plan({}, 0.5), refused('top'));
+    assert.equal(lab.plan({}, 3).plans.length, 3);
+  });
+});

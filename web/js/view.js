@@ -1,0 +1,103 @@
+// What one lab draws: the switches, the book's panels (summary, grid, memory, wire), the
+// "Advanced" section (its module imported the first time the state opens it) and the look an
+// author chose (theme, hidden parts). It turns a state and the core's report into pixels and
+// hands the reader's changes back (onChange, onPreset, onLoad); it decides nothing.
+import { createControls } from './controls.js';
+import { createGrid } from './grid.js';
+import { PARTS } from './options.js';
+import { createMemory } from './render-memory.js';
+import { createSummary } from './render-summary.js';
+import { createWire } from './render-wire.js';
+
+export function createView(root, { notes, onChange, onPreset, onLoad }) {
+  const $ = (selector) => root.querySelector(selector);
+  const details = $('details.advanced');
+  const outputs = $('.advanced-out');
+  const summary = createSummary(root);
+  const grid = createGrid({ svg: $('.gpu-grid'), legend: $('.legend'), readout: $('.readout') });
+  const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
+  const controls = createControls($('.switches'), { onChange });
+  let lab = null;
+  let ctx = {};
+  let state = null; // the state the controls show
+  let advanced = null; // the advanced module's view, once loaded
+  let advancedLoading = null;
+  let destroyed = false;
+  let look = { hide: [], theme: 'auto' };
+  let redraw = () => {};
+
+  details.addEventListener('toggle', () => {
+    if (state && details.open !== state.advanced) onChange('advanced', details.open);
+  });
+
+  // The core's refusal goes beside the form's field while the section is open.
+  notes.besideField = (message, row) => {
+    const beside = Boolean(message) && Boolean(state?.advanced) && Boolean(advanced);
+    advanced?.showError(beside ? message : null, row?.name ?? null);
+    return beside;
+  };
+
+  function loadAdvanced() {
+    advancedLoading ??= import('./advanced.js').then(({ createAdvanced }) => {
+      if (destroyed) return;
+      advanced = createAdvanced({
+        body: details.querySelector('.advanced-body'),
+        outputs,
+        lab,
+        ctx,
+        onChange,
+        onPreset,
+        onLoad,
+      });
+      applyLook(look);
+      redraw();
+    });
+    return advancedLoading;
+  }
+
+  function applyLook(next) {
+    look = next;
+    root.dataset.theme = look.theme;
+    for (const el of root.querySelectorAll('[data-pe-hidden]')) el.removeAttribute('data-pe-hidden');
+    for (const name of look.hide) {
+      const targets = PARTS.includes(name)
+        ? root.querySelectorAll(`[data-part="${name}"]`)
+        : [...root.querySelectorAll(`[data-state="${name}"]`)].map((el) => el.closest('.field') ?? el);
+      for (const el of targets) el.setAttribute('data-pe-hidden', '');
+    }
+  }
+
+  return {
+    applyLook,
+    // The module is loaded: the advanced form needs it (presets, planner, timeline).
+    start(loadedLab, loadedCtx, onRedraw) {
+      lab = loadedLab;
+      ctx = loadedCtx;
+      redraw = onRedraw;
+    },
+    // The state the controls show (it may be one the core refused).
+    showState(next) {
+      state = next;
+      controls.update(state);
+      if (state.advanced) loadAdvanced();
+    },
+    // The section's module, once the state needs it (ready waits for it).
+    advancedReady: () => (state?.advanced ? loadAdvanced() : Promise.resolve()),
+    // A report the core accepted, for `shown` (the state it was asked about).
+    render(shown, report, ranks) {
+      if (details.open !== state.advanced) details.open = state.advanced;
+      outputs.hidden = !state.advanced || !advanced;
+      grid.update(report, ranks);
+      for (const r of renderers) r.update(report);
+      if (advanced && state.advanced) advanced.update(shown, report);
+    },
+    drawn: () => grid.drawn(),
+    // The drawing the grid shows (the tiles or the fleet map), for the exports.
+    gridSvg: () => (grid.mode === 'fleet' ? root.querySelector('svg.fleet') : $('.gpu-grid')),
+    destroy() {
+      destroyed = true;
+      summary.destroy();
+      grid.destroy();
+    },
+  };
+}
