@@ -9,6 +9,7 @@
 #include "memory.h"
 #include "pipeline.h"
 #include "step_time.h"
+#include "text.h"
 #include "validate.h"
 
 namespace pe {
@@ -31,9 +32,8 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     w.push_back("Tensor parallelism spans nodes: its per-layer all-reduces ride the " +
-                str(static_cast<long long>(s.network_gb_s)) +
-                " GB/s network instead of NVLink. Keep TP within " + str(s.gpus_per_node) +
-                " GPUs.");
+                short_number(s.network_gb_s) + " GB/s network instead of NVLink. Keep TP within " +
+                str(s.gpus_per_node) + " GPUs.");
   }
   if (s.model.heads % d.tp != 0) {
     w.push_back("TP = " + str(d.tp) + " does not divide the " + str(s.model.heads) +
@@ -58,7 +58,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   }
   if (!r.memory.fits) {
     w.push_back("Does not fit: the busiest GPU needs more than its " +
-                str(static_cast<long long>(s.gpu.memory_gb)) + " GB.");
+                bytes_text(s.gpu.memory_gb * 1e9) + ".");
   }
   return w;
 }

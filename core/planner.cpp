@@ -8,6 +8,7 @@
 #include "pipeline.h"
 #include "schema.h"
 #include "step_time.h"
+#include "text.h"
 
 namespace pe {
 namespace {
@@ -26,10 +27,9 @@ bool better(const Plan& a, const Plan& b) {
   return a.per_gpu_bytes < b.per_gpu_bytes;
 }
 
-// The explanation speaks in whole numbers: "a 23% bubble", "73 GB".
-std::string whole(double v) { return std::to_string(static_cast<long long>(std::llround(v))); }
-std::string percent(double fraction) { return whole(100 * fraction) + "%"; }
-std::string gb(double bytes) { return whole(bytes / 1e9) + " GB"; }
+// The explanation speaks as the page does: "a 23.4% bubble", "72.6 GB", "500 MB".
+std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
+std::string gb(double bytes) { return bytes_text(bytes); }
 
 std::string explain(const Scenario& base, const PlanResult& r) {
   if (r.top.empty()) {

@@ -4,6 +4,7 @@
 
 #include "explorer.h"
 #include "presets.h"
+#include "text.h"
 
 namespace pe {
 namespace {
@@ -94,6 +95,44 @@ TEST(Planner, SaysWhenNothingFits) {
   EXPECT_TRUE(r.top.empty());
   EXPECT_EQ(r.feasible, 0);
   EXPECT_NE(r.why_best.find("No layout fits"), std::string::npos);
+}
+
+TEST(Planner, SmallMemoryKeepsItsSize) {
+  Scenario s = book_on(1);
+  s.gpu.memory_gb = 0.5;
+  const PlanResult r = plan(s, 1);
+  EXPECT_NE(r.why_best.find("than the 500 MB each GPU has"), std::string::npos) << r.why_best;
+}
+
+TEST(Text, NumbersKeepThreeDigitsAndSmallOnesTheirSize) {
+  EXPECT_EQ(short_number(80), "80");
+  EXPECT_EQ(short_number(0.5), "0.5");
+  EXPECT_EQ(short_number(6.25), "6.25");
+  EXPECT_EQ(short_number(72.63), "72.6");
+  EXPECT_EQ(short_number(16384), "16384");
+  EXPECT_EQ(bytes_text(80e9), "80 GB");
+  EXPECT_EQ(bytes_text(0.5e9), "500 MB");
+  EXPECT_EQ(bytes_text(999.6e9), "1 TB");
+  EXPECT_EQ(bytes_text(72.63e9), "72.6 GB");
+  EXPECT_EQ(bytes_text(3), "3 B");
+}
+
+TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
+  Scenario s;
+  s.gpus = 16;
+  s.seams.data = false;
+  s.seams.tensor = true;
+  s.gpu.memory_gb = 0.5;
+  s.network_gb_s = 0.5;
+  const auto w = evaluate(s).value().warnings;
+  auto has = [&](const char* text) {
+    for (const auto& line : w) {
+      if (line.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("needs more than its 500 MB.")) << testing::PrintToString(w);
+  EXPECT_TRUE(has("ride the 0.5 GB/s network")) << testing::PrintToString(w);
 }
 
 }  // namespace
