@@ -1,4 +1,4 @@
-// Hostile input (issue 7, the browser's half): URLs, embed options, element attributes and
+// Hostile input, the browser's half: URLs, embed options, element attributes and
 // iframe queries full of non-numbers, negatives, 1e308, a million GPUs, script fragments,
 // javascript: values, unknown and prototype keys and huge strings. Served under the strict
 // Content-Security-Policy (scripts/serve.mjs), every page must stay usable, say what it
@@ -62,7 +62,7 @@ const HOSTILE_URLS = [
   { name: 'non-numbers', pairs: [['gpus', 'abc'], ['seq_len', 'NaN'], ['efficiency', 'Infinity'],
     ['global_batch', '0x10'], ['micro_batch', '1,5'], ['advanced', 'maybe']],
   notes: [/gpus: "abc" is not allowed \(a whole number from 1 to 16,384\); using 16\./,
-    /seq_len: "NaN" is not allowed/, /efficiency: "Infinity" is not allowed \(a number from 0\.01 to 1\)/,
+    /seq_len: "NaN" is not allowed/, /efficiency: "Infinity" is not allowed \(a number from 0\.001 to 1\)/,
     /global_batch: "0x10" is not allowed/, /micro_batch: "1,5" is not allowed/,
     /advanced: "maybe" is not allowed \(true or false\)/] },
   { name: 'negative', pairs: [['gpus', '-16'], ['gpus_per_node', '-8'], ['zero_stage', '-1'],
@@ -101,18 +101,26 @@ const HOSTILE_URLS = [
     assert.equal(await page.locator('.pe-notes-list > li').count(), 9, '8 notes, then "and 293 more"');
     assert.equal(await page.locator('.pe-notes-list details li').count(), 92 + 1);
   } },
-  { name: 'values only the core refuses', pairs: [['advanced', '1'], ['model', 'custom'], ['layers', '24'],
-    ['hidden', '4096'], ['heads', '30'], ['micro_batch', '65536']],
-  notes: [/heads: "30" was refused by the model \(model\.heads is 30: it must divide model\.hidden \(4096\)/,
-    /hidden: "4096" was refused by the model \(model\.heads is 40: it must divide model\.hidden \(4096\)[^)]*\); using 5120\./,
-    /micro_batch: "65536" was refused by the model \(micro_batch is 65536: allowed 1 to global_batch \(512\)\); using 1\./],
+  // The core's refusal names the field at fault; that value goes back to its default and
+  // the others are kept.
+  { name: 'a value only the core refuses', pairs: [['advanced', '1'], ['model', 'custom'], ['layers', '24'],
+    ['micro_batch', '65536']],
+  notes: [/micro_batch: "65536" was refused by the model \(micro_batch is 65536: allowed 1 to global_batch \(512\)\); using 1\./],
   after: async (page) => {
     assert.equal(await page.locator('[data-state="layers"]').inputValue(), '24', 'the good values are kept');
-    assert.equal(await page.locator('[data-state="heads"]').inputValue(), '40');
-    assert.equal(await page.locator('[data-state="hidden"]').inputValue(), '5120');
+    assert.equal(await page.locator('[data-state="micro_batch"]').inputValue(), '1');
+  } },
+  // Two values that only fail together: putting back the one the core names does not help,
+  // so the URL's values are dropped as a whole.
+  { name: 'values only the core refuses, together', pairs: [['advanced', '1'], ['model', 'custom'],
+    ['layers', '24'], ['hidden', '4096'], ['heads', '30']],
+  notes: [/The model refused these values \(model\.heads is 30: it must divide model\.hidden \(4096\)[^)]*\); using the previous ones\./],
+  after: async (page) => {
+    assert.equal(await page.locator('details.advanced').evaluate((d) => d.open), false, 'the book, as before');
   } },
   { name: 'a pipeline longer than the model', pairs: [['gpus', '10240'], ['seams', 'pipeline']],
-    notes: [/pipeline: "true" was refused by the model \(pipeline degree 10240 exceeds the model's 50 layers/] },
+    notes: [/gpus: "10240" was refused by the model \(pipeline degree 10240 exceeds the model's 50 layers: .*\); using 16\./],
+    after: async (page) => assert.equal(await page.locator('.badge').textContent(), 'DP×TP×PP = 1×1×16 = 16') },
 ];
 
 describe('hostile URLs on the standalone page', () => {

@@ -3,7 +3,7 @@
 // Every timing is taken inside the page with performance.now(); playwright only drives.
 import { gzipSync } from 'node:zlib';
 
-// The issue's targets (issue 5, on this project's 2-core machines). The tests allow 3x.
+// The page's performance targets, on this project's 2-core machines. The tests allow 3x.
 export const TARGETS = {
   payloadGzipBytes: 60e3,
   readyMs: 1000,

@@ -9,10 +9,10 @@ import { createReferences } from './render-references.js';
 import { createStepTime } from './render-time.js';
 import { createTimeline } from './render-timeline.js';
 
-export function createAdvanced({ body, outputs, lab, ctx, onChange, onPreset, onLoad }) {
+export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad }) {
   const row = outputs.appendChild(document.createElement('div'));
   row.className = 'advanced-row';
-  const form = createAdvancedControls(body, { ctx, onChange, onPreset });
+  const form = createAdvancedControls(body, { onChange, onPreset });
   const renderers = [
     createBreakdown(row),
     createStepTime(row),

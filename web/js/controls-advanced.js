@@ -11,11 +11,13 @@ function fillOptions(select, options) {
     make('option', { value: String(value), textContent: label })));
 }
 
+const valueAt = (obj, path) => path.split('.').reduce((o, k) => o?.[k], obj);
+
 const degreesLabel = ({ dp, tp, pp }) => `${dp} × ${tp} × ${pp}`;
 
 // One field for a row: a number input, a select or a checkbox, with its label, unit, hint and
 // an (empty) alert for the core's refusal. Reports committed values to onChange.
-function buildField(fieldset, row, ctx, onChange) {
+function buildField(fieldset, row, onChange) {
   const id = uid(row.name);
   const wrap = make('div', { className: `field field-${row.control}` }, fieldset);
   wrap.dataset.row = row.name;
@@ -30,7 +32,7 @@ function buildField(fieldset, row, ctx, onChange) {
     const line = make('span', { className: 'field-input' }, wrap);
     if (row.control === 'select') {
       input = make('select', { id }, line);
-      const options = optionsOf(row, ctx);
+      const options = optionsOf(row);
       if (options) fillOptions(input, options);
     } else {
       input = make('input', { type: 'number', id, min: row.range[0], max: row.range[1],
@@ -66,7 +68,7 @@ function markField(field, message) {
   }
 }
 
-export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
+export function createAdvancedControls(root, { onChange, onPreset }) {
   const fields = new Map(); // name -> { row, wrap, input }
   let layoutKey = '';
 
@@ -83,7 +85,7 @@ export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
     const fieldset = make('fieldset', { className: `group-${group.name}` }, groups);
     make('legend', { textContent: group.label }, fieldset);
     for (const row of STATE.filter((e) => e.advanced && e.group === group.name)) {
-      fields.set(row.name, buildField(fieldset, row, ctx, onChange));
+      fields.set(row.name, buildField(fieldset, row, onChange));
     }
   }
   // The parameter count is the core's (Narayanan Eq. 2 for a custom architecture).
@@ -112,7 +114,8 @@ export function createAdvancedControls(root, { ctx, onChange, onPreset }) {
       updateLayouts(report.layouts);
       for (const { row, wrap, input } of fields.values()) {
         wrap.hidden = Boolean(row.when) && !row.when(state);
-        const value = state[row.name];
+        // A row left to the core shows what the core chose.
+        const value = state[row.name] ?? valueAt(report.scenario, row.scenario) ?? '';
         if (row.control === 'checkbox') {
           input.checked = value;
         } else if (input.value !== String(value)) {

@@ -20,9 +20,9 @@
 import { make, uid } from './dom.js';
 import { MARKUP } from './markup.js';
 import { createNotes } from './notes.js';
-import { readMountOptions, readOptions, shown, stateFrom, textOf } from './options.js';
+import { readMountOptions, readOptions, SEAMS, shown, stateFrom, textOf } from './options.js';
 import { createShareBar } from './share-bar.js';
-import { defaults, entry } from './state.js';
+import { bindSchema, defaults, entry } from './state.js';
 import { createStore } from './store.js';
 import { createUrlSync } from './url-sync.js';
 import { createView } from './view.js';
@@ -31,7 +31,7 @@ const CSS_URL = new URL('../explorer.css', import.meta.url).href;
 const PAGE_URL = new URL('../', import.meta.url).href;
 const JS_ONLY = ['onReport', 'linkBase'];
 // What update({ key: null }) puts back for the keys that are not state rows.
-const RESETS = { hide: '', theme: 'auto', url: 'none', seams: 'data' };
+const RESETS = { hide: '', theme: 'auto', url: 'none' };
 
 let labPromise = null;
 
@@ -41,6 +41,10 @@ let labPromise = null;
 export function getLab() {
   labPromise ??= import('../lab/lab.js')
     .then((m) => m.createLab())
+    .then((lab) => {
+      bindSchema(lab.schema()); // the state table's types, defaults and ranges: the core's
+      return lab;
+    })
     .catch((e) => {
       labPromise = null; // a later lab may try again
       throw e;
@@ -106,7 +110,12 @@ function reporter(js, notes) {
       } catch (e) {
         if (failed) return;
         failed = true;
-        const what = shown(textOf(e?.message ?? e));
+        let what = 'an exception';
+        try {
+          what = shown(textOf(e?.message ?? e));
+        } catch {
+          // an exception that cannot even be read: said as such
+        }
         notes.add([`onReport threw ${what}; the lab goes on (later ones are not reported).`]);
         globalThis.reportError?.(e);
       }
@@ -118,7 +127,7 @@ function reporter(js, notes) {
 // the table and then the core. Returns the notes.
 function applyOptions(lab, pairs, { fromUrl = false, from = lab.store.state } = {}) {
   const { store, view, url } = lab;
-  const read = readOptions(pairs, store.ctx);
+  const read = readOptions(pairs);
   const list = [...read.notes];
   if (fromUrl && read.url !== undefined && read.url !== url.mode) {
     // The lab reads its state from one place: a URL cannot move it elsewhere.
@@ -144,7 +153,7 @@ async function start(lab, host, given) {
   lab.core = core;
   const ctx = { presets: core.presets() };
   lab.store.start(core, ctx, defaults());
-  lab.view.start(core, ctx, lab.store.redraw);
+  lab.view.start(core, lab.store.redraw);
   const list = [...given.notes, ...applyOptions(lab, given.pairs, { from: defaults() })];
   lab.url.base = lab.store.state;
   const fromUrl = lab.url.read();
@@ -167,7 +176,7 @@ function update(lab, partial) {
   const pairs = read.pairs.map(([k, v]) => {
     if (v !== null && v !== undefined) return [k, v];
     const name = k.toLowerCase().replace(/-/g, '_');
-    const reset = RESETS[name] ?? defaultOf(name);
+    const reset = RESETS[name] ?? (name === 'seams' ? defaultSeams() : defaultOf(name));
     return [k, reset === undefined ? v : String(reset)];
   });
   lab.notes.show([...read.notes, ...applyOptions(lab, pairs)]);
@@ -237,6 +246,11 @@ export function mount(host, options = {}) {
       root.remove();
     },
   };
+}
+
+// The seams on by default, as a seams option ("data").
+function defaultSeams() {
+  return SEAMS.filter((s) => entry(s).default).join(',') || 'none';
 }
 
 function defaultOf(name) {

@@ -33,7 +33,7 @@ export const MARKUP = `
 <details class="advanced" data-part="advanced">
   <summary>Advanced: size a real run</summary>
   <div class="advanced-body">
-    <p class="explain">Beyond the book: any fleet up to 16,384 GPUs, real models, GPUs and
+    <p class="explain">Beyond the book: any fleet up to <span data-text="max-gpus">the core's limit of</span> GPUs, real models, GPUs and
       networks, ZeRO, activation memory with recomputation, and the pipeline schedule. Open,
       the memory is the practitioner's (whole layers per stage, the embedding on the first
       stage and the output layer on the last, activations in flight), and the panels below

@@ -126,7 +126,7 @@ const listOf = (value) => (Array.isArray(value) ? value.map(textOf)
 //     notes: what was refused }
 // Keys are case-insensitive and take - for _ (gpus-per-node). Unknown keys get a note, and so
 // does a key given more than once (?gpus=32&gpus=64): the last one counts.
-export function readOptions(pairs, ctx = {}) {
+export function readOptions(pairs) {
   const values = Object.create(null); // no prototype: a key like __proto__ is just a key
   const notes = [];
   const out = { values, notes, hide: undefined, theme: undefined, url: undefined };
@@ -152,7 +152,7 @@ export function readOptions(pairs, ctx = {}) {
       const list = listOf(value)?.map((s) => s.trim().toLowerCase()).filter(Boolean);
       const none = list?.length === 1 && list[0] === 'none';
       if (!list || (!none && !list.every((s) => SEAMS.includes(s)))) {
-        refuse('seams', value, `a list of ${SEAMS.join(', ')}, or none`, 'data');
+        refuse('seams', value, `a list of ${SEAMS.join(', ')}, or none`);
         continue;
       }
       for (const s of SEAMS) values[s] = !none && list.includes(s);
@@ -171,8 +171,9 @@ export function readOptions(pairs, ctx = {}) {
       if (allowedValues.includes(v)) out[key] = v;
       else refuse(key, value, `one of ${allowedValues.join(', ')}`, allowedValues[0]);
     } else if (STATE_NAMES.has(key)) {
-      const result = parseValue(key, value, ctx);
-      if ('error' in result) refuse(key, value, result.error, String(entry(key).default));
+      const result = parseValue(key, value);
+      const instead = entry(key).default ?? "the core's choice";
+      if ('error' in result) refuse(key, value, result.error, String(instead));
       else values[key] = result.value;
     } else {
       notes.push(`${shown(rawKey)} is not an option of this lab (ignored). Options: seams, ` +
@@ -197,7 +198,7 @@ export function stateFrom(values, ctx = {}, base = defaults()) {
     if (e.name in values && e.name !== 'degrees') state = change(state, e.name, values[e.name], ctx);
   }
   if ('degrees' in values) state = change(state, 'degrees', values.degrees, ctx);
-  return normalize(state, ctx);
+  return normalize(state);
 }
 
 // The notes to show: the first few at once, the next ones behind "… and N more", the rest

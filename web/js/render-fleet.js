@@ -1,8 +1,9 @@
-// The GPU grid at fleet scale (past TILE_LIMIT GPUs, up to 16,384): a map with one small
-// square per GPU, nodes as blocks of squares, rows of nodes. Same encodings as the tiles
-// (hue = pipeline stage, shade = tensor slice, outlines = data-parallel replicas), drawn as
-// one <path> per colour instead of an element per GPU: toolchain.md measures a toggle at 10,240
-// GPUs at 16 / 41 ms (p50 / p95) that way against 208 / 310 ms with a rect per GPU.
+// The GPU grid at fleet scale (past TILE_LIMIT GPUs, up to the core's largest fleet): a map
+// with one small square per GPU, nodes as blocks of squares, rows of nodes. Same encodings as
+// the tiles (hue = pipeline stage, shade = tensor slice, outlines = data-parallel replicas),
+// drawn as one <path> per colour instead of an element per GPU: in headless Chromium on two
+// cores a toggle at 10,240 GPUs took 16 / 41 ms (p50 / p95) that way against 208 / 310 ms
+// with a rect per GPU.
 //
 // Positions depend only on the fleet's shape (GPU count, GPUs per node), so a toggle only
 // regroups the squares by colour; each GPU's square outline is built once per shape.

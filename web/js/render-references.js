@@ -3,12 +3,14 @@
 // loads the run's scenario into the lab.
 import { make, panel } from './dom.js';
 import * as fmt from './format.js';
+import { entry } from './state.js';
 
 export function createReferences(root, { lab, onLoad }) {
   const section = panel(root, 'references', 'Reference runs');
   make('p', { className: 'small', textContent: 'Published runs, each evaluated by this model with ' +
-    'the default efficiency (0.5 of peak). "Published" is the throughput the authors report; ' +
-    'runs that report only their configuration are checked for fitting their GPUs.' }, section);
+    `the default efficiency (${entry('efficiency').default} of peak). "Published" is the ` +
+    'throughput the authors report; runs that report only their configuration are checked ' +
+    'for fitting their GPUs.' }, section);
   const wrap = make('div', { className: 'table-wrap' }, section);
   const table = make('table', { className: 'runs' }, wrap);
   const head = make('tr', {}, make('thead', {}, table));

@@ -1,19 +1,20 @@
-// The lab's state, declared once. Each row names a piece of state, its type, its default,
-// its allowed range and the scenario key it feeds. Parsing, validation, the controls (the
-// book's switches and the "Advanced" form) and the scenario sent to the core are all driven
-// from this table (later also the URL and the embedding options: add rows here, not code
-// elsewhere). No DOM in this module. options.js reads and writes URLs and embed options with it.
+// The lab's state, declared once. Each row names a piece of state, the scenario key it feeds
+// and how the page shows it. What the row may hold (its type, its default, its range or its
+// choices) is the core's: bindSchema() takes it from lab.schema(), the same field table the
+// core reads, checks and writes scenarios with, so no range or default is typed here. Parsing,
+// validation, the controls (the book's switches and the "Advanced" form), the URL and the
+// embedding options and the scenario sent to the core are all driven from this table. No DOM
+// in this module. options.js reads and writes URLs and embed options with it.
 //
-// Row fields:
-//   name      the state key (and the future URL / embed option name)
-//   type      boolean | integer | number | enum | degrees
-//   default   the book's value
-//   range     [lo, hi] for numbers (the core's own limits, README.md "The contract")
-//   options   enum values: [[value, label], ...], or the name of a preset list from
-//             lab.presets() ('models', 'gpus', 'precisions'), to which 'custom' is added
-//   scenario  the scenario key it feeds, dotted ('seams.data', 'model.layers')
+// Row fields (the page's own):
+//   name      the state key (the URL's and the embed option's name)
+//   scenario  the scenario key it feeds, dotted ('seams.data', 'model.layers'): the schema's
+//             field of that key gives the row its type, default and range or choices
+//   own       the page's own state, not a scenario field: { type, default } (the Advanced
+//             switch, the 'auto' layout, the network presets)
 //   encode    state value -> scenario value (default: as is)
 //   scale     the scenario value is the state value times this (token budget in billions)
+//   core      default null: the row is not sent until set, and the core's default applies
 //   when      state -> boolean: the row only applies (is sent, and its control shows) then
 //   detailOf  a detail of a preset picker ('model', 'gpu', ...): it applies only while that
 //             picker is 'custom', and choosing 'custom' fills it from the preset chosen before
@@ -24,7 +25,10 @@
 //             row is not sent, so the scenario is exactly the book's
 //   fixed     (advanced rows) sent at its default while the section is closed
 //   control   switch | details | number | select | checkbox; group: the fieldset it sits in
-//   label, unit, hint, step: for the control
+//   label, unit, hint, step: for the control (unit: the schema's unless given; hint: text,
+//             or a function of the bound row); labels: words for some choices
+// Bound from the schema: type (boolean | integer | number | enum | degrees), default, range
+// [lo, hi] (lo excluded when `above`), choices.
 
 export const NETWORKS = { hdr: 25, ndr: 50 };
 
@@ -41,101 +45,90 @@ export const GROUPS = [
 
 export const STATE = [
   // The book lab: three seams that auto-factor the GPU count.
-  { name: 'data', type: 'boolean', default: true, scenario: 'seams.data',
-    control: 'switch', label: 'Data parallel' },
-  { name: 'tensor', type: 'boolean', default: false, scenario: 'seams.tensor',
-    control: 'switch', label: 'Tensor parallel' },
-  { name: 'pipeline', type: 'boolean', default: false, scenario: 'seams.pipeline',
-    control: 'switch', label: 'Pipeline parallel' },
+  { name: 'data', scenario: 'seams.data', control: 'switch', label: 'Data parallel' },
+  { name: 'tensor', scenario: 'seams.tensor', control: 'switch', label: 'Tensor parallel' },
+  { name: 'pipeline', scenario: 'seams.pipeline', control: 'switch', label: 'Pipeline parallel' },
 
   // Opening the advanced section switches to the practitioner's memory model (whole layers
   // per stage, embedding on the end stages, activations); closed, the book's N/(TP·PP).
-  { name: 'advanced', type: 'boolean', default: false, scenario: 'memory_model',
+  { name: 'advanced', own: { type: 'boolean', default: false }, scenario: 'memory_model',
     encode: () => 'full', sendIf: (s) => s.advanced, control: 'details',
     label: 'Advanced: size a real run' },
 
-  { name: 'gpus', type: 'integer', default: 16, range: [1, 16384], scenario: 'gpus',
-    advanced: true, fixed: true, control: 'number', group: 'fleet', label: 'GPUs',
-    hint: 'any whole number, 1 to 16,384' },
-  { name: 'gpus_per_node', type: 'integer', default: 8, range: [1, 1024],
-    scenario: 'gpus_per_node', advanced: true, fixed: true, control: 'number', group: 'fleet',
-    label: 'GPUs per node' },
+  { name: 'gpus', scenario: 'gpus', advanced: true, fixed: true, control: 'number',
+    group: 'fleet', label: 'GPUs', hint: (e) => `any whole number, ${span(e)}` },
+  { name: 'gpus_per_node', scenario: 'gpus_per_node', advanced: true, fixed: true,
+    control: 'number', group: 'fleet', label: 'GPUs per node' },
   // 'auto' (the seams auto-factor, as in the book) or an explicit 'DPxTPxPP'; the control
-  // offers only the factorizations of the GPU count the core accepts (see factorizations()).
-  { name: 'degrees', type: 'degrees', default: 'auto', scenario: 'degrees',
+  // offers the layouts the core accepts for the GPU count and the model (report.layouts).
+  { name: 'degrees', own: { type: 'degrees', default: 'auto' }, scenario: 'degrees',
     encode: (v) => parseDegrees(v), sendIf: (s) => s.degrees !== 'auto', advanced: true,
-    control: 'select', options: 'factorizations', group: 'fleet', label: 'Layout DP×TP×PP' },
+    control: 'select', group: 'fleet', label: 'Layout DP×TP×PP' },
 
-  { name: 'model', type: 'enum', default: 'book-16b', options: 'models', scenario: 'model',
-    sendIf: preset('model'), advanced: true, control: 'select', group: 'model', label: 'Model' },
-  { name: 'layers', type: 'integer', default: 50, range: [1, 10000], scenario: 'model.layers',
-    ...detailOf('model'), advanced: true, control: 'number', group: 'model', label: 'Layers' },
-  { name: 'hidden', type: 'integer', default: 5120, range: [1, 1048576], scenario: 'model.hidden',
-    ...detailOf('model'), advanced: true, control: 'number', group: 'model', label: 'Hidden size' },
-  { name: 'heads', type: 'integer', default: 40, range: [1, 1048576], scenario: 'model.heads',
-    ...detailOf('model'), advanced: true, control: 'number', group: 'model',
-    label: 'Attention heads', hint: 'must divide the hidden size' },
-  { name: 'vocab', type: 'integer', default: 51200, range: [1, 10000000], scenario: 'model.vocab',
-    ...detailOf('model'), advanced: true, control: 'number', group: 'model', label: 'Vocabulary' },
-  { name: 'seq_len', type: 'integer', default: 2048, range: [1, 1048576], scenario: 'seq_len',
-    advanced: true, control: 'number', group: 'model', label: 'Sequence length', unit: 'tokens' },
-  { name: 'micro_batch', type: 'integer', default: 1, range: [1, 65536], scenario: 'micro_batch',
-    advanced: true, control: 'number', group: 'model', label: 'Micro-batch', unit: 'sequences' },
-  { name: 'global_batch', type: 'integer', default: 512, range: [1, 16777216],
-    scenario: 'global_batch', advanced: true, control: 'number', group: 'model',
-    label: 'Global batch', unit: 'sequences', hint: 'a multiple of DP × micro-batch, or the core rounds it up' },
-  { name: 'train_tokens', type: 'number', default: 0, range: [0, 1e7], scale: 1e9, step: 'any',
-    scenario: 'train_tokens', advanced: true, control: 'number', group: 'model',
-    label: 'Token budget', unit: 'B tokens', hint: 'for the time to train; 0 for none' },
+  { name: 'model', scenario: 'model', sendIf: preset('model'), advanced: true, control: 'select',
+    group: 'model', label: 'Model' },
+  { name: 'layers', scenario: 'model.layers', ...detailOf('model'), advanced: true,
+    control: 'number', group: 'model', label: 'Layers' },
+  { name: 'hidden', scenario: 'model.hidden', ...detailOf('model'), advanced: true,
+    control: 'number', group: 'model', label: 'Hidden size' },
+  { name: 'heads', scenario: 'model.heads', ...detailOf('model'), advanced: true,
+    control: 'number', group: 'model', label: 'Attention heads', hint: 'must divide the hidden size' },
+  { name: 'vocab', scenario: 'model.vocab', ...detailOf('model'), advanced: true,
+    control: 'number', group: 'model', label: 'Vocabulary' },
+  { name: 'seq_len', scenario: 'seq_len', advanced: true, control: 'number', group: 'model',
+    label: 'Sequence length' },
+  { name: 'micro_batch', scenario: 'micro_batch', advanced: true, control: 'number',
+    group: 'model', label: 'Micro-batch' },
+  { name: 'global_batch', scenario: 'global_batch', advanced: true, control: 'number',
+    group: 'model', label: 'Global batch',
+    hint: 'a multiple of DP × micro-batch, or the core rounds it up' },
+  { name: 'train_tokens', scenario: 'train_tokens', scale: 1e9, step: 'any', advanced: true,
+    control: 'number', group: 'model', label: 'Token budget', unit: 'B tokens',
+    hint: 'for the time to train; 0 for none' },
 
-  { name: 'gpu', type: 'enum', default: 'A100-80GB', options: 'gpus', scenario: 'gpu',
-    sendIf: preset('gpu'), advanced: true, control: 'select', group: 'hardware', label: 'GPU' },
-  { name: 'gpu_memory_gb', type: 'number', default: 80, range: [0.001, 1e5], step: 'any',
-    scenario: 'gpu_memory_gb', ...detailOf('gpu'), advanced: true, control: 'number',
-    group: 'hardware', label: 'GPU memory', unit: 'GB' },
-  { name: 'gpu_peak_tflops', type: 'number', default: 312, range: [0.001, 1e6], step: 'any',
-    scenario: 'gpu_peak_tflops', ...detailOf('gpu'), advanced: true, control: 'number',
-    group: 'hardware', label: 'Dense bf16 peak', unit: 'TFLOP/s' },
-  { name: 'nvlink_gb_s', type: 'number', default: 300, range: [0.001, 1e5], step: 'any',
-    scenario: 'nvlink_gb_s', ...detailOf('gpu'), advanced: true, control: 'number',
-    group: 'hardware', label: 'NVLink', unit: 'GB/s' },
-  { name: 'network', type: 'enum', default: 'hdr', scenario: 'network_gb_s',
+  { name: 'gpu', scenario: 'gpu', sendIf: preset('gpu'), advanced: true, control: 'select',
+    group: 'hardware', label: 'GPU' },
+  { name: 'gpu_memory_gb', scenario: 'gpu_memory_gb', step: 'any', ...detailOf('gpu'),
+    advanced: true, control: 'number', group: 'hardware', label: 'GPU memory' },
+  { name: 'gpu_peak_tflops', scenario: 'gpu_peak_tflops', step: 'any', ...detailOf('gpu'),
+    advanced: true, control: 'number', group: 'hardware', label: 'Dense bf16 peak' },
+  { name: 'nvlink_gb_s', scenario: 'nvlink_gb_s', step: 'any', ...detailOf('gpu'),
+    advanced: true, control: 'number', group: 'hardware', label: 'NVLink' },
+  // The network presets are the page's (the core takes a bandwidth); the default is the one
+  // whose bandwidth is the core's default.
+  { name: 'network', own: { type: 'enum' }, scenario: 'network_gb_s',
     encode: (v) => NETWORKS[v], sendIf: preset('network'), advanced: true, control: 'select',
     group: 'hardware', label: 'Network per GPU',
     hint: 'InfiniBand per GPU: HDR 200 Gb/s = 25 GB/s, NDR 400 Gb/s = 50 GB/s',
-    options: [['hdr', 'HDR, 25 GB/s'], ['ndr', 'NDR, 50 GB/s'], ['custom', 'custom']] },
-  { name: 'network_gb_s', type: 'number', default: 25, range: [0.001, 1e5], step: 'any',
-    scenario: 'network_gb_s', ...detailOf('network'), advanced: true, control: 'number',
-    group: 'hardware', label: 'Network bandwidth', unit: 'GB/s' },
-  // The core accepts down to 0.001; below 1% of peak no run is worth sizing.
-  { name: 'efficiency', type: 'number', default: 0.5, range: [0.01, 1], step: 0.01,
-    scenario: 'efficiency', advanced: true, control: 'number', group: 'hardware',
-    label: 'Efficiency',
+    choices: [...Object.keys(NETWORKS), 'custom'],
+    labels: { hdr: 'HDR, 25 GB/s', ndr: 'NDR, 50 GB/s' } },
+  { name: 'network_gb_s', scenario: 'network_gb_s', step: 'any', ...detailOf('network'),
+    advanced: true, control: 'number', group: 'hardware', label: 'Network bandwidth' },
+  { name: 'efficiency', scenario: 'efficiency', step: 0.01, advanced: true, control: 'number',
+    group: 'hardware', label: 'Efficiency',
     hint: 'the achievable fraction of dense peak; Narayanan et al. report 0.44–0.52 end to end' },
 
-  { name: 'precision', type: 'enum', default: 'mixed_bf16', options: 'precisions',
-    scenario: 'precision', sendIf: preset('precision'), advanced: true, control: 'select',
-    group: 'memory', label: 'Precision' },
+  { name: 'precision', scenario: 'precision', sendIf: preset('precision'), advanced: true,
+    control: 'select', group: 'memory', label: 'Precision' },
   ...[['weight', 'Weight'], ['grad', 'Gradient'], ['master', 'Master copy'],
     ['adam_m', 'Adam m'], ['adam_v', 'Adam v']].map(([key, label]) => ({
-    name: `${key}_bytes`, type: 'number', default: { weight: 2, grad: 2 }[key] ?? 4,
-    range: [0, 16], step: 'any', scenario: `precision.${key}`, ...detailOf('precision'),
-    advanced: true, control: 'number', group: 'memory', label, unit: 'B/param' })),
-  { name: 'zero_stage', type: 'integer', default: 0, range: [0, 3], scenario: 'zero_stage',
-    advanced: true, control: 'select', group: 'memory', label: 'ZeRO stage',
-    options: [[0, '0: replicated'], [1, '1: optimizer sharded'], [2, '2: + gradients'],
-      [3, '3: + weights']] },
-  { name: 'recompute', type: 'enum', default: 'none', scenario: 'recompute', advanced: true,
-    control: 'select', group: 'memory', label: 'Recompute activations',
-    options: [['none', 'none'], ['selective', 'selective (attention)'], ['full', 'full (per layer)']] },
-  { name: 'sequence_parallel', type: 'boolean', default: false, scenario: 'sequence_parallel',
-    advanced: true, control: 'checkbox', group: 'memory', label: 'Sequence parallel' },
-  { name: 'schedule', type: 'enum', default: '1f1b', scenario: 'schedule', advanced: true,
-    control: 'select', group: 'memory', label: 'Pipeline schedule',
-    options: [['1f1b', '1F1B'], ['interleaved', 'interleaved 1F1B']] },
-  { name: 'virtual_stages', type: 'integer', default: 2, range: [1, 128],
-    scenario: 'virtual_stages', when: (s) => s.schedule === 'interleaved', advanced: true,
-    control: 'number', group: 'memory', label: 'Virtual stages', unit: 'chunks per GPU' },
+    name: `${key}_bytes`, scenario: `precision.${key}`, step: 'any', ...detailOf('precision'),
+    advanced: true, control: 'number', group: 'memory', label })),
+  { name: 'zero_stage', scenario: 'zero_stage', advanced: true, control: 'select',
+    group: 'memory', label: 'ZeRO stage',
+    labels: { 0: '0: replicated', 1: '1: optimizer sharded', 2: '2: + gradients',
+      3: '3: + weights' } },
+  { name: 'recompute', scenario: 'recompute', advanced: true, control: 'select',
+    group: 'memory', label: 'Recompute activations',
+    labels: { selective: 'selective (attention)', full: 'full (per layer)' } },
+  { name: 'sequence_parallel', scenario: 'sequence_parallel', advanced: true,
+    control: 'checkbox', group: 'memory', label: 'Sequence parallel' },
+  { name: 'schedule', scenario: 'schedule', advanced: true, control: 'select', group: 'memory',
+    label: 'Pipeline schedule', labels: { '1f1b': '1F1B', interleaved: 'interleaved 1F1B' } },
+  // Unset, the core picks the chunks (its doc says how); the field shows what it picked.
+  { name: 'virtual_stages', scenario: 'virtual_stages', core: true,
+    when: (s) => s.schedule === 'interleaved', advanced: true, control: 'number',
+    group: 'memory', label: 'Virtual stages' },
 ];
 
 // Buttons that set several rows at once.
@@ -145,8 +138,7 @@ export const PRESETS = [
     values: { advanced: true, gpus: 10240, gpus_per_node: 8, degrees: '80x8x16',
       global_batch: 2560, micro_batch: 1 } },
   { name: 'book', label: 'Back to the book\'s defaults', reset: true,
-    hint: 'every value at its default (16 GPUs, data parallel, the 16B model, A100 80 GB), the section open',
-    values: { advanced: true } },
+    hint: 'every value at its default, the section open', values: { advanced: true } },
 ];
 
 const byName = new Map(STATE.map((row) => [row.name, row]));
@@ -157,6 +149,48 @@ export function entry(name) {
   return e;
 }
 
+const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
+
+// "1 to 1,024", "above 0, up to 100,000": a number row's range in words.
+function span(e) {
+  const [lo, hi] = e.range.map((v) => grouped.format(v));
+  return e.above ? `above ${lo}, up to ${hi}` : `${lo} to ${hi}`;
+}
+
+const SCHEMA_TYPES = { integer: 'integer', number: 'number', boolean: 'boolean', enum: 'enum', preset: 'enum' };
+let bound = false;
+
+// Takes each row's type, default, range and choices from the core's field table
+// (lab.schema()); a preset field's choices get 'custom' (its detail rows). Every lab on a page
+// shares the table, so it is bound once.
+export function bindSchema(schema) {
+  if (bound) return;
+  const fields = new Map(schema.fields.map((f) => [f.key, f]));
+  for (const e of STATE) {
+    const f = fields.get(e.scenario);
+    if (e.own) {
+      Object.assign(e, e.own);
+      if (e.name === 'network') {
+        e.default = Object.keys(NETWORKS).find((k) => NETWORKS[k] === f.default) ?? 'custom';
+      }
+    } else {
+      if (!f || !(f.type in SCHEMA_TYPES)) throw new Error(`no scenario field "${e.scenario}" for ${e.name}`);
+      e.type = SCHEMA_TYPES[f.type];
+      const scale = e.scale ?? 1;
+      e.default = e.core ? null : typeof f.default === 'number' ? f.default / scale : f.default;
+      if ('min' in f) e.range = [f.min / scale, f.max / scale];
+      e.above = Boolean(f.min_exclusive);
+      if (f.choices) e.choices = f.type === 'preset' ? [...f.choices, 'custom'] : f.choices;
+      if (e.type === 'integer' && e.control === 'select') e.choices = range(e.range);
+      e.unit ??= f.unit || undefined;
+    }
+    if (typeof e.hint === 'function') e.hint = e.hint(e);
+  }
+  bound = true;
+}
+
+const range = ([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+
 // 'DPxTPxPP' (or with ×) -> { dp, tp, pp }; anything else -> null.
 export function parseDegrees(text) {
   const m = /^(\d+)\s*[x×]\s*(\d+)\s*[x×]\s*(\d+)$/.exec(String(text).trim());
@@ -165,18 +199,19 @@ export function parseDegrees(text) {
 
 export const degreesText = ({ dp, tp, pp }) => `${dp}x${tp}x${pp}`;
 
-// The values of an enum row: a fixed list, or a preset list from the core plus 'custom'.
-export function optionsOf(e, ctx = {}) {
-  if (Array.isArray(e.options)) return e.options;
-  const list = ctx.presets?.[e.options];
-  if (!list) return null;
-  return [...list.map((p) => [p.name, p.name]), ['custom', 'custom']];
+// A select's options: [[value, label], ...] (a choice's label is the page's, else the choice).
+export function optionsOf(e) {
+  return e.choices?.map((v) => [v, e.labels?.[v] ?? String(v)]) ?? null;
 }
+
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const inRange = (e, n) => (e.above ? n > e.range[0] : n >= e.range[0]) && n <= e.range[1];
 
 // A value that fits the row: strings are parsed ("true", "8"), numbers are clamped to the
 // range, and anything unreadable falls back to the default.
-export function coerce(name, value, ctx = {}) {
+export function coerce(name, value) {
   const e = entry(name);
+  if (value === null && e.core) return null;
   switch (e.type) {
     case 'boolean':
       if (typeof value === 'boolean') return value;
@@ -187,16 +222,11 @@ export function coerce(name, value, ctx = {}) {
     case 'number': {
       const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
       if (typeof n !== 'number' || !Number.isFinite(n)) return e.default;
-      const [lo, hi] = e.range;
-      const v = Math.min(hi, Math.max(lo, n));
-      return e.type === 'integer' ? Math.round(v) : v;
+      if (inRange(e, n)) return e.type === 'integer' ? Math.round(n) : n;
+      return n > e.range[1] ? e.range[1] : e.default; // nothing sits just above an open bound
     }
-    case 'enum': {
-      const options = optionsOf(e, ctx);
-      if (typeof value !== 'string') return e.default;
-      // Without the preset lists (not loaded yet) any name passes; the core checks it.
-      return !options || options.some(([v]) => v === value) ? value : e.default;
-    }
+    case 'enum':
+      return typeof value === 'string' && e.choices.includes(value) ? value : e.default;
     case 'degrees': {
       if (value === 'auto') return value;
       const d = parseDegrees(value);
@@ -207,35 +237,34 @@ export function coerce(name, value, ctx = {}) {
   }
 }
 
-const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
-
 // What a row accepts, in words, for the notes about refused URL values and embed options.
-export function allowed(name, ctx = {}) {
+export function allowed(name) {
   const e = entry(name);
+  const unset = e.core ? ', or empty for the core to choose' : '';
   switch (e.type) {
-    case 'boolean': return 'true or false';
+    case 'boolean':
+      return 'true or false';
     case 'integer':
-    case 'number': {
-      const [lo, hi] = e.range.map((v) => grouped.format(v));
-      return `${e.type === 'integer' ? 'a whole number' : 'a number'} from ${lo} to ${hi}`;
-    }
-    case 'enum': {
-      const options = optionsOf(e, ctx);
-      return options ? `one of ${options.map(([v]) => v).join(', ')}` : 'a preset name';
-    }
-    case 'degrees': return 'auto, or DP×TP×PP of the GPU count written as 2x4x2';
-    default: return '';
+    case 'number':
+      return `${e.type === 'integer' ? 'a whole number' : 'a number'} ${e.above ? '' : 'from '}${span(e)}${unset}`;
+    case 'enum':
+      return `one of ${e.choices.join(', ')}`;
+    case 'degrees':
+      return 'auto, or DP×TP×PP of the GPU count written as 2x4x2';
+    default:
+      return '';
   }
 }
 
 // The strict reader behind URLs and embed options (coerce, for the controls, clamps instead):
 // { value } for a value the row takes as is, { error } (what is allowed) for anything else.
-// Booleans also take 1/0, on/off, yes/no and '' (a bare attribute or ?tensor).
-export function parseValue(name, value, ctx = {}) {
+// Booleans also take 1/0, on/off, yes/no and '' (a bare attribute or ?tensor); a row the core
+// chooses for takes '' (or null) to leave it to the core.
+export function parseValue(name, value) {
   const e = entry(name);
-  const refuse = { error: allowed(name, ctx) };
+  const refuse = { error: allowed(name) };
   const text = typeof value === 'string' ? value.trim() : null;
+  if (e.core && (value === null || text === '')) return { value: null };
   switch (e.type) {
     case 'boolean': {
       if (typeof value === 'boolean') return { value };
@@ -248,18 +277,13 @@ export function parseValue(name, value, ctx = {}) {
     case 'number': {
       let n = value;
       if (text !== null) n = NUMBER_TEXT.test(text) ? Number(text) : NaN;
-      if (typeof n !== 'number' || !Number.isFinite(n)) return refuse;
-      if (n < e.range[0] || n > e.range[1]) return refuse;
+      if (typeof n !== 'number' || !Number.isFinite(n) || !inRange(e, n)) return refuse;
       if (e.type === 'integer' && !Number.isInteger(n)) return refuse;
       return { value: n };
     }
     case 'enum': {
-      const options = optionsOf(e, ctx);
       const v = text ?? (typeof value === 'number' ? String(value) : null);
-      if (v === null) return refuse;
-      const hit = options?.find(([o]) => String(o) === v);
-      if (options && !hit) return refuse;
-      return { value: hit ? hit[0] : v };
+      return e.choices.includes(v) ? { value: v } : refuse;
     }
     case 'degrees': {
       if (text === 'auto') return { value: text };
@@ -277,9 +301,9 @@ export function defaults() {
 
 // A state with every key present and valid; unknown keys are dropped. Whether an explicit
 // layout fits the GPU count and the model is the core's to say (it refuses the key "degrees").
-export function normalize(partial = {}, ctx = {}) {
+export function normalize(partial = {}) {
   return Object.fromEntries(STATE.map((e) =>
-    [e.name, e.name in partial ? coerce(e.name, partial[e.name], ctx) : e.default]));
+    [e.name, e.name in partial ? coerce(e.name, partial[e.name]) : e.default]));
 }
 
 const SEAM_DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp' };
@@ -310,7 +334,7 @@ function presetValues(name, value, ctx) {
 //  - an explicit layout shows as the seams it uses;
 //  - choosing 'custom' starts from the preset chosen before.
 export function change(state, name, value, ctx = {}) {
-  const next = { ...state, [name]: coerce(name, value, ctx) };
+  const next = { ...state, [name]: coerce(name, value) };
   if (name in SEAM_DEGREE) next.degrees = 'auto';
   if (next[name] === 'custom' && state[name] !== 'custom') {
     Object.assign(next, presetValues(name, state[name], ctx));
@@ -333,7 +357,7 @@ export function applyPreset(state, name, ctx = {}) {
 }
 
 function settle(state, ctx) {
-  const next = normalize(state, ctx);
+  const next = normalize(state);
   if (next.degrees !== 'auto') {
     const d = parseDegrees(next.degrees);
     for (const [seam, key] of Object.entries(SEAM_DEGREE)) next[seam] = d[key] > 1;
@@ -352,6 +376,7 @@ export function toScenario(state) {
     } else if ((e.when && !e.when(state)) || (e.sendIf && !e.sendIf(state))) {
       continue;
     }
+    if (value === null) continue; // the core chooses
     if (e.encode) value = e.encode(value);
     if (e.scale) value *= e.scale;
     const path = e.scenario.split('.');
@@ -392,5 +417,5 @@ export function fromScenario(scenario, ctx = {}) {
   const network = Object.keys(NETWORKS).find((k) => NETWORKS[k] === scenario.network_gb_s);
   partial.network = network ?? 'custom';
   partial.degrees = scenario.degrees ? degreesText(scenario.degrees) : 'auto';
-  return settle(normalize(partial, ctx), ctx);
+  return settle(normalize(partial), ctx);
 }

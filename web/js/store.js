@@ -32,11 +32,6 @@ function asker(lab) {
     let result;
     try {
       result = { report: lab.evaluateSummary(scenario) };
-      // TEMPORARY until the core reports the layouts it accepts.
-      if (!result.report.layouts) {
-        const { degrees, ...rest } = scenario;
-        result.report.layouts = lab.layouts(rest);
-      }
     } catch (e) {
       if (!isLabError(e)) throw e;
       result = { error: e };
@@ -106,13 +101,13 @@ export function createStore({ view, notes, onAccepted }) {
   // A control's new value, read as strictly as a URL's: one the table refuses (a number out
   // of range, an empty or mistyped field) is explained beside its control and changes nothing.
   function onChange(name, value) {
-    const parsed = parseValue(name, value, ctx);
+    if (!lab) return; // not started: the controls show the defaults until then
+    const parsed = parseValue(name, value);
     if ('error' in parsed) {
       notes.error(`${name}: ${shown(value)} is not allowed (${parsed.error}).`, entry(name));
       return;
     }
     const next = change(state, name, parsed.value, ctx);
-    if (!lab) return set(next);
     const settled = consult(check, ctx, next, defaults(), (row) => row.name !== name);
     if (settled.note) notes.add([settled.note]);
     set(settled.state);

@@ -3,11 +3,13 @@
 // author chose (theme, hidden parts). It turns a state and the core's report into pixels and
 // hands the reader's changes back (onChange, onPreset, onLoad); it decides nothing.
 import { createControls } from './controls.js';
+import * as fmt from './format.js';
 import { createGrid } from './grid.js';
 import { PARTS } from './options.js';
 import { createMemory } from './render-memory.js';
 import { createSummary } from './render-summary.js';
 import { createWire } from './render-wire.js';
+import { entry } from './state.js';
 
 export function createView(root, { notes, onChange, onPreset, onLoad }) {
   const $ = (selector) => root.querySelector(selector);
@@ -18,7 +20,6 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
   const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
   const controls = createControls($('.switches'), { onChange });
   let lab = null;
-  let ctx = {};
   let state = null; // the state the controls show
   let advanced = null; // the advanced module's view, once loaded
   let advancedLoading = null;
@@ -44,7 +45,6 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
         body: details.querySelector('.advanced-body'),
         outputs,
         lab,
-        ctx,
         onChange,
         onPreset,
         onLoad,
@@ -69,11 +69,12 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
 
   return {
     applyLook,
-    // The module is loaded: the advanced form needs it (presets, planner, timeline).
-    start(loadedLab, loadedCtx, onRedraw) {
+    // The module is loaded: the advanced section needs it (planner, timeline, runs).
+    start(loadedLab, onRedraw) {
       lab = loadedLab;
-      ctx = loadedCtx;
       redraw = onRedraw;
+      const maxGpus = fmt.integer(entry('gpus').range[1]);
+      for (const node of root.querySelectorAll('[data-text="max-gpus"]')) node.textContent = maxGpus;
     },
     // The state the controls show (it may be one the core refused).
     showState(next) {

@@ -1,0 +1,156 @@
+// The page's code keeps its shape: the core's field table is the only place a scenario
+// field's range or default is written (the page reads it from lab.schema()); no top-level
+// function under web/ runs past 120 lines; renderers import no renderer; comments point at
+// nothing outside the repository and at no issue number.
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+
+import { openPage, startBrowser } from './harness.mjs';
+
+const root = new URL('../../', import.meta.url);
+
+// Every file under `dir` (a path from the repository's root) whose name matches `re`.
+async function files(dir, re) {
+  const out = [];
+  for (const e of await readdir(new URL(dir, root), { withFileTypes: true })) {
+    const path = `${dir}${e.name}`;
+    if (e.isDirectory() && !['lab', 'node_modules', 'build', 'golden', 'corpus'].includes(e.name)) {
+      out.push(...(await files(`${path}/`, re)));
+    } else if (e.isFile() && re.test(e.name)) {
+      out.push(path);
+    }
+  }
+  return out;
+}
+const read = (path) => readFile(new URL(path, root), 'utf8');
+const WEB = /\.(js|mjs|html)$/;
+
+let schema;
+before(async () => {
+  const { createLab } = await import('../../web/lab/lab.js');
+  const wasmBinary = await readFile(new URL('web/lab/lab-module.wasm', root));
+  schema = (await createLab({ wasmBinary })).schema();
+});
+
+describe('one table: the page holds no range or default of its own', () => {
+  test("the page's code holds none of the schema's ranges or defaults", async () => {
+    // Numbers a page could only have copied from the core's table: ranges and defaults of
+    // 100 and more, and fractions (small whole numbers, 8 or 16, are everywhere for other
+    // reasons), written as code writes them (16384, 16,384, 1e7, 1 << 20), in code and in
+    // the page's text, comments aside.
+    const numbers = new Set();
+    for (const f of schema.fields) {
+      for (const v of [f.default, f.min, f.max]) {
+        if (typeof v === 'number' && v !== 0 && (Math.abs(v) >= 100 || !Number.isInteger(v))) numbers.add(v);
+      }
+    }
+    assert.ok(numbers.has(16384), 'the GPU limit is among them');
+    const forms = (v) => {
+      const out = [String(v), v.toLocaleString('en-US', { maximumFractionDigits: 6 })];
+      out.push(v.toExponential().replace('e+', 'e').replace(/\.?0*e/, 'e'));
+      if (Number.isInteger(Math.log2(v))) out.push(`1 << ${Math.log2(v)}`, `2 ** ${Math.log2(v)}`);
+      return [...new Set(out)];
+    };
+    // The same digits for other reasons: the drawing's height budget in SVG units, and the
+    // size CSS gives an SVG without one. format.js converts units (1e-3 s is 1 ms) and knows
+    // no field.
+    const coincidences = new Set(['web/js/render-timeline.js: 300', 'web/js/share.js: 300']);
+    const found = [];
+    for (const path of await files('web/', WEB)) {
+      if (path === 'web/js/format.js') continue;
+      const code = (await read(path))
+        .replace(/\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->/g, '')
+        .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+      for (const v of numbers) {
+        for (const form of forms(v)) {
+          const re = new RegExp(`(?<![\\w.,])${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.]|,\\d)`);
+          const m = re.exec(code);
+          if (m && !coincidences.has(`${path}: ${form}`)) {
+            found.push(`${path}: ${form} (${code.slice(Math.max(0, m.index - 30), m.index + 30).replace(/\s+/g, ' ')})`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+
+  test("the page's effective types, defaults and ranges are the schema's", async () => {
+    const env = await startBrowser();
+    try {
+      const lab = await openPage(env);
+      const rows = await lab.page.evaluate(async () => {
+        const { STATE } = await import('/js/state.js');
+        return STATE.map(({ name, scenario, own, core, scale, type, default: d, range, above, choices }) =>
+          ({ name, scenario, own: Boolean(own), core: Boolean(core), scale: scale ?? 1, type, default: d, range, above, choices }));
+      });
+      await lab.close();
+      const fields = new Map(schema.fields.map((f) => [f.key, f]));
+      let checked = 0;
+      for (const row of rows) {
+        if (row.own) continue; // the page's own state: the Advanced switch, 'auto', network presets
+        const f = fields.get(row.scenario);
+        assert.ok(f, `${row.name}: no scenario field ${row.scenario}`);
+        assert.equal(row.type, f.type === 'preset' ? 'enum' : f.type, row.name);
+        // A row the core chooses for (default null) is not sent until set.
+        assert.equal(row.default, row.core ? null : typeof f.default === 'number' ? f.default / row.scale : f.default, row.name);
+        if ('min' in f) {
+          assert.deepEqual(row.range, [f.min / row.scale, f.max / row.scale], row.name);
+          assert.equal(row.above, Boolean(f.min_exclusive), row.name);
+        }
+        if (f.choices) assert.deepEqual(row.choices, f.type === 'preset' ? [...f.choices, 'custom'] : f.choices, row.name);
+        checked += 1;
+      }
+      assert.ok(checked >= 30, `${checked} rows checked`);
+    } finally {
+      await env.close();
+    }
+  });
+});
+
+describe('small parts', () => {
+  test('no top-level function under web/ is over 120 lines', async () => {
+    const long = [];
+    for (const path of await files('web/', /\.m?js$/)) {
+      const lines = (await read(path)).split('\n');
+      let start = -1;
+      let name = '';
+      lines.forEach((line, i) => {
+        const fn = /^(?:export )?(?:async )?function\*?\s*(\w*)|^(?:export )?(?:const|let) (\w+) = (?:async )?(?:function|\(|\w+ =>)/.exec(line);
+        if (start < 0 && fn && !/[;}]\s*$/.test(line)) {
+          start = i;
+          name = fn[1] ?? fn[2];
+        } else if (start >= 0 && /^[}\])]/.test(line)) {
+          if (i - start + 1 > 120) long.push(`${path}: ${name} is ${i - start + 1} lines`);
+          start = -1;
+        }
+      });
+    }
+    assert.deepEqual(long, []);
+  });
+
+  test('renderers import no renderer; shared helpers live in shared modules', async () => {
+    const bad = [];
+    for (const path of await files('web/js/', /^render-.*\.js$/)) {
+      const text = await read(path);
+      for (const m of text.matchAll(/(?:from\s+|import\(\s*)['"]\.\/(render-[\w-]+\.js)['"]/g)) bad.push(`${path} imports ${m[1]}`);
+    }
+    assert.deepEqual(bad, []);
+  });
+
+  test('comments point at nothing outside the repository and at no issue number', async () => {
+    const bad = [];
+    const dirs = ['web/', 'wasm/', 'tests/', 'scripts/', 'core/'];
+    const sources = /\.(js|mjs|html|css|cpp|h|sh)$|^[a-z-]+$/;
+    for (const dir of dirs) {
+      for (const path of await files(dir, sources)) {
+        const text = await read(path);
+        const comments = text.match(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->|^\s*#[^\n]*/gm) ?? [];
+        for (const c of comments) {
+          if (/\b(toolchain|style|formulas)\.md\b|\/work\/|\bissues? #?\d+|\(#\d+\)/i.test(c)) bad.push(`${path}: ${c.trim().slice(0, 100)}`);
+        }
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+});
