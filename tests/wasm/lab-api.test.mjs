@@ -24,8 +24,14 @@ const refused = (key, message) => (e) => {
 
 describe('LabError carries the key of the field at fault', () => {
   test('a field out of range, a nested one, a wrong type', () => {
-    assert.throws(() => lab.evaluate({ gpus: 0 }), refused('gpus', /^gpus is 0: allowed 1 to 16384$/));
-    assert.throws(() => lab.evaluate({ model: { preset: 'book-16b', layers: 0 } }), refused('model.layers'));
+    assert.throws(
+      () => lab.evaluate({ gpus: 0 }),
+      refused('gpus', /^gpus is 0: allowed 1 to 16384$/),
+    );
+    assert.throws(
+      () => lab.evaluate({ model: { preset: 'book-16b', layers: 0 } }),
+      refused('model.layers'),
+    );
     assert.throws(() => lab.evaluate({ seams: { data: 'yes' } }), refused('seams.data'));
     assert.throws(() => lab.evaluateSummary({ micro_batch: 4096 }), refused('micro_batch'));
   });
@@ -43,20 +49,40 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
   test('ranks: each degree and gpus_per_node a whole number from 1', () => {
     for (const v of bad) {
       assert.throws(() => lab.ranks({ dp: v, tp: 1, pp: 1 }, 8), refused('degrees.dp'), String(v));
-      assert.throws(() => lab.ranks({ dp: 1, tp: 1, pp: 1 }, v), refused('gpus_per_node'), String(v));
+      assert.throws(
+        () => lab.ranks({ dp: 1, tp: 1, pp: 1 }, v),
+        refused('gpus_per_node'),
+        String(v),
+      );
     }
     assert.throws(() => lab.ranks(null, 8), refused('degrees.dp'));
   });
 
   test('ranks: more GPUs than a scenario may have is refused, not an empty list', () => {
-    assert.throws(() => lab.ranks({ dp: 2 ** 16, tp: 2 ** 15, pp: 1 }, 8), refused('degrees', /allowed up to 16384 GPUs/));
+    assert.throws(
+      () => lab.ranks({ dp: 2 ** 16, tp: 2 ** 15, pp: 1 }, 8),
+      refused('degrees', /allowed up to 16384 GPUs/),
+    );
     assert.throws(() => lab.ranks({ dp: 16385, tp: 1, pp: 1 }, 8), refused('degrees'));
     assert.equal(lab.ranks({ dp: 16384, tp: 1, pp: 1 }, 8).length, 4 * 16384);
   });
 
-  test('ranks: [dp, tp, pp, node] per rank, TP fastest', () => {
-    assert.deepEqual([...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2)],
-      [0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1]);
+  test('ranks: [dp, tp, pp, node] per rank, TP fastest unless the order says otherwise', () => {
+    assert.deepEqual(
+      [...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2)],
+      [0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1],
+    );
+    assert.deepEqual(
+      [...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2, 'dp,pp,tp')],
+      [0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 1],
+    );
+    for (const order of ['tp,tp,dp', '', 'javascript:1', 42, {}]) {
+      assert.throws(
+        () => lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2, order),
+        refused('order'),
+        String(order),
+      );
+    }
   });
 
   test('timeline: stages and micro-batches whole numbers from 1, up to what the core draws', () => {
@@ -64,7 +90,10 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
       assert.throws(() => lab.timeline(v, 4), refused('stages'), String(v));
       assert.throws(() => lab.timeline(4, v), refused('microbatches'), String(v));
     }
-    assert.throws(() => lab.timeline(4096, 4), refused('stages', /^stages is 4096: allowed 1 to \d+$/));
+    assert.throws(
+      () => lab.timeline(4096, 4),
+      refused('stages', /^stages is 4096: allowed 1 to \d+$/),
+    );
     const tl = lab.timeline(4, 8);
     assert.equal(tl.stages, 4);
     assert.equal(tl.blocks.length, 4 * 8 * 2);

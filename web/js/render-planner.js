@@ -8,8 +8,16 @@ import * as fmt from './format.js';
 export const TOP = 10;
 
 // What the planner chooses; everything else in a scenario is its input.
-const CHOSEN = ['degrees', 'seams', 'zero_stage', 'recompute', 'sequence_parallel', 'micro_batch',
-  'schedule', 'virtual_stages'];
+const CHOSEN = [
+  'degrees',
+  'seams',
+  'zero_stage',
+  'recompute',
+  'sequence_parallel',
+  'micro_batch',
+  'schedule',
+  'virtual_stages',
+];
 
 function inputsKey(scenario) {
   const rest = { ...scenario };
@@ -18,61 +26,91 @@ function inputsKey(scenario) {
 }
 
 const RECOMPUTE = { none: 'none', selective: 'selective', full: 'full' };
+const COLUMNS = ['#', 'DP×TP×PP', 'ZeRO', 'Recompute', 'SP', 'Micro-batch', 'Schedule'];
+const NUMBERS = ['Memory per GPU', 'Step', 'Bubble', 'MFU']; // right-aligned
 
-export function createPlanner(root, { lab, onApply }) {
-  const section = panel(root, 'planner', 'Find the best layout');
-  make('p', { className: 'small', textContent: 'Searches every DP×TP×PP factorization of the GPU ' +
-    'count × ZeRO stage 0–3 × recomputation × sequence parallel × micro-batch × schedule ' +
-    '(1F1B, or interleaved with every valid number of chunks) for the model, GPU, network, ' +
-    'sequence length and global batch set above; drops the layouts that do not fit in memory ' +
-    'and ranks the rest by step time (ties: less memory).' }, section);
-  const run = make('button', { type: 'button', className: 'run-planner',
-    textContent: 'Find the best layout' }, section);
-  const status = make('p', { className: 'plan-status' }, section);
-  status.setAttribute('role', 'status');
-  const stale = make('p', { className: 'small plan-stale', hidden: true,
-    textContent: 'The inputs changed since this search: search again for them.' }, section);
-  const why = make('p', { className: 'why-best' }, section);
+// One plan as a table row, with a button that loads its scenario into the lab.
+function planRow(p, i, onApply) {
+  const tr = make('tr');
+  const cells = [
+    String(i + 1),
+    fmt.degrees(p.degrees),
+    String(p.zero_stage),
+    RECOMPUTE[p.recompute] ?? p.recompute,
+    p.sequence_parallel ? 'on' : 'off',
+    String(p.micro_batch),
+    p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B',
+    fmt.bytes(p.per_gpu_bytes),
+    fmt.seconds(p.step_s),
+    fmt.percent(p.bubble_fraction),
+    fmt.percent(p.mfu),
+  ];
+  cells.forEach((text, k) => {
+    const className = k >= COLUMNS.length ? 'num' : '';
+    const cell = make(k === 0 ? 'th' : 'td', { textContent: text, className }, tr);
+    if (k === 0) cell.scope = 'row';
+  });
+  const use = { type: 'button', className: 'apply', textContent: 'Use' };
+  const button = make('button', use, make('td', {}, tr));
+  button.setAttribute('aria-label', `Use layout ${i + 1}: ${fmt.degrees(p.degrees)}`);
+  button.addEventListener('click', () => onApply(p.scenario));
+  return tr;
+}
+
+// The results table (hidden until a search finds a plan): its body.
+function planTable(section) {
   const wrap = make('div', { className: 'table-wrap' }, section);
   const table = make('table', { className: 'plans', hidden: true }, wrap);
   const head = make('tr', {}, make('thead', {}, table));
-  for (const h of ['#', 'DP×TP×PP', 'ZeRO', 'Recompute', 'SP', 'Micro-batch', 'Schedule',
-    'Memory per GPU', 'Step', 'Bubble', 'MFU', 'Use']) {
-    make('th', { scope: 'col', textContent: h, className: h === 'Use' ? 'visually-hidden' : '' }, head);
+  for (const h of [...COLUMNS, ...NUMBERS, 'Use']) {
+    const className = h === 'Use' ? 'visually-hidden' : '';
+    make('th', { scope: 'col', textContent: h, className }, head);
   }
-  const body = make('tbody', {}, table);
+  return { table, body: make('tbody', {}, table) };
+}
+
+const ABOUT =
+  'Searches every DP×TP×PP factorization of the GPU count × ZeRO stage × recomputation × ' +
+  'sequence parallel × micro-batch × schedule (1F1B, or interleaved with every valid number of ' +
+  'chunks) for the model, GPU, network, sequence length and global batch set above; drops the ' +
+  'layouts that do not fit in memory and ranks the rest by step time (ties: less memory).';
+
+export function createPlanner(root, { lab, onApply }) {
+  const section = panel(root, 'planner', 'Find the best layout');
+  make('p', { className: 'small', textContent: ABOUT }, section);
+  const label = 'Find the best layout';
+  const run = make(
+    'button',
+    { type: 'button', className: 'run-planner', textContent: label },
+    section,
+  );
+  const status = make('p', { className: 'plan-status' }, section);
+  status.setAttribute('role', 'status');
+  const staleText = 'The inputs changed since this search: search again for them.';
+  const stale = make(
+    'p',
+    { className: 'small plan-stale', hidden: true, textContent: staleText },
+    section,
+  );
+  const why = make('p', { className: 'why-best' }, section);
+  const { table, body } = planTable(section);
   let scenario = null; // the lab's current scenario
   let searchedKey = null;
   let runs = 0;
 
   function show(result, ms) {
-    status.textContent = `Evaluated ${fmt.integer(result.evaluated)} configurations; ` +
+    status.textContent =
+      `Evaluated ${fmt.integer(result.evaluated)} configurations; ` +
       `${fmt.integer(result.feasible)} fit in memory. The search took ${ms.toFixed(1)} ms in this page.`;
-    status.dataset.ms = String(ms);
-    status.dataset.evaluated = String(result.evaluated);
-    status.dataset.feasible = String(result.feasible);
-    status.dataset.run = String(++runs);
+    Object.assign(status.dataset, {
+      ms: String(ms),
+      evaluated: String(result.evaluated),
+      feasible: String(result.feasible),
+      run: String(++runs),
+    });
     why.textContent = result.why_best ?? '';
     table.hidden = result.plans.length === 0;
-    body.replaceChildren(...result.plans.map((p, i) => {
-      const tr = make('tr');
-      const cells = [
-        String(i + 1), fmt.degrees(p.degrees), String(p.zero_stage), RECOMPUTE[p.recompute] ?? p.recompute,
-        p.sequence_parallel ? 'on' : 'off', String(p.micro_batch),
-        p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B',
-        fmt.bytes(p.per_gpu_bytes), fmt.seconds(p.step_s), fmt.percent(p.bubble_fraction),
-        fmt.percent(p.mfu),
-      ];
-      cells.forEach((text, k) => {
-        const cell = make(k === 0 ? 'th' : 'td', { textContent: text, className: k >= 7 ? 'num' : '' }, tr);
-        if (k === 0) cell.scope = 'row';
-      });
-      const button = make('button', { type: 'button', className: 'apply', textContent: 'Use' },
-        make('td', {}, tr));
-      button.setAttribute('aria-label', `Use layout ${i + 1}: ${fmt.degrees(p.degrees)}`);
-      button.addEventListener('click', () => onApply(p.scenario));
-      return tr;
-    }));
+    body.replaceChildren(...result.plans.map((p, i) => planRow(p, i, onApply)));
   }
 
   run.addEventListener('click', () => {

@@ -6,8 +6,9 @@
 //
 // A refusal carries the key of the field at fault. A field the reader just set stays as set,
 // with the core's message beside it; a field the change did not set (an explicit layout when
-// the GPU count changes) or set by options goes back to where it was, with a note, as long
-// as the core then accepts the result. Failing that, options are dropped as a whole.
+// the GPU count changes) goes back to its default, and one set by options to where it was,
+// with a note, as long as the core then accepts the result (one more call, never a loop).
+// Failing that, options are dropped as a whole.
 import { rowForKey, shown } from './options.js';
 import {
   applyPreset,
@@ -94,7 +95,8 @@ export function createStore({ view, notes, onAccepted }) {
     good = state;
     notes.error(null);
     // The summary report has no ranks[]: the core's typed array is cheap at any fleet size.
-    view.render(good, report, lab.ranks(report.degrees, report.scenario.gpus_per_node));
+    const { gpus_per_node: perNode, order } = report.scenario;
+    view.render(good, report, lab.ranks(report.degrees, perNode, order));
     onAccepted(report);
   }
 
@@ -141,7 +143,9 @@ export function createStore({ view, notes, onAccepted }) {
       let settled = consult(check, ctx, next, from, () => true);
       if (settled.note) list.push(settled.note);
       if (settled.error) {
-        list.push(`The model refused these values (${settled.error.message}); using the previous ones.`);
+        list.push(
+          `The model refused these values (${settled.error.message}); using the previous ones.`,
+        );
         settled = { state: from };
       }
       set(settled.state);
