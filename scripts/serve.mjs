@@ -25,9 +25,15 @@ const MIME = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-export const CSP = ["default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'",
-  "style-src 'self'", "img-src 'self' blob:", "object-src 'none'", "base-uri 'none'",
-  "form-action 'none'"].join('; ');
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
 
 const defaultRoot = fileURLToPath(new URL('../web/', import.meta.url));
 
@@ -65,7 +71,9 @@ export function serve({ port = 8000, root = defaultRoot, host = '127.0.0.1', csp
         ...(csp ? { 'content-security-policy': CSP } : {}),
       });
       if (req.method === 'HEAD') return res.end();
-      createReadStream(file).on('error', () => res.destroy()).pipe(res);
+      createReadStream(file)
+        .on('error', () => res.destroy())
+        .pipe(res);
     } catch {
       send(404, 'not found\n');
     }
@@ -95,7 +103,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   try {
     const { url } = await serve({ port, csp });
-    console.log(`Serving web/ at ${url}${csp ? ' with its Content-Security-Policy' : ''}  (Ctrl+C to stop)`);
+    console.log(
+      `Serving web/ at ${url}${csp ? ' with its Content-Security-Policy' : ''}  (Ctrl+C to stop)`,
+    );
   } catch (e) {
     console.error(`serve: ${e.message}`);
     process.exit(1);

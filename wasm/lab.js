@@ -27,7 +27,7 @@ function wholeNumber(name, value) {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > INT_MAX) {
     let text;
     try {
-      text = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? typeof value;
+      text = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? typeof value);
     } catch {
       text = typeof value;
     }
@@ -78,16 +78,25 @@ export async function createLab(options = {}) {
       const fields = lab.schema().fields;
       const nesting = order ?? fields.find((f) => f.key === 'order')?.default;
       if (typeof nesting !== 'string') {
-        throw new LabError(`order is ${typeof nesting}: allowed a text such as "tp,pp,dp"`, 'order');
+        throw new LabError(
+          `order is ${typeof nesting}: allowed a text such as "tp,pp,dp"`,
+          'order',
+        );
       }
       const out = module.ranks(dp, tp, pp, gpusPerNode, nesting).slice();
       if (out.length > 0) return out;
       // The core lays out no more GPUs than a scenario may have, in an order it knows.
       const max = fields.find((f) => f.key === 'gpus')?.max;
       if (dp * tp * pp > max) {
-        throw new LabError(`degrees ${dp}x${tp}x${pp} is ${dp * tp * pp} GPUs: allowed up to ${max} GPUs`, 'degrees');
+        throw new LabError(
+          `degrees ${dp}x${tp}x${pp} is ${dp * tp * pp} GPUs: allowed up to ${max} GPUs`,
+          'degrees',
+        );
       }
-      throw new LabError(`order is ${JSON.stringify(nesting)}: allowed a permutation of tp, pp, dp`, 'order');
+      throw new LabError(
+        `order is ${JSON.stringify(nesting)}: allowed a permutation of tp, pp, dp`,
+        'order',
+      );
     },
     presets: () => call(module.presets),
     referenceRuns: () => call(module.referenceRuns),

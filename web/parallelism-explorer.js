@@ -13,9 +13,27 @@
 const CSS_URL = new URL('explorer.css', import.meta.url).href;
 const AHEAD = '400px 0px';
 // Attributes every element may carry: not options, so never "not understood".
-const GLOBAL = new Set(['id', 'class', 'style', 'title', 'lang', 'dir', 'hidden', 'tabindex',
-  'slot', 'part', 'role', 'is', 'inert', 'nonce', 'autofocus', 'translate', 'draggable']);
-const isOption = (name) => !GLOBAL.has(name) && !name.startsWith('data-') && !name.startsWith('aria-');
+const GLOBAL = new Set([
+  'id',
+  'class',
+  'style',
+  'title',
+  'lang',
+  'dir',
+  'hidden',
+  'tabindex',
+  'slot',
+  'part',
+  'role',
+  'is',
+  'inert',
+  'nonce',
+  'autofocus',
+  'translate',
+  'draggable',
+]);
+const isOption = (name) =>
+  !GLOBAL.has(name) && !name.startsWith('data-') && !name.startsWith('aria-');
 
 export class ParallelismExplorer extends HTMLElement {
   #shadow = this.attachShadow({ mode: 'open' });
@@ -26,23 +44,33 @@ export class ParallelismExplorer extends HTMLElement {
 
   constructor() {
     super();
-    const link = Object.assign(document.createElement('link'), { rel: 'stylesheet', href: CSS_URL });
+    const link = Object.assign(document.createElement('link'), {
+      rel: 'stylesheet',
+      href: CSS_URL,
+    });
     const placeholder = Object.assign(document.createElement('p'), {
-      className: 'pe-placeholder', textContent: 'The 3D parallelism explorer loads as you scroll to it…' });
+      className: 'pe-placeholder',
+      textContent: 'The 3D parallelism explorer loads as you scroll to it…',
+    });
     this.#shadow.append(link, placeholder);
   }
 
   // The lab's handle (update, destroy, ready, state, report) once it has started, else null.
-  get lab() { return this.#lab; }
+  get lab() {
+    return this.#lab;
+  }
 
   connectedCallback() {
     if (this.#lab || this.#watch || this.#starting) return;
-    this.#watch = new IntersectionObserver((entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return;
-      this.#watch.disconnect();
-      this.#watch = null;
-      this.#start();
-    }, { rootMargin: AHEAD });
+    this.#watch = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((e) => e.isIntersecting)) return;
+        this.#watch.disconnect();
+        this.#watch = null;
+        this.#start();
+      },
+      { rootMargin: AHEAD },
+    );
     this.#watch.observe(this);
   }
 
@@ -59,8 +87,9 @@ export class ParallelismExplorer extends HTMLElement {
   }
 
   #options() {
-    return Object.fromEntries([...this.attributes].filter((a) => isOption(a.name))
-      .map((a) => [a.name, a.value]));
+    return Object.fromEntries(
+      [...this.attributes].filter((a) => isOption(a.name)).map((a) => [a.name, a.value]),
+    );
   }
 
   async #start() {
@@ -76,11 +105,15 @@ export class ParallelismExplorer extends HTMLElement {
         onReport: (report) => this.dispatchEvent(new CustomEvent('report', { detail: report })),
       });
       const lab = this.#lab;
-      lab.ready.then(() => this.toggleAttribute('data-ready', lab === this.#lab), () => {});
+      lab.ready.then(
+        () => this.toggleAttribute('data-ready', lab === this.#lab),
+        () => {},
+      );
       this.#attrs = new MutationObserver((records) => {
         const changed = {};
         for (const r of records) {
-          if (isOption(r.attributeName)) changed[r.attributeName] = this.getAttribute(r.attributeName);
+          if (isOption(r.attributeName))
+            changed[r.attributeName] = this.getAttribute(r.attributeName);
         }
         if (Object.keys(changed).length) lab.update(changed); // null: removed, back to default
       });

@@ -30,8 +30,12 @@ const open = async (page) => {
 const value = (page, selector) => page.locator(selector).evaluate((el) => Number(el.dataset.value));
 
 // The scenario the page sends with the advanced section open at its defaults.
-const ADVANCED = { seams: { data: true, tensor: false, pipeline: false }, memory_model: 'full',
-  gpus: 16, gpus_per_node: 8 };
+const ADVANCED = {
+  seams: { data: true, tensor: false, pipeline: false },
+  memory_model: 'full',
+  gpus: 16,
+  gpus_per_node: 8,
+};
 
 describe('advanced section', () => {
   test('closed by default; opening switches to the full memory model, closing restores the book', async () => {
@@ -44,12 +48,19 @@ describe('advanced section', () => {
     const full = core.evaluateSummary(ADVANCED);
     assert.equal(await value(page, '[data-field="per-gpu"]'), full.memory.per_gpu_bytes);
     assert.equal(await value(page, '.breakdown .big'), full.memory.per_gpu_bytes);
-    assert.equal(await page.locator('.memory h2').textContent(),
-      'Memory per GPU (busiest GPU, activations included)');
+    assert.equal(
+      await page.locator('.memory h2').textContent(),
+      'Memory per GPU (busiest GPU, activations included)',
+    );
 
     await page.locator('details.advanced > summary').click();
-    await page.waitForFunction(() => document.querySelector('[data-field="per-gpu"]').dataset.value === '256000000000');
-    assert.equal(await page.locator('.memory h2').textContent(), 'Memory per GPU (weights + optimizer)');
+    await page.waitForFunction(
+      () => document.querySelector('[data-field="per-gpu"]').dataset.value === '256000000000',
+    );
+    assert.equal(
+      await page.locator('.memory h2').textContent(),
+      'Memory per GPU (weights + optimizer)',
+    );
     assert.equal(await page.locator('.advanced-out').isHidden(), true);
   });
 
@@ -60,22 +71,41 @@ describe('advanced section', () => {
     const zero3 = core.evaluateSummary({ ...ADVANCED, zero_stage: 3 });
     assert.ok(zero3.memory.per_gpu_bytes < zero0.memory.per_gpu_bytes);
     await setField(page, 'zero_stage', 3);
-    await page.waitForFunction((v) => document.querySelector('.breakdown .big').dataset.value === String(v),
-      zero3.memory.per_gpu_bytes);
-    const parts = await page.locator('.breakdown dl.parts > div').evaluateAll((divs) =>
-      Object.fromEntries(divs.map((d) => [d.dataset.part, Number(d.querySelector('dd').dataset.value)])));
+    await page.waitForFunction(
+      (v) => document.querySelector('.breakdown .big').dataset.value === String(v),
+      zero3.memory.per_gpu_bytes,
+    );
+    const parts = await page
+      .locator('.breakdown dl.parts > div')
+      .evaluateAll((divs) =>
+        Object.fromEntries(
+          divs.map((d) => [d.dataset.part, Number(d.querySelector('dd').dataset.value)]),
+        ),
+      );
     const b = zero3.memory.breakdown;
     assert.deepEqual(parts, {
-      weights: b.weights_bytes, grads: b.grads_bytes, optimizer: b.optimizer_bytes,
-      activations: b.activations_bytes, total: zero3.memory.per_gpu_bytes,
-      gpu: zero3.memory.gpu_memory_bytes, headroom: zero3.memory.headroom_bytes,
+      weights: b.weights_bytes,
+      grads: b.grads_bytes,
+      optimizer: b.optimizer_bytes,
+      activations: b.activations_bytes,
+      total: zero3.memory.per_gpu_bytes,
+      gpu: zero3.memory.gpu_memory_bytes,
+      headroom: zero3.memory.headroom_bytes,
     });
     // ZeRO-3 at DP = 16: every model state is sharded 16 ways.
     assert.equal(b.weights_bytes, zero0.memory.breakdown.weights_bytes / 16);
-    assert.match(await page.locator('.breakdown .fit').textContent(), zero3.memory.fits ? /fits/ : /does not fit/);
+    assert.match(
+      await page.locator('.breakdown .fit').textContent(),
+      zero3.memory.fits ? /fits/ : /does not fit/,
+    );
 
-    const times = await page.locator('.steptime dl > div').evaluateAll((divs) =>
-      Object.fromEntries(divs.map((d) => [d.dataset.time, Number(d.querySelector('dd').dataset.value)])));
+    const times = await page
+      .locator('.steptime dl > div')
+      .evaluateAll((divs) =>
+        Object.fromEntries(
+          divs.map((d) => [d.dataset.time, Number(d.querySelector('dd').dataset.value)]),
+        ),
+      );
     const t = zero3.time;
     assert.equal(times.compute, t.compute_s);
     assert.equal(times.bubble, t.bubble_s);
@@ -84,15 +114,19 @@ describe('advanced section', () => {
     assert.equal(times.tflops, t.tflops_per_gpu);
     assert.equal(times.tokens, t.tokens_per_s);
     assert.equal(await value(page, '.steptime .big'), t.step_s);
-    assert.equal(await value(page, '.wire [data-seam="data"] [data-field="time"]'), zero3.comms.data.time_s);
+    assert.equal(
+      await value(page, '.wire [data-seam="data"] [data-field="time"]'),
+      zero3.comms.data.time_s,
+    );
     await setField(page, 'zero_stage', 0);
   });
 
   test('layouts offered are the valid factorizations; an explicit layout drives the badge and the seams', async () => {
     const { page } = lab;
     await open(page);
-    const options = await page.locator('details.advanced [data-state="degrees"] option').evaluateAll((os) =>
-      os.map((o) => o.value));
+    const options = await page
+      .locator('details.advanced [data-state="degrees"] option')
+      .evaluateAll((os) => os.map((o) => o.value));
     assert.equal(options[0], 'auto');
     // 16 = 2^4 over three seams: C(6, 2) = 15 ordered factorizations, all with PP <= 50 layers.
     assert.equal(options.length, 1 + 15);
@@ -101,19 +135,42 @@ describe('advanced section', () => {
       assert.equal(dp * tp * pp, 16, o);
     }
     await setField(page, 'degrees', '1x16x1');
-    await page.waitForFunction(() => document.querySelector('.badge').textContent === 'DP×TP×PP = 1×16×1 = 16');
+    await page.waitForFunction(
+      () => document.querySelector('.badge').textContent === 'DP×TP×PP = 1×16×1 = 16',
+    );
     const report = core.evaluateSummary({ ...ADVANCED, degrees: { dp: 1, tp: 16, pp: 1 } });
     const warnings = await page.locator('.warnings li').allTextContents();
     assert.deepEqual(warnings, report.warnings);
-    assert.ok(warnings.some((w) => /Tensor parallelism spans nodes/.test(w)), 'TP across nodes is warned');
-    assert.equal(await page.getByRole('switch', { name: 'Data parallel', exact: true }).getAttribute('aria-checked'), 'false');
-    assert.equal(await page.getByRole('switch', { name: 'Tensor parallel', exact: true }).getAttribute('aria-checked'), 'true');
+    assert.ok(
+      warnings.some((w) => /Tensor parallelism spans nodes/.test(w)),
+      'TP across nodes is warned',
+    );
+    assert.equal(
+      await page
+        .getByRole('switch', { name: 'Data parallel', exact: true })
+        .getAttribute('aria-checked'),
+      'false',
+    );
+    assert.equal(
+      await page
+        .getByRole('switch', { name: 'Tensor parallel', exact: true })
+        .getAttribute('aria-checked'),
+      'true',
+    );
     // A seam switch goes back to auto-factoring.
     await page.getByRole('switch', { name: 'Data parallel', exact: true }).click();
-    const auto = core.evaluateSummary({ ...ADVANCED, seams: { data: true, tensor: true, pipeline: false } });
-    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
-      `DP×TP×PP = ${fmt.degrees(auto.degrees)} = 16`);
-    assert.equal(await page.locator('details.advanced [data-state="degrees"]').inputValue(), 'auto');
+    const auto = core.evaluateSummary({
+      ...ADVANCED,
+      seams: { data: true, tensor: true, pipeline: false },
+    });
+    await page.waitForFunction(
+      (t) => document.querySelector('.badge').textContent === t,
+      `DP×TP×PP = ${fmt.degrees(auto.degrees)} = 16`,
+    );
+    assert.equal(
+      await page.locator('details.advanced [data-state="degrees"]').inputValue(),
+      'auto',
+    );
   });
 
   test('the 1F1B timeline: p × m × 2 blocks for a small pipeline, and "showing k of m" for a long one', async () => {
@@ -121,13 +178,20 @@ describe('advanced section', () => {
     await open(page);
     await setField(page, 'degrees', '4x1x4');
     await setField(page, 'global_batch', 16); // m = 16 / (DP 4 × micro-batch 1) = 4
-    const report = core.evaluateSummary({ ...ADVANCED, degrees: { dp: 4, tp: 1, pp: 4 }, global_batch: 16 });
+    const report = core.evaluateSummary({
+      ...ADVANCED,
+      degrees: { dp: 4, tp: 1, pp: 4 },
+      global_batch: 16,
+    });
     assert.equal(report.pipeline.microbatches, 4);
-    await page.waitForFunction(() => document.querySelector('.timeline .tl-fwd').dataset.blocks === '16');
+    await page.waitForFunction(
+      () => document.querySelector('.timeline .tl-fwd').dataset.blocks === '16',
+    );
     const blocks = await page.locator('.timeline-chart').evaluate((svg) => ({
       fwd: Number(svg.querySelector('.tl-fwd').dataset.blocks),
       bwd: Number(svg.querySelector('.tl-bwd').dataset.blocks),
-      subpaths: (svg.querySelector('.tl-fwd').getAttribute('d').match(/M/g) ?? []).length +
+      subpaths:
+        (svg.querySelector('.tl-fwd').getAttribute('d').match(/M/g) ?? []).length +
         (svg.querySelector('.tl-bwd').getAttribute('d').match(/M/g) ?? []).length,
       labels: svg.querySelectorAll('.tl-labels text').length,
     }));
@@ -138,11 +202,15 @@ describe('advanced section', () => {
     assert.match(await page.locator('.timeline-shown').textContent(), /All 4 micro-batches/);
 
     await setField(page, 'global_batch', 512); // m = 128: more than the drawing shows
-    await page.waitForFunction(() => /Showing/.test(document.querySelector('.timeline-shown').textContent));
+    await page.waitForFunction(() =>
+      /Showing/.test(document.querySelector('.timeline-shown').textContent),
+    );
     const shown = Number(await page.locator('.timeline-shown').getAttribute('data-shown'));
     assert.ok(shown < 128);
-    assert.equal(await page.locator('.timeline-shown').textContent(),
-      `Showing ${shown} of 128 micro-batches (the schedule repeats; the bubble is at the start and the end).`);
+    assert.equal(
+      await page.locator('.timeline-shown').textContent(),
+      `Showing ${shown} of 128 micro-batches (the schedule repeats; the bubble is at the start and the end).`,
+    );
     await setField(page, 'degrees', 'auto');
   });
 
@@ -150,27 +218,43 @@ describe('advanced section', () => {
     const { page } = lab;
     await open(page);
     const runs = core.referenceRuns();
-    const rows = await page.locator('table.runs tbody tr').evaluateAll((trs) => trs.map((tr) => ({
-      name: tr.dataset.run,
-      published: Number(tr.querySelector('[data-field="published"]').dataset.value),
-      model: Number(tr.querySelector('[data-field="model"]').dataset.value),
-    })));
-    assert.deepEqual(rows, runs.map((r) => ({ name: r.name, published: r.published_tflops_per_gpu,
-      model: r.report.time.tflops_per_gpu })));
+    const rows = await page.locator('table.runs tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        name: tr.dataset.run,
+        published: Number(tr.querySelector('[data-field="published"]').dataset.value),
+        model: Number(tr.querySelector('[data-field="model"]').dataset.value),
+      })),
+    );
+    assert.deepEqual(
+      rows,
+      runs.map((r) => ({
+        name: r.name,
+        published: r.published_tflops_per_gpu,
+        model: r.report.time.tflops_per_gpu,
+      })),
+    );
     assert.ok(rows.filter((r) => r.published > 0).length >= 3, 'published throughputs shown');
     const megatron = runs.find((r) => /145\.6B/.test(r.name));
     await page.locator('table.runs tbody tr', { hasText: '145.6B' }).getByRole('button').click();
     const { dp, tp, pp } = megatron.report.degrees;
-    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
-      `DP×TP×PP = ${dp}×${tp}×${pp} = ${megatron.report.gpus}`);
-    assert.equal(await value(page, '.steptime dl [data-time="tflops"] dd'), megatron.report.time.tflops_per_gpu);
+    await page.waitForFunction(
+      (t) => document.querySelector('.badge').textContent === t,
+      `DP×TP×PP = ${dp}×${tp}×${pp} = ${megatron.report.gpus}`,
+    );
+    assert.equal(
+      await value(page, '.steptime dl [data-time="tflops"] dd'),
+      megatron.report.time.tflops_per_gpu,
+    );
     assert.equal(await value(page, '.breakdown .big'), megatron.report.memory.per_gpu_bytes);
-    assert.equal(await page.locator('details.advanced [data-state="model"]').inputValue(), 'megatron-145b');
+    assert.equal(
+      await page.locator('details.advanced [data-state="model"]').inputValue(),
+      'megatron-145b',
+    );
     // 1,536 GPUs: the fleet map (its module loads the first time a fleet needs it).
     await page.locator('svg.fleet').waitFor({ state: 'visible', timeout: 5_000 });
   });
 
-  test('a custom architecture: the parameter count is the core\'s', async () => {
+  test("a custom architecture: the parameter count is the core's", async () => {
     const { page } = lab;
     await page.locator('button[data-preset="book"]').click();
     await page.waitForFunction(() => document.querySelector('.badge').textContent.endsWith('= 16'));
@@ -179,25 +263,39 @@ describe('advanced section', () => {
     await setField(page, 'hidden', 4096);
     await setField(page, 'heads', 32);
     await setField(page, 'vocab', 32000);
-    const report = core.evaluateSummary({ ...ADVANCED,
-      model: { layers: 32, hidden: 4096, heads: 32, vocab: 32000 } });
-    await page.waitForFunction((v) => document.querySelector('details.advanced .field-output').dataset.value === String(v),
-      report.model_params);
-    assert.match(await page.locator('details.advanced .field-output').textContent(), /Narayanan Eq\. 2/);
+    const report = core.evaluateSummary({
+      ...ADVANCED,
+      model: { layers: 32, hidden: 4096, heads: 32, vocab: 32000 },
+    });
+    await page.waitForFunction(
+      (v) => document.querySelector('details.advanced .field-output').dataset.value === String(v),
+      report.model_params,
+    );
+    assert.match(
+      await page.locator('details.advanced .field-output').textContent(),
+      /Narayanan Eq\. 2/,
+    );
     // A refused value is explained beside the field the core names, the panels keep the last
     // report the core accepted, and the page keeps working.
     const before = await value(page, '.breakdown .big');
     await setField(page, 'heads', 30);
     const heads = page.locator('details.advanced [data-row="heads"]');
     await heads.locator('.field-error:not([hidden])').waitFor();
-    assert.match(await heads.locator('.field-error').textContent(), /heads is 30: it must divide model.hidden/);
+    assert.match(
+      await heads.locator('.field-error').textContent(),
+      /heads is 30: it must divide model.hidden/,
+    );
     assert.equal(await heads.locator('input').getAttribute('aria-invalid'), 'true');
-    assert.match(await heads.locator('input').getAttribute('aria-describedby'),
-      new RegExp(await heads.locator('.field-error').getAttribute('id')));
+    assert.match(
+      await heads.locator('input').getAttribute('aria-describedby'),
+      new RegExp(await heads.locator('.field-error').getAttribute('id')),
+    );
     assert.equal(await page.locator('details.advanced .form-error').isHidden(), true);
     assert.equal(await value(page, '.breakdown .big'), before, 'the last good report stays');
     await setField(page, 'heads', 32);
-    await page.waitForSelector('details.advanced [data-row="heads"] .field-error[hidden]', { state: 'attached' });
+    await page.waitForSelector('details.advanced [data-row="heads"] .field-error[hidden]', {
+      state: 'attached',
+    });
     assert.equal(await heads.locator('input').getAttribute('aria-invalid'), null);
     await setField(page, 'model', 'book-16b');
   });
@@ -205,19 +303,26 @@ describe('advanced section', () => {
   test('the planner: counts and time shown, the fastest rows, and a chosen row applied to every panel', async () => {
     const { page } = lab;
     await page.locator('button[data-preset="book"]').click();
-    await page.waitForFunction(() => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    await page.waitForFunction(
+      () => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16',
+    );
     const result = core.plan({ ...ADVANCED, model: 'book-16b' }, 10);
     await page.locator('button.run-planner').click();
     await page.waitForSelector('table.plans:not([hidden])');
     const status = page.locator('.plan-status');
     assert.equal(Number(await status.getAttribute('data-evaluated')), result.evaluated);
     assert.equal(Number(await status.getAttribute('data-feasible')), result.feasible);
-    assert.match(await status.textContent(),
-      new RegExp(`Evaluated ${fmt.integer(result.evaluated)} configurations; ${fmt.integer(result.feasible)} ` +
-        'fit in memory\\. The search took \\d+\\.\\d ms in this page\\.'));
+    assert.match(
+      await status.textContent(),
+      new RegExp(
+        `Evaluated ${fmt.integer(result.evaluated)} configurations; ${fmt.integer(result.feasible)} ` +
+          'fit in memory\\. The search took \\d+\\.\\d ms in this page\\.',
+      ),
+    );
     assert.equal(await page.locator('.why-best').textContent(), result.why_best);
-    const rows = await page.locator('table.plans tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => [...tr.cells].slice(1, 11).map((c) => c.textContent)));
+    const rows = await page
+      .locator('table.plans tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.cells].slice(1, 11).map((c) => c.textContent)));
     assert.equal(rows.length, result.plans.length);
     result.plans.forEach((p, i) => {
       assert.equal(rows[i][0], fmt.degrees(p.degrees), `row ${i + 1}`);
@@ -227,35 +332,58 @@ describe('advanced section', () => {
     });
 
     const chosen = result.plans[1];
-    await page.getByRole('button', { name: `Use layout 2: ${fmt.degrees(chosen.degrees)}` }).click();
-    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
-      `DP×TP×PP = ${fmt.degrees(chosen.degrees)} = 16`);
+    await page
+      .getByRole('button', { name: `Use layout 2: ${fmt.degrees(chosen.degrees)}` })
+      .click();
+    await page.waitForFunction(
+      (t) => document.querySelector('.badge').textContent === t,
+      `DP×TP×PP = ${fmt.degrees(chosen.degrees)} = 16`,
+    );
     await settle(page);
     assert.equal(await value(page, '.breakdown .big'), chosen.per_gpu_bytes);
     assert.equal(await value(page, '.steptime .big'), chosen.step_s);
-    assert.equal(await page.locator('details.advanced [data-state="zero_stage"]').inputValue(), String(chosen.zero_stage));
-    assert.equal(await page.locator('details.advanced [data-state="recompute"]').inputValue(), chosen.recompute);
-    assert.equal(await page.locator('.plan-stale').isHidden(), true, 'a chosen row keeps the inputs');
+    assert.equal(
+      await page.locator('details.advanced [data-state="zero_stage"]').inputValue(),
+      String(chosen.zero_stage),
+    );
+    assert.equal(
+      await page.locator('details.advanced [data-state="recompute"]').inputValue(),
+      chosen.recompute,
+    );
+    assert.equal(
+      await page.locator('.plan-stale').isHidden(),
+      true,
+      'a chosen row keeps the inputs',
+    );
     await setField(page, 'seq_len', 4096);
     assert.equal(await page.locator('.plan-stale').isVisible(), true, 'new inputs: search again');
     await setField(page, 'seq_len', 2048);
   });
 
-  test('time to train on a token budget is the core\'s', async () => {
+  test("time to train on a token budget is the core's", async () => {
     const { page } = lab;
     await page.locator('button[data-preset="book"]').click();
-    await page.waitForFunction(() => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
-    assert.equal(await page.locator('.steptime [data-time="train"] dd').textContent(), 'set a token budget');
+    await page.waitForFunction(
+      () => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16',
+    );
+    assert.equal(
+      await page.locator('.steptime [data-time="train"] dd').textContent(),
+      'set a token budget',
+    );
     await setField(page, 'train_tokens', 300); // billions
     const report = core.evaluateSummary({ ...ADVANCED, train_tokens: 300e9 });
-    await page.waitForFunction((v) => document.querySelector('.steptime [data-time="train"] dd').dataset.value === String(v),
-      report.time.time_to_train_s);
-    assert.equal(await page.locator('.steptime [data-time="train"] dd').textContent(),
-      `${fmt.duration(report.time.time_to_train_s)} for 300 B tokens`);
+    await page.waitForFunction(
+      (v) => document.querySelector('.steptime [data-time="train"] dd').dataset.value === String(v),
+      report.time.time_to_train_s,
+    );
+    assert.equal(
+      await page.locator('.steptime [data-time="train"] dd').textContent(),
+      `${fmt.duration(report.time.time_to_train_s)} for 300 B tokens`,
+    );
     await setField(page, 'train_tokens', 0);
   });
 
-  test('the book\'s fleet: an aggregate map of 10,240 GPUs, badge 80×8×16, no tile per GPU', async () => {
+  test("the book's fleet: an aggregate map of 10,240 GPUs, badge 80×8×16, no tile per GPU", async () => {
     const { page } = lab;
     await openFleet(page);
     assert.equal(await badge(page), 'DP×TP×PP = 80×8×16 = 10240');
@@ -275,8 +403,12 @@ describe('advanced section', () => {
     assert.equal(map.squares, 10240);
     assert.equal(map.replicas, 80, 'one outline per replica: a row of 16 nodes each');
     assert.ok(map.elements < 400, `${map.elements} SVG elements`);
-    const report = core.evaluateSummary({ ...ADVANCED, gpus: 10240, degrees: { dp: 80, tp: 8, pp: 16 },
-      global_batch: 2560 });
+    const report = core.evaluateSummary({
+      ...ADVANCED,
+      gpus: 10240,
+      degrees: { dp: 80, tp: 8, pp: 16 },
+      global_batch: 2560,
+    });
     assert.deepEqual(report.warnings, []);
     assert.equal(await value(page, '.breakdown .big'), report.memory.per_gpu_bytes);
     assert.equal(await page.locator('.timeline dl dd').nth(1).textContent(), '32');
@@ -286,9 +418,15 @@ describe('advanced section', () => {
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
     const readout = await page.locator('.readout').textContent();
-    assert.match(readout, /GPU 129 \(node 16\) is data-parallel replica 1, pipeline stage 0, tensor slice 1/);
+    assert.match(
+      readout,
+      /GPU 129 \(node 16\) is data-parallel replica 1, pipeline stage 0, tensor slice 1/,
+    );
     assert.match(readout, /tensor-parallel group \(solid\): GPUs 128–135/);
-    assert.match(readout, /data-parallel group \(dotted\): 80 GPUs: 1, 129, 257, …, 10113, every 128th/);
+    assert.match(
+      readout,
+      /data-parallel group \(dotted\): 80 GPUs: 1, 129, 257, …, 10113, every 128th/,
+    );
 
     await mkdir(screenshotDir, { recursive: true });
     await page.screenshot({ path: `${screenshotDir}fleet-10240.png`, fullPage: true });
@@ -299,12 +437,18 @@ describe('advanced section', () => {
       const view = await openLab(env, { colorScheme });
       await open(view.page);
       assert.deepEqual(await axe(view.page), [], `${colorScheme}, 16 GPUs`);
-      await view.page.screenshot({ path: `${screenshotDir}advanced-16-${colorScheme}.png`, fullPage: true });
+      await view.page.screenshot({
+        path: `${screenshotDir}advanced-16-${colorScheme}.png`,
+        fullPage: true,
+      });
       await openFleet(view.page);
       await view.page.locator('button.run-planner').click();
       await view.page.waitForSelector('table.plans:not([hidden])');
       assert.deepEqual(await axe(view.page), [], `${colorScheme}, 10,240 GPUs`);
-      await view.page.screenshot({ path: `${screenshotDir}advanced-10240-${colorScheme}.png`, fullPage: true });
+      await view.page.screenshot({
+        path: `${screenshotDir}advanced-10240-${colorScheme}.png`,
+        fullPage: true,
+      });
       assert.deepEqual(view.problems, []);
       await view.close();
     }

@@ -8,7 +8,14 @@ import { readFile } from 'node:fs/promises';
 
 import { openLab, startBrowser } from './harness.mjs';
 import {
-  openFleet, payload, percentile, plannerSamples, readyMs, setPlannerCase, TARGETS, toggleSamples,
+  openFleet,
+  payload,
+  percentile,
+  plannerSamples,
+  readyMs,
+  setPlannerCase,
+  TARGETS,
+  toggleSamples,
 } from './measure.mjs';
 
 const READY_RUNS = 7;
@@ -26,8 +33,10 @@ async function nativePlanMs(path) {
   if (!path) return null;
   try {
     const json = JSON.parse(await readFile(path, 'utf8'));
-    const b = json.benchmarks.find((x) => x.name.startsWith('BM_Plan405BOn16384H100') &&
-      (x.run_type ?? 'iteration') === 'iteration');
+    const b = json.benchmarks.find(
+      (x) =>
+        x.name.startsWith('BM_Plan405BOn16384H100') && (x.run_type ?? 'iteration') === 'iteration',
+    );
     if (!b) return null;
     const scale = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 }[b.time_unit];
     return { ms: b.real_time * scale, configs: b.configs };
@@ -44,46 +53,82 @@ try {
   const total = files.reduce((s, f) => s + f.gzip, 0);
   console.log('payload (gzip -9 of each response body):');
   for (const f of files.sort((a, b) => b.gzip - a.gzip)) {
-    console.log(`  ${f.url.padEnd(32)} ${kb(f.bytes).padStart(9)} raw ${kb(f.gzip).padStart(9)} gzipped`);
+    console.log(
+      `  ${f.url.padEnd(32)} ${kb(f.bytes).padStart(9)} raw ${kb(f.gzip).padStart(9)} gzipped`,
+    );
   }
-  row('payload, gzipped', `${kb(total)} (${Object.entries(byKind).map(([k, v]) => `${k} ${kb(v)}`).join(', ')})`,
-    `≤ ${kb(TARGETS.payloadGzipBytes)}`, total <= TARGETS.payloadGzipBytes);
+  row(
+    'payload, gzipped',
+    `${kb(total)} (${Object.entries(byKind)
+      .map(([k, v]) => `${k} ${kb(v)}`)
+      .join(', ')})`,
+    `≤ ${kb(TARGETS.payloadGzipBytes)}`,
+    total <= TARGETS.payloadGzipBytes,
+  );
 
   const ready = [];
   for (let i = 0; i < READY_RUNS; i++) ready.push(await readyMs(env));
-  row(`navigation to ready (median of ${READY_RUNS}, max ${ms(Math.max(...ready))})`,
-    ms(percentile(ready, 50)), `≤ ${ms(TARGETS.readyMs)}`, percentile(ready, 50) <= TARGETS.readyMs);
+  row(
+    `navigation to ready (median of ${READY_RUNS}, max ${ms(Math.max(...ready))})`,
+    ms(percentile(ready, 50)),
+    `≤ ${ms(TARGETS.readyMs)}`,
+    percentile(ready, 50) <= TARGETS.readyMs,
+  );
 
   const lab = await openLab(env);
   const small = await toggleSamples(lab.page, 'Tensor parallel', TOGGLES);
   small.work.shift();
   small.next.shift();
-  row('toggle at 16 GPUs: work p50 / p95', `${ms(percentile(small.work, 50))} / ${ms(percentile(small.work, 95))}`,
-    `p95 ≤ ${ms(TARGETS.toggleWorkP95Ms16)}`, percentile(small.work, 95) <= TARGETS.toggleWorkP95Ms16);
-  row('toggle at 16 GPUs: click to next frame p50 / p95',
+  row(
+    'toggle at 16 GPUs: work p50 / p95',
+    `${ms(percentile(small.work, 50))} / ${ms(percentile(small.work, 95))}`,
+    `p95 ≤ ${ms(TARGETS.toggleWorkP95Ms16)}`,
+    percentile(small.work, 95) <= TARGETS.toggleWorkP95Ms16,
+  );
+  row(
+    'toggle at 16 GPUs: click to next frame p50 / p95',
     `${ms(percentile(small.next, 50))} / ${ms(percentile(small.next, 95))}`,
-    `p95 ≤ ${ms(TARGETS.nextFrameP95Ms16)}`, percentile(small.next, 95) <= TARGETS.nextFrameP95Ms16);
+    `p95 ≤ ${ms(TARGETS.nextFrameP95Ms16)}`,
+    percentile(small.next, 95) <= TARGETS.nextFrameP95Ms16,
+  );
 
   await openFleet(lab.page);
   const fleet = await toggleSamples(lab.page, 'Pipeline parallel', TOGGLES);
   fleet.work.shift();
   fleet.next.shift();
-  row('toggle at 10,240 GPUs: work p50 / p95', `${ms(percentile(fleet.work, 50))} / ${ms(percentile(fleet.work, 95))}`,
-    `p95 ≤ ${ms(TARGETS.toggleWorkP95Ms10240)}`, percentile(fleet.work, 95) <= TARGETS.toggleWorkP95Ms10240);
-  row('toggle at 10,240 GPUs: click to next frame p50 / p95',
-    `${ms(percentile(fleet.next, 50))} / ${ms(percentile(fleet.next, 95))}`, '', undefined);
+  row(
+    'toggle at 10,240 GPUs: work p50 / p95',
+    `${ms(percentile(fleet.work, 50))} / ${ms(percentile(fleet.work, 95))}`,
+    `p95 ≤ ${ms(TARGETS.toggleWorkP95Ms10240)}`,
+    percentile(fleet.work, 95) <= TARGETS.toggleWorkP95Ms10240,
+  );
+  row(
+    'toggle at 10,240 GPUs: click to next frame p50 / p95',
+    `${ms(percentile(fleet.next, 50))} / ${ms(percentile(fleet.next, 95))}`,
+    '',
+    undefined,
+  );
 
   await setPlannerCase(lab.page);
   const plans = await plannerSamples(lab.page, PLANS);
   const planMs = plans.slice(1).map((p) => p.ms);
   const page50 = percentile(planMs, 50);
-  row(`planner, 405B on 16,384 H100 (${plans[0].evaluated} configurations, ${plans[0].feasible} fit), in the page p50 / min`,
-    `${ms(page50)} / ${ms(Math.min(...planMs))}`, `≤ ${ms(TARGETS.plannerMs)}`, page50 <= TARGETS.plannerMs);
+  row(
+    `planner, 405B on 16,384 H100 (${plans[0].evaluated} configurations, ${plans[0].feasible} fit), in the page p50 / min`,
+    `${ms(page50)} / ${ms(Math.min(...planMs))}`,
+    `≤ ${ms(TARGETS.plannerMs)}`,
+    page50 <= TARGETS.plannerMs,
+  );
   const native = await nativePlanMs(process.argv[2]);
   if (native) {
     row(`planner natively (${process.argv[2]})`, ms(native.ms), '', undefined);
     const ratio = page50 / native.ms;
-    row('planner wasm / native', `${ratio.toFixed(2)}×`, `≤ ${TARGETS.wasmOverNative}×`, ratio <= TARGETS.wasmOverNative);
+    row(
+      'planner wasm / native',
+      `${ratio.toFixed(2)}×`,
+      `≤ ${TARGETS.wasmOverNative}×`,
+      ratio <= TARGETS.wasmOverNative,
+    );
   } else {
     row('planner natively', 'no core benchmark JSON (run scripts/bench)', '', undefined);
   }
@@ -96,5 +141,10 @@ try {
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length), 6));
 console.log();
 for (const r of [['figure', 'measured', 'target', ''], ...rows]) {
-  console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  console.log(
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
 }

@@ -19,27 +19,34 @@ after(() => env?.close());
 const badgeOf = (root) => root.locator('.badge').textContent();
 
 // Every id in the document and in every shadow root, with duplicates listed.
-const duplicateIds = (page) => page.evaluate(() => {
-  const seen = new Map();
-  const walk = (root) => {
-    for (const el of root.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) ?? 0) + 1);
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
-  };
-  walk(document);
-  return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
-});
+const duplicateIds = (page) =>
+  page.evaluate(() => {
+    const seen = new Map();
+    const walk = (root) => {
+      for (const el of root.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) ?? 0) + 1);
+      for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+    };
+    walk(document);
+    return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+  });
 
 function countRequests(page, pattern) {
   const seen = [];
-  page.on('request', (r) => { if (pattern.test(r.url())) seen.push(r.url()); });
+  page.on('request', (r) => {
+    if (pattern.test(r.url())) seen.push(r.url());
+  });
   return seen;
 }
 
 describe('module API: examples/module.html', () => {
   test('two labs, each with its options, independent, one wasm module, unique ids', async () => {
     const view = await openPage(env, 'examples/module.html');
-    const wasm = await view.page.evaluate(() => performance.getEntriesByType('resource')
-      .map((e) => e.name).filter((name) => name.endsWith('lab-module.wasm')));
+    const wasm = await view.page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((name) => name.endsWith('lab-module.wasm')),
+    );
     const [a, b] = [view.page.locator('#lab-a .pe-lab'), view.page.locator('#lab-b .pe-lab')];
     assert.equal(await badgeOf(a), 'DP×TP×PP = 1×4×4 = 16', 'lab A: tensor + pipeline');
     assert.equal(await badgeOf(b), 'DP×TP×PP = 4×4×4 = 64', 'lab B: 64 GPUs, all seams');
@@ -50,7 +57,11 @@ describe('module API: examples/module.html', () => {
     assert.equal(await a.locator('details.advanced').isHidden(), true);
     assert.equal(await a.locator('.share').isHidden(), true);
     assert.equal(await a.locator('.export').isVisible(), true);
-    assert.equal(await b.locator('details.advanced').evaluate((d) => d.open), true, 'gpus opens it');
+    assert.equal(
+      await b.locator('details.advanced').evaluate((d) => d.open),
+      true,
+      'gpus opens it',
+    );
     assert.equal(await b.locator('.planner').isHidden(), true);
     assert.equal(await b.locator('.breakdown').isVisible(), true);
     const background = (root) => root.evaluate((el) => getComputedStyle(el).backgroundColor);
@@ -59,8 +70,9 @@ describe('module API: examples/module.html', () => {
 
     // Independent: a switch in A changes A only; B writes its own state to the hash.
     await a.getByRole('switch', { name: 'Data parallel' }).click();
-    await view.page.waitForFunction(() =>
-      document.querySelector('#lab-a .badge').textContent === 'DP×TP×PP = 2×4×2 = 16');
+    await view.page.waitForFunction(
+      () => document.querySelector('#lab-a .badge').textContent === 'DP×TP×PP = 2×4×2 = 16',
+    );
     assert.equal(await badgeOf(b), 'DP×TP×PP = 4×4×4 = 64');
     assert.equal(new URL(view.page.url()).hash, '', 'A keeps no URL state; B is at its options');
     await b.getByRole('switch', { name: 'Pipeline parallel' }).click();
@@ -73,9 +85,12 @@ describe('module API: examples/module.html', () => {
     assert.equal(await badgeOf(again.page.locator('#lab-a .pe-lab')), 'DP×TP×PP = 1×4×4 = 16');
 
     // A hash edited by hand (or a link to another state on the same page) is read again.
-    await view.page.evaluate(() => { location.hash = '#seams=tensor,pipeline'; });
-    await view.page.waitForFunction(() =>
-      document.querySelector('#lab-b .badge').textContent === 'DP×TP×PP = 1×8×8 = 64');
+    await view.page.evaluate(() => {
+      location.hash = '#seams=tensor,pipeline';
+    });
+    await view.page.waitForFunction(
+      () => document.querySelector('#lab-b .badge').textContent === 'DP×TP×PP = 1×8×8 = 64',
+    );
     assert.equal(await badgeOf(a), 'DP×TP×PP = 2×4×2 = 16');
 
     assert.deepEqual(await axe(view.page), []);
@@ -94,16 +109,23 @@ describe('module API: examples/module.html', () => {
       const { labA } = await import('/examples/module.js');
       labA.update({ seams: 'data', theme: 'dark', hide: 'wire', gpus: 'lots' });
     });
-    await page.waitForFunction(() => document.querySelector('#lab-a .badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    await page.waitForFunction(
+      () => document.querySelector('#lab-a .badge').textContent === 'DP×TP×PP = 16×1×1 = 16',
+    );
     assert.equal(await a.getAttribute('data-theme'), 'dark');
     assert.equal(await a.locator('.wire-panel').isHidden(), true);
     assert.equal(await a.locator('details.advanced').isVisible(), true, 'hide replaces the list');
-    assert.match(await a.locator('.pe-notes').textContent(),
-      /gpus: "lots" is not allowed \(a whole number from 1 to 16,384\); using 16\./);
-    assert.deepEqual(await page.evaluate(async () => {
-      const { labA } = await import('/examples/module.js');
-      return [labA.state.data, labA.state.tensor, labA.report.degrees.dp];
-    }), [true, false, 16]);
+    assert.match(
+      await a.locator('.pe-notes').textContent(),
+      /gpus: "lots" is not allowed \(a whole number from 1 to 16,384\); using 16\./,
+    );
+    assert.deepEqual(
+      await page.evaluate(async () => {
+        const { labA } = await import('/examples/module.js');
+        return [labA.state.data, labA.state.tensor, labA.report.degrees.dp];
+      }),
+      [true, false, 16],
+    );
     // A third lab mounted later shares the module; destroying it leaves the others working.
     const third = await page.evaluate(async () => {
       const { mount } = await import('/js/embed.js');
@@ -116,7 +138,9 @@ describe('module API: examples/module.html', () => {
     });
     assert.deepEqual(third, { badge: 'DP×TP×PP = 1×1×16 = 16', left: 0 });
     await page.locator('#lab-b').getByRole('switch', { name: 'Tensor parallel' }).click();
-    await page.waitForFunction(() => document.querySelector('#lab-b .badge').textContent === 'DP×TP×PP = 8×1×8 = 64');
+    await page.waitForFunction(
+      () => document.querySelector('#lab-b .badge').textContent === 'DP×TP×PP = 8×1×8 = 64',
+    );
     assert.deepEqual(view.problems, []);
     await view.close();
   });
@@ -124,16 +148,28 @@ describe('module API: examples/module.html', () => {
 
 describe('custom element: examples/element.html', () => {
   test('attributes are options; the far element waits for the viewport; attribute changes update it', async () => {
-    const view = await openPage(env, 'examples/element.html', { ready: 'parallelism-explorer#near[data-ready]' });
+    const view = await openPage(env, 'examples/element.html', {
+      ready: 'parallelism-explorer#near[data-ready]',
+    });
     const { page } = view;
     const near = page.locator('#near');
     assert.equal(await badgeOf(near), 'DP×TP×PP = 4×4×1 = 16', 'seams="data,tensor"');
-    assert.equal(await near.locator('.pe-placeholder').isHidden(), true, 'the lab replaced its placeholder');
-    assert.equal(await near.locator('details.advanced').evaluate((d) => d.open), false,
-      'gpus="16" is the default: the book\'s view');
+    assert.equal(
+      await near.locator('.pe-placeholder').isHidden(),
+      true,
+      'the lab replaced its placeholder',
+    );
+    assert.equal(
+      await near.locator('details.advanced').evaluate((d) => d.open),
+      false,
+      'gpus="16" is the default: the book\'s view',
+    );
     // Far down the page: only its placeholder so far.
     const far = page.locator('#far');
-    assert.equal(await far.evaluate((el) => el.lab === null && !el.shadowRoot.querySelector('.pe-lab')), true);
+    assert.equal(
+      await far.evaluate((el) => el.lab === null && !el.shadowRoot.querySelector('.pe-lab')),
+      true,
+    );
     assert.equal(await far.locator('.pe-placeholder').isVisible(), true);
     await far.scrollIntoViewIfNeeded();
     await page.waitForSelector('#far[data-ready]');
@@ -149,12 +185,18 @@ describe('custom element: examples/element.html', () => {
       el.addEventListener('report', (e) => window.__reports.push(e.detail.degrees));
       el.setAttribute('seams', 'pipeline');
     });
-    await page.waitForFunction(() => document.querySelector('#near').shadowRoot
-      .querySelector('.badge').textContent === 'DP×TP×PP = 1×1×16 = 16');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#near').shadowRoot.querySelector('.badge').textContent ===
+        'DP×TP×PP = 1×1×16 = 16',
+    );
     assert.deepEqual(await page.evaluate(() => window.__reports.at(-1)), { dp: 1, tp: 1, pp: 16 });
     await near.evaluate((el) => el.removeAttribute('seams'));
-    await page.waitForFunction(() => document.querySelector('#near').shadowRoot
-      .querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#near').shadowRoot.querySelector('.badge').textContent ===
+        'DP×TP×PP = 16×1×1 = 16',
+    );
     // The host page's styles stay out of the shadow root, and the lab's stay in it.
     assert.equal(await page.evaluate(() => document.querySelectorAll('.pe-lab').length), 0);
 
@@ -167,17 +209,24 @@ describe('custom element: examples/element.html', () => {
 
   test('no wasm is fetched until an element comes near the viewport', async () => {
     // A page whose only lab is two screens down (served under the same CSP).
-    const page = await (await env.browser.newContext({ viewport: { width: 1000, height: 700 } })).newPage();
+    const page = await (
+      await env.browser.newContext({ viewport: { width: 1000, height: 700 } })
+    ).newPage();
     const problems = [];
     page.on('console', (m) => problems.push(m.text()));
     const wasm = countRequests(page, /lab-module\.(wasm|js)$/);
-    await page.route('**/examples/far-only.html', (route) => route.fulfill({
-      contentType: 'text/html; charset=utf-8', headers: { 'content-security-policy': CSP },
-      body: '<!doctype html><html lang="en"><head><title>far</title><link rel="icon" href="../favicon.svg">' +
-        '<script type="module" src="../parallelism-explorer.js"></script></head><body>' +
-        '<main><h1>Far</h1><p id="filler">' + 'text '.repeat(4000) +
-        '</p><parallelism-explorer seams="tensor"></parallelism-explorer></main></body></html>',
-    }));
+    await page.route('**/examples/far-only.html', (route) =>
+      route.fulfill({
+        contentType: 'text/html; charset=utf-8',
+        headers: { 'content-security-policy': CSP },
+        body:
+          '<!doctype html><html lang="en"><head><title>far</title><link rel="icon" href="../favicon.svg">' +
+          '<script type="module" src="../parallelism-explorer.js"></script></head><body>' +
+          '<main><h1>Far</h1><p id="filler">' +
+          'text '.repeat(4000) +
+          '</p><parallelism-explorer seams="tensor"></parallelism-explorer></main></body></html>',
+      }),
+    );
     await page.goto(`${env.url}examples/far-only.html`);
     await page.waitForFunction(() => customElements.get('parallelism-explorer'));
     await page.waitForTimeout(500);
@@ -199,15 +248,20 @@ describe('iframe: examples/iframe.html', () => {
     assert.equal(await badgeOf(frame.locator('.pe-lab')), 'DP×TP×PP = 2×4×2 = 16');
     assert.equal(await frame.locator('.references').count(), 0, 'closed: not built yet');
 
-    const fits = () => page.evaluate(() => {
-      const iframe = document.querySelector('iframe');
-      const inner = iframe.contentDocument.body.getBoundingClientRect().height;
-      return { outer: iframe.getBoundingClientRect().height, inner: Math.ceil(inner) };
-    });
+    const fits = () =>
+      page.evaluate(() => {
+        const iframe = document.querySelector('iframe');
+        const inner = iframe.contentDocument.body.getBoundingClientRect().height;
+        return { outer: iframe.getBoundingClientRect().height, inner: Math.ceil(inner) };
+      });
     await page.waitForFunction(() => {
       const iframe = document.querySelector('iframe');
-      return Math.abs(iframe.getBoundingClientRect().height -
-        Math.ceil(iframe.contentDocument.body.getBoundingClientRect().height)) < 1;
+      return (
+        Math.abs(
+          iframe.getBoundingClientRect().height -
+            Math.ceil(iframe.contentDocument.body.getBoundingClientRect().height),
+        ) < 1
+      );
     });
     const closed = await fits();
     assert.ok(closed.outer > 600 && closed.outer < 2500, `${closed.outer} px`);
@@ -215,8 +269,10 @@ describe('iframe: examples/iframe.html', () => {
     // Opening the advanced section makes the lab taller: the iframe follows.
     await frame.locator('details.advanced > summary').click();
     await frame.locator('.advanced-out .breakdown').waitFor();
-    await page.waitForFunction((h) => document.querySelector('iframe').getBoundingClientRect().height > h + 500,
-      closed.outer);
+    await page.waitForFunction(
+      (h) => document.querySelector('iframe').getBoundingClientRect().height > h + 500,
+      closed.outer,
+    );
     await settle(page);
     await page.waitForTimeout(100);
     const open = await fits();
@@ -224,10 +280,16 @@ describe('iframe: examples/iframe.html', () => {
     assert.equal(await frame.locator('.references').isHidden(), true, 'hide=references');
 
     // The messages are the common shape: { context: "iframe.resize", height }.
-    const message = await page.evaluate(() => new Promise((resolve) => {
-      addEventListener('message', (e) => resolve(e.data), { once: true });
-      document.querySelector('iframe').contentDocument.querySelector('details.advanced > summary').click();
-    }));
+    const message = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          addEventListener('message', (e) => resolve(e.data), { once: true });
+          document
+            .querySelector('iframe')
+            .contentDocument.querySelector('details.advanced > summary')
+            .click();
+        }),
+    );
     assert.deepEqual(Object.keys(message).sort(), ['context', 'height']);
     assert.equal(message.context, 'iframe.resize');
     assert.equal(typeof message.height, 'number');

@@ -37,8 +37,12 @@ export async function startBrowser() {
   const server = await serve({ port: 0 });
   const browser = await chromium.launch({
     executablePath: process.env.PE_CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--disable-background-networking', '--disable-component-update', '--no-first-run',
-      '--disable-sync'],
+    args: [
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
   return {
     url: server.url,
@@ -54,19 +58,32 @@ export async function startBrowser() {
 // errors, console errors and warnings (a CSP refusal is one), securitypolicyviolation events
 // in any frame, failed requests, HTTP errors, and any request outside the server's origin.
 // Waits for `ready` (a selector; the lab's <html data-ready="1"> by default).
-export async function openPage(env, path = '', {
-  viewport = { width: 1200, height: 900 }, colorScheme, reducedMotion = 'reduce', deviceScaleFactor,
-  ready = 'html[data-ready="1"]', permissions, init, context: shared,
-} = {}) {
+export async function openPage(
+  env,
+  path = '',
+  {
+    viewport = { width: 1200, height: 900 },
+    colorScheme,
+    reducedMotion = 'reduce',
+    deviceScaleFactor,
+    ready = 'html[data-ready="1"]',
+    permissions,
+    init,
+    context: shared,
+  } = {},
+) {
   // A shared context (tests that open many pages) saves a second or so per page.
-  const context = shared ?? await env.browser.newContext({ viewport, colorScheme, reducedMotion, deviceScaleFactor });
+  const context =
+    shared ??
+    (await env.browser.newContext({ viewport, colorScheme, reducedMotion, deviceScaleFactor }));
   if (permissions) await context.grantPermissions(permissions, { origin: new URL(env.url).origin });
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(env.url).origin;
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    if (m.type() === 'error' || m.type() === 'warning')
+      problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('request', (r) => {
     const url = new URL(r.url());
@@ -74,7 +91,9 @@ export async function openPage(env, path = '', {
       problems.push(`request outside the origin: ${r.url()}`);
     }
   });
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('requestfailed', (r) =>
+    problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`),
+  );
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
@@ -82,7 +101,8 @@ export async function openPage(env, path = '', {
   await page.addInitScript(() => {
     window.__cspViolations = [];
     document.addEventListener('securitypolicyviolation', (e) =>
-      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   if (init) await page.addInitScript(init);
   await page.goto(new URL(path, env.url).href);
@@ -93,7 +113,9 @@ export async function openPage(env, path = '', {
 // The page's URL once every lab on it has written its state there (the labs throttle their
 // history.replaceState and mark a write that is due with data-url-pending).
 export async function settledUrl(page) {
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.evaluate(
+    () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+  );
   await page.waitForFunction(() => !document.querySelector('[data-url-pending]'));
   return page.url();
 }
@@ -102,7 +124,7 @@ export async function settledUrl(page) {
 export async function cspViolations(page) {
   const all = [];
   for (const frame of page.frames()) {
-    all.push(...await frame.evaluate(() => window.__cspViolations ?? []).catch(() => []));
+    all.push(...(await frame.evaluate(() => window.__cspViolations ?? []).catch(() => [])));
   }
   return all;
 }
@@ -131,8 +153,11 @@ export async function setSeams(page, combo, expectedBadge) {
     const sw = page.getByRole('switch', { name: label, exact: true });
     if ((await sw.getAttribute('aria-checked')) !== String(combo[key])) await sw.click();
   }
-  await page.waitForFunction((text) => document.querySelector('.badge')?.textContent === text,
-    expectedBadge, { timeout: 5_000 });
+  await page.waitForFunction(
+    (text) => document.querySelector('.badge')?.textContent === text,
+    expectedBadge,
+    { timeout: 5_000 },
+  );
 }
 
 const cli = fileURLToPath(new URL('build/native/core/explore', root));
@@ -171,7 +196,8 @@ export async function axe(target, context = 'document') {
   if (!routed.has(browserContext)) {
     routed.add(browserContext);
     await browserContext.route(`**${AXE_PATH}`, (route) =>
-      route.fulfill({ path: axePath, contentType: 'text/javascript; charset=utf-8' }));
+      route.fulfill({ path: axePath, contentType: 'text/javascript; charset=utf-8' }),
+    );
   }
   if (!(await target.evaluate(() => typeof window.axe === 'object'))) {
     await target.addScriptTag({ url: new URL(AXE_PATH, target.url()).href });
@@ -182,6 +208,8 @@ export async function axe(target, context = 'document') {
     // it would copy each shadow root's stylesheets into inline <style> elements (for its one
     // CSS orientation rule), which the page's CSP rightly refuses.
     const result = await window.axe.run(root, { resultTypes: ['violations'], preload: false });
-    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    return result.violations.map(
+      (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
   }, context);
 }

@@ -12,14 +12,17 @@ import { cspViolations, openPage, settledUrl, startBrowser } from './harness.mjs
 import { settle } from './measure.mjs';
 
 let env;
-before(async () => { env = await startBrowser(); });
+before(async () => {
+  env = await startBrowser();
+});
 after(() => env?.close());
 
 const IMG = '<img src=x onerror="window.__pwned=1">';
 const SCRIPT = '<script>window.__pwned=1</script>';
 const SVG = '<svg onload="window.__pwned=1">';
 const JS = 'javascript:window.__pwned=1';
-const query = (pairs) => `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
+const query = (pairs) =>
+  `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
 
 // What a payload could have done, checked everywhere it could have landed (the document, every
 // shadow root, every frame): the flag it sets, elements or handlers it would have made, a
@@ -29,14 +32,17 @@ async function executedNothing(page) {
     const found = await frame.evaluate(() => {
       const out = [];
       if (window.__pwned !== undefined) out.push('window.__pwned is set');
-      if (({}).polluted !== undefined) out.push('Object.prototype is polluted');
+      if ({}.polluted !== undefined) out.push('Object.prototype is polluted');
       const walk = (root) => {
-        for (const el of root.querySelectorAll('img, iframe:not(.example-frame), object, embed, script:not([src])')) {
+        for (const el of root.querySelectorAll(
+          'img, iframe:not(.example-frame), object, embed, script:not([src])',
+        )) {
           out.push(`a <${el.tagName.toLowerCase()}> appeared`);
         }
         for (const el of root.querySelectorAll('*')) {
           for (const a of el.attributes) {
-            if (/^on/i.test(a.name) || /^\s*javascript:/i.test(a.value)) out.push(`${el.tagName} ${a.name}="${a.value}"`);
+            if (/^on/i.test(a.name) || /^\s*javascript:/i.test(a.value))
+              out.push(`${el.tagName} ${a.name}="${a.value}"`);
           }
           if (el.shadowRoot) walk(el.shadowRoot);
         }
@@ -59,68 +65,196 @@ async function stillWorks(root) {
 }
 
 const HOSTILE_URLS = [
-  { name: 'non-numbers', pairs: [['gpus', 'abc'], ['seq_len', 'NaN'], ['efficiency', 'Infinity'],
-    ['global_batch', '0x10'], ['micro_batch', '1,5'], ['advanced', 'maybe']],
-  notes: [/gpus: "abc" is not allowed \(a whole number from 1 to 16,384\); using 16\./,
-    /seq_len: "NaN" is not allowed/, /efficiency: "Infinity" is not allowed \(a number from 0\.001 to 1\)/,
-    /global_batch: "0x10" is not allowed/, /micro_batch: "1,5" is not allowed/,
-    /advanced: "maybe" is not allowed \(true or false\)/] },
-  { name: 'negative', pairs: [['gpus', '-16'], ['gpus_per_node', '-8'], ['zero_stage', '-1'],
-    ['train_tokens', '-5'], ['virtual_stages', '-2']],
-  notes: [/gpus: "-16" is not allowed/, /gpus_per_node: "-8" is not allowed \(a whole number from 1 to 1,024\)/,
-    /zero_stage: "-1"/, /train_tokens: "-5" is not allowed \(a number from 0 to 10,000,000\)/, /virtual_stages: "-2"/] },
-  { name: '1e308 and friends', pairs: [['seq_len', '1e308'], ['gpu_memory_gb', '1e308'],
-    ['efficiency', '1e-308'], ['tensor', '1e308'], ['hidden', '-0'], ['gpus', '1e3']],
-  notes: [/seq_len: "1e308" is not allowed/, /gpu_memory_gb: "1e308" is not allowed/,
-    /efficiency: "1e-308" is not allowed/, /tensor: "1e308" is not allowed \(true or false\)/],
-  // 1e3 is a fine way to write 1,000 GPUs.
-  after: async (page) => assert.match(await page.locator('.badge').textContent(), /= 1000$/) },
-  { name: 'a million GPUs', pairs: [['gpus', '1000000'], ['seams', 'data,tensor,pipeline']],
-    notes: [/gpus: "1000000" is not allowed \(a whole number from 1 to 16,384\); using 16\./] },
-  { name: 'script fragments', pairs: [['model', IMG], ['seams', SCRIPT], ['hide', SVG],
-    ['degrees', IMG], ['theme', `"><script>window.__pwned=1</script>`], ['gpu', SCRIPT]],
-  notes: [/model: "<img src=x onerror="window\.__pwned=1">" is not allowed \(one of book-16b, /,
-    /seams: "<script>window\.__pwned=1<\/script>" is not allowed/, /hide: "<svg,onload=/,
-    /degrees: "<img src=x onerror=/, /theme: ""><script>/] },
-  { name: 'javascript: values', pairs: [['model', JS], ['network', JS], ['recompute', 'javascript:alert(1)'],
-    ['url', JS], ['theme', JS], ['schedule', 'data:text/html,<script>alert(1)</script>']],
-  notes: [/model: "javascript:window\.__pwned=1" is not allowed/, /network: "javascript:/,
-    /recompute: "javascript:alert\(1\)"/, /url: "javascript:window\.__pwned=1" is not allowed \(one of none, query, hash\)/,
-    /schedule: "data:text\/html/] },
-  { name: 'unknown and prototype keys', pairs: [['__proto__[polluted]', '1'], ['__proto__', 'x'],
-    ['constructor', '1'], ['toString', 'x'], [IMG, '1'], ['gpus', '32']],
-  notes: [/"__proto__\[polluted\]" is not an option of this lab \(ignored\)/, /"constructor" is not an option/,
-    /"<img src=x onerror=/],
-  after: async (page) => assert.match(await page.locator('.badge').textContent(), /= 32$/) },
+  {
+    name: 'non-numbers',
+    pairs: [
+      ['gpus', 'abc'],
+      ['seq_len', 'NaN'],
+      ['efficiency', 'Infinity'],
+      ['global_batch', '0x10'],
+      ['micro_batch', '1,5'],
+      ['advanced', 'maybe'],
+    ],
+    notes: [
+      /gpus: "abc" is not allowed \(a whole number from 1 to 16,384\); using 16\./,
+      /seq_len: "NaN" is not allowed/,
+      /efficiency: "Infinity" is not allowed \(a number from 0\.001 to 1\)/,
+      /global_batch: "0x10" is not allowed/,
+      /micro_batch: "1,5" is not allowed/,
+      /advanced: "maybe" is not allowed \(true or false\)/,
+    ],
+  },
+  {
+    name: 'negative',
+    pairs: [
+      ['gpus', '-16'],
+      ['gpus_per_node', '-8'],
+      ['zero_stage', '-1'],
+      ['train_tokens', '-5'],
+      ['virtual_stages', '-2'],
+    ],
+    notes: [
+      /gpus: "-16" is not allowed/,
+      /gpus_per_node: "-8" is not allowed \(a whole number from 1 to 1,024\)/,
+      /zero_stage: "-1"/,
+      /train_tokens: "-5" is not allowed \(a number from 0 to 10,000,000\)/,
+      /virtual_stages: "-2"/,
+    ],
+  },
+  {
+    name: '1e308 and friends',
+    pairs: [
+      ['seq_len', '1e308'],
+      ['gpu_memory_gb', '1e308'],
+      ['efficiency', '1e-308'],
+      ['tensor', '1e308'],
+      ['hidden', '-0'],
+      ['gpus', '1e3'],
+    ],
+    notes: [
+      /seq_len: "1e308" is not allowed/,
+      /gpu_memory_gb: "1e308" is not allowed/,
+      /efficiency: "1e-308" is not allowed/,
+      /tensor: "1e308" is not allowed \(true or false\)/,
+    ],
+    // 1e3 is a fine way to write 1,000 GPUs.
+    after: async (page) => assert.match(await page.locator('.badge').textContent(), /= 1000$/),
+  },
+  {
+    name: 'a million GPUs',
+    pairs: [
+      ['gpus', '1000000'],
+      ['seams', 'data,tensor,pipeline'],
+    ],
+    notes: [/gpus: "1000000" is not allowed \(a whole number from 1 to 16,384\); using 16\./],
+  },
+  {
+    name: 'script fragments',
+    pairs: [
+      ['model', IMG],
+      ['seams', SCRIPT],
+      ['hide', SVG],
+      ['degrees', IMG],
+      ['theme', `"><script>window.__pwned=1</script>`],
+      ['gpu', SCRIPT],
+    ],
+    notes: [
+      /model: "<img src=x onerror="window\.__pwned=1">" is not allowed \(one of book-16b, /,
+      /seams: "<script>window\.__pwned=1<\/script>" is not allowed/,
+      /hide: "<svg,onload=/,
+      /degrees: "<img src=x onerror=/,
+      /theme: ""><script>/,
+    ],
+  },
+  {
+    name: 'javascript: values',
+    pairs: [
+      ['model', JS],
+      ['network', JS],
+      ['recompute', 'javascript:alert(1)'],
+      ['url', JS],
+      ['theme', JS],
+      ['schedule', 'data:text/html,<script>alert(1)</script>'],
+    ],
+    notes: [
+      /model: "javascript:window\.__pwned=1" is not allowed/,
+      /network: "javascript:/,
+      /recompute: "javascript:alert\(1\)"/,
+      /url: "javascript:window\.__pwned=1" is not allowed \(one of none, query, hash\)/,
+      /schedule: "data:text\/html/,
+    ],
+  },
+  {
+    name: 'unknown and prototype keys',
+    pairs: [
+      ['__proto__[polluted]', '1'],
+      ['__proto__', 'x'],
+      ['constructor', '1'],
+      ['toString', 'x'],
+      [IMG, '1'],
+      ['gpus', '32'],
+    ],
+    notes: [
+      /"__proto__\[polluted\]" is not an option of this lab \(ignored\)/,
+      /"constructor" is not an option/,
+      /"<img src=x onerror=/,
+    ],
+    after: async (page) => assert.match(await page.locator('.badge').textContent(), /= 32$/),
+  },
   // A static server refuses request lines past a few kilobytes (Node's: 16 KB of headers), so
   // this is as big as a query gets; the hash is not sent, and the next test floods it.
-  { name: 'a long value, and many keys', pairs: [['model', 'A'.repeat(8_000)],
-    ...Array.from({ length: 300 }, (_, i) => [`k${i}`, String(i)])],
-  notes: [/model: "A{37}…" is not allowed/, /… and 293 more/],
-  after: async (page) => {
-    assert.equal(await page.locator('.pe-notes-list > li').count(), 9, '8 notes, then "and 293 more"');
-    assert.equal(await page.locator('.pe-notes-list details li').count(), 92 + 1);
-  } },
+  {
+    name: 'a long value, and many keys',
+    pairs: [
+      ['model', 'A'.repeat(8_000)],
+      ...Array.from({ length: 300 }, (_, i) => [`k${i}`, String(i)]),
+    ],
+    notes: [/model: "A{37}…" is not allowed/, /… and 293 more/],
+    after: async (page) => {
+      assert.equal(
+        await page.locator('.pe-notes-list > li').count(),
+        9,
+        '8 notes, then "and 293 more"',
+      );
+      assert.equal(await page.locator('.pe-notes-list details li').count(), 92 + 1);
+    },
+  },
   // The core's refusal names the field at fault; that value goes back to its default and
   // the others are kept.
-  { name: 'a value only the core refuses', pairs: [['advanced', '1'], ['model', 'custom'], ['layers', '24'],
-    ['micro_batch', '65536']],
-  notes: [/micro_batch: "65536" was refused by the model \(micro_batch is 65536: allowed 1 to global_batch \(512\)\); using 1\./],
-  after: async (page) => {
-    assert.equal(await page.locator('[data-state="layers"]').inputValue(), '24', 'the good values are kept');
-    assert.equal(await page.locator('[data-state="micro_batch"]').inputValue(), '1');
-  } },
+  {
+    name: 'a value only the core refuses',
+    pairs: [
+      ['advanced', '1'],
+      ['model', 'custom'],
+      ['layers', '24'],
+      ['micro_batch', '65536'],
+    ],
+    notes: [
+      /micro_batch: "65536" was refused by the model \(micro_batch is 65536: allowed 1 to global_batch \(512\)\); using 1\./,
+    ],
+    after: async (page) => {
+      assert.equal(
+        await page.locator('[data-state="layers"]').inputValue(),
+        '24',
+        'the good values are kept',
+      );
+      assert.equal(await page.locator('[data-state="micro_batch"]').inputValue(), '1');
+    },
+  },
   // Two values that only fail together: putting back the one the core names does not help,
   // so the URL's values are dropped as a whole.
-  { name: 'values only the core refuses, together', pairs: [['advanced', '1'], ['model', 'custom'],
-    ['layers', '24'], ['hidden', '4096'], ['heads', '30']],
-  notes: [/The model refused these values \(model\.heads is 30: it must divide model\.hidden \(4096\)[^)]*\); using the previous ones\./],
-  after: async (page) => {
-    assert.equal(await page.locator('details.advanced').evaluate((d) => d.open), false, 'the book, as before');
-  } },
-  { name: 'a pipeline longer than the model', pairs: [['gpus', '10240'], ['seams', 'pipeline']],
-    notes: [/gpus: "10240" was refused by the model \(pipeline degree 10240 exceeds the model's 50 layers: .*\); using 16\./],
-    after: async (page) => assert.equal(await page.locator('.badge').textContent(), 'DP×TP×PP = 1×1×16 = 16') },
+  {
+    name: 'values only the core refuses, together',
+    pairs: [
+      ['advanced', '1'],
+      ['model', 'custom'],
+      ['layers', '24'],
+      ['hidden', '4096'],
+      ['heads', '30'],
+    ],
+    notes: [
+      /The model refused these values \(model\.heads is 30: it must divide model\.hidden \(4096\)[^)]*\); using the previous ones\./,
+    ],
+    after: async (page) => {
+      assert.equal(
+        await page.locator('details.advanced').evaluate((d) => d.open),
+        false,
+        'the book, as before',
+      );
+    },
+  },
+  {
+    name: 'a pipeline longer than the model',
+    pairs: [
+      ['gpus', '10240'],
+      ['seams', 'pipeline'],
+    ],
+    notes: [
+      /gpus: "10240" was refused by the model \(pipeline degree 10240 exceeds the model's 50 layers: .*\); using 16\./,
+    ],
+    after: async (page) =>
+      assert.equal(await page.locator('.badge').textContent(), 'DP×TP×PP = 1×1×16 = 16'),
+  },
 ];
 
 describe('hostile URLs on the standalone page', () => {
@@ -135,8 +269,11 @@ describe('hostile URLs on the standalone page', () => {
       for (const re of c.notes) assert.match(text, re);
       await c.after?.(page);
       await stillWorks(page.locator('.pe-lab'));
-      assert.doesNotMatch(decodeURIComponent(await settledUrl(page)), /onerror|<script|javascript:|__proto__/,
-        'the URL keeps none of it');
+      assert.doesNotMatch(
+        decodeURIComponent(await settledUrl(page)),
+        /onerror|<script|javascript:|__proto__/,
+        'the URL keeps none of it',
+      );
       await executedNothing(page);
       assert.deepEqual(await cspViolations(page), []);
       assert.deepEqual(lab.problems, []);
@@ -155,15 +292,26 @@ describe('hostile URLs on the standalone page', () => {
   });
 
   test('a flood in the hash of a lab that keeps its state there (the hash never reaches a server)', async () => {
-    const hash = query([['model', 'A'.repeat(100_000)], ['gpus', IMG],
-      ...Array.from({ length: 1500 }, (_, i) => [`k${i}`, String(i)])]).slice(1);
+    const hash = query([
+      ['model', 'A'.repeat(100_000)],
+      ['gpus', IMG],
+      ...Array.from({ length: 1500 }, (_, i) => [`k${i}`, String(i)]),
+    ]).slice(1);
     const lab = await openPage(env, `examples/module.html#${hash}`);
     const b = lab.page.locator('#lab-b .pe-lab');
     const text = await b.locator('.pe-notes').textContent();
     assert.match(text, /model: "A{37}…" is not allowed/);
     assert.match(text, /gpus: "<img src=x onerror=/);
-    assert.match(text, /\(1402 more not listed\)/, '1,502 notes: 8 shown, 92 behind "more", the rest counted');
-    assert.equal(await lab.page.locator('#lab-a .pe-notes-body').isHidden(), true, 'lab A reads no URL');
+    assert.match(
+      text,
+      /\(1402 more not listed\)/,
+      '1,502 notes: 8 shown, 92 behind "more", the rest counted',
+    );
+    assert.equal(
+      await lab.page.locator('#lab-a .pe-notes-body').isHidden(),
+      true,
+      'lab A reads no URL',
+    );
     await stillWorks(b);
     // B now writes only its state (as it differs from its options: tensor went off).
     await lab.page.waitForFunction(() => location.hash === '#seams=data,pipeline');
@@ -181,23 +329,40 @@ describe('hostile URLs on the standalone page', () => {
     const url = await settledUrl(page);
     const input = page.locator('details.advanced [data-state="global_batch"]');
     const error = (name) => page.locator(`[data-row="${name}"] .field-error`);
-    for (const [value, said] of [['1e308', '"1e308" is not allowed'], ['-5', '"-5" is not allowed'],
-      ['0.5', '"0.5" is not allowed'], [IMG, '"" is not allowed']]) {
+    for (const [value, said] of [
+      ['1e308', '"1e308" is not allowed'],
+      ['-5', '"-5" is not allowed'],
+      ['0.5', '"0.5" is not allowed'],
+      [IMG, '"" is not allowed'],
+    ]) {
       await input.fill(value).catch(() => input.fill('')); // a number input takes no letters
       await input.press('Tab');
       await error('global_batch').filter({ hasText: said }).waitFor();
-      assert.match(await error('global_batch').textContent(),
-        /\(a whole number from 1 to 16,777,216\)/, value);
+      assert.match(
+        await error('global_batch').textContent(),
+        /\(a whole number from 1 to 16,777,216\)/,
+        value,
+      );
       assert.equal(await input.getAttribute('aria-invalid'), 'true');
-      assert.equal(await page.locator('[data-field="per-gpu"]').getAttribute('data-value'), before, value);
+      assert.equal(
+        await page.locator('[data-field="per-gpu"]').getAttribute('data-value'),
+        before,
+        value,
+      );
     }
     await page.locator('details.advanced [data-state="micro_batch"]').fill('4096');
     await page.locator('details.advanced [data-state="micro_batch"]').press('Tab');
     await error('micro_batch').waitFor();
-    assert.match(await error('micro_batch').textContent(), /micro_batch is 4096: allowed 1 to global_batch/);
+    assert.match(
+      await error('micro_batch').textContent(),
+      /micro_batch is 4096: allowed 1 to global_batch/,
+    );
     assert.equal(await error('global_batch').isHidden(), true, 'one error at a time: the latest');
-    assert.equal(await page.locator('details.advanced [data-state="micro_batch"]').inputValue(), '4096',
-      'what was typed stays in view beside its error');
+    assert.equal(
+      await page.locator('details.advanced [data-state="micro_batch"]').inputValue(),
+      '4096',
+      'what was typed stays in view beside its error',
+    );
     assert.equal(await page.locator('[data-field="per-gpu"]').getAttribute('data-value'), before);
     assert.equal(await settledUrl(page), url, 'the URL keeps the last good state');
     // Fixed as the message says, the lab goes on.
@@ -217,28 +382,53 @@ describe('hostile embed options', () => {
   test('mount() with options of every wrong type: notes, a working lab, nothing run', async () => {
     const lab = await openPage(env, 'examples/module.html');
     const { page } = lab;
-    const result = await page.evaluate(async ({ IMG, JS }) => {
-      const { mount } = await import('/js/embed.js');
-      const box = document.body.appendChild(document.createElement('div'));
-      box.id = 'hostile';
-      const options = JSON.parse('{"__proto__": {"polluted": 1}}');
-      Object.assign(options, {
-        gpus: NaN, gpus_per_node: -1, seq_len: 1e308, seams: { data: true }, hide: 42,
-        theme: '<b>dark</b>', url: JS, model: ['llama3-405b'], degrees: IMG, tensor: 'javascript:x',
-        efficiency: '0.5; alert(1)', zero_stage: 2.5, onReport: 'window.__pwned=1', linkBase: JS,
-        [IMG]: 1, constructor: 'x',
-      });
-      const handle = mount(box, options);
-      await handle.ready;
-      return { notes: box.querySelector('.pe-notes').textContent, state: handle.state };
-    }, { IMG, JS });
-    for (const re of [/gpus: "null" is not allowed/, /gpus_per_node: "-1" is not allowed/,
-      /seq_len: "1e\+308" is not allowed/, /seams: "{"data":true}" is not allowed/,
-      /hide: "42" is not allowed/, /theme: "<b>dark<\/b>" is not allowed/,
-      /url: "javascript:window\.__pwned=1" is not allowed/, /model: "\["llama3-405b"\]" is not allowed/,
-      /degrees: "<img src=x/, /efficiency: "0\.5; alert\(1\)"/, /zero_stage: "2\.5"/,
-      /onReport: "string" is not allowed \(a function\)/, /linkBase: "javascript:window\.__pwned=1" is not allowed \(an http or https URL\)/,
-      /"__proto__" is not an option/, /"<img src=x onerror=/]) {
+    const result = await page.evaluate(
+      async ({ IMG, JS }) => {
+        const { mount } = await import('/js/embed.js');
+        const box = document.body.appendChild(document.createElement('div'));
+        box.id = 'hostile';
+        const options = JSON.parse('{"__proto__": {"polluted": 1}}');
+        Object.assign(options, {
+          gpus: NaN,
+          gpus_per_node: -1,
+          seq_len: 1e308,
+          seams: { data: true },
+          hide: 42,
+          theme: '<b>dark</b>',
+          url: JS,
+          model: ['llama3-405b'],
+          degrees: IMG,
+          tensor: 'javascript:x',
+          efficiency: '0.5; alert(1)',
+          zero_stage: 2.5,
+          onReport: 'window.__pwned=1',
+          linkBase: JS,
+          [IMG]: 1,
+          constructor: 'x',
+        });
+        const handle = mount(box, options);
+        await handle.ready;
+        return { notes: box.querySelector('.pe-notes').textContent, state: handle.state };
+      },
+      { IMG, JS },
+    );
+    for (const re of [
+      /gpus: "null" is not allowed/,
+      /gpus_per_node: "-1" is not allowed/,
+      /seq_len: "1e\+308" is not allowed/,
+      /seams: "{"data":true}" is not allowed/,
+      /hide: "42" is not allowed/,
+      /theme: "<b>dark<\/b>" is not allowed/,
+      /url: "javascript:window\.__pwned=1" is not allowed/,
+      /model: "\["llama3-405b"\]" is not allowed/,
+      /degrees: "<img src=x/,
+      /efficiency: "0\.5; alert\(1\)"/,
+      /zero_stage: "2\.5"/,
+      /onReport: "string" is not allowed \(a function\)/,
+      /linkBase: "javascript:window\.__pwned=1" is not allowed \(an http or https URL\)/,
+      /"__proto__" is not an option/,
+      /"<img src=x onerror=/,
+    ]) {
       assert.match(result.notes, re);
     }
     assert.equal(result.state.gpus, 16);
@@ -254,28 +444,46 @@ describe('hostile embed options', () => {
   test('a custom element with hostile attributes', async () => {
     const lab = await openPage(env, 'examples/element.html', { ready: '#near[data-ready]' });
     const { page } = lab;
-    await page.evaluate(({ IMG, SCRIPT, JS }) => {
-      const el = document.createElement('parallelism-explorer');
-      el.id = 'hostile';
-      for (const [k, v] of [['gpus', '1e308'], ['seams', IMG], ['theme', JS], ['hide', SCRIPT],
-        ['model', 'A'.repeat(20_000)], ['src', IMG], ['x-unknown', '1']]) {
-        el.setAttribute(k, v);
-      }
-      document.querySelector('#near').after(el);
-    }, { IMG, SCRIPT, JS: 'javascript:window.__pwned=1' });
+    await page.evaluate(
+      ({ IMG, SCRIPT, JS }) => {
+        const el = document.createElement('parallelism-explorer');
+        el.id = 'hostile';
+        for (const [k, v] of [
+          ['gpus', '1e308'],
+          ['seams', IMG],
+          ['theme', JS],
+          ['hide', SCRIPT],
+          ['model', 'A'.repeat(20_000)],
+          ['src', IMG],
+          ['x-unknown', '1'],
+        ]) {
+          el.setAttribute(k, v);
+        }
+        document.querySelector('#near').after(el);
+      },
+      { IMG, SCRIPT, JS: 'javascript:window.__pwned=1' },
+    );
     const el = page.locator('#hostile');
     await el.scrollIntoViewIfNeeded();
     await page.waitForSelector('#hostile[data-ready]');
     const text = await el.locator('.pe-notes').textContent();
-    for (const re of [/gpus: "1e308" is not allowed/, /seams: "<img src=x onerror=/, /theme: "javascript:/,
-      /hide: "<script>window\.__pwned=1<\/script>" is not allowed/, /model: "A{37}…"/,
-      /"src" is not an option/, /"x-unknown" is not an option/]) {
+    for (const re of [
+      /gpus: "1e308" is not allowed/,
+      /seams: "<img src=x onerror=/,
+      /theme: "javascript:/,
+      /hide: "<script>window\.__pwned=1<\/script>" is not allowed/,
+      /model: "A{37}…"/,
+      /"src" is not an option/,
+      /"x-unknown" is not an option/,
+    ]) {
       assert.match(text, re);
     }
     await stillWorks(el);
     // An attribute changed to something hostile later: a note, the last good state kept.
     const badge = await el.locator('.badge').textContent();
-    await el.evaluate((node) => node.setAttribute('gpus', '<img src=x onerror="window.__pwned=1">'));
+    await el.evaluate((node) =>
+      node.setAttribute('gpus', '<img src=x onerror="window.__pwned=1">'),
+    );
     await el.locator('.pe-notes', { hasText: 'gpus: "<img' }).waitFor();
     assert.equal(await el.locator('.badge').textContent(), badge);
     // The element's own javascript: theme is the page's business (the lab ignored it): removed
@@ -288,8 +496,16 @@ describe('hostile embed options', () => {
   });
 
   test('embed.html with a hostile query still reports its height and runs nothing', async () => {
-    const lab = await openPage(env, `embed.html${query([['gpus', '1e308'], ['seams', IMG],
-      ['theme', JS], ['url', 'hash'], ['x', SCRIPT]])}`);
+    const lab = await openPage(
+      env,
+      `embed.html${query([
+        ['gpus', '1e308'],
+        ['seams', IMG],
+        ['theme', JS],
+        ['url', 'hash'],
+        ['x', SCRIPT],
+      ])}`,
+    );
     const { page } = lab;
     const text = await page.locator('.pe-notes').textContent();
     assert.match(text, /gpus: "1e308" is not allowed/);
@@ -304,16 +520,25 @@ describe('hostile embed options', () => {
 });
 
 describe('the Content-Security-Policy', () => {
-  const headers = (path) => new Promise((resolve, reject) => {
-    const url = new URL(path, env.url);
-    request({ host: url.hostname, port: url.port, path: url.pathname }, (res) => {
-      res.resume();
-      resolve(res.headers);
-    }).on('error', reject).end();
-  });
+  const headers = (path) =>
+    new Promise((resolve, reject) => {
+      const url = new URL(path, env.url);
+      request({ host: url.hostname, port: url.port, path: url.pathname }, (res) => {
+        res.resume();
+        resolve(res.headers);
+      })
+        .on('error', reject)
+        .end();
+    });
 
   test('every page and module is served with it: no inline script, no eval, nothing from elsewhere', async () => {
-    for (const path of ['/', '/embed.html', '/examples/module.html', '/js/embed.js', '/lab/lab-module.wasm']) {
+    for (const path of [
+      '/',
+      '/embed.html',
+      '/examples/module.html',
+      '/js/embed.js',
+      '/lab/lab-module.wasm',
+    ]) {
       assert.equal((await headers(path))['content-security-policy'], CSP, path);
     }
     assert.doesNotMatch(CSP, /'unsafe-eval'|'unsafe-inline'|\*|https?:/);
@@ -324,13 +549,19 @@ describe('the Content-Security-Policy', () => {
   test('it is enforced: an inline script in a page of the origin does not run', async () => {
     const context = await env.browser.newContext();
     const page = await context.newPage();
-    await page.route('**/examples/inline.html', (route) => route.fulfill({
-      contentType: 'text/html; charset=utf-8', headers: { 'content-security-policy': CSP },
-      body: '<!doctype html><title>x</title><script>window.__pwned = 1</script>' +
-        `<img src="https://example.invalid/x.png" alt="">`,
-    }));
+    await page.route('**/examples/inline.html', (route) =>
+      route.fulfill({
+        contentType: 'text/html; charset=utf-8',
+        headers: { 'content-security-policy': CSP },
+        body:
+          '<!doctype html><title>x</title><script>window.__pwned = 1</script>' +
+          `<img src="https://example.invalid/x.png" alt="">`,
+      }),
+    );
     const outside = [];
-    page.on('requestfinished', (r) => { if (!r.url().startsWith(env.url)) outside.push(r.url()); });
+    page.on('requestfinished', (r) => {
+      if (!r.url().startsWith(env.url)) outside.push(r.url());
+    });
     const blocked = [];
     page.on('requestfailed', (r) => blocked.push(r.failure()?.errorText));
     await page.goto(`${env.url}examples/inline.html`);

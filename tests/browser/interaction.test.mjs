@@ -16,13 +16,16 @@ const checked = (page, name) =>
 const focusedName = (page) => page.evaluate(() => document.activeElement?.textContent?.trim());
 
 // Which highlight each tile carries (self, tp, pp, dp or none), by rank.
-const highlights = (page) => page.evaluate(() =>
-  [...document.querySelectorAll('.gpu-grid g.gpu')].map((g) => g.dataset.hl ?? 'none'));
+const highlights = (page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('.gpu-grid g.gpu')].map((g) => g.dataset.hl ?? 'none'),
+  );
 
 // The groups of a GPU, read off the core's ranks.
 function groupsOf(report, rank) {
   const me = report.ranks[rank];
-  const same = (keys) => report.ranks.filter((q) => keys.every((k) => q[k] === me[k])).map((q) => q.rank);
+  const same = (keys) =>
+    report.ranks.filter((q) => keys.every((k) => q[k] === me[k])).map((q) => q.rank);
   return { tp: same(['dp', 'pp']), pp: same(['dp', 'tp']), dp: same(['tp', 'pp']) };
 }
 
@@ -46,24 +49,34 @@ describe('keyboard and pointer', () => {
     await page.keyboard.press('Space');
     assert.equal(await checked(page, 'Tensor parallel'), 'true');
     const dt = await coreReport({ data: true, tensor: true, pipeline: false });
-    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t, badgeFor(dt));
+    await page.waitForFunction(
+      (t) => document.querySelector('.badge').textContent === t,
+      badgeFor(dt),
+    );
 
     await page.keyboard.press('Tab');
     assert.equal(await focusedName(page), 'Pipeline parallel');
     await page.keyboard.press('Enter');
     assert.equal(await checked(page, 'Pipeline parallel'), 'true');
-    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
-      'DP×TP×PP = 2×4×2 = 16');
+    await page.waitForFunction(
+      (t) => document.querySelector('.badge').textContent === t,
+      'DP×TP×PP = 2×4×2 = 16',
+    );
 
     await page.getByRole('switch', { name: 'Data parallel', exact: true }).focus();
     await page.keyboard.press('Enter');
     assert.equal(await checked(page, 'Data parallel'), 'false');
     const tp = await coreReport({ data: false, tensor: true, pipeline: true });
-    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t, badgeFor(tp));
+    await page.waitForFunction(
+      (t) => document.querySelector('.badge').textContent === t,
+      badgeFor(tp),
+    );
     await page.keyboard.press('Space');
     assert.equal(await checked(page, 'Data parallel'), 'true');
-    await page.waitForFunction((t) => document.querySelector('.badge').textContent === t,
-      'DP×TP×PP = 2×4×2 = 16');
+    await page.waitForFunction(
+      (t) => document.querySelector('.badge').textContent === t,
+      'DP×TP×PP = 2×4×2 = 16',
+    );
     assert.notEqual(await badge(page), badgeFor(tp));
   });
 
@@ -82,8 +95,14 @@ describe('keyboard and pointer', () => {
     assert.deepEqual(await highlights(page), expectedHighlights(report, 5));
     const readout = await page.locator('.readout').textContent();
     const g = groupsOf(report, 5);
-    assert.match(readout, /GPU 5 \(node 0\) is data-parallel replica 0, pipeline stage 1, tensor slice 1/);
-    assert.match(readout, new RegExp(`tensor-parallel group \\(solid\\): GPUs ${g.tp[0]}–${g.tp.at(-1)}`));
+    assert.match(
+      readout,
+      /GPU 5 \(node 0\) is data-parallel replica 0, pipeline stage 1, tensor slice 1/,
+    );
+    assert.match(
+      readout,
+      new RegExp(`tensor-parallel group \\(solid\\): GPUs ${g.tp[0]}–${g.tp.at(-1)}`),
+    );
     assert.match(readout, new RegExp(`pipeline \\(dashed\\): GPUs ${g.pp.join(', ')}`));
     assert.match(readout, new RegExp(`data-parallel group \\(dotted\\): GPUs ${g.dp.join(', ')}`));
 

@@ -5,9 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/format.js';
-import {
-  badgeFor, COMBINATIONS, coreReport, screenshotDir, setSeams, useLab,
-} from './harness.mjs';
+import { badgeFor, COMBINATIONS, coreReport, screenshotDir, setSeams, useLab } from './harness.mjs';
 
 let env;
 let lab;
@@ -22,22 +20,32 @@ function readPage(page) {
     for (const li of document.querySelectorAll('.wire [data-seam]')) {
       const f = (name) => li.querySelector(`[data-field="${name}"]`);
       wire[li.dataset.seam] = {
-        active: li.dataset.active, idle: li.classList.contains('idle'),
-        collective: f('collective').textContent, bytes: f('bytes').textContent,
-        bytesValue: f('bytes').dataset.value, bytesTitle: f('bytes').title,
-        link: f('link').dataset.link, state: f('state').textContent,
+        active: li.dataset.active,
+        idle: li.classList.contains('idle'),
+        collective: f('collective').textContent,
+        bytes: f('bytes').textContent,
+        bytesValue: f('bytes').dataset.value,
+        bytesTitle: f('bytes').title,
+        link: f('link').dataset.link,
+        state: f('state').textContent,
       };
     }
     return {
       badge: text('.badge'),
       wire,
       tiles: [...document.querySelectorAll('.gpu-grid rect.tile')].map((r) => ({
-        rank: r.dataset.rank, dp: r.dataset.dp, tp: r.dataset.tp, pp: r.dataset.pp,
-        node: r.dataset.node, idle: r.dataset.idle,
+        rank: r.dataset.rank,
+        dp: r.dataset.dp,
+        tp: r.dataset.tp,
+        pp: r.dataset.pp,
+        node: r.dataset.node,
+        idle: r.dataset.idle,
       })),
-      perGpu: text('[data-field="per-gpu"]'), perGpuValue: value('[data-field="per-gpu"]'),
+      perGpu: text('[data-field="per-gpu"]'),
+      perGpuValue: value('[data-field="per-gpu"]'),
       perGpuTitle: document.querySelector('[data-field="per-gpu"]').title,
-      fit: text('[data-field="fit"]'), over: document.querySelector('.memory').classList.contains('over'),
+      fit: text('[data-field="fit"]'),
+      over: document.querySelector('.memory').classList.contains('over'),
       modelParams: text('[data-field="model-params"]'),
       bytesPerParam: text('[data-field="bytes-per-param"]'),
       paramsPerGpu: text('[data-field="params-per-gpu"]'),
@@ -45,8 +53,9 @@ function readPage(page) {
       shard: text('[data-field="shard-factor"]'),
       breakdown: text('[data-field="breakdown"]'),
       warnings: [...document.querySelectorAll('.warnings li')].map((li) => li.textContent),
-      replicas: [...document.querySelectorAll('.gpu-grid rect.replica')]
-        .filter((r) => r.getAttribute('visibility') !== 'hidden').length,
+      replicas: [...document.querySelectorAll('.gpu-grid rect.replica')].filter(
+        (r) => r.getAttribute('visibility') !== 'hidden',
+      ).length,
     };
   });
 }
@@ -61,12 +70,16 @@ describe('the lab page', () => {
       assert.equal(await page.getByRole('switch', { name, exact: true }).count(), 1, name);
     }
     assert.equal(await page.locator('.gpu-grid rect.tile').count(), 16);
-    for (const heading of ['Memory per GPU (weights + optimizer)', 'What crosses the wire', 'What to notice']) {
+    for (const heading of [
+      'Memory per GPU (weights + optimizer)',
+      'What crosses the wire',
+      'What to notice',
+    ]) {
       assert.equal(await page.getByRole('heading', { name: heading }).count(), 1, heading);
     }
   });
 
-  test('the default is the book\'s: data parallel only, 256 GB per GPU, 60 GB/step', async () => {
+  test("the default is the book's: data parallel only, 256 GB per GPU, 60 GB/step", async () => {
     const shown = await readPage(lab.page);
     assert.equal(shown.badge, 'DP×TP×PP = 16×1×1 = 16');
     assert.equal(shown.perGpu, '256 GB');
@@ -75,8 +88,10 @@ describe('the lab page', () => {
     assert.equal(shown.bytesPerParam, '16 B');
     assert.equal(shown.paramsPerGpu, '16 B');
     assert.equal(shown.shard, '1×');
-    assert.equal(shown.breakdown,
-      '16 B/param = bf16 weight 2 + bf16 grad 2 + fp32 master 4 + Adam m 4 + Adam v 4.');
+    assert.equal(
+      shown.breakdown,
+      '16 B/param = bf16 weight 2 + bf16 grad 2 + fp32 master 4 + Adam m 4 + Adam v 4.',
+    );
     assert.ok(shown.over, 'marked as over the GPU');
     assert.match(shown.fit, /exceeds the 80 GB GPU by 176 GB/);
     assert.equal(shown.wire.data.bytes, '60 GB/step');
@@ -95,10 +110,18 @@ describe('the lab page', () => {
       assert.equal(shown.tiles.length, report.gpus);
       assert.equal(report.ranks.length, 16);
       for (const place of report.ranks) {
-        assert.deepEqual(shown.tiles[place.rank], {
-          rank: String(place.rank), dp: String(place.dp), tp: String(place.tp),
-          pp: String(place.pp), node: String(place.node), idle: undefined,
-        }, `tile ${place.rank}`);
+        assert.deepEqual(
+          shown.tiles[place.rank],
+          {
+            rank: String(place.rank),
+            dp: String(place.dp),
+            tp: String(place.tp),
+            pp: String(place.pp),
+            node: String(place.node),
+            idle: undefined,
+          },
+          `tile ${place.rank}`,
+        );
       }
       assert.equal(shown.replicas >= report.degrees.dp, true, 'a box per replica at least');
 
@@ -144,14 +167,21 @@ describe('the lab page', () => {
     });
   }
 
-  test('no seam on: one GPU busy, fifteen idle and greyed, the core\'s warning shown', async () => {
+  test("no seam on: one GPU busy, fifteen idle and greyed, the core's warning shown", async () => {
     const combo = { data: false, tensor: false, pipeline: false };
     const report = await coreReport(combo);
     assert.equal(report.active_gpus, 1);
     await setSeams(lab.page, combo, 'DP×TP×PP = 1×1×1 = 1');
     const shown = await readPage(lab.page);
     assert.equal(shown.tiles.filter((t) => t.idle === 'true').length, 15);
-    assert.deepEqual(shown.tiles[0], { rank: '0', dp: '0', tp: '0', pp: '0', node: '0', idle: undefined });
+    assert.deepEqual(shown.tiles[0], {
+      rank: '0',
+      dp: '0',
+      tp: '0',
+      pp: '0',
+      node: '0',
+      idle: undefined,
+    });
     assert.deepEqual(shown.warnings, report.warnings);
     assert.match(shown.warnings[0], /No seam is on/);
     assert.equal(shown.wire.data.idle && shown.wire.tensor.idle && shown.wire.pipeline.idle, true);

@@ -31,8 +31,14 @@ export async function payload(env) {
   const context = await env.browser.newContext();
   const page = await context.newPage();
   const pending = [];
-  page.on('response', (r) => pending.push(r.body().then((body) => ({ url: r.url(), body }),
-    () => null)));
+  page.on('response', (r) =>
+    pending.push(
+      r.body().then(
+        (body) => ({ url: r.url(), body }),
+        () => null,
+      ),
+    ),
+  );
   await page.goto(env.url);
   await page.waitForSelector('html[data-ready="1"]');
   await settle(page);
@@ -65,32 +71,41 @@ export async function readyMs(env) {
 //         forces style and layout and marks the end;
 //   next: click to the next frame (a rAF, then a setTimeout, so the frame has been produced).
 export async function toggleSamples(page, label, n) {
-  return page.evaluate(async ({ label, n }) => {
-    const button = [...document.querySelectorAll('button[role="switch"]')]
-      .find((b) => b.textContent.trim() === label);
-    const idle = () => new Promise((r) => setTimeout(r, 30));
-    const once = () => new Promise((resolve) => {
-      let frameStart = 0;
-      requestAnimationFrame(() => { frameStart = performance.now(); });
-      const t0 = performance.now();
-      button.click();
-      const t1 = performance.now();
-      requestAnimationFrame(() => {
-        void document.body.offsetHeight; // forced style and layout
-        const t2 = performance.now();
-        setTimeout(() => resolve({ work: (t1 - t0) + (t2 - frameStart), next: performance.now() - t0 }));
-      });
-    });
-    const work = [];
-    const next = [];
-    for (let i = 0; i < n; i++) {
-      await idle();
-      const s = await once();
-      work.push(s.work);
-      next.push(s.next);
-    }
-    return { work, next };
-  }, { label, n });
+  return page.evaluate(
+    async ({ label, n }) => {
+      const button = [...document.querySelectorAll('button[role="switch"]')].find(
+        (b) => b.textContent.trim() === label,
+      );
+      const idle = () => new Promise((r) => setTimeout(r, 30));
+      const once = () =>
+        new Promise((resolve) => {
+          let frameStart = 0;
+          requestAnimationFrame(() => {
+            frameStart = performance.now();
+          });
+          const t0 = performance.now();
+          button.click();
+          const t1 = performance.now();
+          requestAnimationFrame(() => {
+            void document.body.offsetHeight; // forced style and layout
+            const t2 = performance.now();
+            setTimeout(() =>
+              resolve({ work: t1 - t0 + (t2 - frameStart), next: performance.now() - t0 }),
+            );
+          });
+        });
+      const work = [];
+      const next = [];
+      for (let i = 0; i < n; i++) {
+        await idle();
+        const s = await once();
+        work.push(s.work);
+        next.push(s.next);
+      }
+      return { work, next };
+    },
+    { label, n },
+  );
 }
 
 // Opens the advanced section and loads the book's canonical fleet (80×8×16 = 10,240 GPUs).
@@ -99,8 +114,9 @@ export async function openFleet(page) {
     await page.locator('details.advanced > summary').click();
   }
   await page.locator('button[data-preset="fleet"]').click();
-  await page.waitForFunction(() =>
-    document.querySelector('.badge').textContent === 'DP×TP×PP = 80×8×16 = 10240');
+  await page.waitForFunction(
+    () => document.querySelector('.badge').textContent === 'DP×TP×PP = 80×8×16 = 10240',
+  );
   await page.locator('svg.fleet').waitFor(); // the map's module loads the first time it is needed
   await settle(page);
 }
@@ -136,11 +152,17 @@ export async function plannerSamples(page, n) {
   const out = [];
   for (let i = 0; i < n; i++) {
     await page.locator('button.run-planner').click();
-    await page.waitForFunction((k) => document.querySelector('.plan-status')?.dataset.run === String(k), i + 1);
-    out.push(await page.locator('.plan-status').evaluate((el) => ({
-      ms: Number(el.dataset.ms), evaluated: Number(el.dataset.evaluated),
-      feasible: Number(el.dataset.feasible),
-    })));
+    await page.waitForFunction(
+      (k) => document.querySelector('.plan-status')?.dataset.run === String(k),
+      i + 1,
+    );
+    out.push(
+      await page.locator('.plan-status').evaluate((el) => ({
+        ms: Number(el.dataset.ms),
+        evaluated: Number(el.dataset.evaluated),
+        feasible: Number(el.dataset.feasible),
+      })),
+    );
   }
   return out;
 }

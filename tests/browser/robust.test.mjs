@@ -14,7 +14,8 @@ before(async () => {
 });
 after(() => env?.close());
 
-const notesOf = async (root) => (await root.locator('.pe-notes').textContent()).replace(/\s+/g, ' ');
+const notesOf = async (root) =>
+  (await root.locator('.pe-notes').textContent()).replace(/\s+/g, ' ');
 
 // A switch still changes the layout.
 async function stillWorks(root) {
@@ -33,7 +34,16 @@ describe('mount() and hostile options', () => {
       const boom = () => {
         throw new Error('boom');
       };
-      const trap = new Proxy({}, { ownKeys: boom, get: boom, getOwnPropertyDescriptor: boom, getPrototypeOf: boom, has: boom });
+      const trap = new Proxy(
+        {},
+        {
+          ownKeys: boom,
+          get: boom,
+          getOwnPropertyDescriptor: boom,
+          getPrototypeOf: boom,
+          has: boom,
+        },
+      );
       const { proxy: revoked, revoke } = Proxy.revocable({}, {});
       revoke();
       const getter = { gpus: 32 };
@@ -63,7 +73,12 @@ describe('mount() and hostile options', () => {
         } catch (e) {
           threw = String(e);
         }
-        out.push({ threw, notes, ready: box.querySelector('.pe-lab').dataset.ready, state: handle?.state });
+        out.push({
+          threw,
+          notes,
+          ready: box.querySelector('.pe-lab').dataset.ready,
+          state: handle?.state,
+        });
       }
       return out;
     });
@@ -109,7 +124,10 @@ describe('mount() and hostile options', () => {
     assert.match(await notesOf(root), /onReport threw "author bug"; the lab goes on/);
     const reported = lab.problems.filter((p) => /author bug/.test(p));
     assert.equal(reported.length, 1, lab.problems.join('\n'));
-    assert.deepEqual(lab.problems.filter((p) => !/author bug/.test(p)), []);
+    assert.deepEqual(
+      lab.problems.filter((p) => !/author bug/.test(p)),
+      [],
+    );
     await lab.close();
   });
 });
@@ -124,16 +142,22 @@ describe('URLs: one source of truth, and a note for anything not taken', () => {
     await lab.close();
   });
 
-  test("the standalone page keeps its state in the query: url=hash in it is refused, and a reload shows what the URL says", async () => {
+  test('the standalone page keeps its state in the query: url=hash in it is refused, and a reload shows what the URL says', async () => {
     const lab = await openPage(env, '?url=hash&seams=tensor');
     const { page } = lab;
-    assert.match(await notesOf(page), /url: "hash" is not allowed in this lab's own URL \(its state lives in the query\); ignored\./);
+    assert.match(
+      await notesOf(page),
+      /url: "hash" is not allowed in this lab's own URL \(its state lives in the query\); ignored\./,
+    );
     await page.getByRole('switch', { name: 'Pipeline parallel', exact: true }).click();
     const url = new URL(await settledUrl(page));
     assert.equal(url.search, '?seams=tensor,pipeline');
     assert.equal(url.hash, '');
     const again = await openPage(env, url.href);
-    assert.equal(await again.page.locator('.badge').textContent(), await page.locator('.badge').textContent());
+    assert.equal(
+      await again.page.locator('.badge').textContent(),
+      await page.locator('.badge').textContent(),
+    );
     assert.equal(await settledUrl(again.page), url.href, 'the URL is already what the lab shows');
     assert.deepEqual(lab.problems, []);
     assert.deepEqual(again.problems, []);
@@ -154,8 +178,11 @@ describe('URLs: one source of truth, and a note for anything not taken', () => {
     assert.equal(url.searchParams.get('url'), 'query');
     assert.equal(url.searchParams.get('hide'), 'planner');
     const again = await openPage(env, url.href);
-    assert.equal(await again.page.locator('.badge').textContent(), await page.locator('.badge').textContent(),
-      'opened again, the URL shows the same lab');
+    assert.equal(
+      await again.page.locator('.badge').textContent(),
+      await page.locator('.badge').textContent(),
+      'opened again, the URL shows the same lab',
+    );
     assert.equal(await settledUrl(again.page), url.href);
     assert.deepEqual(lab.problems, []);
     assert.deepEqual(again.problems, []);
@@ -167,7 +194,9 @@ describe('URLs: one source of truth, and a note for anything not taken', () => {
     const texts = [];
     for (const path of ['?bogus=1', 'embed.html?bogus=1', 'embed.html?bogus=1&url=hash']) {
       const lab = await openPage(env, path);
-      texts.push((await notesOf(lab.page)).match(/"bogus" is not an option of this lab[^.]*\.[^.]*\./)?.[0]);
+      texts.push(
+        (await notesOf(lab.page)).match(/"bogus" is not an option of this lab[^.]*\.[^.]*\./)?.[0],
+      );
       assert.deepEqual(lab.problems, [], path);
       await lab.close();
     }
@@ -194,7 +223,8 @@ describe('one core call per change', () => {
       }
     });
     const calls = () => page.evaluate(() => ({ ...window.__calls }));
-    const reset = () => page.evaluate(() => Object.keys(window.__calls).forEach((k) => (window.__calls[k] = 0)));
+    const reset = () =>
+      page.evaluate(() => Object.keys(window.__calls).forEach((k) => (window.__calls[k] = 0)));
     const badge = page.locator('.badge');
 
     await page.getByRole('switch', { name: 'Tensor parallel', exact: true }).click();
@@ -208,8 +238,18 @@ describe('one core call per change', () => {
     await page.waitForFunction(() => document.querySelector('.badge').textContent.endsWith('= 64'));
     assert.deepEqual(await calls(), { evaluateSummary: 1, evaluate: 0, layouts: 0 });
     // The layouts offered are the report's, for 64 GPUs.
-    const options = await page.locator('details.advanced [data-state="degrees"] option').evaluateAll((os) => os.map((o) => o.value));
-    for (const o of options.slice(1)) assert.equal(o.split('x').map(Number).reduce((a, b) => a * b), 64, o);
+    const options = await page
+      .locator('details.advanced [data-state="degrees"] option')
+      .evaluateAll((os) => os.map((o) => o.value));
+    for (const o of options.slice(1))
+      assert.equal(
+        o
+          .split('x')
+          .map(Number)
+          .reduce((a, b) => a * b),
+        64,
+        o,
+      );
     assert.deepEqual(lab.problems, []);
     await lab.close();
   });
@@ -225,9 +265,16 @@ describe('what the lab shows', () => {
     await heads.press('Tab');
     const error = page.locator('[data-row="heads"] .field-error');
     await error.waitFor();
-    assert.match(await error.textContent(), /model\.heads is 30: it must divide model\.hidden \(5120\)/);
+    assert.match(
+      await error.textContent(),
+      /model\.heads is 30: it must divide model\.hidden \(5120\)/,
+    );
     assert.equal(await heads.getAttribute('aria-invalid'), 'true');
-    assert.equal(await page.locator('.lab-error').isHidden(), true, 'not at the top: beside the field');
+    assert.equal(
+      await page.locator('.lab-error').isHidden(),
+      true,
+      'not at the top: beside the field',
+    );
     await heads.fill('32');
     await heads.press('Tab');
     await error.waitFor({ state: 'hidden' });
@@ -243,26 +290,51 @@ describe('what the lab shows', () => {
     await gpus.fill('32');
     await gpus.press('Tab');
     await page.waitForFunction(() => document.querySelector('.badge').textContent.endsWith('= 32'));
-    assert.equal(await page.locator('details.advanced [data-state="degrees"]').inputValue(), 'auto');
-    assert.match(await notesOf(page), /degrees: "2x4x2" was refused by the model \(degrees: [^)]*\); using auto\./);
+    assert.equal(
+      await page.locator('details.advanced [data-state="degrees"]').inputValue(),
+      'auto',
+    );
+    assert.match(
+      await notesOf(page),
+      /degrees: "2x4x2" was refused by the model \(degrees: [^)]*\); using auto\./,
+    );
     // The layouts offered are the report's: every one multiplies out to 32.
-    const options = await page.locator('details.advanced [data-state="degrees"] option').evaluateAll((os) => os.map((o) => o.value));
+    const options = await page
+      .locator('details.advanced [data-state="degrees"] option')
+      .evaluateAll((os) => os.map((o) => o.value));
     assert.ok(options.length > 1);
-    for (const o of options.slice(1)) assert.equal(o.split('x').map(Number).reduce((a, b) => a * b), 32, o);
+    for (const o of options.slice(1))
+      assert.equal(
+        o
+          .split('x')
+          .map(Number)
+          .reduce((a, b) => a * b),
+        32,
+        o,
+      );
     assert.deepEqual(lab.problems, []);
     await lab.close();
   });
 
   test('small quantities keep their size: 0.5 GB reads 500 MB, never 0 GB', async () => {
-    const lab = await openPage(env, '?advanced=1&gpu=custom&gpu_memory_gb=0.5&network=custom&network_gb_s=0.5&seams=tensor&gpus=16');
+    const lab = await openPage(
+      env,
+      '?advanced=1&gpu=custom&gpu_memory_gb=0.5&network=custom&network_gb_s=0.5&seams=tensor&gpus=16',
+    );
     const { page } = lab;
     await page.locator('.advanced-out .breakdown').waitFor();
     const text = (await page.locator('.pe-lab').textContent()).replace(/\s+/g, ' ');
     assert.doesNotMatch(text, /(^|[^\d.])0 (GB|MB|kB)\b/, 'no quantity rounded down to zero');
     assert.match(text, /500 MB GPU/);
     const warnings = await page.locator('.warnings li').allTextContents();
-    assert.ok(warnings.some((w) => /500 MB/.test(w)), warnings.join('\n'));
-    assert.ok(warnings.some((w) => /0\.5 GB\/s network/.test(w)), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => /500 MB/.test(w)),
+      warnings.join('\n'),
+    );
+    assert.ok(
+      warnings.some((w) => /0\.5 GB\/s network/.test(w)),
+      warnings.join('\n'),
+    );
     assert.deepEqual(lab.problems, []);
     await lab.close();
   });

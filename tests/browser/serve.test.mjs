@@ -7,7 +7,9 @@ import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
 
 let server;
-before(async () => { server = await serve({ port: 0 }); });
+before(async () => {
+  server = await serve({ port: 0 });
+});
 after(() => server.close());
 
 // Raw request, so the path reaches the server exactly as written (no client normalisation).
@@ -24,15 +26,23 @@ function get(path) {
 
 test('serves the page, its modules and the wasm with the right types', async () => {
   assert.deepEqual(await get('/'), { status: 200, type: 'text/html; charset=utf-8' });
-  assert.deepEqual(await get('/js/main.js'), { status: 200, type: 'text/javascript; charset=utf-8' });
+  assert.deepEqual(await get('/js/main.js'), {
+    status: 200,
+    type: 'text/javascript; charset=utf-8',
+  });
   assert.deepEqual(await get('/style.css'), { status: 200, type: 'text/css; charset=utf-8' });
   assert.deepEqual(await get('/lab/lab-module.wasm'), { status: 200, type: 'application/wasm' });
   assert.equal((await get('/nothing-here')).status, 404);
 });
 
 test('refuses to leave web/', async () => {
-  for (const path of ['/../README.md', '/..%2fREADME.md', '/js/..%2f..%2fREADME.md',
-    '/%2e%2e/%2e%2e/etc/passwd', '/a%00b']) {
+  for (const path of [
+    '/../README.md',
+    '/..%2fREADME.md',
+    '/js/..%2f..%2fREADME.md',
+    '/%2e%2e/%2e%2e/etc/passwd',
+    '/a%00b',
+  ]) {
     const { status } = await get(path);
     assert.ok(status === 403 || status === 404, `${path} gave ${status}`);
   }

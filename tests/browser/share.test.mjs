@@ -17,31 +17,39 @@ before(async () => {
   const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
   core = await createLab({ wasmBinary });
   env = await startBrowser();
-  shared = await env.browser.newContext({ viewport: { width: 1200, height: 900 }, reducedMotion: 'reduce' });
+  shared = await env.browser.newContext({
+    viewport: { width: 1200, height: 900 },
+    reducedMotion: 'reduce',
+  });
 });
 after(() => env?.close());
 
 // Everything a reader sees of one lab, including every field of the advanced form that shows.
 export function snapshot(page, root = '.pe-lab') {
-  return page.locator(root).first().evaluate((el) => {
-    const q = (s) => el.querySelector(s);
-    const fields = {};
-    for (const input of el.querySelectorAll('details.advanced [data-state]')) {
-      if (input.closest('.field').hidden) continue;
-      fields[input.dataset.state] = input.type === 'checkbox' ? input.checked : input.value;
-    }
-    return {
-      switches: [...el.querySelectorAll('button[role="switch"]')].map((b) => b.getAttribute('aria-checked')),
-      open: q('details.advanced').open,
-      badge: q('.badge').textContent,
-      perGpu: q('[data-field="per-gpu"]').dataset.value,
-      layout: q('.layout-text').textContent,
-      warnings: [...el.querySelectorAll('.warnings li')].map((li) => li.textContent),
-      fields: q('details.advanced').open ? fields : null,
-      step: q('details.advanced').open ? q('.steptime .big')?.dataset.value : null,
-      errors: [...el.querySelectorAll('.error:not([hidden])')].map((e) => e.textContent),
-    };
-  });
+  return page
+    .locator(root)
+    .first()
+    .evaluate((el) => {
+      const q = (s) => el.querySelector(s);
+      const fields = {};
+      for (const input of el.querySelectorAll('details.advanced [data-state]')) {
+        if (input.closest('.field').hidden) continue;
+        fields[input.dataset.state] = input.type === 'checkbox' ? input.checked : input.value;
+      }
+      return {
+        switches: [...el.querySelectorAll('button[role="switch"]')].map((b) =>
+          b.getAttribute('aria-checked'),
+        ),
+        open: q('details.advanced').open,
+        badge: q('.badge').textContent,
+        perGpu: q('[data-field="per-gpu"]').dataset.value,
+        layout: q('.layout-text').textContent,
+        warnings: [...el.querySelectorAll('.warnings li')].map((li) => li.textContent),
+        fields: q('details.advanced').open ? fields : null,
+        step: q('details.advanced').open ? q('.steptime .big')?.dataset.value : null,
+        errors: [...el.querySelectorAll('.error:not([hidden])')].map((e) => e.textContent),
+      };
+    });
 }
 
 const open = async (page) => {
@@ -64,7 +72,8 @@ async function roundTrip(name, steps, { query, alsoOpen = false } = {}) {
   const again = await openLab(env, { path: url, context: shared });
   assert.deepEqual(await snapshot(again.page), shown, name);
   assert.equal(await settledUrl(again.page), url, `${name}: the URL is already canonical`);
-  if (alsoOpen) { // values kept while the section is closed come back too
+  if (alsoOpen) {
+    // values kept while the section is closed come back too
     await open(lab.page);
     await open(again.page);
     assert.deepEqual(await snapshot(again.page), await snapshot(lab.page), `${name}, opened`);
@@ -79,12 +88,16 @@ async function roundTrip(name, steps, { query, alsoOpen = false } = {}) {
 const click = (page, name) => page.getByRole('switch', { name, exact: true }).click();
 
 describe('the URL', () => {
-  test('the book\'s states: nothing for the default, the seams as a list', async () => {
+  test("the book's states: nothing for the default, the seams as a list", async () => {
     await roundTrip('default', async () => {}, { query: '' });
-    await roundTrip('all seams', async (page) => {
-      await click(page, 'Tensor parallel');
-      await click(page, 'Pipeline parallel');
-    }, { query: '?seams=data,tensor,pipeline' });
+    await roundTrip(
+      'all seams',
+      async (page) => {
+        await click(page, 'Tensor parallel');
+        await click(page, 'Pipeline parallel');
+      },
+      { query: '?seams=data,tensor,pipeline' },
+    );
     await roundTrip('no seam', (page) => click(page, 'Data parallel'), { query: '?seams=none' });
   });
 
@@ -116,19 +129,30 @@ describe('the URL', () => {
     });
   });
 
-  test('an explicit layout, the book\'s fleet, and values kept while the section is closed', async () => {
-    await roundTrip('explicit layout', async (page) => {
-      await open(page);
-      await setField(page, 'degrees', '2x4x2');
-    }, { query: '?advanced=1&degrees=2x4x2' });
-    await roundTrip('the fleet preset', (page) => openFleet(page),
-      { query: '?advanced=1&gpus=10240&degrees=80x8x16&global_batch=2560' });
-    await roundTrip('closed, 64 GPUs kept', async (page) => {
-      await open(page);
-      await setField(page, 'gpus', 64);
-      await page.locator('details.advanced > summary').click();
-      await page.waitForFunction(() => document.querySelector('.badge').textContent.endsWith('= 16'));
-    }, { query: '?advanced=0&gpus=64', alsoOpen: true });
+  test("an explicit layout, the book's fleet, and values kept while the section is closed", async () => {
+    await roundTrip(
+      'explicit layout',
+      async (page) => {
+        await open(page);
+        await setField(page, 'degrees', '2x4x2');
+      },
+      { query: '?advanced=1&degrees=2x4x2' },
+    );
+    await roundTrip('the fleet preset', (page) => openFleet(page), {
+      query: '?advanced=1&gpus=10240&degrees=80x8x16&global_batch=2560',
+    });
+    await roundTrip(
+      'closed, 64 GPUs kept',
+      async (page) => {
+        await open(page);
+        await setField(page, 'gpus', 64);
+        await page.locator('details.advanced > summary').click();
+        await page.waitForFunction(() =>
+          document.querySelector('.badge').textContent.endsWith('= 16'),
+        );
+      },
+      { query: '?advanced=0&gpus=64', alsoOpen: true },
+    );
   });
 
   test('a layout applied from the planner round-trips', async () => {
@@ -146,11 +170,16 @@ describe('the URL', () => {
       init: () => {
         window.__writes = 0;
         const replace = history.replaceState.bind(history);
-        history.replaceState = (...args) => { window.__writes += 1; return replace(...args); };
+        history.replaceState = (...args) => {
+          window.__writes += 1;
+          return replace(...args);
+        };
       },
     });
     const sw = lab.page.getByRole('switch', { name: 'Tensor parallel', exact: true });
-    await lab.page.evaluate(() => { window.__writes = 0; });
+    await lab.page.evaluate(() => {
+      window.__writes = 0;
+    });
     for (let i = 0; i < 9; i++) await sw.click({ delay: 0 });
     const url = await settledUrl(lab.page);
     assert.equal(new URL(url).search, '?seams=data,tensor');
@@ -167,17 +196,26 @@ describe('the URL', () => {
     const notes = lab.page.locator('.pe-notes');
     assert.equal(await notes.getAttribute('role'), 'status');
     const text = await notes.textContent();
-    assert.match(text, /gpus: "abc" is not allowed \(a whole number from 1 to 16,384\); using 16\./);
+    assert.match(
+      text,
+      /gpus: "abc" is not allowed \(a whole number from 1 to 16,384\); using 16\./,
+    );
     assert.match(text, /zero_stage: "7" is not allowed \(a whole number from 0 to 3\); using 0\./);
     assert.match(text, /"colour" is not an option of this lab \(ignored\)/);
-    assert.match(text, /heads: "30" was refused by the model \(model\.heads is 30: it must divide model\.hidden/);
+    assert.match(
+      text,
+      /heads: "30" was refused by the model \(model\.heads is 30: it must divide model\.hidden/,
+    );
     const shown = await snapshot(lab.page);
     assert.deepEqual(shown.switches, ['true', 'true', 'false']);
     assert.equal(shown.fields.model, 'custom');
     assert.equal(shown.fields.heads, '40');
     assert.deepEqual(shown.errors, []);
     // The URL now says only what the lab shows.
-    assert.equal(new URL(await settledUrl(lab.page)).search, '?seams=data,tensor&advanced=1&model=custom');
+    assert.equal(
+      new URL(await settledUrl(lab.page)).search,
+      '?seams=data,tensor&advanced=1&model=custom',
+    );
     await lab.page.locator('.pe-notes-dismiss').click();
     assert.equal(await lab.page.locator('.pe-notes-body').isHidden(), true);
     assert.deepEqual(lab.problems, []);
@@ -234,7 +272,10 @@ describe('copy and export', () => {
     const src = /<iframe src="([^"]+)"/.exec(snippet)?.[1].replaceAll('&amp;', '&');
     assert.ok(src?.startsWith(`${env.url}embed.html?`), snippet);
     assert.match(snippet, /title="3D parallelism explorer"/);
-    assert.match(snippet, /e\.origin !== "http:\/\/127\.0\.0\.1:\d+" \|\| e\.data\?\.context !== "iframe\.resize"/);
+    assert.match(
+      snippet,
+      /e\.origin !== "http:\/\/127\.0\.0\.1:\d+" \|\| e\.data\?\.context !== "iframe\.resize"/,
+    );
     const embed = await openLab(env, { path: src });
     assert.deepEqual(await snapshot(embed.page), await snapshot(lab.page));
     assert.deepEqual([...lab.problems, ...embed.problems], []);
@@ -245,8 +286,11 @@ describe('copy and export', () => {
   test('without clipboard access the text is shown selected, ready for Ctrl+C', async () => {
     const lab = await openLab(env, {
       init: () => {
-        Object.defineProperty(navigator, 'clipboard', { value: {
-          writeText: () => Promise.reject(new DOMException('not allowed', 'NotAllowedError')) } });
+        Object.defineProperty(navigator, 'clipboard', {
+          value: {
+            writeText: () => Promise.reject(new DOMException('not allowed', 'NotAllowedError')),
+          },
+        });
       },
     });
     await click(lab.page, 'Tensor parallel');
@@ -255,24 +299,32 @@ describe('copy and export', () => {
     const box = lab.page.locator('.copy-fallback textarea');
     await box.waitFor();
     assert.equal(await box.inputValue(), url);
-    assert.deepEqual(await box.evaluate((t) => [document.activeElement === t, t.selectionStart, t.selectionEnd]),
-      [true, 0, url.length]);
+    assert.deepEqual(
+      await box.evaluate((t) => [document.activeElement === t, t.selectionStart, t.selectionEnd]),
+      [true, 0, url.length],
+    );
     assert.match(await lab.page.locator('.share-status').textContent(), /copied|Ctrl\+C/);
     assert.deepEqual(lab.problems, []);
     await lab.close();
   });
 
   async function downloadOf(page, name) {
-    const [download] = await Promise.all([page.waitForEvent('download'),
-      page.getByRole('button', { name }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name }).click(),
+    ]);
     return { name: download.suggestedFilename(), body: await readFile(await download.path()) };
   }
 
-  test('the report as JSON is the core\'s full report for the state', async () => {
+  test("the report as JSON is the core's full report for the state", async () => {
     const lab = await openLab(env, { path: '?seams=data,tensor,pipeline' });
     const { name, body } = await downloadOf(lab.page, 'Report (JSON)');
     assert.equal(name, 'parallelism-16gpus-2x4x2.json');
-    const scenario = { seams: { data: true, tensor: true, pipeline: true }, gpus: 16, gpus_per_node: 8 };
+    const scenario = {
+      seams: { data: true, tensor: true, pipeline: true },
+      gpus: 16,
+      gpus_per_node: 8,
+    };
     assert.deepEqual(JSON.parse(body.toString()), core.evaluate(scenario));
     assert.deepEqual(lab.problems, []);
     await lab.close();
@@ -289,12 +341,21 @@ describe('copy and export', () => {
     assert.equal(svg.name, 'parallelism-16gpus-2x4x2.svg');
     const text = svg.body.toString();
     assert.match(text, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
-    assert.match(text, /<title>16 GPUs in 2 nodes: 2 data-parallel replicas × 4 tensor slices × 2 pipeline stages\.<\/title>/);
+    assert.match(
+      text,
+      /<title>16 GPUs in 2 nodes: 2 data-parallel replicas × 4 tensor slices × 2 pipeline stages\.<\/title>/,
+    );
     const tiles = [...text.matchAll(/<rect [^>]*data-rank="(\d+)"[^>]*>/g)];
     assert.equal(tiles.length, 16);
     for (const [tag] of tiles) assert.match(tag, /fill="#[0-9a-f]{6}"/, tag);
-    assert.doesNotMatch(text, /var\(|oklch|class=|style=/, 'nothing that needs the page\'s stylesheet');
-    const { width, height } = /width="(?<width>[\d.]+)" height="(?<height>[\d.]+)"/.exec(text).groups;
+    assert.doesNotMatch(
+      text,
+      /var\(|oklch|class=|style=/,
+      "nothing that needs the page's stylesheet",
+    );
+    const { width, height } = /width="(?<width>[\d.]+)" height="(?<height>[\d.]+)"/.exec(
+      text,
+    ).groups;
 
     const png = await downloadOf(lab.page, 'Grid (PNG)');
     assert.equal(png.name, 'parallelism-16gpus-2x4x2.png');
@@ -307,11 +368,16 @@ describe('copy and export', () => {
   });
 
   test('the fleet map exports too (one path per colour)', async () => {
-    const lab = await openLab(env, { path: '?advanced=1&gpus=10240&degrees=80x8x16&global_batch=2560' });
+    const lab = await openLab(env, {
+      path: '?advanced=1&gpus=10240&degrees=80x8x16&global_batch=2560',
+    });
     const svg = (await downloadOf(lab.page, 'Grid (SVG)')).body.toString();
     assert.ok((svg.match(/<path /g) ?? []).length > 16);
     assert.doesNotMatch(svg, /var\(|oklch|style=/);
-    assert.match(svg, /<title>10,240 GPUs in 1,280 nodes: 80 data-parallel replicas × 8 tensor slices × 16 pipeline stages\.<\/title>/);
+    assert.match(
+      svg,
+      /<title>10,240 GPUs in 1,280 nodes: 80 data-parallel replicas × 8 tensor slices × 16 pipeline stages\.<\/title>/,
+    );
     pngSize((await downloadOf(lab.page, 'Grid (PNG)')).body);
     assert.deepEqual(lab.problems, []);
     await lab.close();

@@ -42,13 +42,19 @@ describe('one table: the page holds no range or default of its own', () => {
     const numbers = new Set();
     for (const f of schema.fields) {
       for (const v of [f.default, f.min, f.max]) {
-        if (typeof v === 'number' && v !== 0 && (Math.abs(v) >= 100 || !Number.isInteger(v))) numbers.add(v);
+        if (typeof v === 'number' && v !== 0 && (Math.abs(v) >= 100 || !Number.isInteger(v)))
+          numbers.add(v);
       }
     }
     assert.ok(numbers.has(16384), 'the GPU limit is among them');
     const forms = (v) => {
       const out = [String(v), v.toLocaleString('en-US', { maximumFractionDigits: 6 })];
-      out.push(v.toExponential().replace('e+', 'e').replace(/\.?0*e/, 'e'));
+      out.push(
+        v
+          .toExponential()
+          .replace('e+', 'e')
+          .replace(/\.?0*e/, 'e'),
+      );
       if (Number.isInteger(Math.log2(v))) out.push(`1 << ${Math.log2(v)}`, `2 ** ${Math.log2(v)}`);
       return [...new Set(out)];
     };
@@ -64,10 +70,14 @@ describe('one table: the page holds no range or default of its own', () => {
         .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
       for (const v of numbers) {
         for (const form of forms(v)) {
-          const re = new RegExp(`(?<![\\w.,])${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.]|,\\d)`);
+          const re = new RegExp(
+            `(?<![\\w.,])${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.]|,\\d)`,
+          );
           const m = re.exec(code);
           if (m && !coincidences.has(`${path}: ${form}`)) {
-            found.push(`${path}: ${form} (${code.slice(Math.max(0, m.index - 30), m.index + 30).replace(/\s+/g, ' ')})`);
+            found.push(
+              `${path}: ${form} (${code.slice(Math.max(0, m.index - 30), m.index + 30).replace(/\s+/g, ' ')})`,
+            );
           }
         }
       }
@@ -81,8 +91,20 @@ describe('one table: the page holds no range or default of its own', () => {
       const lab = await openPage(env);
       const rows = await lab.page.evaluate(async () => {
         const { STATE } = await import('/js/state.js');
-        return STATE.map(({ name, scenario, own, core, scale, type, default: d, range, above, choices }) =>
-          ({ name, scenario, own: Boolean(own), core: Boolean(core), scale: scale ?? 1, type, default: d, range, above, choices }));
+        return STATE.map(
+          ({ name, scenario, own, core, scale, type, default: d, range, above, choices }) => ({
+            name,
+            scenario,
+            own: Boolean(own),
+            core: Boolean(core),
+            scale: scale ?? 1,
+            type,
+            default: d,
+            range,
+            above,
+            choices,
+          }),
+        );
       });
       await lab.close();
       const fields = new Map(schema.fields.map((f) => [f.key, f]));
@@ -93,12 +115,21 @@ describe('one table: the page holds no range or default of its own', () => {
         assert.ok(f, `${row.name}: no scenario field ${row.scenario}`);
         assert.equal(row.type, f.type === 'preset' ? 'enum' : f.type, row.name);
         // A row the core chooses for (default null) is not sent until set.
-        assert.equal(row.default, row.core ? null : typeof f.default === 'number' ? f.default / row.scale : f.default, row.name);
+        assert.equal(
+          row.default,
+          row.core ? null : typeof f.default === 'number' ? f.default / row.scale : f.default,
+          row.name,
+        );
         if ('min' in f) {
           assert.deepEqual(row.range, [f.min / row.scale, f.max / row.scale], row.name);
           assert.equal(row.above, Boolean(f.min_exclusive), row.name);
         }
-        if (f.choices) assert.deepEqual(row.choices, f.type === 'preset' ? [...f.choices, 'custom'] : f.choices, row.name);
+        if (f.choices)
+          assert.deepEqual(
+            row.choices,
+            f.type === 'preset' ? [...f.choices, 'custom'] : f.choices,
+            row.name,
+          );
         checked += 1;
       }
       assert.ok(checked >= 30, `${checked} rows checked`);
@@ -116,7 +147,10 @@ describe('small parts', () => {
       let start = -1;
       let name = '';
       lines.forEach((line, i) => {
-        const fn = /^(?:export )?(?:async )?function\*?\s*(\w*)|^(?:export )?(?:const|let) (\w+) = (?:async )?(?:function|\(|\w+ =>)/.exec(line);
+        const fn =
+          /^(?:export )?(?:async )?function\*?\s*(\w*)|^(?:export )?(?:const|let) (\w+) = (?:async )?(?:function|\(|\w+ =>)/.exec(
+            line,
+          );
         if (start < 0 && fn && !/[;}]\s*$/.test(line)) {
           start = i;
           name = fn[1] ?? fn[2];
@@ -133,7 +167,8 @@ describe('small parts', () => {
     const bad = [];
     for (const path of await files('web/js/', /^render-.*\.js$/)) {
       const text = await read(path);
-      for (const m of text.matchAll(/(?:from\s+|import\(\s*)['"]\.\/(render-[\w-]+\.js)['"]/g)) bad.push(`${path} imports ${m[1]}`);
+      for (const m of text.matchAll(/(?:from\s+|import\(\s*)['"]\.\/(render-[\w-]+\.js)['"]/g))
+        bad.push(`${path} imports ${m[1]}`);
     }
     assert.deepEqual(bad, []);
   });
@@ -145,9 +180,11 @@ describe('small parts', () => {
     for (const dir of dirs) {
       for (const path of await files(dir, sources)) {
         const text = await read(path);
-        const comments = text.match(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->|^\s*#[^\n]*/gm) ?? [];
+        const comments =
+          text.match(/\/\/[^\n]*|\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->|^\s*#[^\n]*/gm) ?? [];
         for (const c of comments) {
-          if (/\b(toolchain|style|formulas)\.md\b|\/work\/|\bissues? #?\d+|\(#\d+\)/i.test(c)) bad.push(`${path}: ${c.trim().slice(0, 100)}`);
+          if (/\b(toolchain|style|formulas)\.md\b|\/work\/|\bissues? #?\d+|\(#\d+\)/i.test(c))
+            bad.push(`${path}: ${c.trim().slice(0, 100)}`);
         }
       }
     }

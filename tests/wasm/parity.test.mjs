@@ -32,21 +32,27 @@ describe('wasm report equals the native golden report', () => {
 
 describe('bad scenarios', () => {
   test('come back as LabError with the core message, and the module keeps working', () => {
-    assert.throws(() => lab.evaluate({ gpus: 0 }), (e) => {
-      assert.ok(e instanceof LabError);
-      assert.equal(e.name, 'LabError');
-      assert.equal(e.message, 'gpus is 0: allowed 1 to 16384');
-      return true;
-    });
+    assert.throws(
+      () => lab.evaluate({ gpus: 0 }),
+      (e) => {
+        assert.ok(e instanceof LabError);
+        assert.equal(e.name, 'LabError');
+        assert.equal(e.message, 'gpus is 0: allowed 1 to 16384');
+        return true;
+      },
+    );
     assert.throws(() => lab.evaluate({ seams: { data: 'yes' } }), {
       name: 'LabError',
       message: 'seams.data is "yes": allowed true or false',
     });
-    assert.throws(() => lab.evaluate({ gpus: 16, bogus: 1 }), (e) => {
-      assert.ok(e instanceof LabError);
-      assert.match(e.message, /^unknown key "bogus": allowed gpus, /);
-      return true;
-    });
+    assert.throws(
+      () => lab.evaluate({ gpus: 16, bogus: 1 }),
+      (e) => {
+        assert.ok(e instanceof LabError);
+        assert.match(e.message, /^unknown key "bogus": allowed gpus, /);
+        return true;
+      },
+    );
     assert.throws(() => lab.evaluate([]), LabError);
     assert.deepEqual(lab.evaluate({}).degrees, { dp: 16, tp: 1, pp: 1 });
   });

@@ -15,6 +15,9 @@ export const labB = mount(document.querySelector('#lab-b'), {
   url: 'hash',
 });
 
-Promise.all([labA.ready, labB.ready]).then(() => {
-  document.documentElement.dataset.ready = '1';
-}, () => {});
+Promise.all([labA.ready, labB.ready]).then(
+  () => {
+    document.documentElement.dataset.ready = '1';
+  },
+  () => {},
+);

@@ -7,8 +7,11 @@ import * as fmt from './format.js';
 import { GROUPS, optionsOf, parseDegrees, PRESETS, STATE } from './state.js';
 
 function fillOptions(select, options) {
-  select.replaceChildren(...options.map(([value, label]) =>
-    make('option', { value: String(value), textContent: label })));
+  select.replaceChildren(
+    ...options.map(([value, label]) =>
+      make('option', { value: String(value), textContent: label }),
+    ),
+  );
 }
 
 const valueAt = (obj, path) => path.split('.').reduce((o, k) => o?.[k], obj);
@@ -35,19 +38,37 @@ function buildField(fieldset, row, onChange) {
       const options = optionsOf(row);
       if (options) fillOptions(input, options);
     } else {
-      input = make('input', { type: 'number', id, min: row.range[0], max: row.range[1],
-        step: row.step ?? 1, inputMode: row.type === 'integer' ? 'numeric' : 'decimal' }, line);
+      input = make(
+        'input',
+        {
+          type: 'number',
+          id,
+          min: row.range[0],
+          max: row.range[1],
+          step: row.step ?? 1,
+          inputMode: row.type === 'integer' ? 'numeric' : 'decimal',
+        },
+        line,
+      );
       input.required = true;
     }
     if (row.unit) make('span', { className: 'unit', textContent: row.unit }, line);
     input.addEventListener('change', () => onChange(row.name, input.value));
   }
   if (row.hint) {
-    const hint = make('small', { className: 'hint', id: `${id}-hint`, textContent: row.hint }, wrap);
+    const hint = make(
+      'small',
+      { className: 'hint', id: `${id}-hint`, textContent: row.hint },
+      wrap,
+    );
     input.setAttribute('aria-describedby', hint.id);
   }
   input.dataset.state = row.name;
-  const error = make('p', { className: 'error field-error', id: `${id}-error`, hidden: true }, wrap);
+  const error = make(
+    'p',
+    { className: 'error field-error', id: `${id}-error`, hidden: true },
+    wrap,
+  );
   error.setAttribute('role', 'alert');
   return { row, wrap, input, error };
 }
@@ -74,8 +95,11 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
 
   const presets = make('div', { className: 'presets' }, root);
   for (const p of PRESETS) {
-    const button = make('button', { type: 'button', className: 'preset', textContent: p.label,
-      title: p.hint }, presets);
+    const button = make(
+      'button',
+      { type: 'button', className: 'preset', textContent: p.label, title: p.hint },
+      presets,
+    );
     button.dataset.preset = p.name;
     button.addEventListener('click', () => onPreset(p.name));
   }
@@ -105,7 +129,8 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
     if (key === layoutKey) return;
     layoutKey = key;
     const options = [['auto', 'auto from the seams']];
-    for (const [dp, tp, pp] of layouts) options.push([`${dp}x${tp}x${pp}`, degreesLabel({ dp, tp, pp })]);
+    for (const [dp, tp, pp] of layouts)
+      options.push([`${dp}x${tp}x${pp}`, degreesLabel({ dp, tp, pp })]);
     fillOptions(fields.get('degrees').input, options);
   }
 
@@ -124,7 +149,8 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
       }
       if (report) {
         const custom = state.model === 'custom';
-        paramsOut.textContent = `${fmt.count(report.model_params)} parameters` +
+        paramsOut.textContent =
+          `${fmt.count(report.model_params)} parameters` +
           (custom ? ' (counted from the architecture, Narayanan Eq. 2)' : '');
         paramsOut.title = `${fmt.exactNumber(report.model_params)} parameters`;
         paramsOut.dataset.value = String(report.model_params);

@@ -20,7 +20,10 @@ function sendHeight() {
 }
 new ResizeObserver(sendHeight).observe(document.body);
 addEventListener('load', sendHeight);
-lab.ready.then(() => {
-  sendHeight();
-  document.documentElement.dataset.ready = '1';
-}, () => {});
+lab.ready.then(
+  () => {
+    sendHeight();
+    document.documentElement.dataset.ready = '1';
+  },
+  () => {},
+);

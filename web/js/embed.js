@@ -57,7 +57,9 @@ function ensureStyles(host) {
   const rootNode = host.getRootNode();
   const parent = rootNode instanceof ShadowRoot ? rootNode : document.head;
   const links = [...parent.querySelectorAll('link[rel="stylesheet"]')];
-  const link = links.find((l) => l.href === CSS_URL) ?? make('link', { rel: 'stylesheet', href: CSS_URL }, parent);
+  const link =
+    links.find((l) => l.href === CSS_URL) ??
+    make('link', { rel: 'stylesheet', href: CSS_URL }, parent);
   if (link.sheet) return Promise.resolve();
   return new Promise((resolve) => {
     link.addEventListener('load', resolve, { once: true });
@@ -89,8 +91,12 @@ function readJs(js, into, notes) {
     } catch {
       link = null;
     }
-    if (link && (link.protocol === 'https:' || link.protocol === 'http:')) into.linkBase = link.href;
-    else notes.push(`linkBase: ${shown(js.linkBase)} is not allowed (an http or https URL); using ${PAGE_URL}.`);
+    if (link && (link.protocol === 'https:' || link.protocol === 'http:'))
+      into.linkBase = link.href;
+    else
+      notes.push(
+        `linkBase: ${shown(js.linkBase)} is not allowed (an http or https URL); using ${PAGE_URL}.`,
+      );
   }
 }
 

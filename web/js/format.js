@@ -64,8 +64,10 @@ export function gpuList(ranks) {
   if (ranks.length <= 8) return `GPUs ${ranks.join(', ')}`;
   const stride = ranks[1] - ranks[0];
   const even = ranks.every((r, i) => i === 0 || r - ranks[i - 1] === stride);
-  return `${exact.format(ranks.length)} GPUs: ${ranks.slice(0, 3).join(', ')}, …, ${ranks.at(-1)}` +
-    (even ? `, every ${exact.format(stride)}th` : '');
+  return (
+    `${exact.format(ranks.length)} GPUs: ${ranks.slice(0, 3).join(', ')}, …, ${ranks.at(-1)}` +
+    (even ? `, every ${exact.format(stride)}th` : '')
+  );
 }
 
 // 0.4735 -> "47.4%".

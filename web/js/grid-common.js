@@ -65,11 +65,12 @@ export function createLegend(legend) {
       const stages = legend.querySelector('[data-legend="stage"] .chips');
       const slices = legend.querySelector('[data-legend="slice"] .chips');
       const replicas = legend.querySelector('[data-legend="replica"] .legend-note');
-      stages.replaceChildren(...chips(pp, 16, (s) =>
-        chip(`P${s}`, tileColour(s, pp, Math.floor((tp - 1) / 2), tp))));
+      stages.replaceChildren(
+        ...chips(pp, 16, (s) => chip(`P${s}`, tileColour(s, pp, Math.floor((tp - 1) / 2), tp))),
+      );
       slices.replaceChildren(...chips(tp, 16, (t) => chip(`T${t}`, tileColour(0, pp, t, tp))));
-      replicas.textContent = replicaNote
-        ?? (dp === 1 ? '(one replica)' : `(${fmt.exactNumber(dp)} replicas)`);
+      replicas.textContent =
+        replicaNote ?? (dp === 1 ? '(one replica)' : `(${fmt.exactNumber(dp)} replicas)`);
     },
     reset() {
       key = '';
@@ -80,11 +81,16 @@ export function createLegend(legend) {
 function describeGroup(report, name, members, seam) {
   const li = document.createElement('li');
   li.dataset.group = name.key;
-  const swatch = Object.assign(document.createElement('span'), { className: `hl-swatch ${name.key}` });
+  const swatch = Object.assign(document.createElement('span'), {
+    className: `hl-swatch ${name.key}`,
+  });
   const c = report.comms[seam];
   li.append(swatch, `${name.label} ${name.style}: `);
-  li.append(members.length === 1 ? `just this GPU (${name.off})`
-    : `${fmt.gpuList(members)} — ${c.collective} over ${c.link === 'nvlink' ? 'NVLink' : 'the network'}`);
+  li.append(
+    members.length === 1
+      ? `just this GPU (${name.off})`
+      : `${fmt.gpuList(members)} — ${c.collective} over ${c.link === 'nvlink' ? 'NVLink' : 'the network'}`,
+  );
   return li;
 }
 
@@ -93,21 +99,47 @@ export function describe(readout, report, r, place, groups, { hint } = {}) {
   const title = readout.querySelector('.readout-title');
   const list = readout.querySelector('.readout-groups');
   if (r < 0) {
-    title.textContent = hint ?? 'Hover over or focus a GPU to see its tensor-parallel group, ' +
-      'its pipeline and its data-parallel group.';
+    title.textContent =
+      hint ??
+      'Hover over or focus a GPU to see its tensor-parallel group, ' +
+        'its pipeline and its data-parallel group.';
     list.replaceChildren();
   } else if (!place) {
     title.textContent = `GPU ${r} is idle: with no seam on, one GPU trains the whole model.`;
     list.replaceChildren();
   } else {
-    title.textContent = `GPU ${r} (node ${place.node}) is data-parallel replica ${place.dp}, ` +
+    title.textContent =
+      `GPU ${r} (node ${place.node}) is data-parallel replica ${place.dp}, ` +
       `pipeline stage ${place.pp}, tensor slice ${place.tp}.`;
     list.replaceChildren(
-      describeGroup(report, { key: 'tp', label: 'Its tensor-parallel group', style: '(solid)',
-        off: 'tensor parallelism is off' }, groups.tp, 'tensor'),
-      describeGroup(report, { key: 'pp', label: 'Its pipeline', style: '(dashed)',
-        off: 'pipeline parallelism is off' }, groups.pp, 'pipeline'),
-      describeGroup(report, { key: 'dp', label: 'Its data-parallel group', style: '(dotted)',
-        off: 'data parallelism is off' }, groups.dp, 'data'));
+      describeGroup(
+        report,
+        {
+          key: 'tp',
+          label: 'Its tensor-parallel group',
+          style: '(solid)',
+          off: 'tensor parallelism is off',
+        },
+        groups.tp,
+        'tensor',
+      ),
+      describeGroup(
+        report,
+        { key: 'pp', label: 'Its pipeline', style: '(dashed)', off: 'pipeline parallelism is off' },
+        groups.pp,
+        'pipeline',
+      ),
+      describeGroup(
+        report,
+        {
+          key: 'dp',
+          label: 'Its data-parallel group',
+          style: '(dotted)',
+          off: 'data parallelism is off',
+        },
+        groups.dp,
+        'data',
+      ),
+    );
   }
 }

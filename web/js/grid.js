@@ -14,7 +14,12 @@ const NARROW_COLS = 4;
 
 export function createGrid({ svg, legend, readout }) {
   let narrow = false;
-  const tiles = createTiles({ svg, legend, readout, maxCols: () => (narrow ? NARROW_COLS : MAX_COLS) });
+  const tiles = createTiles({
+    svg,
+    legend,
+    readout,
+    maxCols: () => (narrow ? NARROW_COLS : MAX_COLS),
+  });
   let fleet = null; // made the first time a fleet needs it
   let fleetLoading = null;
   let mode = '';
@@ -61,7 +66,9 @@ export function createGrid({ svg, legend, readout }) {
     drawn() {
       return fleetLoading && !fleet ? fleetLoading : Promise.resolve();
     },
-    get mode() { return mode; },
+    get mode() {
+      return mode;
+    },
     destroy() {
       watch.disconnect();
     },

@@ -21,9 +21,14 @@ const lab = mount(document.querySelector('#lab'), {
 });
 
 // "What to notice" quotes the book's data-parallel-only case, whatever the lab shows.
-getLab().then((core) => {
-  fill('data-only-memory', fmt.bytes(core.evaluateSummary(toScenario(defaults())).memory.per_gpu_bytes));
-}).catch(() => {}); // the lab itself says why it could not start
+getLab()
+  .then((core) => {
+    fill(
+      'data-only-memory',
+      fmt.bytes(core.evaluateSummary(toScenario(defaults())).memory.per_gpu_bytes),
+    );
+  })
+  .catch(() => {}); // the lab itself says why it could not start
 
 lab.ready.then(() => {
   document.documentElement.dataset.ready = '1'; // the tests' signal

@@ -89,7 +89,9 @@ export const MARKUP = `
 <section class="wire-panel" data-part="wire">
   <h2 id="@@wire-h">What crosses the wire</h2>
   <ul class="wire">
-    ${['data', 'tensor', 'pipeline'].map((seam) => `
+    ${['data', 'tensor', 'pipeline']
+      .map(
+        (seam) => `
     <li data-seam="${seam}">
       <h3>${seam[0].toUpperCase()}${seam.slice(1)} <span class="seam-state" data-field="state"></span></h3>
       <dl>
@@ -100,12 +102,18 @@ export const MARKUP = `
         <div><dt>Link</dt><dd data-field="link"></dd></div>
         <div><dt>Time on the link</dt><dd data-field="time"></dd></div>
       </dl>
-      <p class="book">${{
-        data: '<b>Data:</b> all-reduce gradients across replicas — once per step, ~2× the gradient size per GPU.',
-        tensor: '<b>Tensor:</b> all-gather / all-reduce activations every layer — only survivable on the fastest in-node links.',
-        pipeline: '<b>Pipeline:</b> point-to-point activations between adjacent stages — only megabytes, so it tolerates slower links.',
-      }[seam]}</p>
-    </li>`).join('')}
+      <p class="book">${
+        {
+          data: '<b>Data:</b> all-reduce gradients across replicas — once per step, ~2× the gradient size per GPU.',
+          tensor:
+            '<b>Tensor:</b> all-gather / all-reduce activations every layer — only survivable on the fastest in-node links.',
+          pipeline:
+            '<b>Pipeline:</b> point-to-point activations between adjacent stages — only megabytes, so it tolerates slower links.',
+        }[seam]
+      }</p>
+    </li>`,
+      )
+      .join('')}
   </ul>
   <p class="rule">The chapter's rule of thumb: TP innermost (in a node), PP next, DP
     outermost — following each method's appetite for bandwidth.</p>

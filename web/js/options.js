@@ -11,9 +11,26 @@ export const THEMES = ['auto', 'light', 'dark'];
 export const URL_MODES = ['none', 'query', 'hash'];
 
 // Parts of the lab an author can hide; any control can be hidden too, by its state name.
-export const PARTS = ['intro', 'switches', 'badge', 'warnings', 'advanced', 'grid', 'caption',
-  'legend', 'readout', 'memory', 'wire', 'breakdown', 'steptime', 'timeline', 'planner',
-  'references', 'share', 'export'];
+export const PARTS = [
+  'intro',
+  'switches',
+  'badge',
+  'warnings',
+  'advanced',
+  'grid',
+  'caption',
+  'legend',
+  'readout',
+  'memory',
+  'wire',
+  'breakdown',
+  'steptime',
+  'timeline',
+  'planner',
+  'references',
+  'share',
+  'export',
+];
 const CONTROLS = STATE.filter((e) => e.control && e.name !== 'advanced').map((e) => e.name);
 export const HIDEABLE = [...PARTS, ...CONTROLS];
 
@@ -118,8 +135,12 @@ export function readMountOptions(options, jsOnly = []) {
   return out;
 }
 
-const listOf = (value) => (Array.isArray(value) ? value.map(textOf)
-  : typeof value === 'string' ? value.split(/[,\s]+/) : null);
+const listOf = (value) =>
+  Array.isArray(value)
+    ? value.map(textOf)
+    : typeof value === 'string'
+      ? value.split(/[,\s]+/)
+      : null;
 
 // [key, value] pairs (an object's entries, a URLSearchParams, attributes) ->
 //   { values: state rows given, valid by the table; hide, theme, url (undefined if not given);
@@ -130,8 +151,10 @@ export function readOptions(pairs) {
   const values = Object.create(null); // no prototype: a key like __proto__ is just a key
   const notes = [];
   const out = { values, notes, hide: undefined, theme: undefined, url: undefined };
-  const refuse = (key, value, what, instead) => notes.push(
-    `${key}: ${shown(value)} is not allowed (${what})${instead ? `; using ${instead}` : ''}.`);
+  const refuse = (key, value, what, instead) =>
+    notes.push(
+      `${key}: ${shown(value)} is not allowed (${what})${instead ? `; using ${instead}` : ''}.`,
+    );
   const keyOf = (rawKey) => textOf(rawKey).trim().toLowerCase().replace(/-/g, '_');
   const list = [...pairs].map(([rawKey, value]) => [keyOf(rawKey), rawKey, value]);
   const given = new Map(); // key -> every value given for it, in order
@@ -142,14 +165,18 @@ export function readOptions(pairs) {
   for (const [key, all] of given) {
     if (all.length < 2) continue;
     const first = all.slice(0, 3).map(shown).join(', ');
-    notes.push(`${key}: given ${all.length} times (${first}${all.length > 3 ? ', …' : ''}); ` +
-      `using the last, ${shown(all.at(-1))}.`);
+    notes.push(
+      `${key}: given ${all.length} times (${first}${all.length > 3 ? ', …' : ''}); ` +
+        `using the last, ${shown(all.at(-1))}.`,
+    );
   }
   const last = new Map(list.map(([key], i) => [key, i]));
   for (const [i, [key, rawKey, value]] of list.entries()) {
     if (last.get(key) !== i) continue; // an earlier copy of a repeated key
     if (key === 'seams') {
-      const list = listOf(value)?.map((s) => s.trim().toLowerCase()).filter(Boolean);
+      const list = listOf(value)
+        ?.map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
       const none = list?.length === 1 && list[0] === 'none';
       if (!list || (!none && !list.every((s) => SEAMS.includes(s)))) {
         refuse('seams', value, `a list of ${SEAMS.join(', ')}, or none`);
@@ -157,7 +184,9 @@ export function readOptions(pairs) {
       }
       for (const s of SEAMS) values[s] = !none && list.includes(s);
     } else if (key === 'hide') {
-      const list = listOf(value)?.map((s) => s.trim().toLowerCase().replace(/-/g, '_')).filter(Boolean);
+      const list = listOf(value)
+        ?.map((s) => s.trim().toLowerCase().replace(/-/g, '_'))
+        .filter(Boolean);
       if (!list) {
         refuse('hide', value, 'a list of parts or controls');
         continue;
@@ -176,14 +205,18 @@ export function readOptions(pairs) {
       if ('error' in result) refuse(key, value, result.error, String(instead));
       else values[key] = result.value;
     } else {
-      notes.push(`${shown(rawKey)} is not an option of this lab (ignored). Options: seams, ` +
-        `${[...STATE_NAMES].join(', ')}, ${OPTION_KEYS.join(', ')}.`);
+      notes.push(
+        `${shown(rawKey)} is not an option of this lab (ignored). Options: seams, ` +
+          `${[...STATE_NAMES].join(', ')}, ${OPTION_KEYS.join(', ')}.`,
+      );
     }
   }
   // An advanced row only counts while the Advanced section is open: setting one away from its
   // default opens it, unless `advanced` itself was given (a URL the lab wrote always says).
-  if (!('advanced' in values) &&
-      Object.keys(values).some((k) => entry(k).advanced && values[k] !== entry(k).default)) {
+  if (
+    !('advanced' in values) &&
+    Object.keys(values).some((k) => entry(k).advanced && values[k] !== entry(k).default)
+  ) {
     values.advanced = true;
   }
   return out;
@@ -195,7 +228,8 @@ export function readOptions(pairs) {
 export function stateFrom(values, ctx = {}, base = defaults()) {
   let state = base;
   for (const e of STATE) {
-    if (e.name in values && e.name !== 'degrees') state = change(state, e.name, values[e.name], ctx);
+    if (e.name in values && e.name !== 'degrees')
+      state = change(state, e.name, values[e.name], ctx);
   }
   if ('degrees' in values) state = change(state, 'degrees', values.degrees, ctx);
   return normalize(state);
@@ -228,7 +262,8 @@ export function toParams(state, from = defaults()) {
     params.set('seams', on.length ? on.join(',') : 'none');
   }
   const rows = STATE.filter((e) => e.advanced && carried(e, state, from));
-  if (rows.length || state.advanced !== from.advanced) params.set('advanced', state.advanced ? '1' : '0');
+  if (rows.length || state.advanced !== from.advanced)
+    params.set('advanced', state.advanced ? '1' : '0');
   for (const e of rows) params.set(e.name, String(state[e.name]));
   return params;
 }

@@ -13,7 +13,6 @@ import { svg as el } from './dom.js';
 import * as fmt from './format.js';
 import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
 
-
 const CELL = 8; // a GPU's square, SVG user units
 const PITCH = 9; // square plus gap
 const NODE_GAP = 5; // between node blocks in a row
@@ -45,8 +44,22 @@ function layoutFor(gpus, perNode) {
   const left = Math.round(font * 7.4);
   const width = left + mapW;
   const height = TOP + nodeRows * (blockH + ROW_GAP);
-  return { gpus, perNode, blockCols, blockRows, nodesPerRow, nodes, nodeRows, blockW, blockH,
-    width, height, font, left, rowGpus: nodesPerRow * perNode };
+  return {
+    gpus,
+    perNode,
+    blockCols,
+    blockRows,
+    nodesPerRow,
+    nodes,
+    nodeRows,
+    blockW,
+    blockH,
+    width,
+    height,
+    font,
+    left,
+    rowGpus: nodesPerRow * perNode,
+  };
 }
 
 // Where GPU r's square sits: its corner, and its visual row and column.
@@ -82,8 +95,11 @@ function pointToRank(svg, s, event) {
   const inX = p.x - s.left - nodeCol * (s.blockW + NODE_GAP);
   const inY = p.y - TOP - nodeRow * (s.blockH + ROW_GAP);
   if (inX < 0 || inY < 0 || inX > s.blockW || inY > s.blockH) return -1;
-  return at(s, nodeRow * s.blockRows + Math.floor(inY / PITCH),
-    nodeCol * s.blockCols + Math.min(s.blockCols - 1, Math.floor(inX / PITCH)));
+  return at(
+    s,
+    nodeRow * s.blockRows + Math.floor(inY / PITCH),
+    nodeCol * s.blockCols + Math.min(s.blockCols - 1, Math.floor(inX / PITCH)),
+  );
 }
 
 // Each GPU's square as a path fragment, the node blocks' path and the row labels: what
@@ -108,8 +124,14 @@ function buildShape(s) {
   for (let row = 0; row < s.nodeRows; row += every) {
     const first = row * s.rowGpus;
     if (first >= s.gpus) break;
-    const t = el('text', { class: 'fleet-label', x: s.left - 8, y: xy(s, first).y + CELL / 2,
-      'text-anchor': 'end', 'dominant-baseline': 'central', 'font-size': s.font });
+    const t = el('text', {
+      class: 'fleet-label',
+      x: s.left - 8,
+      y: xy(s, first).y + CELL / 2,
+      'text-anchor': 'end',
+      'dominant-baseline': 'central',
+      'font-size': s.font,
+    });
     t.textContent = `GPU ${fmt.integer(first)}`;
     labels.push(t);
   }
@@ -146,7 +168,12 @@ function drawBands(layer, paths, bands, degrees, shades) {
     const hue = Math.floor(key / shades);
     const shade = key % shades;
     // The band's colour is its first stage's and slice's, as the tiles would show them.
-    const { fill } = tileColour(Math.ceil((hue * PP) / hues), PP, Math.ceil((shade * TP) / shades), TP);
+    const { fill } = tileColour(
+      Math.ceil((hue * PP) / hues),
+      PP,
+      Math.ceil((shade * TP) / shades),
+      TP,
+    );
     path.style.fill = fill;
     path.setAttribute('d', bands.get(key).join(''));
     path.dataset.stageBand = String(hue);
@@ -195,8 +222,12 @@ function outlineReplicas(layer, s, degrees) {
   }
   const parts = [];
   for (let first = 0; first < DP * size; first += size) parts.push(...replicaBoxes(s, first, size));
-  layer.setAttribute('d', parts.map((b) =>
-    `M${b.x0 - 1.5} ${b.y0 - 1.5}H${b.x1 + 1.5}V${b.y1 + 1.5}H${b.x0 - 1.5}z`).join(''));
+  layer.setAttribute(
+    'd',
+    parts
+      .map((b) => `M${b.x0 - 1.5} ${b.y0 - 1.5}H${b.x1 + 1.5}V${b.y1 + 1.5}H${b.x0 - 1.5}z`)
+      .join(''),
+  );
   return undefined;
 }
 
@@ -206,13 +237,16 @@ function mapNote(s, report, hues, shades) {
   const banded = [];
   if (hues < pp) banded.push(`${pp} stages in ${hues} hue bands`);
   if (shades < tp) banded.push(`${tp} slices in ${shades} shades`);
-  const rows = s.blockRows > 1
-    ? `each node is drawn as ${s.blockRows} rows of ${fmt.integer(s.blockCols)}`
-    : `a row holds ${s.nodesPerRow} ${s.nodesPerRow === 1 ? 'node' : 'nodes'}, ` +
-      `${fmt.integer(s.rowGpus)} GPUs`;
-  return `Each square is a GPU, each block of ${fmt.integer(s.perNode)} a node ` +
+  const rows =
+    s.blockRows > 1
+      ? `each node is drawn as ${s.blockRows} rows of ${fmt.integer(s.blockCols)}`
+      : `a row holds ${s.nodesPerRow} ${s.nodesPerRow === 1 ? 'node' : 'nodes'}, ` +
+        `${fmt.integer(s.rowGpus)} GPUs`;
+  return (
+    `Each square is a GPU, each block of ${fmt.integer(s.perNode)} a node ` +
     `(NVLink inside, the ${report.scenario.network_gb_s} GB/s network between); ${rows}.` +
-    `${banded.length ? ` Colours: ${banded.join(', ')}.` : ''}`;
+    `${banded.length ? ` Colours: ${banded.join(', ')}.` : ''}`
+  );
 }
 
 // Hover picks a GPU; focus, the arrow keys, Page Up/Down, Home and End move a cursor over the
@@ -312,13 +346,17 @@ export function createFleet({ after, legend, readout }) {
     if (r < 0) {
       layers.hl.replaceChildren();
     } else {
-      const path = (list, cls) => el('path', { class: cls, d: list.map((q) => cellPath[q]).join('') });
+      const path = (list, cls) =>
+        el('path', { class: cls, d: list.map((q) => cellPath[q]).join('') });
       const veil = el('rect', { class: 'fleet-veil', width: s.width, height: s.height });
-      const lit = groups ? [path(groups.dp, 'hl-dp'), path(groups.pp, 'hl-pp'), path(groups.tp, 'hl-tp')] : [];
+      const lit = groups
+        ? [path(groups.dp, 'hl-dp'), path(groups.pp, 'hl-pp'), path(groups.tp, 'hl-tp')]
+        : [];
       layers.hl.replaceChildren(veil, ...lit, path([r], 'hl-self'));
     }
     describe(readout, report, r, place, groups, {
-      hint: 'Hover over the map, or focus it and use the arrow keys, to pick a GPU and see ' +
+      hint:
+        'Hover over the map, or focus it and use the arrow keys, to pick a GPU and see ' +
         'its tensor-parallel group, its pipeline and its data-parallel group.',
     });
   }
@@ -338,14 +376,23 @@ export function createFleet({ after, legend, readout }) {
       const { degrees } = report;
       const hues = Math.min(degrees.pp, MAX_HUES);
       const shades = Math.min(degrees.tp, MAX_SHADES);
-      drawBands(layers.cells, colourPaths, colourBands(ranks, cellPath, degrees, hues, shades), degrees, shades);
+      drawBands(
+        layers.cells,
+        colourPaths,
+        colourBands(ranks, cellPath, degrees, hues, shades),
+        degrees,
+        shades,
+      );
       const active = ranks.length / 4;
       layers.idle.setAttribute('d', active < s.gpus ? cellPath.slice(active).join('') : '');
       legendView.update(degrees, { replicaNote: outlineReplicas(layers.replicas, s, degrees) });
       note.textContent = mapNote(s, report, hues, shades);
-      svg.setAttribute('aria-label', `${fmt.integer(report.gpus)} GPUs in ` +
-        `${fmt.integer(report.nodes)} nodes, drawn as a map; DP×TP×PP = ` +
-        `${fmt.degrees(degrees)}; arrow keys move between GPUs`);
+      svg.setAttribute(
+        'aria-label',
+        `${fmt.integer(report.gpus)} GPUs in ` +
+          `${fmt.integer(report.nodes)} nodes, drawn as a map; DP×TP×PP = ` +
+          `${fmt.degrees(degrees)}; arrow keys move between GPUs`,
+      );
       highlight(pointer.highlighted);
     },
     clear() {

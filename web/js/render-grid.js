@@ -10,7 +10,6 @@ import { svg as el } from './dom.js';
 import * as fmt from './format.js';
 import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
 
-
 // Geometry in SVG user units; the SVG scales to its box.
 const TILE = 64;
 const GAP = 12;
@@ -57,15 +56,32 @@ function buildNodes(layer, shape) {
   for (let n = 0; n < shape.nodes; n++) {
     const top = n * (nodeHeight + NODE_GAP);
     const rows = Math.ceil(Math.min(perNode, gpus - n * perNode) / cols);
-    el('rect', {
-      class: 'node', x: 1, y: top + 1, width: width - 2, rx: 10,
-      height: HEAD + 2 * PAD + rows * TILE + (rows - 1) * GAP - 2,
-    }, layer);
+    el(
+      'rect',
+      {
+        class: 'node',
+        x: 1,
+        y: top + 1,
+        width: width - 2,
+        rx: 10,
+        height: HEAD + 2 * PAD + rows * TILE + (rows - 1) * GAP - 2,
+      },
+      layer,
+    );
     nodeLabels.push(el('text', { class: 'node-label', x: PAD, y: top + 18 }, layer));
     if (n > 0) {
-      gapLabels.push(el('text', {
-        class: 'gap-label', x: width / 2, y: top - NODE_GAP / 2 + 4, 'text-anchor': 'middle',
-      }, layer));
+      gapLabels.push(
+        el(
+          'text',
+          {
+            class: 'gap-label',
+            x: width / 2,
+            y: top - NODE_GAP / 2 + 4,
+            'text-anchor': 'middle',
+          },
+          layer,
+        ),
+      );
     }
   }
   return { nodeLabels, gapLabels };
@@ -75,15 +91,39 @@ function buildNodes(layer, shape) {
 function buildTile(layer, shape, r) {
   const { x, y } = tileXY(shape, r);
   const g = el('g', { class: 'gpu' }, layer);
-  const rect = el('rect', {
-    class: 'tile', x, y, width: TILE, height: TILE, rx: 6,
-    'data-rank': r, role: 'img', tabindex: r === 0 ? 0 : -1,
-  }, g);
+  const rect = el(
+    'rect',
+    {
+      class: 'tile',
+      x,
+      y,
+      width: TILE,
+      height: TILE,
+      rx: 6,
+      'data-rank': r,
+      role: 'img',
+      tabindex: r === 0 ? 0 : -1,
+    },
+    g,
+  );
   const rankText = el('text', { class: 'tile-rank', x: x + 6, y: y + 14 }, g);
-  const coords = el('text', { class: 'tile-coords', x: x + TILE / 2, y: y + 38, 'text-anchor': 'middle' }, g);
-  const strip = el('rect', {
-    class: 'strip', x: x + STRIP_INSET, y: y + TILE - 13, width: TILE - 2 * STRIP_INSET, height: 6, rx: 1,
-  }, g);
+  const coords = el(
+    'text',
+    { class: 'tile-coords', x: x + TILE / 2, y: y + 38, 'text-anchor': 'middle' },
+    g,
+  );
+  const strip = el(
+    'rect',
+    {
+      class: 'strip',
+      x: x + STRIP_INSET,
+      y: y + TILE - 13,
+      width: TILE - 2 * STRIP_INSET,
+      height: 6,
+      rx: 1,
+    },
+    g,
+  );
   const mark = el('rect', { class: 'strip-mark', y: y + TILE - 14, height: 8, rx: 1 }, g);
   setText(rankText, `GPU ${r}`);
   return { g, rect, coords, strip, mark, x, y };
@@ -114,8 +154,10 @@ function updateTile(t, r, place, degrees) {
   if (TP > 1) parts.push(`T${place.tp}`);
   if (PP > 1) parts.push(`P${place.pp}`);
   setText(t.coords, parts.length ? parts.join(' ') : 'whole');
-  t.rect.setAttribute('aria-label',
-    `GPU ${r}, node ${place.node}: replica ${place.dp}, stage ${place.pp}, slice ${place.tp}`);
+  t.rect.setAttribute(
+    'aria-label',
+    `GPU ${r}, node ${place.node}: replica ${place.dp}, stage ${place.pp}, slice ${place.tp}`,
+  );
   const show = TP > 1 ? 'visible' : 'hidden';
   t.strip.setAttribute('visibility', show);
   t.mark.setAttribute('visibility', show);
@@ -146,8 +188,12 @@ function replicaBoxes(shape, report) {
     for (const group of sameColumns ? [segs] : segs.map((s) => [s])) {
       const a = tileXY(shape, group[0].r0);
       const b = tileXY(shape, group.at(-1).r1);
-      boxes.push({ x: a.x - OUTLINE, y: a.y - OUTLINE,
-        w: b.x + TILE - a.x + 2 * OUTLINE, h: b.y + TILE - a.y + 2 * OUTLINE });
+      boxes.push({
+        x: a.x - OUTLINE,
+        y: a.y - OUTLINE,
+        w: b.x + TILE - a.x + 2 * OUTLINE,
+        h: b.y + TILE - a.y + 2 * OUTLINE,
+      });
     }
   }
   return boxes;
@@ -173,9 +219,13 @@ function labelNodes(svg, shape, report) {
     const count = Math.min(shape.perNode, shape.gpus - n * shape.perNode);
     setText(label, `node ${n} · ${count} GPUs on NVLink (${s.nvlink_gb_s} GB/s)`);
   });
-  for (const label of shape.gapLabels) setText(label, `↕ network between nodes (${s.network_gb_s} GB/s)`);
-  svg.setAttribute('aria-label', `${report.gpus} GPUs in ${report.nodes} nodes; ` +
-    `DP×TP×PP = ${fmt.degrees(report.degrees)}; arrow keys move between GPUs`);
+  for (const label of shape.gapLabels)
+    setText(label, `↕ network between nodes (${s.network_gb_s} GB/s)`);
+  svg.setAttribute(
+    'aria-label',
+    `${report.gpus} GPUs in ${report.nodes} nodes; ` +
+      `DP×TP×PP = ${fmt.degrees(report.degrees)}; arrow keys move between GPUs`,
+  );
 }
 
 function tileIndex(target) {
@@ -225,7 +275,14 @@ function watchTiles(svg, view) {
     if (r < 0) return;
     const { cols } = view.shape;
     const last = view.tiles.length - 1;
-    const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols, Home: -r, End: last - r }[e.key];
+    const step = {
+      ArrowRight: 1,
+      ArrowLeft: -1,
+      ArrowDown: cols,
+      ArrowUp: -cols,
+      Home: -r,
+      End: last - r,
+    }[e.key];
     if (step === undefined) return;
     e.preventDefault();
     moveFocus(r + step);
@@ -271,7 +328,8 @@ export function createTiles({ svg, legend, readout, maxCols }) {
     const place = r >= 0 ? placeOf(ranks, r) : undefined;
     const groups = place ? groupsOf(ranks, place) : null;
     const roleOf = new Map();
-    if (groups) for (const key of ['dp', 'pp', 'tp']) for (const q of groups[key]) roleOf.set(q, key);
+    if (groups)
+      for (const key of ['dp', 'pp', 'tp']) for (const q of groups[key]) roleOf.set(q, key);
     if (r >= 0) roleOf.set(r, 'self');
     view.tiles.forEach((t, q) => {
       const role = roleOf.get(q);
@@ -287,8 +345,12 @@ export function createTiles({ svg, legend, readout, maxCols }) {
       ranks = nextRanks;
       const perNode = report.scenario.gpus_per_node;
       const { shape } = view;
-      if (!shape || shape.gpus !== report.gpus || shape.perNode !== perNode ||
-          shape.cols !== Math.min(perNode, maxCols())) {
+      if (
+        !shape ||
+        shape.gpus !== report.gpus ||
+        shape.perNode !== perNode ||
+        shape.cols !== Math.min(perNode, maxCols())
+      ) {
         build(report.gpus, perNode);
       }
       view.tiles.forEach((t, r) => updateTile(t, r, placeOf(ranks, r), report.degrees));

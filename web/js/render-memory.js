@@ -9,8 +9,12 @@ function typeName(bytesPerParam) {
   return { 2: 'bf16', 4: 'fp32' }[bytesPerParam] ?? `${fmt.count(bytesPerParam)}-byte`;
 }
 
-const ZERO_SHARDS = ['', 'optimizer states', 'gradients and optimizer states',
-  'weights, gradients and optimizer states'];
+const ZERO_SHARDS = [
+  '',
+  'optimizer states',
+  'gradients and optimizer states',
+  'weights, gradients and optimizer states',
+];
 
 export function createMemory(root) {
   const field = (name) => root.querySelector(`[data-field="${name}"]`);
@@ -32,12 +36,17 @@ export function createMemory(root) {
     update(report) {
       const m = report.memory;
       const full = report.scenario.memory_model === 'full';
-      const title = full ? 'Memory per GPU (busiest GPU, activations included)'
+      const title = full
+        ? 'Memory per GPU (busiest GPU, activations included)'
         : 'Memory per GPU (weights + optimizer)';
       if (heading.textContent !== title) heading.textContent = title;
       const gpuName = `${fmt.bytes(m.gpu_memory_bytes)} GPU`;
-      showNumber(f.perGpu, m.per_gpu_bytes, fmt.bytes(m.per_gpu_bytes),
-        `${fmt.exactNumber(m.per_gpu_bytes)} bytes`);
+      showNumber(
+        f.perGpu,
+        m.per_gpu_bytes,
+        fmt.bytes(m.per_gpu_bytes),
+        `${fmt.exactNumber(m.per_gpu_bytes)} bytes`,
+      );
       root.classList.toggle('over', !m.fits);
       if (m.fits) {
         f.fit.textContent = `✓ fits the ${gpuName} (${fmt.bytes(m.headroom_bytes)} to spare)`;
@@ -53,31 +62,54 @@ export function createMemory(root) {
       f.meterCap.classList.toggle('at-end', cap > 85); // keep its label inside the panel
       f.meterCapLabel.textContent = gpuName;
 
-      showNumber(f.modelParams, report.model_params, `${fmt.count(report.model_params)} params`,
-        `${fmt.exactNumber(report.model_params)} parameters`);
+      showNumber(
+        f.modelParams,
+        report.model_params,
+        `${fmt.count(report.model_params)} params`,
+        `${fmt.exactNumber(report.model_params)} parameters`,
+      );
       const bpp = report.scenario.bytes_per_param;
       showNumber(f.bytesPerParam, bpp, `${fmt.count(bpp)} B`, `${fmt.exactNumber(bpp)} bytes`);
-      showNumber(f.paramsPerGpu, m.params_per_gpu, fmt.count(m.params_per_gpu),
-        `${fmt.exactNumber(m.params_per_gpu)} parameters`);
-      showNumber(f.shard, m.shard_factor, `${m.shard_factor}×`,
-        `TP×PP = ${report.degrees.tp}×${report.degrees.pp}`);
+      showNumber(
+        f.paramsPerGpu,
+        m.params_per_gpu,
+        fmt.count(m.params_per_gpu),
+        `${fmt.exactNumber(m.params_per_gpu)} parameters`,
+      );
+      showNumber(
+        f.shard,
+        m.shard_factor,
+        `${m.shard_factor}×`,
+        `TP×PP = ${report.degrees.tp}×${report.degrees.pp}`,
+      );
 
       // Bytes per parameter of each state before sharding, as the core reports them.
       const p = report.precision;
-      const parts = [[p.weight, 'weight'], [p.grad, 'grad'], [p.master, 'master']]
-        .filter(([v]) => v > 0).map(([v, what]) => `${typeName(v)} ${what} ${fmt.count(v)}`);
+      const parts = [
+        [p.weight, 'weight'],
+        [p.grad, 'grad'],
+        [p.master, 'master'],
+      ]
+        .filter(([v]) => v > 0)
+        .map(([v, what]) => `${typeName(v)} ${what} ${fmt.count(v)}`);
       parts.push(`Adam m ${fmt.count(p.adam_m)}`, `Adam v ${fmt.count(p.adam_v)}`);
       const extra = [];
       const zero = report.scenario.zero_stage;
       if (zero > 0) {
-        extra.push(`ZeRO-${zero} shards the ${ZERO_SHARDS[zero]} over the ` +
-          `${fmt.integer(report.degrees.dp)} data-parallel replicas.`);
+        extra.push(
+          `ZeRO-${zero} shards the ${ZERO_SHARDS[zero]} over the ` +
+            `${fmt.integer(report.degrees.dp)} data-parallel replicas.`,
+        );
       }
       if (m.breakdown.activations_bytes > 0) {
-        extra.push(`Activations add ${fmt.bytes(m.breakdown.activations_bytes)} on the busiest GPU.`);
+        extra.push(
+          `Activations add ${fmt.bytes(m.breakdown.activations_bytes)} on the busiest GPU.`,
+        );
       }
-      f.breakdown.textContent = [`${fmt.count(p.bytes_per_param)} B/param = ${parts.join(' + ')}.`,
-        ...extra].join(' ');
+      f.breakdown.textContent = [
+        `${fmt.count(p.bytes_per_param)} B/param = ${parts.join(' + ')}.`,
+        ...extra,
+      ].join(' ');
     },
   };
 }

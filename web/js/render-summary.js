@@ -11,11 +11,13 @@ const plural = (n, one, many = `${one}s`) => `${fmt.integer(n)} ${n === 1 ? one 
 export function layoutSentence(report) {
   const { dp, tp, pp } = report.degrees;
   const fleet = `${plural(report.gpus, 'GPU')} in ${plural(report.nodes, 'node')}`;
-  const layout = `${plural(dp, 'data-parallel replica')} × ${plural(tp, 'tensor slice')} × ` +
+  const layout =
+    `${plural(dp, 'data-parallel replica')} × ${plural(tp, 'tensor slice')} × ` +
     `${plural(pp, 'pipeline stage')}`;
   const idle = report.gpus - report.active_gpus;
-  return `${fleet}: ${layout}${idle > 0 ? ` on ${plural(report.active_gpus, 'GPU')}, ` +
-    `${fmt.integer(idle)} idle` : ''}.`;
+  return `${fleet}: ${layout}${
+    idle > 0 ? ` on ${plural(report.active_gpus, 'GPU')}, ` + `${fmt.integer(idle)} idle` : ''
+  }.`;
 }
 
 export function createSummary(root) {
@@ -49,8 +51,10 @@ export function createSummary(root) {
       const text = `DP×TP×PP = ${fmt.degrees(report.degrees)} = ${report.active_gpus}`;
       if (badge.textContent !== text) badge.textContent = text;
       badge.classList.toggle('partial', report.active_gpus < report.gpus);
-      badge.title = report.active_gpus < report.gpus
-        ? `${report.active_gpus} of ${report.gpus} GPUs in use` : `all ${report.gpus} GPUs in use`;
+      badge.title =
+        report.active_gpus < report.gpus
+          ? `${report.active_gpus} of ${report.gpus} GPUs in use`
+          : `all ${report.gpus} GPUs in use`;
 
       fill('gpus', fmt.integer(report.gpus));
       fill('model-size', fmt.countWords(report.model_params));
@@ -59,15 +63,20 @@ export function createSummary(root) {
       const sentence = layoutSentence(report);
       if (caption.textContent !== sentence) caption.textContent = sentence;
       const m = report.memory;
-      announce(`${sentence} ${fmt.bytes(m.per_gpu_bytes)} per GPU: ` +
-        `${m.fits ? 'fits' : 'does not fit'} the ${fmt.bytes(m.gpu_memory_bytes)} GPU.`);
+      announce(
+        `${sentence} ${fmt.bytes(m.per_gpu_bytes)} per GPU: ` +
+          `${m.fits ? 'fits' : 'does not fit'} the ${fmt.bytes(m.gpu_memory_bytes)} GPU.`,
+      );
 
       // Rewritten only when they change, so the live region does not repeat itself.
       const key = JSON.stringify(report.warnings);
       if (key !== shownWarnings) {
         shownWarnings = key;
-        warnings.replaceChildren(...report.warnings.map((w) =>
-          Object.assign(document.createElement('li'), { textContent: w })));
+        warnings.replaceChildren(
+          ...report.warnings.map((w) =>
+            Object.assign(document.createElement('li'), { textContent: w }),
+          ),
+        );
       }
     },
     destroy() {

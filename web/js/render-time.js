@@ -18,8 +18,13 @@ export function createStepTime(root) {
   const segs = PARTS.map(([key]) => make('span', { className: `seg time-${key}` }, bar));
   const facts = make('dl', { className: 'facts' }, section);
   const dd = {};
-  const rows = [...PARTS, ['mfu', 'MFU'], ['tflops', 'TFLOP/s per GPU'],
-    ['tokens', 'Tokens per second'], ['train', 'Time to train']];
+  const rows = [
+    ...PARTS,
+    ['mfu', 'MFU'],
+    ['tflops', 'TFLOP/s per GPU'],
+    ['tokens', 'Tokens per second'],
+    ['train', 'Time to train'],
+  ];
   for (const [key, label] of rows) {
     const div = make('div', {}, facts);
     div.dataset.time = key;
@@ -42,16 +47,30 @@ export function createStepTime(root) {
         showNumber(dd[key], t[field], fmt.seconds(t[field]), `${t[field]} s`);
       });
       showNumber(dd.mfu, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
-      showNumber(dd.tflops, t.tflops_per_gpu, fmt.count(t.tflops_per_gpu), `${t.tflops_per_gpu} TFLOP/s`);
-      showNumber(dd.tokens, t.tokens_per_s, fmt.count(t.tokens_per_s), `${fmt.exactNumber(t.tokens_per_s)} tokens/s`);
+      showNumber(
+        dd.tflops,
+        t.tflops_per_gpu,
+        fmt.count(t.tflops_per_gpu),
+        `${t.tflops_per_gpu} TFLOP/s`,
+      );
+      showNumber(
+        dd.tokens,
+        t.tokens_per_s,
+        fmt.count(t.tokens_per_s),
+        `${fmt.exactNumber(t.tokens_per_s)} tokens/s`,
+      );
       if (s.train_tokens > 0) {
-        showNumber(dd.train, t.time_to_train_s,
+        showNumber(
+          dd.train,
+          t.time_to_train_s,
           `${fmt.duration(t.time_to_train_s)} for ${fmt.count(s.train_tokens)} tokens`,
-          `${fmt.exactNumber(t.time_to_train_s)} s`);
+          `${fmt.exactNumber(t.time_to_train_s)} s`,
+        );
       } else {
         showNumber(dd.train, 0, 'set a token budget', 'token budget is 0');
       }
-      note.textContent = `Compute runs the step's hardware FLOPs (recomputation included) at ` +
+      note.textContent =
+        `Compute runs the step's hardware FLOPs (recomputation included) at ` +
         `${s.efficiency} of the ${s.gpu_peak_tflops} TFLOP/s dense peak: the efficiency input, ` +
         'the achievable fraction of peak. The bubble stretches it; communication is added as ' +
         'if none of it overlapped with compute (an upper bound on the step).';

@@ -13,8 +13,15 @@ export function createWire(root) {
     const li = root.querySelector(`[data-seam="${seam}"]`);
     const field = (name) => li.querySelector(`[data-field="${name}"]`);
     return {
-      seam, li, state: field('state'), collective: field('collective'), group: field('group'),
-      bytes: field('bytes'), message: field('message'), link: field('link'), time: field('time'),
+      seam,
+      li,
+      state: field('state'),
+      collective: field('collective'),
+      group: field('group'),
+      bytes: field('bytes'),
+      message: field('message'),
+      link: field('link'),
+      time: field('time'),
     };
   });
 
@@ -24,8 +31,9 @@ export function createWire(root) {
         const c = report.comms[row.seam];
         row.li.classList.toggle('idle', !c.active);
         row.li.dataset.active = String(c.active);
-        row.state.textContent = c.active ? `on · ${DEGREE[row.seam].toUpperCase()} = ` +
-          `${report.degrees[DEGREE[row.seam]]}` : 'off · idle';
+        row.state.textContent = c.active
+          ? `on · ${DEGREE[row.seam].toUpperCase()} = ` + `${report.degrees[DEGREE[row.seam]]}`
+          : 'off · idle';
         if (!c.active) {
           for (const k of ['collective', 'group', 'bytes', 'message', 'link', 'time']) {
             row[k].textContent = '—';
@@ -37,15 +45,25 @@ export function createWire(root) {
         }
         row.collective.textContent = c.collective;
         row.group.textContent = `${c.group_size} GPUs`;
-        showNumber(row.bytes, c.bytes_per_gpu_per_step, `${fmt.bytes(c.bytes_per_gpu_per_step)}/step`,
-          `${fmt.exactNumber(c.bytes_per_gpu_per_step)} bytes per GPU per step`);
-        showNumber(row.message, c.bytes_per_message,
+        showNumber(
+          row.bytes,
+          c.bytes_per_gpu_per_step,
+          `${fmt.bytes(c.bytes_per_gpu_per_step)}/step`,
+          `${fmt.exactNumber(c.bytes_per_gpu_per_step)} bytes per GPU per step`,
+        );
+        showNumber(
+          row.message,
+          c.bytes_per_message,
           `${fmt.bytes(c.bytes_per_message)} × ${fmt.exactNumber(c.messages_per_step)}`,
           `${fmt.exactNumber(c.bytes_per_message)} bytes per message, ` +
-          `${fmt.exactNumber(c.messages_per_step)} messages per step`);
-        showNumber(row.link, c.link_bytes_per_s,
+            `${fmt.exactNumber(c.messages_per_step)} messages per step`,
+        );
+        showNumber(
+          row.link,
+          c.link_bytes_per_s,
           `${LINKS[c.link] ?? c.link}, ${fmt.bytes(c.link_bytes_per_s)}/s`,
-          `${fmt.exactNumber(c.link_bytes_per_s)} bytes per second`);
+          `${fmt.exactNumber(c.link_bytes_per_s)} bytes per second`,
+        );
         row.link.dataset.link = c.link;
         showNumber(row.time, c.time_s, fmt.seconds(c.time_s), `${c.time_s} s per step`);
       }

@@ -6,15 +6,27 @@
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
 // The computed properties a drawing needs once it leaves the page's stylesheet.
-const PAINT = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'stroke-linecap', 'opacity',
-  'font-family', 'font-size', 'font-weight', 'dominant-baseline'];
+const PAINT = [
+  'fill',
+  'stroke',
+  'stroke-width',
+  'stroke-dasharray',
+  'stroke-linecap',
+  'opacity',
+  'font-family',
+  'font-size',
+  'font-weight',
+  'dominant-baseline',
+];
 const COLOURS = new Set(['fill', 'stroke']);
 
 // Any CSS colour (the tiles are oklch()) as #rrggbb plus an opacity, read back from a 1×1
 // canvas, so the file opens in tools that know only sRGB.
 function colourConverter() {
-  const ctx = Object.assign(document.createElement('canvas'), { width: 1, height: 1 })
-    .getContext('2d', { willReadFrequently: true });
+  const ctx = Object.assign(document.createElement('canvas'), { width: 1, height: 1 }).getContext(
+    '2d',
+    { willReadFrequently: true },
+  );
   const cache = new Map();
   return (css) => {
     if (css === 'none' || css.startsWith('url(')) return { value: css };
@@ -63,14 +75,22 @@ export function serializeSvg(svg, { title = '', background = null } = {}) {
     }
   });
   for (const el of drop) el.remove();
-  const [, , width, height] = (svg.getAttribute('viewBox') ?? '0 0 300 150').split(/\s+/).map(Number);
+  const [, , width, height] = (svg.getAttribute('viewBox') ?? '0 0 300 150')
+    .split(/\s+/)
+    .map(Number);
   clone.setAttribute('xmlns', SVG_NS);
   clone.setAttribute('width', String(width));
   clone.setAttribute('height', String(height));
   for (const attr of ['role', 'aria-label', 'aria-describedby']) clone.removeAttribute(attr);
   if (background) {
     const rect = document.createElementNS(SVG_NS, 'rect');
-    for (const [k, v] of Object.entries({ x: 0, y: 0, width, height, fill: convert(background).value })) {
+    for (const [k, v] of Object.entries({
+      x: 0,
+      y: 0,
+      width,
+      height,
+      fill: convert(background).value,
+    })) {
       rect.setAttribute(k, String(v));
     }
     clone.prepend(rect);
@@ -93,17 +113,26 @@ export async function svgToPng({ text, width, height }) {
     await img.decode();
     const scale = Math.max(1, Math.min(3, 2000 / width));
     const canvas = Object.assign(document.createElement('canvas'), {
-      width: Math.round(width * scale), height: Math.round(height * scale) });
+      width: Math.round(width * scale),
+      height: Math.round(height * scale),
+    });
     canvas.getContext('2d').drawImage(img, 0, 0, canvas.width, canvas.height);
-    return await new Promise((resolve, reject) => canvas.toBlob(
-      (blob) => (blob ? resolve(blob) : reject(new Error('the PNG could not be made'))), 'image/png'));
+    return await new Promise((resolve, reject) =>
+      canvas.toBlob(
+        (blob) => (blob ? resolve(blob) : reject(new Error('the PNG could not be made'))),
+        'image/png',
+      ),
+    );
   } finally {
     URL.revokeObjectURL(url);
   }
 }
 
 export function download(blob, filename) {
-  const a = Object.assign(document.createElement('a'), { href: URL.createObjectURL(blob), download: filename });
+  const a = Object.assign(document.createElement('a'), {
+    href: URL.createObjectURL(blob),
+    download: filename,
+  });
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }

@@ -51,94 +51,309 @@ export const STATE = [
 
   // Opening the advanced section switches to the practitioner's memory model (whole layers
   // per stage, embedding on the end stages, activations); closed, the book's N/(TP·PP).
-  { name: 'advanced', own: { type: 'boolean', default: false }, scenario: 'memory_model',
-    encode: () => 'full', sendIf: (s) => s.advanced, control: 'details',
-    label: 'Advanced: size a real run' },
+  {
+    name: 'advanced',
+    own: { type: 'boolean', default: false },
+    scenario: 'memory_model',
+    encode: () => 'full',
+    sendIf: (s) => s.advanced,
+    control: 'details',
+    label: 'Advanced: size a real run',
+  },
 
-  { name: 'gpus', scenario: 'gpus', advanced: true, fixed: true, control: 'number',
-    group: 'fleet', label: 'GPUs', hint: (e) => `any whole number, ${span(e)}` },
-  { name: 'gpus_per_node', scenario: 'gpus_per_node', advanced: true, fixed: true,
-    control: 'number', group: 'fleet', label: 'GPUs per node' },
+  {
+    name: 'gpus',
+    scenario: 'gpus',
+    advanced: true,
+    fixed: true,
+    control: 'number',
+    group: 'fleet',
+    label: 'GPUs',
+    hint: (e) => `any whole number, ${span(e)}`,
+  },
+  {
+    name: 'gpus_per_node',
+    scenario: 'gpus_per_node',
+    advanced: true,
+    fixed: true,
+    control: 'number',
+    group: 'fleet',
+    label: 'GPUs per node',
+  },
   // 'auto' (the seams auto-factor, as in the book) or an explicit 'DPxTPxPP'; the control
   // offers the layouts the core accepts for the GPU count and the model (report.layouts).
-  { name: 'degrees', own: { type: 'degrees', default: 'auto' }, scenario: 'degrees',
-    encode: (v) => parseDegrees(v), sendIf: (s) => s.degrees !== 'auto', advanced: true,
-    control: 'select', group: 'fleet', label: 'Layout DP×TP×PP' },
+  {
+    name: 'degrees',
+    own: { type: 'degrees', default: 'auto' },
+    scenario: 'degrees',
+    encode: (v) => parseDegrees(v),
+    sendIf: (s) => s.degrees !== 'auto',
+    advanced: true,
+    control: 'select',
+    group: 'fleet',
+    label: 'Layout DP×TP×PP',
+  },
 
-  { name: 'model', scenario: 'model', sendIf: preset('model'), advanced: true, control: 'select',
-    group: 'model', label: 'Model' },
-  { name: 'layers', scenario: 'model.layers', ...detailOf('model'), advanced: true,
-    control: 'number', group: 'model', label: 'Layers' },
-  { name: 'hidden', scenario: 'model.hidden', ...detailOf('model'), advanced: true,
-    control: 'number', group: 'model', label: 'Hidden size' },
-  { name: 'heads', scenario: 'model.heads', ...detailOf('model'), advanced: true,
-    control: 'number', group: 'model', label: 'Attention heads', hint: 'must divide the hidden size' },
-  { name: 'vocab', scenario: 'model.vocab', ...detailOf('model'), advanced: true,
-    control: 'number', group: 'model', label: 'Vocabulary' },
-  { name: 'seq_len', scenario: 'seq_len', advanced: true, control: 'number', group: 'model',
-    label: 'Sequence length' },
-  { name: 'micro_batch', scenario: 'micro_batch', advanced: true, control: 'number',
-    group: 'model', label: 'Micro-batch' },
-  { name: 'global_batch', scenario: 'global_batch', advanced: true, control: 'number',
-    group: 'model', label: 'Global batch',
-    hint: 'a multiple of DP × micro-batch, or the core rounds it up' },
-  { name: 'train_tokens', scenario: 'train_tokens', scale: 1e9, step: 'any', advanced: true,
-    control: 'number', group: 'model', label: 'Token budget', unit: 'B tokens',
-    hint: 'for the time to train; 0 for none' },
+  {
+    name: 'model',
+    scenario: 'model',
+    sendIf: preset('model'),
+    advanced: true,
+    control: 'select',
+    group: 'model',
+    label: 'Model',
+  },
+  {
+    name: 'layers',
+    scenario: 'model.layers',
+    ...detailOf('model'),
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Layers',
+  },
+  {
+    name: 'hidden',
+    scenario: 'model.hidden',
+    ...detailOf('model'),
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Hidden size',
+  },
+  {
+    name: 'heads',
+    scenario: 'model.heads',
+    ...detailOf('model'),
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Attention heads',
+    hint: 'must divide the hidden size',
+  },
+  {
+    name: 'vocab',
+    scenario: 'model.vocab',
+    ...detailOf('model'),
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Vocabulary',
+  },
+  {
+    name: 'seq_len',
+    scenario: 'seq_len',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Sequence length',
+  },
+  {
+    name: 'micro_batch',
+    scenario: 'micro_batch',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Micro-batch',
+  },
+  {
+    name: 'global_batch',
+    scenario: 'global_batch',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Global batch',
+    hint: 'a multiple of DP × micro-batch, or the core rounds it up',
+  },
+  {
+    name: 'train_tokens',
+    scenario: 'train_tokens',
+    scale: 1e9,
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Token budget',
+    unit: 'B tokens',
+    hint: 'for the time to train; 0 for none',
+  },
 
-  { name: 'gpu', scenario: 'gpu', sendIf: preset('gpu'), advanced: true, control: 'select',
-    group: 'hardware', label: 'GPU' },
-  { name: 'gpu_memory_gb', scenario: 'gpu_memory_gb', step: 'any', ...detailOf('gpu'),
-    advanced: true, control: 'number', group: 'hardware', label: 'GPU memory' },
-  { name: 'gpu_peak_tflops', scenario: 'gpu_peak_tflops', step: 'any', ...detailOf('gpu'),
-    advanced: true, control: 'number', group: 'hardware', label: 'Dense bf16 peak' },
-  { name: 'nvlink_gb_s', scenario: 'nvlink_gb_s', step: 'any', ...detailOf('gpu'),
-    advanced: true, control: 'number', group: 'hardware', label: 'NVLink' },
+  {
+    name: 'gpu',
+    scenario: 'gpu',
+    sendIf: preset('gpu'),
+    advanced: true,
+    control: 'select',
+    group: 'hardware',
+    label: 'GPU',
+  },
+  {
+    name: 'gpu_memory_gb',
+    scenario: 'gpu_memory_gb',
+    step: 'any',
+    ...detailOf('gpu'),
+    advanced: true,
+    control: 'number',
+    group: 'hardware',
+    label: 'GPU memory',
+  },
+  {
+    name: 'gpu_peak_tflops',
+    scenario: 'gpu_peak_tflops',
+    step: 'any',
+    ...detailOf('gpu'),
+    advanced: true,
+    control: 'number',
+    group: 'hardware',
+    label: 'Dense bf16 peak',
+  },
+  {
+    name: 'nvlink_gb_s',
+    scenario: 'nvlink_gb_s',
+    step: 'any',
+    ...detailOf('gpu'),
+    advanced: true,
+    control: 'number',
+    group: 'hardware',
+    label: 'NVLink',
+  },
   // The network presets are the page's (the core takes a bandwidth); the default is the one
   // whose bandwidth is the core's default.
-  { name: 'network', own: { type: 'enum' }, scenario: 'network_gb_s',
-    encode: (v) => NETWORKS[v], sendIf: preset('network'), advanced: true, control: 'select',
-    group: 'hardware', label: 'Network per GPU',
+  {
+    name: 'network',
+    own: { type: 'enum' },
+    scenario: 'network_gb_s',
+    encode: (v) => NETWORKS[v],
+    sendIf: preset('network'),
+    advanced: true,
+    control: 'select',
+    group: 'hardware',
+    label: 'Network per GPU',
     hint: 'InfiniBand per GPU: HDR 200 Gb/s = 25 GB/s, NDR 400 Gb/s = 50 GB/s',
     choices: [...Object.keys(NETWORKS), 'custom'],
-    labels: { hdr: 'HDR, 25 GB/s', ndr: 'NDR, 50 GB/s' } },
-  { name: 'network_gb_s', scenario: 'network_gb_s', step: 'any', ...detailOf('network'),
-    advanced: true, control: 'number', group: 'hardware', label: 'Network bandwidth' },
-  { name: 'efficiency', scenario: 'efficiency', step: 0.01, advanced: true, control: 'number',
-    group: 'hardware', label: 'Efficiency',
-    hint: 'the achievable fraction of dense peak; Narayanan et al. report 0.44–0.52 end to end' },
+    labels: { hdr: 'HDR, 25 GB/s', ndr: 'NDR, 50 GB/s' },
+  },
+  {
+    name: 'network_gb_s',
+    scenario: 'network_gb_s',
+    step: 'any',
+    ...detailOf('network'),
+    advanced: true,
+    control: 'number',
+    group: 'hardware',
+    label: 'Network bandwidth',
+  },
+  {
+    name: 'efficiency',
+    scenario: 'efficiency',
+    step: 0.01,
+    advanced: true,
+    control: 'number',
+    group: 'hardware',
+    label: 'Efficiency',
+    hint: 'the achievable fraction of dense peak; Narayanan et al. report 0.44–0.52 end to end',
+  },
 
-  { name: 'precision', scenario: 'precision', sendIf: preset('precision'), advanced: true,
-    control: 'select', group: 'memory', label: 'Precision' },
-  ...[['weight', 'Weight'], ['grad', 'Gradient'], ['master', 'Master copy'],
-    ['adam_m', 'Adam m'], ['adam_v', 'Adam v']].map(([key, label]) => ({
-    name: `${key}_bytes`, scenario: `precision.${key}`, step: 'any', ...detailOf('precision'),
-    advanced: true, control: 'number', group: 'memory', label })),
-  { name: 'zero_stage', scenario: 'zero_stage', advanced: true, control: 'select',
-    group: 'memory', label: 'ZeRO stage',
-    labels: { 0: '0: replicated', 1: '1: optimizer sharded', 2: '2: + gradients',
-      3: '3: + weights' } },
-  { name: 'recompute', scenario: 'recompute', advanced: true, control: 'select',
-    group: 'memory', label: 'Recompute activations',
-    labels: { selective: 'selective (attention)', full: 'full (per layer)' } },
-  { name: 'sequence_parallel', scenario: 'sequence_parallel', advanced: true,
-    control: 'checkbox', group: 'memory', label: 'Sequence parallel' },
-  { name: 'schedule', scenario: 'schedule', advanced: true, control: 'select', group: 'memory',
-    label: 'Pipeline schedule', labels: { '1f1b': '1F1B', interleaved: 'interleaved 1F1B' } },
+  {
+    name: 'precision',
+    scenario: 'precision',
+    sendIf: preset('precision'),
+    advanced: true,
+    control: 'select',
+    group: 'memory',
+    label: 'Precision',
+  },
+  ...[
+    ['weight', 'Weight'],
+    ['grad', 'Gradient'],
+    ['master', 'Master copy'],
+    ['adam_m', 'Adam m'],
+    ['adam_v', 'Adam v'],
+  ].map(([key, label]) => ({
+    name: `${key}_bytes`,
+    scenario: `precision.${key}`,
+    step: 'any',
+    ...detailOf('precision'),
+    advanced: true,
+    control: 'number',
+    group: 'memory',
+    label,
+  })),
+  {
+    name: 'zero_stage',
+    scenario: 'zero_stage',
+    advanced: true,
+    control: 'select',
+    group: 'memory',
+    label: 'ZeRO stage',
+    labels: {
+      0: '0: replicated',
+      1: '1: optimizer sharded',
+      2: '2: + gradients',
+      3: '3: + weights',
+    },
+  },
+  {
+    name: 'recompute',
+    scenario: 'recompute',
+    advanced: true,
+    control: 'select',
+    group: 'memory',
+    label: 'Recompute activations',
+    labels: { selective: 'selective (attention)', full: 'full (per layer)' },
+  },
+  {
+    name: 'sequence_parallel',
+    scenario: 'sequence_parallel',
+    advanced: true,
+    control: 'checkbox',
+    group: 'memory',
+    label: 'Sequence parallel',
+  },
+  {
+    name: 'schedule',
+    scenario: 'schedule',
+    advanced: true,
+    control: 'select',
+    group: 'memory',
+    label: 'Pipeline schedule',
+    labels: { '1f1b': '1F1B', interleaved: 'interleaved 1F1B' },
+  },
   // Unset, the core picks the chunks (its doc says how); the field shows what it picked.
-  { name: 'virtual_stages', scenario: 'virtual_stages', core: true,
-    when: (s) => s.schedule === 'interleaved', advanced: true, control: 'number',
-    group: 'memory', label: 'Virtual stages' },
+  {
+    name: 'virtual_stages',
+    scenario: 'virtual_stages',
+    core: true,
+    when: (s) => s.schedule === 'interleaved',
+    advanced: true,
+    control: 'number',
+    group: 'memory',
+    label: 'Virtual stages',
+  },
 ];
 
 // Buttons that set several rows at once.
 export const PRESETS = [
-  { name: 'fleet', label: 'The book\'s fleet: 10,240 GPUs',
+  {
+    name: 'fleet',
+    label: "The book's fleet: 10,240 GPUs",
     hint: 'TP = 8, PP = 16, DP = 80; global batch 2,560 = 80 replicas × 32 micro-batches',
-    values: { advanced: true, gpus: 10240, gpus_per_node: 8, degrees: '80x8x16',
-      global_batch: 2560, micro_batch: 1 } },
-  { name: 'book', label: 'Back to the book\'s defaults', reset: true,
-    hint: 'every value at its default, the section open', values: { advanced: true } },
+    values: {
+      advanced: true,
+      gpus: 10240,
+      gpus_per_node: 8,
+      degrees: '80x8x16',
+      global_batch: 2560,
+      micro_batch: 1,
+    },
+  },
+  {
+    name: 'book',
+    label: "Back to the book's defaults",
+    reset: true,
+    hint: 'every value at its default, the section open',
+    values: { advanced: true },
+  },
 ];
 
 const byName = new Map(STATE.map((row) => [row.name, row]));
@@ -157,7 +372,13 @@ function span(e) {
   return e.above ? `above ${lo}, up to ${hi}` : `${lo} to ${hi}`;
 }
 
-const SCHEMA_TYPES = { integer: 'integer', number: 'number', boolean: 'boolean', enum: 'enum', preset: 'enum' };
+const SCHEMA_TYPES = {
+  integer: 'integer',
+  number: 'number',
+  boolean: 'boolean',
+  enum: 'enum',
+  preset: 'enum',
+};
 let bound = false;
 
 // Takes each row's type, default, range and choices from the core's field table
@@ -174,7 +395,8 @@ export function bindSchema(schema) {
         e.default = Object.keys(NETWORKS).find((k) => NETWORKS[k] === f.default) ?? 'custom';
       }
     } else {
-      if (!f || !(f.type in SCHEMA_TYPES)) throw new Error(`no scenario field "${e.scenario}" for ${e.name}`);
+      if (!f || !(f.type in SCHEMA_TYPES))
+        throw new Error(`no scenario field "${e.scenario}" for ${e.name}`);
       e.type = SCHEMA_TYPES[f.type];
       const scale = e.scale ?? 1;
       e.default = e.core ? null : typeof f.default === 'number' ? f.default / scale : f.default;
@@ -302,8 +524,9 @@ export function defaults() {
 // A state with every key present and valid; unknown keys are dropped. Whether an explicit
 // layout fits the GPU count and the model is the core's to say (it refuses the key "degrees").
 export function normalize(partial = {}) {
-  return Object.fromEntries(STATE.map((e) =>
-    [e.name, e.name in partial ? coerce(e.name, partial[e.name]) : e.default]));
+  return Object.fromEntries(
+    STATE.map((e) => [e.name, e.name in partial ? coerce(e.name, partial[e.name]) : e.default]),
+  );
 }
 
 const SEAM_DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp' };
@@ -317,13 +540,25 @@ function presetValues(name, value, ctx) {
   }
   if (name === 'gpu') {
     const g = p?.gpus.find((x) => x.name === value);
-    return g && { gpu_memory_gb: g.gpu_memory_gb, gpu_peak_tflops: g.gpu_peak_tflops,
-      nvlink_gb_s: g.nvlink_gb_s };
+    return (
+      g && {
+        gpu_memory_gb: g.gpu_memory_gb,
+        gpu_peak_tflops: g.gpu_peak_tflops,
+        nvlink_gb_s: g.nvlink_gb_s,
+      }
+    );
   }
   if (name === 'precision') {
     const q = p?.precisions.find((x) => x.name === value);
-    return q && { weight_bytes: q.weight, grad_bytes: q.grad, master_bytes: q.master,
-      adam_m_bytes: q.adam_m, adam_v_bytes: q.adam_v };
+    return (
+      q && {
+        weight_bytes: q.weight,
+        grad_bytes: q.grad,
+        master_bytes: q.master,
+        adam_m_bytes: q.adam_m,
+        adam_v_bytes: q.adam_v,
+      }
+    );
   }
   if (name === 'network') return value in NETWORKS ? { network_gb_s: NETWORKS[value] } : null;
   return null;

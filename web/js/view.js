@@ -58,11 +58,14 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
   function applyLook(next) {
     look = next;
     root.dataset.theme = look.theme;
-    for (const el of root.querySelectorAll('[data-pe-hidden]')) el.removeAttribute('data-pe-hidden');
+    for (const el of root.querySelectorAll('[data-pe-hidden]'))
+      el.removeAttribute('data-pe-hidden');
     for (const name of look.hide) {
       const targets = PARTS.includes(name)
         ? root.querySelectorAll(`[data-part="${name}"]`)
-        : [...root.querySelectorAll(`[data-state="${name}"]`)].map((el) => el.closest('.field') ?? el);
+        : [...root.querySelectorAll(`[data-state="${name}"]`)].map(
+            (el) => el.closest('.field') ?? el,
+          );
       for (const el of targets) el.setAttribute('data-pe-hidden', '');
     }
   }
@@ -74,7 +77,8 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
       lab = loadedLab;
       redraw = onRedraw;
       const maxGpus = fmt.integer(entry('gpus').range[1]);
-      for (const node of root.querySelectorAll('[data-text="max-gpus"]')) node.textContent = maxGpus;
+      for (const node of root.querySelectorAll('[data-text="max-gpus"]'))
+        node.textContent = maxGpus;
     },
     // The state the controls show (it may be one the core refused).
     showState(next) {
