@@ -25,8 +25,8 @@
 //             row is not sent, so the scenario is exactly the book's
 //   fixed     (advanced rows) sent at its default while the section is closed
 //   control   switch | details | number | select | checkbox; group: the fieldset it sits in
-//   label, unit, hint, step: for the control (unit: the schema's unless given; hint: text,
-//             or a function of the bound row); labels: words for some choices
+//   label, unit, hint, step: for the control (unit: the schema's unless given, '' for none;
+//             hint: text, or a function of the bound row); labels: words for some choices
 // Bound from the schema: type (boolean | integer | number | enum | degrees), default, range
 // [lo, hi] (lo excluded when `above`), choices.
 
@@ -69,6 +69,7 @@ export const STATE = [
     control: 'number',
     group: 'fleet',
     label: 'GPUs',
+    unit: '', // the label says it
     hint: (e) => `any whole number, ${span(e)}`,
   },
   {
@@ -79,6 +80,7 @@ export const STATE = [
     control: 'number',
     group: 'fleet',
     label: 'GPUs per node',
+    unit: '',
   },
   // 'auto' (the seams auto-factor, as in the book) or an explicit 'DPxTPxPP'; the control
   // offers the layouts the core accepts for the GPU count and the model (report.layouts).
