@@ -99,6 +99,44 @@ describe('mount() and hostile options', () => {
     await lab.close();
   });
 
+  test('update() before the module has loaded is applied once it has; null puts a value back', async () => {
+    const lab = await openPage(env, 'examples/module.html');
+    const result = await lab.page.evaluate(async () => {
+      const { mount } = await import('/js/embed.js');
+      const box = document.body.appendChild(document.createElement('div'));
+      const handle = mount(box, { seams: 'tensor' });
+      handle.update({ gpus: 32, schedule: 'interleaved', virtual_stages: 4, bogus: 1 });
+      await handle.ready;
+      const early = { ...handle.state };
+      const earlyNotes = box.querySelector('.pe-notes').textContent.replace(/\s+/g, ' ');
+      handle.update({ virtual_stages: null, gpus: null });
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); // drawn
+      const later = { ...handle.state };
+      const laterNotes = box.querySelector('.pe-notes').textContent.replace(/\s+/g, ' ');
+      return {
+        early,
+        earlyNotes,
+        later,
+        laterNotes,
+        badge: box.querySelector('.badge').textContent,
+      };
+    });
+    assert.equal(result.early.gpus, 32);
+    assert.equal(result.early.virtual_stages, 4);
+    assert.equal(result.early.tensor, true);
+    assert.match(result.earlyNotes, /"bogus" is not an option of this lab/);
+    assert.doesNotMatch(
+      result.earlyNotes,
+      /(gpus|virtual_stages|schedule): /,
+      'no note for values read later',
+    );
+    assert.equal(result.later.virtual_stages, null, 'left to the core again');
+    assert.equal(result.later.gpus, 16);
+    assert.doesNotMatch(result.laterNotes, /not allowed/);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
   test('an exception in onReport is reported once; ready resolves and the lab goes on', async () => {
     const lab = await openPage(env, 'examples/module.html');
     const { page } = lab;

@@ -164,6 +164,9 @@ async function start(lab, host, given) {
   lab.url.base = lab.store.state;
   const fromUrl = lab.url.read();
   if (fromUrl.length) list.push(...applyOptions(lab, fromUrl, { fromUrl: true }));
+  for (const { pairs, notes } of lab.pending.splice(0)) {
+    list.push(...notes, ...applyOptions(lab, pairs));
+  }
   lab.notes.show(list);
   // Ready means drawn: with the advanced section, once its module has loaded too.
   await lab.view.advancedReady();
@@ -183,8 +186,16 @@ function update(lab, partial) {
     if (v !== null && v !== undefined) return [k, v];
     const name = k.toLowerCase().replace(/-/g, '_');
     const reset = RESETS[name] ?? (name === 'seams' ? defaultSeams() : defaultOf(name));
-    return [k, reset === undefined ? v : String(reset)];
+    if (reset === undefined) return [k, v];
+    return [k, reset === null ? '' : String(reset)]; // null: a row left to the core
   });
+  if (!lab.core) {
+    // Before the module has loaded the state cannot be read yet: the look now, the rest (and
+    // the notes) at start().
+    applyOptions(lab, pairs);
+    lab.pending.push({ pairs, notes: read.notes });
+    return;
+  }
   lab.notes.show([...read.notes, ...applyOptions(lab, pairs)]);
   lab.url.schedule();
 }
@@ -199,6 +210,7 @@ export function mount(host, options = {}) {
   readJs(given.js, js, given.notes);
   const notes = createNotes(root);
   const lab = { core: null, destroyed: false, look: { hide: [], theme: 'auto' }, notes, js };
+  lab.pending = []; // update()s before the module loaded
   lab.reporter = reporter(js, notes);
   lab.store = createStore({
     view: { showState: (s) => lab.view.showState(s), render: (...a) => lab.view.render(...a) },
