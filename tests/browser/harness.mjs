@@ -1,10 +1,12 @@
-// Shared by the browser tests: a static server on a free port, headless Debian Chromium
-// driven by playwright-core, a page that collects every error, and the core's own report for
+// Shared by the browser tests: a static server on a free port, headless Chromium (the one
+// chrome.mjs finds) driven by playwright-core, a page that collects every error, and the core's own report for
 // a scenario (from the native CLI, so the page's wasm numbers are checked against a separate
 // build of the same core).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { serve } from '../../scripts/serve.mjs';
+import { chromePath } from './chrome.mjs';
 
 const root = new URL('../../', import.meta.url);
 export const screenshotDir = fileURLToPath(new URL('build/screenshots/', root));
@@ -33,17 +36,10 @@ export const COMBINATIONS = [
   { name: 'D+T+P', data: true, tensor: true, pipeline: true },
 ];
 
-export async function startBrowser() {
-  const server = await serve({ port: 0 });
-  const browser = await chromium.launch({
-    executablePath: process.env.PE_CHROMIUM ?? '/usr/bin/chromium',
-    args: [
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+// A server for web/ (or `root`, e.g. the published folder) and a headless Chromium.
+export async function startBrowser({ root } = {}) {
+  const server = await serve({ port: 0, ...(root ? { root } : {}) });
+  const browser = await launchChromium();
   return {
     url: server.url,
     browser,
@@ -52,6 +48,23 @@ export async function startBrowser() {
       await server.close();
     },
   };
+}
+
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: chromePath(),
+    args: ['--disable-background-networking', '--disable-component-update', '--no-first-run',
+      '--disable-sync'],
+  });
+}
+
+// The published folder (scripts/build-site.mjs), written afresh to a directory of the test's
+// own, so test files running side by side never share one: { dir, remove() }.
+export async function buildSite() {
+  const dir = await mkdtemp(join(tmpdir(), 'pe-site-'));
+  execFileSync(process.execPath, [fileURLToPath(new URL('scripts/build-site.mjs', root)), dir],
+    { stdio: ['ignore', 'ignore', 'inherit'] });
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 // Opens a page of web/ (the lab by default) and records everything that went wrong: page

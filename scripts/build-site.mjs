@@ -1,0 +1,215 @@
+#!/usr/bin/env node
+// node scripts/build-site.mjs DIR: web/ (with the wasm built into web/lab/) as the static folder
+// to publish; scripts/build-site is the command to run. What it does, and why:
+//   - the JS is bundled and minified by esbuild, split at the page's lazy imports (the lab's
+//     core, the advanced section, sharing, the fleet map still load on first use);
+//   - every file but the pages and the two public entry points gets its content's hash in its
+//     name (explorer-1a2b3c4d5e.css), so a host can cache it for a year and a release can never
+//     mix old and new files; references to it are rewritten (HTML, the CSS and wasm URLs inside
+//     the JS, the preloads);
+//   - the public entry points keep their names (js/embed.js, parallelism-explorer.js) as
+//     one-line re-exports of their hashed files, so embedding pages never change;
+//   - the pages carry the lab's Content-Security-Policy in a <meta> tag, so it holds on a host
+//     that sends no headers; NOTES.md beside the files lists the headers a host should send.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, posix, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+import { build, transform } from 'esbuild';
+
+import { CSP, MIME } from './serve.mjs';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const web = join(root, 'web');
+const out = resolve(process.argv[2] ?? join(root, 'build/site'));
+
+const hashOf = (bytes) => createHash('sha256').update(bytes).digest('hex').slice(0, 10);
+const hashed = (path, bytes) => {
+  const ext = extname(path);
+  return `${path.slice(0, -ext.length)}-${hashOf(bytes)}${ext}`;
+};
+const toPosix = (p) => p.split('\\').join('/');
+
+async function write(path, data) {
+  await mkdir(dirname(join(out, path)), { recursive: true });
+  await writeFile(join(out, path), data);
+}
+
+await rm(out, { recursive: true, force: true });
+
+// 1. Leaf assets, hashed: the stylesheets (minified), the icon and the wasm. `names` maps each
+//    source path under web/ to its published path.
+const names = new Map();
+for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
+  const { code } = await transform(await readFile(join(web, css), 'utf8'), { loader: 'css', minify: true });
+  names.set(css, hashed(css, code));
+  await write(names.get(css), code);
+}
+const icon = await readFile(join(web, 'favicon.svg'));
+names.set('favicon.svg', hashed('favicon.svg', icon));
+await write(names.get('favicon.svg'), icon);
+// The wasm sits beside the JS chunk that loads it (Emscripten resolves it against that chunk).
+const wasm = await readFile(join(web, 'lab/lab-module.wasm'));
+names.set('lab/lab-module.wasm', `js/${basename(hashed('lab-module.wasm', wasm))}`);
+await write(names.get('lab/lab-module.wasm'), wasm);
+
+// 2. The JS. The asset URLs written in the sources are swapped for the hashed ones as esbuild
+//    reads them; each swap must happen (a source that changed its URL fails the build), and
+//    the code must land in the folder its relative URL assumes (checked after the build).
+const swaps = {
+  'js/embed.js': [["'../explorer.css'", `'../${names.get('explorer.css')}'`, 'js']],
+  'parallelism-explorer.js': [["'explorer.css'", `'${names.get('explorer.css')}'`, '.']],
+  'lab/lab-module.js': [['"lab-module.wasm"', `"${basename(names.get('lab/lab-module.wasm'))}"`, 'js']],
+};
+const swapPlugin = {
+  name: 'asset-urls',
+  setup(b) {
+    b.onLoad({ filter: /\.js$/ }, async ({ path }) => {
+      let text = await readFile(path, 'utf8');
+      for (const [from, to] of swaps[toPosix(relative(web, path))] ?? []) {
+        if (!text.includes(from)) throw new Error(`${relative(root, path)} no longer contains ${from}`);
+        text = text.split(from).join(to);
+      }
+      return { contents: text, loader: 'js' };
+    });
+  },
+};
+// Pages' scripts, the two public entry points, and the examples' scripts.
+const entries = ['js/main.js', 'js/embed-page.js', 'js/embed.js', 'parallelism-explorer.js',
+  'examples/module.js', 'examples/iframe-host.js'];
+const result = await build({
+  entryPoints: entries.map((e) => join(web, e)),
+  outbase: web,
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  minify: true,
+  target: 'es2022',
+  entryNames: '[dir]/[name]-[hash]',
+  chunkNames: 'js/[name]-[hash]',
+  metafile: true,
+  plugins: [swapPlugin],
+  logLevel: 'warning',
+});
+const outputs = Object.entries(result.metafile.outputs).map(([path, o]) => ({
+  path: toPosix(relative(out, path)), ...o,
+  // The sources whose code this file holds (an entry that only re-exports a chunk holds none).
+  inputs: Object.entries(o.inputs).filter(([, v]) => v.bytesInOutput > 0)
+    .map(([i]) => toPosix(relative(web, join(root, i)))),
+  imports: o.imports.filter((i) => !i.external).map((i) => ({ ...i, path: toPosix(relative(out, i.path)) })),
+}));
+const outputOf = (source) => outputs.find((o) => o.inputs.includes(source))?.path;
+for (const e of entries) names.set(e, outputs.find((o) => o.entryPoint && toPosix(relative(web, join(root, o.entryPoint))) === e).path);
+for (const [source, list] of Object.entries(swaps)) {
+  for (const [, , folder] of list) {
+    const at = outputOf(source);
+    if (posix.dirname(at) !== folder) throw new Error(`${source} landed in ${at}; its URLs assume ${folder}/`);
+  }
+}
+
+// The stable public entry points: one-line re-exports of their hashed files.
+for (const stable of ['js/embed.js', 'parallelism-explorer.js']) {
+  await write(stable, `export*from"./${posix.basename(names.get(stable))}";\n`);
+}
+
+// 3. The pages: hashed names in every href and src, the modulepreloads expanded to the chunks
+//    they now live in (and what those import statically, so the browser fetches them at once
+//    rather than one level at a time), and the CSP as a <meta> tag.
+const staticClosure = (paths) => {
+  const seen = new Set();
+  const visit = (p) => {
+    if (seen.has(p)) return;
+    seen.add(p);
+    for (const i of outputs.find((o) => o.path === p)?.imports ?? []) if (i.kind === 'import-statement') visit(i.path);
+  };
+  paths.forEach(visit);
+  return seen;
+};
+async function page(path) {
+  let html = await readFile(join(web, path), 'utf8');
+  const here = posix.dirname(path);
+  const published = (ref) => {
+    const source = posix.normalize(posix.join(here, ref));
+    const target = names.get(source) ?? outputOf(source);
+    return target && posix.relative(here, target);
+  };
+  const entry = html.match(/<script type="module" src="([^"]+)"><\/script>/);
+  const preloads = [...html.matchAll(/( *)<link rel="modulepreload" href="([^"]+)">\n/g)];
+  const entryOut = posix.join(here, published(entry[1]));
+  const codeOf = (ref) => outputOf(posix.normalize(posix.join(here, ref)));
+  // A page that preloads nothing (the examples) is left so.
+  const wanted = preloads.length ? staticClosure([entryOut, ...preloads.map((m) => codeOf(m[2]))]) : new Set();
+  wanted.delete(entryOut);
+  const links = [...wanted].map((p) =>
+    `${preloads[0][1]}<link rel="modulepreload" href="${posix.relative(here, p)}">\n`).join('');
+  preloads.forEach((m, i) => { html = html.replace(m[0], i === 0 ? links : ''); });
+  html = html.replace(/(<(?:link|script)\b[^>]*?\b(?:href|src)=")([^"]+)(")/g, (all, a, ref, z) => {
+    if (/^[a-z]+:|^#|^\//i.test(ref) || wanted.has(posix.join(here, ref))) return all;
+    const target = published(ref);
+    if (!target) throw new Error(`${path}: nothing published for ${ref}`);
+    return a + target + z;
+  });
+  html = html.replace(/<!--[\s\S]*?-->\n?/g, '');
+  html = html.replace('<meta charset="utf-8">',
+    `<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="${CSP}">`);
+  await write(path, html);
+}
+const pages = ['index.html', 'embed.html',
+  ...(await readdir(join(web, 'examples'))).filter((f) => f.endsWith('.html')).map((f) => `examples/${f}`)];
+for (const p of pages) await page(p);
+
+// 4. The notes for whoever hosts the folder.
+const types = [...new Set(Object.entries(MIME).map(([ext, type]) => `| \`${ext}\` | \`${type}\` |`))];
+await write('NOTES.md', `# Publishing this folder
+
+Copy the whole folder, keeping its layout. Pages: \`index.html\` (the book's lab),
+\`embed.html\` (the lab alone, for an iframe), \`examples/\` (the three ways to embed; optional).
+Public entry points for other pages: \`js/embed.js\` (\`mount()\`) and \`parallelism-explorer.js\`
+(the custom element).
+
+## Headers
+
+Content types (the wasm must be \`application/wasm\`, or browsers will not compile it while it
+downloads):
+
+| extension | Content-Type |
+| --- | --- |
+${types.join('\n')}
+
+Caching: a file with a content hash in its name (\`name-0123456789.ext\`) never changes, so
+\`Cache-Control: public, max-age=31536000, immutable\`; the pages, \`js/embed.js\`,
+\`parallelism-explorer.js\` and this file: \`Cache-Control: no-cache\`.
+
+Content-Security-Policy (the pages also carry it in a \`<meta>\` tag; sending it as a header as
+well is better, and \`X-Content-Type-Options: nosniff\`):
+
+\`\`\`
+${CSP}
+\`\`\`
+
+ES modules do not load from \`file://\`: serve the folder over HTTP(S).
+`);
+
+// 5. What was written, and what the standalone page downloads before it is ready.
+const rows = [];
+for (const o of [...names.values(), 'js/embed.js', 'parallelism-explorer.js', ...pages]) {
+  const bytes = await readFile(join(out, o));
+  rows.push([o, bytes.length, gzipSync(bytes, { level: 9 }).length]);
+}
+for (const o of outputs) {
+  if (rows.some((r) => r[0] === o.path)) continue;
+  const bytes = await readFile(join(out, o.path));
+  rows.push([o.path, bytes.length, gzipSync(bytes, { level: 9 }).length]);
+}
+const first = new Set(['index.html', names.get('style.css'), names.get('explorer.css'),
+  names.get('lab/lab-module.wasm'), ...staticClosure([names.get('js/main.js'), outputOf('lab/lab.js')])]);
+let total = 0;
+console.log(`${toPosix(relative(process.cwd(), out)) || '.'}/ (gzip -9; * = the standalone page's first load):`);
+for (const [p, raw, gz] of rows.sort((a, b) => a[0].localeCompare(b[0]))) {
+  if (first.has(p)) total += gz;
+  console.log(`  ${first.has(p) ? '*' : ' '} ${p.padEnd(44)} ${String(raw).padStart(7)} ${String(gz).padStart(7)}`);
+}
+console.log(`  first load: ${total} bytes gzipped`);

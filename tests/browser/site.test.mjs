@@ -1,0 +1,128 @@
+// The published folder (scripts/build-site) served by another static server, Python's
+// http.server, which sends no CSP header and knows nothing of the project: the pages must carry
+// their own policy, every name must resolve, and the book's seven seam combinations must show
+// what the native core computes, as on the development page (lab.test.mjs).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+
+import {
+  badgeFor, buildSite, COMBINATIONS, coreReport, cspViolations, launchChromium, openPage, setSeams,
+} from './harness.mjs';
+
+let site;
+let python;
+let env;
+
+// python3 -m http.server on a free port of 127.0.0.1; resolves with its URL once it listens.
+function pythonServer(dir) {
+  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
+    { stdio: ['ignore', 'pipe', 'ignore'] }); // its request log (stderr) is not needed
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout.on('data', (d) => {
+      seen += d;
+      const m = seen.match(/port (\d+)/);
+      if (m) resolve({ child, url: `http://127.0.0.1:${m[1]}/` });
+    });
+    child.on('exit', (code) => reject(new Error(`python3 -m http.server exited ${code}: ${seen}`)));
+  });
+}
+
+before(async () => {
+  site = await buildSite();
+  python = await pythonServer(site.dir);
+  env = { url: python.url, browser: await launchChromium() };
+});
+after(async () => {
+  await env?.browser.close();
+  python?.child.kill();
+  await site?.remove();
+});
+
+describe('the published folder under python3 -m http.server', () => {
+  let lab;
+  before(async () => { lab = await openPage(env); });
+  after(() => lab?.close());
+
+  test('names carry their content hash, except the pages and the two public entry points', async () => {
+    const files = [];
+    const walk = async (dir, prefix = '') => {
+      for (const e of await readdir(dir, { withFileTypes: true })) {
+        if (e.isDirectory()) await walk(`${dir}/${e.name}`, `${prefix}${e.name}/`);
+        else files.push(`${prefix}${e.name}`);
+      }
+    };
+    await walk(site.dir);
+    const stable = new Set(['index.html', 'embed.html', 'NOTES.md', 'js/embed.js', 'parallelism-explorer.js']);
+    for (const f of files) {
+      if (stable.has(f) || f.startsWith('examples/') && f.endsWith('.html')) continue;
+      assert.match(f, /-[0-9A-Za-z]{8,10}\.(js|css|wasm|svg)$/, f);
+    }
+    assert.ok(files.some((f) => /^js\/lab-module-[0-9a-f]{10}\.wasm$/.test(f)), 'the wasm is fingerprinted');
+  });
+
+  test('the standalone page loads with its CSP from the <meta> tag and no error', async () => {
+    const { page, problems } = lab;
+    assert.deepEqual(problems, []);
+    assert.deepEqual(await cspViolations(page), []);
+    assert.equal(await page.locator('h1').textContent(), 'Splitting a model across 16 GPUs');
+    // The policy is in force: an inline script is refused.
+    const ran = await page.evaluate(() => {
+      window.__inline = false;
+      const s = document.createElement('script');
+      s.textContent = 'window.__inline = true';
+      document.head.append(s);
+      return window.__inline;
+    });
+    assert.equal(ran, false, 'inline script ran: no CSP');
+    // Loaded from hashed names, the wasm as application/wasm.
+    const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name));
+    assert.ok(loaded.some((u) => /\/js\/lab-module-[0-9a-f]{10}\.wasm$/.test(u)), loaded.join('\n'));
+    const wasm = loaded.find((u) => u.endsWith('.wasm'));
+    const type = await page.evaluate(async (u) => (await fetch(u)).headers.get('content-type'), wasm);
+    assert.equal(type, 'application/wasm');
+    problems.length = 0; // the refused inline script above is the one expected complaint
+  });
+
+  for (const combo of COMBINATIONS) {
+    test(`${combo.name}: badge, tiles, memory and wire match the native core`, async () => {
+      const report = await coreReport(combo);
+      await setSeams(lab.page, combo, badgeFor(report));
+      const shown = await lab.page.evaluate(() => ({
+        tiles: [...document.querySelectorAll('.gpu-grid rect.tile')].map((r) =>
+          [r.dataset.rank, r.dataset.dp, r.dataset.tp, r.dataset.pp, r.dataset.node].map(Number)),
+        perGpu: Number(document.querySelector('[data-field="per-gpu"]').dataset.value),
+        wire: Object.fromEntries([...document.querySelectorAll('.wire [data-seam]')].map((li) =>
+          [li.dataset.seam, Number(li.querySelector('[data-field="bytes"]').dataset.value)])),
+        warnings: [...document.querySelectorAll('.warnings li')].map((li) => li.textContent),
+      }));
+      assert.deepEqual(shown.tiles, report.ranks.map((r) => [r.rank, r.dp, r.tp, r.pp, r.node]));
+      assert.equal(shown.perGpu, report.memory.per_gpu_bytes);
+      for (const seam of ['data', 'tensor', 'pipeline']) {
+        assert.equal(shown.wire[seam], report.comms[seam].bytes_per_gpu_per_step, seam);
+      }
+      assert.deepEqual(shown.warnings, report.warnings);
+    });
+  }
+
+  test('the stable entry points re-export the hashed modules', async () => {
+    const { page } = lab;
+    const kinds = await page.evaluate(async () => {
+      const embed = await import('/js/embed.js');
+      const element = await import('/parallelism-explorer.js');
+      return [typeof embed.mount, typeof element.ParallelismExplorer];
+    });
+    assert.deepEqual(kinds, ['function', 'function']);
+  });
+
+  test('the iframe page starts too', async () => {
+    const view = await openPage(env, 'embed.html?seams=data,tensor,pipeline');
+    assert.equal(await view.page.locator('.badge').textContent(), 'DP×TP×PP = 2×4×2 = 16');
+    assert.deepEqual(view.problems, []);
+    await view.close();
+  });
+
+  test('still no error after all the toggling', () => assert.deepEqual(lab.problems, []));
+});
