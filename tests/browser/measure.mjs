@@ -1,9 +1,9 @@
 // Measurements of the page in headless Chromium, shared by the benchmark (bench.mjs, which
-// prints them) and the budget test (perf.test.mjs, which fails past 3x the targets).
+// prints them) and the budget test (perf.test.mjs, which fails past 1.2x the targets).
 // Every timing is taken inside the page with performance.now(); playwright only drives.
 import { gzipSync } from 'node:zlib';
 
-// The page's performance targets, on this project's 2-core machines. The tests allow 3x.
+// The page's performance targets, on this project's 2-core machines. perf.test.mjs allows 1.2x.
 export const TARGETS = {
   payloadGzipBytes: 60e3,
   readyMs: 1000,
@@ -150,11 +150,14 @@ export async function setPlannerCase(page) {
 // Runs the planner n times from its button; the page reports each search's time.
 export async function plannerSamples(page, n) {
   const out = [];
+  const done = await page.evaluate(() =>
+    Number(document.querySelector('.plan-status')?.dataset.run ?? 0),
+  );
   for (let i = 0; i < n; i++) {
     await page.locator('button.run-planner').click();
     await page.waitForFunction(
       (k) => document.querySelector('.plan-status')?.dataset.run === String(k),
-      i + 1,
+      done + i + 1,
     );
     out.push(
       await page.locator('.plan-status').evaluate((el) => ({
