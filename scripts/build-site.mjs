@@ -43,7 +43,10 @@ await rm(out, { recursive: true, force: true });
 //    source path under web/ to its published path.
 const names = new Map();
 for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
-  const { code } = await transform(await readFile(join(web, css), 'utf8'), { loader: 'css', minify: true });
+  const { code } = await transform(await readFile(join(web, css), 'utf8'), {
+    loader: 'css',
+    minify: true,
+  });
   names.set(css, hashed(css, code));
   await write(names.get(css), code);
 }
@@ -61,7 +64,9 @@ await write(names.get('lab/lab-module.wasm'), wasm);
 const swaps = {
   'js/embed.js': [["'../explorer.css'", `'../${names.get('explorer.css')}'`, 'js']],
   'parallelism-explorer.js': [["'explorer.css'", `'${names.get('explorer.css')}'`, '.']],
-  'lab/lab-module.js': [['"lab-module.wasm"', `"${basename(names.get('lab/lab-module.wasm'))}"`, 'js']],
+  'lab/lab-module.js': [
+    ['"lab-module.wasm"', `"${basename(names.get('lab/lab-module.wasm'))}"`, 'js'],
+  ],
 };
 const swapPlugin = {
   name: 'asset-urls',
@@ -69,7 +74,8 @@ const swapPlugin = {
     b.onLoad({ filter: /\.js$/ }, async ({ path }) => {
       let text = await readFile(path, 'utf8');
       for (const [from, to] of swaps[toPosix(relative(web, path))] ?? []) {
-        if (!text.includes(from)) throw new Error(`${relative(root, path)} no longer contains ${from}`);
+        if (!text.includes(from))
+          throw new Error(`${relative(root, path)} no longer contains ${from}`);
         text = text.split(from).join(to);
       }
       return { contents: text, loader: 'js' };
@@ -77,8 +83,14 @@ const swapPlugin = {
   },
 };
 // Pages' scripts, the two public entry points, and the examples' scripts.
-const entries = ['js/main.js', 'js/embed-page.js', 'js/embed.js', 'parallelism-explorer.js',
-  'examples/module.js', 'examples/iframe-host.js'];
+const entries = [
+  'js/main.js',
+  'js/embed-page.js',
+  'js/embed.js',
+  'parallelism-explorer.js',
+  'examples/module.js',
+  'examples/iframe-host.js',
+];
 const result = await build({
   entryPoints: entries.map((e) => join(web, e)),
   outbase: web,
@@ -95,18 +107,28 @@ const result = await build({
   logLevel: 'warning',
 });
 const outputs = Object.entries(result.metafile.outputs).map(([path, o]) => ({
-  path: toPosix(relative(out, path)), ...o,
+  path: toPosix(relative(out, path)),
+  ...o,
   // The sources whose code this file holds (an entry that only re-exports a chunk holds none).
-  inputs: Object.entries(o.inputs).filter(([, v]) => v.bytesInOutput > 0)
+  inputs: Object.entries(o.inputs)
+    .filter(([, v]) => v.bytesInOutput > 0)
     .map(([i]) => toPosix(relative(web, join(root, i)))),
-  imports: o.imports.filter((i) => !i.external).map((i) => ({ ...i, path: toPosix(relative(out, i.path)) })),
+  imports: o.imports
+    .filter((i) => !i.external)
+    .map((i) => ({ ...i, path: toPosix(relative(out, i.path)) })),
 }));
 const outputOf = (source) => outputs.find((o) => o.inputs.includes(source))?.path;
-for (const e of entries) names.set(e, outputs.find((o) => o.entryPoint && toPosix(relative(web, join(root, o.entryPoint))) === e).path);
+for (const e of entries)
+  names.set(
+    e,
+    outputs.find((o) => o.entryPoint && toPosix(relative(web, join(root, o.entryPoint))) === e)
+      .path,
+  );
 for (const [source, list] of Object.entries(swaps)) {
   for (const [, , folder] of list) {
     const at = outputOf(source);
-    if (posix.dirname(at) !== folder) throw new Error(`${source} landed in ${at}; its URLs assume ${folder}/`);
+    if (posix.dirname(at) !== folder)
+      throw new Error(`${source} landed in ${at}; its URLs assume ${folder}/`);
   }
 }
 
@@ -123,7 +145,8 @@ const staticClosure = (paths) => {
   const visit = (p) => {
     if (seen.has(p)) return;
     seen.add(p);
-    for (const i of outputs.find((o) => o.path === p)?.imports ?? []) if (i.kind === 'import-statement') visit(i.path);
+    for (const i of outputs.find((o) => o.path === p)?.imports ?? [])
+      if (i.kind === 'import-statement') visit(i.path);
   };
   paths.forEach(visit);
   return seen;
@@ -141,11 +164,16 @@ async function page(path) {
   const entryOut = posix.join(here, published(entry[1]));
   const codeOf = (ref) => outputOf(posix.normalize(posix.join(here, ref)));
   // A page that preloads nothing (the examples) is left so.
-  const wanted = preloads.length ? staticClosure([entryOut, ...preloads.map((m) => codeOf(m[2]))]) : new Set();
+  const wanted = preloads.length
+    ? staticClosure([entryOut, ...preloads.map((m) => codeOf(m[2]))])
+    : new Set();
   wanted.delete(entryOut);
-  const links = [...wanted].map((p) =>
-    `${preloads[0][1]}<link rel="modulepreload" href="${posix.relative(here, p)}">\n`).join('');
-  preloads.forEach((m, i) => { html = html.replace(m[0], i === 0 ? links : ''); });
+  const links = [...wanted]
+    .map((p) => `${preloads[0][1]}<link rel="modulepreload" href="${posix.relative(here, p)}">\n`)
+    .join('');
+  preloads.forEach((m, i) => {
+    html = html.replace(m[0], i === 0 ? links : '');
+  });
   html = html.replace(/(<(?:link|script)\b[^>]*?\b(?:href|src)=")([^"]+)(")/g, (all, a, ref, z) => {
     if (/^[a-z]+:|^#|^\//i.test(ref) || wanted.has(posix.join(here, ref))) return all;
     const target = published(ref);
@@ -153,17 +181,28 @@ async function page(path) {
     return a + target + z;
   });
   html = html.replace(/<!--[\s\S]*?-->\n?/g, '');
-  html = html.replace('<meta charset="utf-8">',
-    `<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="${CSP}">`);
+  html = html.replace(
+    '<meta charset="utf-8">',
+    `<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+  );
   await write(path, html);
 }
-const pages = ['index.html', 'embed.html',
-  ...(await readdir(join(web, 'examples'))).filter((f) => f.endsWith('.html')).map((f) => `examples/${f}`)];
+const pages = [
+  'index.html',
+  'embed.html',
+  ...(await readdir(join(web, 'examples')))
+    .filter((f) => f.endsWith('.html'))
+    .map((f) => `examples/${f}`),
+];
 for (const p of pages) await page(p);
 
 // 4. The notes for whoever hosts the folder.
-const types = [...new Set(Object.entries(MIME).map(([ext, type]) => `| \`${ext}\` | \`${type}\` |`))];
-await write('NOTES.md', `# Publishing this folder
+const types = [
+  ...new Set(Object.entries(MIME).map(([ext, type]) => `| \`${ext}\` | \`${type}\` |`)),
+];
+await write(
+  'NOTES.md',
+  `# Publishing this folder
 
 Copy the whole folder, keeping its layout. Pages: \`index.html\` (the book's lab),
 \`embed.html\` (the lab alone, for an iframe), \`examples/\` (the three ways to embed; optional).
@@ -191,7 +230,8 @@ ${CSP}
 \`\`\`
 
 ES modules do not load from \`file://\`: serve the folder over HTTP(S).
-`);
+`,
+);
 
 // 5. What was written, and what the standalone page downloads before it is ready.
 const rows = [];
@@ -204,12 +244,21 @@ for (const o of outputs) {
   const bytes = await readFile(join(out, o.path));
   rows.push([o.path, bytes.length, gzipSync(bytes, { level: 9 }).length]);
 }
-const first = new Set(['index.html', names.get('style.css'), names.get('explorer.css'),
-  names.get('lab/lab-module.wasm'), ...staticClosure([names.get('js/main.js'), outputOf('lab/lab.js')])]);
+const first = new Set([
+  'index.html',
+  names.get('style.css'),
+  names.get('explorer.css'),
+  names.get('lab/lab-module.wasm'),
+  ...staticClosure([names.get('js/main.js'), outputOf('lab/lab.js')]),
+]);
 let total = 0;
-console.log(`${toPosix(relative(process.cwd(), out)) || '.'}/ (gzip -9; * = the standalone page's first load):`);
+console.log(
+  `${toPosix(relative(process.cwd(), out)) || '.'}/ (gzip -9; * = the standalone page's first load):`,
+);
 for (const [p, raw, gz] of rows.sort((a, b) => a[0].localeCompare(b[0]))) {
   if (first.has(p)) total += gz;
-  console.log(`  ${first.has(p) ? '*' : ' '} ${p.padEnd(44)} ${String(raw).padStart(7)} ${String(gz).padStart(7)}`);
+  console.log(
+    `  ${first.has(p) ? '*' : ' '} ${p.padEnd(44)} ${String(raw).padStart(7)} ${String(gz).padStart(7)}`,
+  );
 }
 console.log(`  first load: ${total} bytes gzipped`);

@@ -29,7 +29,9 @@ export function chromePath(env = process.env) {
       if (executable(join(dir, name))) return join(dir, name);
     }
   }
-  throw new Error(`no Chromium found: set CHROME_PATH, or put one of ${NAMES.join(', ')} on the PATH`);
+  throw new Error(
+    `no Chromium found: set CHROME_PATH, or put one of ${NAMES.join(', ')} on the PATH`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -53,8 +53,12 @@ export async function startBrowser({ root } = {}) {
 export function launchChromium() {
   return chromium.launch({
     executablePath: chromePath(),
-    args: ['--disable-background-networking', '--disable-component-update', '--no-first-run',
-      '--disable-sync'],
+    args: [
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -62,8 +66,9 @@ export function launchChromium() {
 // own, so test files running side by side never share one: { dir, remove() }.
 export async function buildSite() {
   const dir = await mkdtemp(join(tmpdir(), 'pe-site-'));
-  execFileSync(process.execPath, [fileURLToPath(new URL('scripts/build-site.mjs', root)), dir],
-    { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [fileURLToPath(new URL('scripts/build-site.mjs', root)), dir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -8,7 +8,14 @@ import { readdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import {
-  badgeFor, buildSite, COMBINATIONS, coreReport, cspViolations, launchChromium, openPage, setSeams,
+  badgeFor,
+  buildSite,
+  COMBINATIONS,
+  coreReport,
+  cspViolations,
+  launchChromium,
+  openPage,
+  setSeams,
 } from './harness.mjs';
 
 let site;
@@ -17,8 +24,11 @@ let env;
 
 // python3 -m http.server on a free port of 127.0.0.1; resolves with its URL once it listens.
 function pythonServer(dir) {
-  const child = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
-    { stdio: ['ignore', 'pipe', 'ignore'] }); // its request log (stderr) is not needed
+  const child = spawn(
+    'python3',
+    ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', dir],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  ); // its request log (stderr) is not needed
   return new Promise((resolve, reject) => {
     let seen = '';
     child.stdout.on('data', (d) => {
@@ -43,7 +53,9 @@ after(async () => {
 
 describe('the published folder under python3 -m http.server', () => {
   let lab;
-  before(async () => { lab = await openPage(env); });
+  before(async () => {
+    lab = await openPage(env);
+  });
   after(() => lab?.close());
 
   test('names carry their content hash, except the pages and the two public entry points', async () => {
@@ -55,12 +67,21 @@ describe('the published folder under python3 -m http.server', () => {
       }
     };
     await walk(site.dir);
-    const stable = new Set(['index.html', 'embed.html', 'NOTES.md', 'js/embed.js', 'parallelism-explorer.js']);
+    const stable = new Set([
+      'index.html',
+      'embed.html',
+      'NOTES.md',
+      'js/embed.js',
+      'parallelism-explorer.js',
+    ]);
     for (const f of files) {
-      if (stable.has(f) || f.startsWith('examples/') && f.endsWith('.html')) continue;
+      if (stable.has(f) || (f.startsWith('examples/') && f.endsWith('.html'))) continue;
       assert.match(f, /-[0-9A-Za-z]{8,10}\.(js|css|wasm|svg)$/, f);
     }
-    assert.ok(files.some((f) => /^js\/lab-module-[0-9a-f]{10}\.wasm$/.test(f)), 'the wasm is fingerprinted');
+    assert.ok(
+      files.some((f) => /^js\/lab-module-[0-9a-f]{10}\.wasm$/.test(f)),
+      'the wasm is fingerprinted',
+    );
   });
 
   test('the standalone page loads with its CSP from the <meta> tag and no error', async () => {
@@ -78,10 +99,18 @@ describe('the published folder under python3 -m http.server', () => {
     });
     assert.equal(ran, false, 'inline script ran: no CSP');
     // Loaded from hashed names, the wasm as application/wasm.
-    const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name));
-    assert.ok(loaded.some((u) => /\/js\/lab-module-[0-9a-f]{10}\.wasm$/.test(u)), loaded.join('\n'));
+    const loaded = await page.evaluate(() =>
+      performance.getEntriesByType('resource').map((r) => r.name),
+    );
+    assert.ok(
+      loaded.some((u) => /\/js\/lab-module-[0-9a-f]{10}\.wasm$/.test(u)),
+      loaded.join('\n'),
+    );
     const wasm = loaded.find((u) => u.endsWith('.wasm'));
-    const type = await page.evaluate(async (u) => (await fetch(u)).headers.get('content-type'), wasm);
+    const type = await page.evaluate(
+      async (u) => (await fetch(u)).headers.get('content-type'),
+      wasm,
+    );
     assert.equal(type, 'application/wasm');
     problems.length = 0; // the refused inline script above is the one expected complaint
   });
@@ -92,13 +121,21 @@ describe('the published folder under python3 -m http.server', () => {
       await setSeams(lab.page, combo, badgeFor(report));
       const shown = await lab.page.evaluate(() => ({
         tiles: [...document.querySelectorAll('.gpu-grid rect.tile')].map((r) =>
-          [r.dataset.rank, r.dataset.dp, r.dataset.tp, r.dataset.pp, r.dataset.node].map(Number)),
+          [r.dataset.rank, r.dataset.dp, r.dataset.tp, r.dataset.pp, r.dataset.node].map(Number),
+        ),
         perGpu: Number(document.querySelector('[data-field="per-gpu"]').dataset.value),
-        wire: Object.fromEntries([...document.querySelectorAll('.wire [data-seam]')].map((li) =>
-          [li.dataset.seam, Number(li.querySelector('[data-field="bytes"]').dataset.value)])),
+        wire: Object.fromEntries(
+          [...document.querySelectorAll('.wire [data-seam]')].map((li) => [
+            li.dataset.seam,
+            Number(li.querySelector('[data-field="bytes"]').dataset.value),
+          ]),
+        ),
         warnings: [...document.querySelectorAll('.warnings li')].map((li) => li.textContent),
       }));
-      assert.deepEqual(shown.tiles, report.ranks.map((r) => [r.rank, r.dp, r.tp, r.pp, r.node]));
+      assert.deepEqual(
+        shown.tiles,
+        report.ranks.map((r) => [r.rank, r.dp, r.tp, r.pp, r.node]),
+      );
       assert.equal(shown.perGpu, report.memory.per_gpu_bytes);
       for (const seam of ['data', 'tensor', 'pipeline']) {
         assert.equal(shown.wire[seam], report.comms[seam].bytes_per_gpu_per_step, seam);
