@@ -1,4 +1,4 @@
-// What crosses the wire, per GPU per training step, for each seam.
+// What crosses the wire, per GPU per training step, for each seam, on the busiest GPU.
 #pragma once
 
 #include "report.h"
@@ -6,9 +6,24 @@
 
 namespace pe {
 
-// `grad_params` is the parameter shard whose gradients the DP group reduces (the most-loaded
-// GPU's); `stage_layers` the layers on the most-loaded stage; `microbatches` is m.
-CommsReport comms_report(const Scenario& s, const Degrees& d, double grad_params,
-                         int stage_layers, int microbatches);
+// The traffic of one GPU on pipeline stage `stage`, holding `params_per_gpu` parameters
+// (whose gradients the DP group reduces) and `stage_layers` layers, with m micro-batches.
+CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
+                        int stage_layers, int microbatches);
+
+// The busiest GPU: the stage that sends the most bytes per step (every stage's params and
+// layers from memory.h and pipeline.h). Its stage is in CommsReport::stage.
+CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches);
+
+// Bytes of one DP all-gather of the weights and of one reduce-scatter of the gradients (or
+// all-reduce with ZeRO 0) for a GPU holding `params_per_gpu`: what step_time overlaps.
+struct DataParallelParts {
+  double reduce_bytes = 0;   // per reduction
+  double gather_bytes = 0;   // per gather
+  double reductions = 0;     // per step: 1, or m with ZeRO-2/3 (every micro-batch)
+  double gathers = 0;        // per step: 0 (ZeRO 0), 1 (ZeRO-1/2), 2m (ZeRO-3)
+};
+DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d,
+                                      double params_per_gpu, int microbatches);
 
 }  // namespace pe

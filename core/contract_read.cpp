@@ -236,7 +236,9 @@ class Reader {
 
 bool changed(const ModelSpec& a, const ModelSpec& b) {
   return a.layers != b.layers || a.hidden != b.hidden || a.heads != b.heads ||
-         a.vocab != b.vocab;
+         a.vocab != b.vocab || a.kv_heads != b.kv_heads || a.ffn_hidden != b.ffn_hidden ||
+         a.activation != b.activation || a.position != b.position ||
+         a.tied_embeddings != b.tied_embeddings;
 }
 
 // bytes_per_param alone: bf16 weight 2 + bf16 grad 2, the rest split evenly between the three
@@ -267,8 +269,18 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
   const auto given = [&in](const char* key) { return in.given.count(key) > 0; };
   ModelSpec& m = s.model;
   const bool arch_changed = changed(m, model_preset);
+  bool arch_given = false;
+  for (const char* k : {"model.layers", "model.hidden", "model.heads", "model.vocab",
+                        "model.kv_heads", "model.ffn_hidden", "model.activation",
+                        "model.position", "model.tied_embeddings"}) {
+    arch_given = arch_given || given(k);
+  }
+  // params without any architecture (or preset) make the shape a template scaled to them.
+  if (!given("model.shape_nominal")) {
+    m.shape_nominal = given("model.params") && !arch_given && !given("model.preset");
+  }
   if (!given("model.params") && arch_changed) m.params = 0;  // a new architecture: count it
-  if (!given("model.params") && m.params == 0) m.params = gpt_params(m, s.seq_len);
+  if (!given("model.params") && m.params == 0) m.params = shape_params(m, s.seq_len);
   if (!given("model.name") && (arch_changed || given("model.params"))) {
     if (given("model.preset")) {
       m.name = "custom (from " + model_preset.name + ")";
@@ -286,7 +298,7 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
   }
   if (given("bytes_per_param")) read_bytes_per_param(in, precision_before, s);
   if (s.gpu.memory_gb != gpu_preset.memory_gb || s.gpu.peak_tflops != gpu_preset.peak_tflops ||
-      s.gpu.nvlink_gb_s != gpu_preset.nvlink_gb_s) {
+      s.gpu.nvlink_gb_s != gpu_preset.nvlink_gb_s || s.gpu.hbm_gb_s != gpu_preset.hbm_gb_s) {
     s.gpu.name = "custom";
   }
   if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;

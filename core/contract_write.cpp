@@ -19,7 +19,7 @@ json breakdown_json(const MemoryBreakdown& b) {
   return {{"weights_bytes", b.weights_bytes},       {"grads_bytes", b.grads_bytes},
           {"master_bytes", b.master_bytes},         {"adam_m_bytes", b.adam_m_bytes},
           {"adam_v_bytes", b.adam_v_bytes},         {"optimizer_bytes", b.optimizer_bytes()},
-          {"activations_bytes", b.activations_bytes}};
+          {"activations_bytes", b.activations_bytes}, {"overhead_bytes", b.overhead_bytes}};
 }
 
 json traffic_json(const SeamTraffic& t) {
@@ -35,7 +35,8 @@ json traffic_json(const SeamTraffic& t) {
 }
 
 json comms_json(const CommsReport& c) {
-  return {{"data", traffic_json(c.data)},
+  return {{"stage", c.stage},
+          {"data", traffic_json(c.data)},
           {"tensor", traffic_json(c.tensor)},
           {"pipeline", traffic_json(c.pipeline)}};
 }
@@ -50,8 +51,17 @@ json precision_json(const Precision& p) {
 }
 
 json model_json(const ModelSpec& m) {
-  return {{"name", m.name},   {"params", m.params}, {"layers", m.layers},
-          {"hidden", m.hidden}, {"heads", m.heads},   {"vocab", m.vocab}};
+  return {{"name", m.name},
+          {"params", m.params},
+          {"layers", m.layers},
+          {"hidden", m.hidden},
+          {"heads", m.heads},
+          {"vocab", m.vocab},
+          {"kv_heads", m.kv()},
+          {"ffn_hidden", m.ffn()},
+          {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
+          {"position", m.position == Position::kRope ? "rope" : "learned"},
+          {"tied_embeddings", m.tied_embeddings}};
 }
 
 json layouts_of(const Scenario& s) {
@@ -120,6 +130,7 @@ json report_json(const Report& r) {
         {"shard_factor", m.shard_factor},
         {"peak_stage", m.peak_stage},
         {"fits", m.fits},
+        {"safe_fraction", m.safe_fraction},
         {"gpu_memory_bytes", m.gpu_memory_bytes},
         {"headroom_bytes", m.headroom_bytes},
         {"breakdown", breakdown_json(m.breakdown)},
@@ -128,15 +139,30 @@ json report_json(const Report& r) {
       {"pipeline",
        {{"microbatches", r.pipeline.microbatches},
         {"virtual_stages", r.pipeline.virtual_stages},
+        {"stage_layers",
+         {{"first", r.pipeline.split.first},
+          {"middle", r.pipeline.split.middle},
+          {"last", r.pipeline.split.last},
+          {"extra_from", r.pipeline.split.extra_from},
+          {"rule", r.pipeline.split.rule},
+          {"megatron_default", r.pipeline.split.megatron_default}}},
         {"bubble_fraction", r.pipeline.bubble_fraction}}},
       {"time",
-       {{"compute_s", t.compute_s},
+       {{"matmul_efficiency", t.matmul_efficiency},
+        {"slowest_stage", t.slowest_stage},
+        {"compute_s", t.compute_s},
+        {"memory_bound_s", t.memory_bound_s},
         {"bubble_s", t.bubble_s},
+        {"exposed_data_s", t.exposed_data_s},
+        {"exposed_tensor_s", t.exposed_tensor_s},
+        {"exposed_pipeline_s", t.exposed_pipeline_s},
         {"exposed_comms_s", t.exposed_comms_s},
+        {"optimizer_s", t.optimizer_s},
         {"step_s", t.step_s},
         {"model_flops_per_step", t.model_flops_per_step},
         {"hardware_flops_per_step", t.hardware_flops_per_step},
         {"mfu", t.mfu},
+        {"hfu", t.hfu},
         {"tflops_per_gpu", t.tflops_per_gpu},
         {"tokens_per_s", t.tokens_per_s},
         {"time_to_train_s", t.time_to_train_s}}},
@@ -216,14 +242,16 @@ std::string presets_json() {
   const Scenario defaults;
   json models = json::array(), gpus = json::array(), precisions = json::array();
   for (ModelSpec m : model_presets()) {
-    if (m.params == 0) m.params = gpt_params(m, defaults.seq_len);
+    if (m.params == 0) m.params = shape_params(m, defaults.seq_len);
     models.push_back(model_json(m));
   }
   for (const GpuSpec& g : gpu_presets()) {
     gpus.push_back({{"name", g.name},
                     {"gpu_memory_gb", g.memory_gb},
                     {"gpu_peak_tflops", g.peak_tflops},
-                    {"nvlink_gb_s", g.nvlink_gb_s}});
+                    {"nvlink_gb_s", g.nvlink_gb_s},
+                    {"hbm_gb_s", g.hbm_gb_s},
+                    {"matmul_efficiency", g.matmul_efficiency}});
   }
   for (const Precision& p : precision_presets()) {
     precisions.push_back(precision_json(p));

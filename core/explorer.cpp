@@ -1,6 +1,7 @@
 #include "explorer.h"
 
 #include <cstdio>
+#include <cmath>
 
 #include "comms.h"
 #include "cost.h"
@@ -56,9 +57,70 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 " s per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
                 str(d.tp) + "x" + str(d.pp) + " layout.");
   }
-  if (!r.memory.fits) {
-    w.push_back("Does not fit: the busiest GPU needs more than its " +
-                bytes_text(s.gpu.memory_gb * 1e9) + ".");
+  const StageSplit& split = r.pipeline.split;
+  const std::string layers_text =
+      "first stage " + str(split.first) +
+      (d.pp > 2 ? ", middle stages " + str(split.middle) +
+                      (split.extra_from < d.pp - 1
+                           ? " (" + str(split.middle + 1) + " from stage " +
+                                 str(split.extra_from) + " on)"
+                           : std::string())
+                : std::string()) +
+      ", last stage " + str(split.last);
+  if (std::string(split.rule) == "ends") {
+    w.push_back(str(s.model.layers) + " layers do not divide over " + str(d.pp) +
+                " stages; with the embedding and the loss counted as a layer each, as "
+                "Megatron-Core's --account-for-embedding/loss-in-pipeline-split do, they do: " +
+                layers_text + ".");
+  } else if (std::string(split.rule) == "balanced") {
+    w.push_back(str(s.model.layers) + " layers do not divide over " + str(d.pp) +
+                " stages, which Megatron-LM refuses unless first_stage_layers and "
+                "last_stage_layers set the end stages. Assumed " + layers_text + ".");
+  }
+  if (r.pipeline.virtual_stages > 1) {
+    const int v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
+    if (m % d.pp != 0) {
+      w.push_back("Interleaving: Megatron-Core needs the micro-batch count to be a multiple of "
+                  "the " + str(d.pp) + " stages, and it is " + str(m) +
+                  ". Assumed a bubble of (p-1)/v micro-batch times all the same.");
+    }
+    bool uneven = split.first % v != 0 || split.last % v != 0 ||
+                  (d.pp > 2 && split.middle % v != 0) ||
+                  (split.extra_from < d.pp - 1 && (split.middle + 1) % v != 0);
+    if (uneven) {
+      w.push_back("Interleaving: Megatron-Core splits each stage's layers into " + str(v) +
+                  " equal chunks, and the stages hold " + layers_text +
+                  " layers. Assumed uneven chunks, as custom schedules run them (Llama 3).");
+    }
+  }
+  if (s.model.shape_nominal) {
+    w.push_back("model.params is given without an architecture: the " + str(s.model.layers) +
+                "-layer, " + str(s.model.hidden) +
+                "-wide shape is scaled to it for weights and FLOPs; activations and traffic "
+                "use the shape as it is.");
+  }
+  const Scenario plain;
+  const bool practitioner = s.recompute != plain.recompute ||
+                            s.sequence_parallel != plain.sequence_parallel ||
+                            s.schedule != plain.schedule || s.micro_batch != plain.micro_batch ||
+                            s.seq_len != plain.seq_len || s.first_stage_layers != 0 ||
+                            s.last_stage_layers != 0;
+  if (s.memory_model == MemoryModel::kBook && practitioner) {
+    w.push_back("memory_model is \"book\": weights and optimizer only, no activations and no "
+                "overhead, so recomputation, sequence parallelism, the micro-batch and the "
+                "sequence length do not change the memory. Set memory_model to \"full\" to "
+                "count them.");
+  }
+  const double gb = s.gpu.memory_gb;
+  if (r.memory.per_gpu_bytes > r.memory.gpu_memory_bytes) {
+    w.push_back("Does not fit: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) +
+                ", more than its " + bytes_text(gb * 1e9) + ".");
+  } else if (!r.memory.fits) {
+    w.push_back("Tight: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) +
+                " of its " + bytes_text(gb * 1e9) + ", " + bytes_text(r.memory.headroom_bytes) +
+                " of headroom. Past " + str(std::llround(100 * r.memory.safe_fraction)) +
+                "% of the GPU, estimates like this one have run out of memory in practice " +
+                "(Fujii et al. 2024), so it does not count as fitting.");
   }
   return w;
 }
@@ -78,10 +140,26 @@ Problem layout_problem(const Scenario& s, const Degrees& d) {
                 " layers: allowed at most one stage per layer (fewer GPUs, or another seam)"};
   }
   const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
-  if (d.pp > 1 && 1LL * d.pp * v > s.model.layers) {
+  if (d.pp > 1 && 1LL * d.pp * v > s.model.layers + 2) {
     return {"virtual_stages", "virtual_stages is " + str(v) +
                                   ": pipeline degree x virtual_stages (" + str(1LL * d.pp * v) +
-                                  ") may not exceed the " + str(s.model.layers) + " layers"};
+                                  ") may not exceed the " + str(s.model.layers) +
+                                  " layers (+ 2 for an embedding-only and an output-only chunk)"};
+  }
+  if (std::string problem = split_problem(s, d.pp); !problem.empty()) {
+    return {"first_stage_layers", problem};
+  }
+  // Every chunk holds a layer, but the first stage's first chunk may hold the embedding alone
+  // and the last stage's last chunk the output layer alone (Llama 3's schedule).
+  if (d.pp > 1 && v > 1) {
+    const StageSplit split = stage_split(s, d.pp);
+    if (split.first < v - 1 || split.last < v - 1 || (d.pp > 2 && split.middle < v)) {
+      return {"virtual_stages",
+              "virtual_stages is " + str(v) + ": the stages hold " + str(split.first) + ", " +
+                  str(split.middle) + " and " + str(split.last) +
+                  " layers, too few for a layer in every chunk (the end stages may give one "
+                  "chunk to the embedding or the output layer alone)"};
+    }
   }
   return {};
 }
@@ -117,9 +195,8 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.pipeline = pipeline_report(s, d);
   r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;
   r.memory = memory_report(s, d, r.pipeline.microbatches);
-  const StageMemory& peak = r.memory.stages[r.memory.peak_stage];
-  r.comms = comms_report(s, d, peak.params_per_gpu, peak.layers, r.pipeline.microbatches);
-  r.time = time_report(s, r.active_gpus, r.pipeline, r.comms, r.global_batch);
+  r.comms = comms_report(s, d, r.pipeline.microbatches);
+  r.time = time_report(s, d, r.pipeline, r.comms, r.global_batch);
   r.cost = cost_report(s, r.time);
   r.rule_order_step_s = r.time.step_s;
   if (s.order != kBookOrder) {

@@ -3,14 +3,12 @@
 #include <algorithm>
 
 #include "activations.h"
+#include "pipeline.h"
 #include "transformer.h"
 
 namespace pe {
 
-int layers_on_stage(int layers, int pp, int stage) {
-  const int base = layers / pp, extra = layers % pp;
-  return base + (stage >= pp - extra ? 1 : 0);
-}
+double safe_memory_fraction() { return 0.8; }
 
 MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
                                   int dp) {
@@ -40,21 +38,22 @@ StageMemory full_stage(const Scenario& s, const Degrees& d, int stage, int micro
   const ModelSpec& m = s.model;
   StageMemory st;
   st.stage = stage;
-  st.layers = layers_on_stage(m.layers, d.pp, stage);
-  // N is authoritative: the layers share what the embedding leaves.
-  const double embed = embedding_params(m.vocab, m.hidden, s.seq_len);
-  const double per_layer = std::max(0.0, m.params - embed) / m.layers;
-  double params = st.layers * per_layer;
-  if (stage == 0) params += embed;
-  // Megatron keeps a copy of the tied word embedding on the last stage for the output layer.
-  if (stage == d.pp - 1 && d.pp > 1) params += static_cast<double>(m.vocab) * m.hidden;
-  st.params_per_gpu = params / d.tp;
+  st.layers = stage_split(s, d.pp).layers_on(stage);
+  // The shape's counts, scaled so that the stages add up to model.params.
+  double params = st.layers * layer_params(m);
+  if (stage == 0) params += embedding_params(m, s.seq_len);
+  if (stage == d.pp - 1) {
+    params += output_params(m);
+    // Megatron keeps a copy of the tied word embedding on the last stage for the output layer.
+    if (d.pp > 1 && m.tied_embeddings) params += static_cast<double>(m.vocab) * m.hidden;
+  }
+  st.params_per_gpu = params * param_scale(m, s.seq_len) / d.tp;
   st.breakdown = model_state_bytes(st.params_per_gpu, s.precision, s.zero_stage, d.dp);
 
   st.inflight_microbatches = std::min(d.pp - stage, microbatches);
-  double acts = st.layers * activation_bytes_per_layer(s.seq_len, s.micro_batch, m.hidden,
-                                                       m.heads, d.tp, s.sequence_parallel,
-                                                       s.recompute);
+  double acts = st.layers * activation_bytes_per_layer(m, s.seq_len, s.micro_batch, d.tp,
+                                                       s.sequence_parallel, s.recompute,
+                                                       s.flash_attention);
   acts *= inflight_factor(s, d, stage, microbatches);
   // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
   if (stage == 0) {
@@ -65,13 +64,14 @@ StageMemory full_stage(const Scenario& s, const Degrees& d, int stage, int micro
     acts += last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp);
   }
   st.breakdown.activations_bytes = acts;
+  st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
   return st;
 }
 
 StageMemory book_stage(const Scenario& s, const Degrees& d, int stage) {
   StageMemory st;
   st.stage = stage;
-  st.layers = layers_on_stage(s.model.layers, d.pp, stage);
+  st.layers = stage_split(s, d.pp).layers_on(stage);
   st.params_per_gpu = s.model.params / (1.0 * d.tp * d.pp);
   st.breakdown = model_state_bytes(st.params_per_gpu, s.precision, s.zero_stage, d.dp);
   return st;
@@ -86,8 +86,8 @@ StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int mic
 
 StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches) {
   StageMemory peak = stage_memory(s, d, 0, microbatches);
-  const int extra = s.model.layers % d.pp;
-  for (int stage : {extra > 0 ? d.pp - extra : 0, d.pp - 1}) {
+  const StageSplit split = stage_split(s, d.pp);
+  for (int stage : {d.pp > 2 ? 1 : 0, split.extra_from, d.pp - 1}) {
     StageMemory candidate = stage_memory(s, d, stage, microbatches);
     if (candidate.breakdown.total_bytes() > peak.breakdown.total_bytes()) peak = candidate;
   }
@@ -110,7 +110,8 @@ MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches
   r.per_gpu_bytes = peak->breakdown.total_bytes();
   r.gpu_memory_bytes = s.gpu.memory_gb * 1e9;
   r.headroom_bytes = r.gpu_memory_bytes - r.per_gpu_bytes;
-  r.fits = r.headroom_bytes >= 0;
+  r.safe_fraction = safe_memory_fraction();
+  r.fits = r.per_gpu_bytes <= r.safe_fraction * r.gpu_memory_bytes;
   return r;
 }
 

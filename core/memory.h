@@ -7,11 +7,6 @@
 
 namespace pe {
 
-// Whole layers per pipeline stage. When p does not divide L the later stages take one extra
-// layer each: the first stage already holds the embedding (and usually the most in-flight
-// activations; peak_stage_memory checks the stages that can beat it).
-int layers_on_stage(int layers, int pp, int stage);
-
 // Model states of one GPU holding `params` parameters, with ZeRO stage z over a DP group of d:
 //   stage 0: (w + g + o) Psi       stage 1: (w + g) Psi + o Psi / d
 //   stage 2: w Psi + (g + o) Psi/d stage 3: (w + g + o) Psi / d
@@ -23,15 +18,18 @@ MemoryBreakdown model_state_bytes(double params, const Precision& precision, int
 // One pipeline stage's GPU (every GPU of a stage holds the same).
 StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches);
 
-// The most-loaded stage without computing them all: within a run of stages with equal layer
-// counts the first holds the most in-flight micro-batches, so only the first stage, the first
-// stage with an extra layer and the last stage (output layer, logits) can be the peak.
+// The most-loaded stage without computing them all: among middle stages with equal layers the
+// first holds the most in-flight micro-batches, so only the first stage, the second, the first
+// with an extra layer and the last (output layer, logits) can be the peak.
 StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches);
 
 // Memory of every stage and of the most-loaded GPU. The "book" model spreads N evenly
 // (params per GPU = N/(TP x PP)) and counts model states only, as the book's panel does; the
-// "full" model places whole layers on stages, the embedding on the first stage and the output
-// layer on the last, and adds activations for the micro-batches each stage holds in flight.
+// "full" model places whole layers on stages (pipeline.h stage_split), the embedding on the
+// first stage and the output layer on the last, and adds activations for the micro-batches each
+// stage holds in flight and the overhead (overhead_gb). Either way `fits` means under
+// safe_fraction (80%) of the GPU's memory (report.h).
+double safe_memory_fraction();
 MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches);
 
 }  // namespace pe

@@ -33,8 +33,9 @@ std::string gb(double bytes) { return bytes_text(bytes); }
 
 std::string explain(const Scenario& base, const PlanResult& r) {
   if (r.top.empty()) {
-    return "No layout fits: even the most sharded one needs more than the " +
-           gb(base.gpu.memory_gb * 1e9) + " each GPU has. Use more or larger GPUs.";
+    return "No layout fits: even the most sharded one needs more than " +
+           percent(safe_memory_fraction()) + " of the " + gb(base.gpu.memory_gb * 1e9) +
+           " each GPU has. Use more or larger GPUs.";
   }
   const Plan& p = r.top.front();
   const Degrees& d = p.degrees;
@@ -77,7 +78,7 @@ PlanResult plan(const Scenario& base, int top_k) {
   PlanResult result;
   Scenario s = base;
   s.memory_model = MemoryModel::kFull;
-  const double memory_bytes = base.gpu.memory_gb * 1e9;
+  const double memory_bytes = base.gpu.memory_gb * 1e9 * safe_memory_fraction();
   const int layers = base.model.layers;
   // Never offer a plan the contract would refuse: v stops where the field's range does.
   const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
@@ -96,7 +97,8 @@ PlanResult plan(const Scenario& base, int top_k) {
   for (int tp : divisors(base.gpus)) {
     if (base.model.heads % tp != 0) continue;
     for (int pp : divisors(base.gpus / tp)) {
-      if (pp > layers) continue;
+      if (pp > layers || !split_problem(s, pp).empty()) continue;
+      const StageSplit split = stage_split(s, pp);
       const Degrees d{base.gpus / (tp * pp), tp, pp};
       if (base.global_batch % d.dp != 0) continue;
       for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
@@ -104,11 +106,16 @@ PlanResult plan(const Scenario& base, int top_k) {
         s.micro_batch = b;
         const int m = base.global_batch / (b * d.dp);
         // v = 1 is 1F1B; v > 1 interleaved.
-        for (int v = 1; v <= (pp > 1 ? std::min(layers / pp, max_virtual) : 1); ++v) {
-          if (v > 1 && (layers % (pp * v) != 0 || m % pp != 0)) continue;
+        for (int v = 1; v <= (pp > 1 ? std::min(split.most(), max_virtual) : 1); ++v) {
+          const bool chunks_even = split.first % v == 0 && split.last % v == 0 &&
+                                   (pp <= 2 || split.middle % v == 0) &&
+                                   (split.extra_from >= pp - 1 || (split.middle + 1) % v == 0);
+          if (v > 1 && (!chunks_even || m % pp != 0)) {
+            continue;
+          }
           s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
           s.virtual_stages = v;
-          const PipelineReport pipeline = pipeline_report(s, d);
+          PipelineReport pipeline = pipeline_report(s, d);
           for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
             s.sequence_parallel = sp == 1;
             for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
@@ -130,9 +137,8 @@ PlanResult plan(const Scenario& base, int top_k) {
                 p.schedule = s.schedule;
                 p.virtual_stages = v;
                 p.per_gpu_bytes = bytes;
-                p.comms = comms_report(s, d, peak.params_per_gpu, peak.layers, m);
-                const TimeReport t =
-                    time_report(s, base.gpus, pipeline, p.comms, base.global_batch);
+                p.comms = comms_report(s, d, m);
+                const TimeReport t = time_report(s, d, pipeline, p.comms, base.global_batch);
                 p.step_s = t.step_s;
                 p.bubble_fraction = pipeline.bubble_fraction;
                 p.mfu = t.mfu;

@@ -37,7 +37,8 @@ struct PlanResult {
 // count, PP at most the layer count; ZeRO 0-3; recomputation none / selective / full; sequence
 // parallel off / on (with TP); micro-batch sizes b (powers of two up to 64) that divide the
 // global batch per replica; 1F1B, and interleaved with every v where PP x v divides the
-// layers and PP divides the micro-batch count (Megatron-LM's conditions). The base scenario
+// layers of every stage and PP divides the micro-batch count (Megatron-LM's conditions); a
+// layout fits when it stays under the safe fraction of GPU memory (memory.h). The base scenario
 // supplies the model, the GPUs, the sequence length and the global batch.
 PlanResult plan(const Scenario& base, int top_k);
 

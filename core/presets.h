@@ -9,9 +9,9 @@
 
 namespace pe {
 
-// Architectures from their papers. params = 0 means "from the architecture" (Narayanan Eq. 2);
-// models whose MLP or attention differ from GPT's (Llama: SwiGLU, grouped-query attention)
-// carry their published count instead.
+// Architectures from their papers, counted from their shapes (transformer.h): params = 0, the
+// shape's count, which matches each paper's published count (tests/presets_test.cpp). The
+// book's model keeps its round 16e9.
 const std::vector<ModelSpec>& model_presets();
 const std::vector<GpuSpec>& gpu_presets();
 const std::vector<Precision>& precision_presets();

@@ -16,9 +16,10 @@ struct MemoryBreakdown {
   double adam_m_bytes = 0;
   double adam_v_bytes = 0;
   double activations_bytes = 0;
+  double overhead_bytes = 0;  // CUDA context, NCCL buffers, allocator (full model only)
   double optimizer_bytes() const { return master_bytes + adam_m_bytes + adam_v_bytes; }
   double model_state_bytes() const { return weights_bytes + grads_bytes + optimizer_bytes(); }
-  double total_bytes() const { return model_state_bytes() + activations_bytes; }
+  double total_bytes() const { return model_state_bytes() + activations_bytes + overhead_bytes; }
 };
 
 struct StageMemory {
@@ -34,9 +35,13 @@ struct MemoryReport {
   double per_gpu_bytes = 0;   // the most-loaded GPU
   int shard_factor = 1;       // TP x PP
   int peak_stage = 0;
+  // Under safe_fraction of the GPU's memory: real runs use more than any analytic model
+  // (fragmentation, transient buffers), and Fujii et al. 2024 (arXiv:2411.06465) saw no
+  // out-of-memory failure in 454 runs whose estimate stayed under 80% of device memory.
   bool fits = true;
+  double safe_fraction = 0.8;
   double gpu_memory_bytes = 0;
-  double headroom_bytes = 0;  // negative when it does not fit
+  double headroom_bytes = 0;  // GPU memory minus the estimate; negative when it exceeds it
   MemoryBreakdown breakdown;  // of the most-loaded GPU
   std::vector<StageMemory> stages;
 };
@@ -50,31 +55,66 @@ struct SeamTraffic {
   double bytes_per_gpu_per_step = 0;  // bytes one GPU sends per step (the busiest one)
   double bytes_per_message = 0;       // one collective or one send
   double messages_per_step = 0;
-  double link_bytes_per_s = 0;
-  double time_s = 0;
+  double link_bytes_per_s = 0;  // the slowest link the busiest GPU's traffic rides
+  double time_s = 0;            // on the wire, per step (time.exposed_* says what is hidden)
 };
 
 struct CommsReport {
+  int stage = 0;  // the busiest GPU's pipeline stage: the most bytes sent per step
   SeamTraffic data;
   SeamTraffic tensor;
   SeamTraffic pipeline;
 };
 
+// Layers per pipeline stage (pipeline.h stage_split): the first, the last, and the middle
+// stages, of which those from `extra_from` on hold one layer more.
+struct StageSplit {
+  int pp = 1;
+  int first = 0;
+  int middle = 0;
+  int last = 0;
+  int extra_from = 0;  // middle stages >= extra_from hold middle + 1 (pp - 1: none do)
+  // "even": p divides L; "set": first/last_stage_layers; "ends": Megatron's split counting
+  // the embedding and the loss as layers; "balanced": none of those fits (Megatron refuses).
+  const char* rule = "even";
+  bool megatron_default = true;  // p divides L and no end stage was set
+  int layers_on(int stage) const {
+    if (pp == 1) return first;
+    if (stage == 0) return first;
+    if (stage == pp - 1) return last;
+    return middle + (stage >= extra_from ? 1 : 0);
+  }
+  int most() const {
+    int m = first > last ? first : last;
+    if (pp > 2) m = m > middle + (extra_from < pp - 1 ? 1 : 0) ? m : middle + (extra_from < pp - 1 ? 1 : 0);
+    return m;
+  }
+};
+
 struct PipelineReport {
   int microbatches = 1;  // per step per pipeline (m)
   int virtual_stages = 1;
-  double bubble_fraction = 0;
+  StageSplit split;
+  double bubble_fraction = 0;  // the idle share of the step: bubble_s / step_s, in [0, 1)
 };
 
 struct TimeReport {
-  double compute_s = 0;         // ideal compute, no bubble
-  double bubble_s = 0;
-  double exposed_comms_s = 0;   // traffic not hidden behind compute
+  double matmul_efficiency = 0;  // the fraction of dense peak the matmuls ran at
+  int slowest_stage = 0;
+  double compute_s = 0;         // the slowest stage's m micro-batches: matmuls + memory-bound
+  double memory_bound_s = 0;    // of compute_s: elementwise kernels at HBM bandwidth
+  double bubble_s = 0;          // pipeline fill and drain
+  double exposed_data_s = 0;    // communication not hidden behind compute, per seam
+  double exposed_tensor_s = 0;
+  double exposed_pipeline_s = 0;
+  double exposed_comms_s = 0;   // their sum
+  double optimizer_s = 0;       // the optimizer step, at HBM bandwidth
   double step_s = 0;
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
-  double mfu = 0;
-  double tflops_per_gpu = 0;    // hardware FLOPs (with recompute), Narayanan's convention
+  double mfu = 0;               // model FLOPs / (step x GPUs x peak)
+  double hfu = 0;               // hardware FLOPs (recomputation included) / (step x GPUs x peak)
+  double tflops_per_gpu = 0;    // hardware FLOPs per GPU per second, Narayanan's convention
   double tokens_per_s = 0;
   double time_to_train_s = 0;   // 0 when no token budget is given
 };

@@ -29,9 +29,17 @@ struct Degrees {
   long long product() const { return 1LL * dp * tp * pp; }
 };
 
-// A GPT-style decoder. `params` is authoritative for memory and FLOPs; the architecture
-// drives activations and traffic. Book default: 50 layers x 5120 hidden is 16.0 B params
-// by Narayanan et al. Eq. 2, so the book's round 16e9 is consistent with it.
+enum class Activation { kGelu, kSwiglu };
+enum class Position { kLearned, kRope };
+
+// A decoder-only transformer. The shape (layers, hidden, heads, kv_heads, ffn_hidden,
+// activation, position, tied_embeddings) gives the parameters, FLOPs, activations and traffic
+// (transformer.h). `params` is the count every parameter-proportional number is scaled to:
+// weights, gradients, optimizer states, matmul FLOPs and gradient traffic. It equals the
+// shape's count within 5% (the contract refuses more), unless `shape_nominal`: params given
+// without an architecture, so the preset's shape is only a template scaled to them.
+// Book default: 50 layers x 5120 hidden is 16.0 B params by Narayanan et al. Eq. 2, so the
+// book's round 16e9 is consistent with it.
 struct ModelSpec {
   std::string name = "book-16b";
   double params = 16e9;
@@ -39,6 +47,16 @@ struct ModelSpec {
   int hidden = 5120;
   int heads = 40;
   int vocab = 51200;
+  int kv_heads = 0;    // key/value heads (GQA, MQA); 0 = heads (multi-head attention)
+  int ffn_hidden = 0;  // MLP width; 0 = 4 x hidden (GPT)
+  // GELU: GPT's MLP with biases and LayerNorm (Narayanan Eq. 2); SwiGLU: Llama's gated MLP
+  // (three matrices), no biases, RMSNorm (Touvron et al. 2023).
+  Activation activation = Activation::kGelu;
+  Position position = Position::kLearned;  // learned: an s x h position table; rope: none
+  bool tied_embeddings = true;  // the output layer reuses the word embedding (GPT, Megatron)
+  bool shape_nominal = false;
+  int kv() const { return kv_heads > 0 ? kv_heads : heads; }
+  int ffn() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
 };
 
 // Bytes of training state per parameter. Book / ZeRO convention (mixed-precision Adam):
@@ -54,11 +72,19 @@ struct Precision {
   double total_bytes() const { return weight_bytes + grad_bytes + optimizer_bytes(); }
 };
 
+// The calibrated matmul efficiencies (presets.cpp says how they were fitted).
+inline constexpr double kA100MatmulEfficiency = 0.68;
+inline constexpr double kH100MatmulEfficiency = 0.57;
+
 struct GpuSpec {
   std::string name = "A100-80GB";
   double memory_gb = 80;       // GB = 1e9 bytes
   double peak_tflops = 312;    // dense bf16
   double nvlink_gb_s = 300;    // per direction, per GPU
+  double hbm_gb_s = 2039;      // memory bandwidth (elementwise kernels, the optimizer step)
+  // Fraction of dense peak the transformer's matmuls reach, calibrated per GPU (presets.cpp
+  // says from what). Bubble, communication and memory-bound kernels are modelled separately.
+  double matmul_efficiency = kA100MatmulEfficiency;
 };
 
 enum class Recompute { kNone, kSelective, kFull };
@@ -86,13 +112,32 @@ struct Scenario {
   bool sequence_parallel = false;
   Schedule schedule = Schedule::kOneFOneB;
   int virtual_stages = 1;  // model chunks per GPU with the interleaved schedule (v)
-  // Achievable fraction of dense peak for the model's matmuls. 0.5: Narayanan et al. report
-  // 44-52% of A100 peak end to end on 1-3k GPUs (arXiv:2104.04473, Table 1).
-  double efficiency = 0.5;
+  // Layers on the first and last pipeline stages (Megatron-Core's
+  // --decoder-first/last-pipeline-num-layers); 0 = even split (pipeline.h).
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  // The matmul efficiency; 0 = the GPU's calibrated matmul_efficiency.
+  double efficiency = 0;
+  // Overlap switches (Megatron-Core --overlap-grad-reduce, --overlap-param-gather,
+  // --tp-comm-overlap): hidden behind compute up to the compute they can overlap (step_time.h).
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool tp_comm_overlap = false;
+  // Each TP rank sends 1/t of a pipeline activation and the next stage all-gathers it over
+  // NVLink: Megatron-LM 2021-22's default scatter/gather (Narayanan Sec. 4.1). Current
+  // Megatron-Core divides pipeline sends by t only with sequence parallelism.
+  bool pp_scatter_gather = false;
+  // Fused attention that never stores the s x s scores (Dao et al. 2022; Megatron-Core's
+  // default through Transformer Engine): activations as with selective recompute, and no
+  // memory traffic for the scores. Megatron-LM 2021-22 (the papers' runs) had none.
+  bool flash_attention = true;
+  // CUDA context, NCCL buffers and the allocator's reserve, added to the full memory model.
+  double overhead_gb = 2;
   double train_tokens = 0;  // optional token budget for time-to-train; 0 = not asked
   // USD per GPU-hour. 2.0 is a round figure inside the 2024-25 cloud range for A100 and
   // H100 rentals (about $1-4 on demand, less reserved); the page says to set your own.
   double price_per_gpu_hour = 2.0;
+  double matmul_efficiency() const { return efficiency > 0 ? efficiency : gpu.matmul_efficiency; }
 };
 
 }  // namespace pe

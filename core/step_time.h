@@ -1,4 +1,4 @@
-// Step time, MFU and throughput.
+// Step time, MFU and HFU.
 #pragma once
 
 #include "report.h"
@@ -6,14 +6,30 @@
 
 namespace pe {
 
-// step = compute + bubble + exposed traffic, where
-//   compute = hardware FLOPs / (GPUs x peak x efficiency)     (efficiency is an input)
-//   bubble  = compute x bubble fraction                       (Narayanan Sec. 2.2)
-//   exposed = TP + PP + DP traffic times, none overlapped: TP all-reduces and PP sends sit on
-//             the critical path of every micro-batch, and the DP all-reduce is taken after
-//             the pipeline flush as in Megatron-LM 2021. A conservative upper bound.
-// MFU = model FLOPs (no recompute) / (step x GPUs x peak) (Korthikanti Sec. 6.3; PaLM App. B).
-TimeReport time_report(const Scenario& s, int active_gpus, const PipelineReport& pipeline,
+// Per micro-batch on pipeline stage i with n_i layers (the last also runs the output layer):
+//   matmul_i  = its FLOPs (recomputation included) / (t x peak x matmul efficiency)
+//   memory_i  = its elementwise bytes / HBM bandwidth: layer norms, softmax, dropout, GeLU and
+//               residuals move about 5x the bytes the layer stores for its backward
+//               (Korthikanti Table 2; each stored tensor is written and read in the forward
+//               pass, read in the backward, its gradient written and read): 7x with full
+//               recomputation (the forward again)
+//   tensor_i  = its TP collectives' time, hidden behind its matmuls with tp_comm_overlap
+//   T_i       = matmul_i + memory_i + tensor_i
+// The pipeline runs at the pace of its slowest stage k (1F1B):
+//   compute   = m (matmul_k + memory_k);  exposed tensor = m tensor_k
+//   bubble    = (sum_i T_i - T_k) / v     ((p-1)/v x T for equal stages: Narayanan Sec. 2.2)
+//   pipeline  = stage k's point-to-point sends, on the critical path (not overlapped)
+//   data      = the gradient reduction and weight gather, each hidden behind the backward
+//               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch,
+//               every micro-batch with ZeRO-2/3; exposed in full otherwise
+//   optimizer = Adam's pass over the GPU's optimizer shard at HBM bandwidth
+//   step      = compute + bubble + exposed data, tensor, pipeline + optimizer
+// MFU = model FLOPs / (step x GPUs x peak); HFU the same with hardware FLOPs (Korthikanti
+// Sec. 6.3; PaLM App. B). bubble_fraction = bubble / step.
+TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch);
+
+// Bytes the elementwise kernels of one layer move per micro-batch (the memory_i term above).
+double elementwise_bytes_per_layer(const Scenario& s, int tp);
 
 }  // namespace pe

@@ -1,37 +1,55 @@
-// Sizes and FLOPs of a GPT-style decoder, from its architecture.
+// Sizes and FLOPs of a decoder-only transformer, from its shape (ModelSpec).
 #pragma once
 
 #include "scenario.h"
 
 namespace pe {
 
-// Parameters of one transformer layer: 12h^2 + 13h (attention 4h^2 + 4h, MLP 8h^2 + 5h,
-// two layer norms 4h). Narayanan et al. 2021 (arXiv:2104.04473), derivation of Eq. 2.
-inline double layer_params(int hidden) {
-  const double h = hidden;
-  return 12.0 * h * h + 13.0 * h;
-}
+// Parameters of one transformer layer, head_dim = h/a, g = kv_heads:
+//   attention  2h^2 (Q, O) + 2 h g head_dim (K, V)
+//   MLP        GELU 2 h f, SwiGLU 3 h f (gate, up, down)
+//   GELU/GPT also has biases, h + 2 g head_dim + h (attention) + f + h (MLP), and two
+//   LayerNorms (4h); SwiGLU/Llama has no biases and two RMSNorms (2h).
+// For GPT (g = a, f = 4h) this is 12h^2 + 13h, the layer term of Narayanan et al. 2021
+// (arXiv:2104.04473) Eq. 2. Llama 3 8B/70B/405B come out at 8.03/70.6/405.9 B (Dubey et al.
+// 2024, Table 3).
+double layer_params(const ModelSpec& m);
 
-// Word embedding V*h plus learned positions s*h; the output layer shares (ties) the word
-// embedding. Narayanan Eq. 2.
-inline double embedding_params(int vocab, int hidden, int seq_len) {
-  return (static_cast<double>(vocab) + seq_len) * hidden;
-}
+// Word embedding V h, plus learned positions s h, plus V h for an untied output layer, plus the
+// final norm (2h LayerNorm, h RMSNorm).
+double embedding_params(const ModelSpec& m, int seq_len);  // first stage: words + positions
+double output_params(const ModelSpec& m);                  // last stage: untied output + norm
 
-// P = 12 L h^2 (1 + 13/(12h) + (V+s)/(12 L h)), Narayanan Eq. 2.
-inline double gpt_params(const ModelSpec& m, int seq_len) {
-  return m.layers * layer_params(m.hidden) + embedding_params(m.vocab, m.hidden, seq_len);
-}
+// The shape's parameter count: L layer_params + embedding + output.
+double shape_params(const ModelSpec& m, int seq_len);
 
-// Model FLOPs of one step with no recomputation: 72 B s L h^2 (1 + s/(6h) + V/(12 L h)).
-// Korthikanti et al. 2022 (arXiv:2205.05198) Eq. 7 / Narayanan Eq. 3 without the recompute
-// forward pass. This is what MFU counts.
+// params / shape_params: what parameter-proportional quantities (weights, matmul FLOPs) are
+// scaled by so that they add up to the stated count. 1 when params was derived from the shape.
+double param_scale(const ModelSpec& m, int seq_len);
+
+// FLOPs per token of one layer's forward pass: 2 x its matmul weights (scaled by
+// param_scale) + the attention core 4 s h (QK^T and attention x V, 2 s h each, no causal
+// halving; Narayanan Eq. 3's 1 + s/(6h) term).
+double layer_forward_flops_per_token(const ModelSpec& m, int seq_len);
+double attention_core_flops_per_token(const ModelSpec& m, int seq_len);
+// The output layer's forward, 2 h V per token (scaled by param_scale).
+double output_forward_flops_per_token(const ModelSpec& m, int seq_len);
+
+// Model FLOPs of one step, no recomputation: 3 x forward (the backward costs twice the
+// forward) for every layer and the output layer. For GPT this is Korthikanti et al. 2022
+// (arXiv:2205.05198) Eq. 7, 72 B s L h^2 (1 + s/(6h) + V/(12 L h)). What MFU counts.
 double model_flops_per_step(const ModelSpec& m, int seq_len, double global_batch);
 
-// FLOPs the GPUs actually execute, recomputation included. Full recompute is Narayanan Eq. 3,
-// 96 B s L h^2 (1 + s/(6h) + V/(16 L h)); selective recompute re-runs only the attention core's
-// forward, 4 B s^2 h per layer (QK^T and attention x V, 2 B s^2 h each; Korthikanti Sec. 5).
+// Extra forward FLOPs per token of one layer that recomputation re-runs: full recompute the
+// whole layer (Narayanan Eq. 3: 96 B s L h^2 (1 + s/(6h) + V/(16 L h)) in all for GPT),
+// selective the attention core only, 4 s h (Korthikanti Sec. 5). Fused (flash) attention has
+// nothing left to recompute selectively: its backward recomputes the scores inside the kernel,
+// which the matmul efficiency covers.
+double recompute_flops_per_token(const ModelSpec& m, int seq_len, Recompute recompute,
+                                 bool flash_attention);
+
+// FLOPs the GPUs execute: model FLOPs + recomputation. What HFU counts.
 double hardware_flops_per_step(const ModelSpec& m, int seq_len, double global_batch,
-                               Recompute recompute);
+                               Recompute recompute, bool flash_attention);
 
 }  // namespace pe

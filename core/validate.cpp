@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schema.h"
+#include "transformer.h"
 
 namespace pe {
 namespace {
@@ -56,6 +57,26 @@ Problem validate(const Scenario& s) {
   if (m.heads > m.hidden || m.hidden % m.heads != 0) {
     return {"model.heads", "model.heads is " + str(m.heads) + ": it must divide model.hidden (" +
                                str(m.hidden) + ") so every head has the same size"};
+  }
+  if (m.kv_heads > m.heads || (m.kv_heads > 0 && m.heads % m.kv_heads != 0)) {
+    return {"model.kv_heads", "model.kv_heads is " + str(m.kv_heads) +
+                                  ": it must divide model.heads (" + str(m.heads) +
+                                  ") so the query heads share key/value heads evenly"};
+  }
+  if (!m.shape_nominal) {
+    const double counted = shape_params(m, s.seq_len);
+    if (std::fabs(m.params / counted - 1) > 0.05) {
+      return {"model.params",
+              "model.params is " + show_number(m.params) + " but the architecture counts " +
+                  show_number(std::round(counted)) + ", " +
+                  show_number(std::round(100 * (m.params / counted - 1))) +
+                  "% apart: allowed within 5% of it (leave params out to use the count)"};
+    }
+  }
+  if (s.efficiency > 0 && s.efficiency < 0.001) {
+    // A divisor of the step time: 5e-324 gave infinity (found by the fuzzer).
+    return {"efficiency", "efficiency is " + show_number(s.efficiency) +
+                              ": allowed 0 (the GPU's calibrated value) or 0.001 to 1"};
   }
   if (s.precision.total_bytes() <= 0) {
     return {"precision", "precision: bytes per parameter add up to 0; allowed: a positive total"};

@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "micro_batch is 1024: allowed 1 to global_batch"},
         BadInput{R"({"zero_stage":4})", "zero_stage", "zero_stage is 4: allowed 0 to 3"},
         BadInput{R"({"recompute":"some"})", "recompute", "recompute is \"some\": allowed \"none\""},
-        BadInput{R"({"efficiency":1.5})", "efficiency", "efficiency is 1.5: allowed 0.001 to 1"},
+        BadInput{R"({"efficiency":1.5})", "efficiency", "efficiency is 1.5: allowed 0 to 1"},
         BadInput{R"({"gpu_memory_gb":-80})", "gpu_memory_gb",
                  "gpu_memory_gb is -80: allowed more than 0"},
         BadInput{R"({"degrees":{"dp":1,"tp":1,"pp":16},"model":{"layers":8}})", "degrees.pp",

@@ -69,7 +69,7 @@ Scenario random_scenario(std::mt19937& g) {
   Scenario s;
   s.seq_len = one_of(g, std::vector<int>{512, 1024, 2048, 4096, 8192});
   s.model = one_of(g, model_presets());
-  if (s.model.params == 0) s.model.params = gpt_params(s.model, s.seq_len);
+  if (s.model.params == 0) s.model.params = shape_params(s.model, s.seq_len);
   s.gpus = random_gpus(g);
   s.gpus_per_node = one_of(g, std::vector<int>{1, 2, 4, 8, 8, 8, 16});
   s.gpu = one_of(g, gpu_presets());
@@ -310,7 +310,7 @@ TEST(Property, FullMemoryCanGrowWithAPipelineWhenActivationsDominate) {
   Scenario s;
   s.model = *find_model("gpt3-175b");
   s.seq_len = 8192;
-  s.model.params = gpt_params(s.model, s.seq_len);
+  s.model.params = shape_params(s.model, s.seq_len);
   s.memory_model = MemoryModel::kFull;
   s.zero_stage = 3;
   s.micro_batch = 8;

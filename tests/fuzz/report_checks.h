@@ -16,7 +16,7 @@ using nlohmann::json;
 
 // An error message is read by people: it names a field and what is allowed, so it is short
 // and never echoes a whole hostile input back.
-constexpr size_t kMaxErrorBytes = 400;
+constexpr size_t kMaxErrorBytes = 700;  // a short echo plus the list of allowed keys
 
 // Every number in a report is a byte count, a time, a FLOP count, a rate, a fraction or a
 // count: finite and not negative. The one signed quantity is the headroom ("negative when it

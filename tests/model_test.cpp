@@ -1,0 +1,243 @@
+// Shapes, presets, the pipeline split, memory's overhead and safe fraction, and the step
+// time's parts. Numbers worked by hand from the formulas in transformer.h, pipeline.h,
+// memory.h and step_time.h.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "activations.h"
+#include "contract.h"
+#include "pipeline.h"
+#include "presets.h"
+#include "scenario_builders.h"
+#include "transformer.h"
+
+namespace pe {
+namespace {
+
+using nlohmann::json;
+using test::report_of;
+using test::with_degrees;
+
+double count(const char* preset) { return shape_params(*find_model(preset), 2048); }
+
+// The presets' shapes give their papers' published counts.
+TEST(Presets, ShapesCountThePublishedParameters) {
+  EXPECT_NEAR(count("llama3-8b") / 1e9, 8.03, 0.005);      // Dubey et al. 2024, Table 3
+  EXPECT_NEAR(count("llama3-70b") / 1e9, 70.6, 0.05);
+  EXPECT_NEAR(count("llama3-405b") / 1e9, 405.9, 0.05);
+  EXPECT_NEAR(count("llama2-70b") / 1e9, 68.98, 0.01);     // "70B" (Touvron et al. 2023)
+  EXPECT_NEAR(count("gpt3-175b") / 1e9, 174.6, 0.05);      // "175B" (Brown et al. 2020)
+  EXPECT_NEAR(count("bloom-176b"), 176'247'271'424, 28672 + 1);  // less its embedding LayerNorm
+  EXPECT_NEAR(count("megatron-22b") / 1e9, 22.07, 0.005);  // Korthikanti Table 3: 22B
+  EXPECT_NEAR(count("megatron-145b") / 1e9, 145.6, 0.05);  // Narayanan Table 1
+  EXPECT_NEAR(count("megatron-530b") / 1e9, 529.6, 0.1);
+  EXPECT_NEAR(count("megatron-1t") / 1e9, 1008.0, 0.1);
+  EXPECT_NEAR(count("gpt-neox-20b") / 1e9, 20.55, 0.01);   // Black et al. 2022
+  EXPECT_DOUBLE_EQ(find_model("book-16b")->params, 16e9);  // the book keeps its round figure
+}
+
+// GPT: 12 h^2 + 13 h per layer and (V + s) h of embedding, Narayanan Eq. 2 (plus 2h final norm).
+TEST(Shapes, GptLayerIsTwelveHSquaredPlusThirteenH) {
+  ModelSpec m;  // the book: h = 5120
+  EXPECT_DOUBLE_EQ(layer_params(m), 12.0 * 5120 * 5120 + 13 * 5120);
+  EXPECT_DOUBLE_EQ(embedding_params(m, 2048), (51200.0 + 2048) * 5120);
+}
+
+// Llama 3 8B layer: Q, O 2 h^2 + K, V 2 h (8 x 128) + SwiGLU 3 h f + two RMSNorms 2h.
+TEST(Shapes, GroupedQueryAttentionAndSwiglu) {
+  const ModelSpec m = *find_model("llama3-8b");
+  const double h = 4096;
+  EXPECT_DOUBLE_EQ(layer_params(m), 2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h);
+  EXPECT_DOUBLE_EQ(embedding_params(m, 8192), 128256 * h);  // RoPE: no position table
+  EXPECT_DOUBLE_EQ(output_params(m), 128256 * h + h);       // untied, final RMSNorm
+  // Forward FLOPs per token: twice the matmul weights + the attention core 4 s h.
+  EXPECT_DOUBLE_EQ(param_scale(m, 8192), 1);  // params counted from the shape
+  EXPECT_DOUBLE_EQ(layer_forward_flops_per_token(m, 8192),
+                   2 * (2 * h * h + 2 * h * 1024 + 3 * h * 14336) + 4 * 8192 * h);
+}
+
+// Activations follow the shape: Korthikanti's 24 s b h inside the TP region become
+// (4 + 4 g/a) s b h + 6 s b f with GQA and SwiGLU.
+TEST(Shapes, ActivationsFollowTheShape) {
+  const ModelSpec m = *find_model("llama3-8b");
+  const double s = 8192, b = 1, h = 4096, f = 14336;
+  const double expected = 10 * s * b * h + ((4 + 4 * 8.0 / 32) * s * b * h + 6 * s * b * f) / 2;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, 8192, 1, 2, false, Recompute::kNone, true),
+                   expected);
+}
+
+// Explicit params with no architecture scale the book's shape: memory and FLOPs agree.
+TEST(Shapes, ParamsWithoutArchitectureScaleTheShape) {
+  const json r = json::parse(evaluate_json(
+      R"({"model":{"params":1e6},"memory_model":"full","recompute":"full"})"));
+  ASSERT_FALSE(r.contains("error")) << r;
+  // 1M params x 16 B over 16 data-parallel GPUs (no sharding): 16 MB of model states.
+  const auto& b = r["memory"]["breakdown"];
+  EXPECT_NEAR(b["weights_bytes"].get<double>() + b["grads_bytes"].get<double>() +
+                  b["optimizer_bytes"].get<double>(),
+              16e6, 1);
+  // Model FLOPs: the matmuls' 6 x weights per token, scaled by k = 1e6 / the shape's count,
+  // plus the attention core's 12 s h per layer per token, which depends on the shape only.
+  const double tokens = 512.0 * 2048, h = 5120, k = 1e6 / shape_params(ModelSpec{}, 2048);
+  const double expected =
+      3 * tokens * (50 * (2 * 12 * h * h * k + 4 * 2048 * h) + 2 * h * 51200 * k);
+  EXPECT_NEAR(r["time"]["model_flops_per_step"].get<double>() / expected, 1, 1e-12);
+  EXPECT_TRUE(r["scenario"]["model"]["shape_nominal"].get<bool>());
+}
+
+TEST(Shapes, ParamsContradictingTheArchitectureAreRefusedWithBothNumbers) {
+  const json r = json::parse(evaluate_json(R"({"model":{"preset":"llama3-8b","params":7e9}})"));
+  ASSERT_TRUE(r.contains("error"));
+  EXPECT_EQ(r["error"]["key"], "model.params");
+  const std::string m = r["error"]["message"];
+  EXPECT_NE(m.find("7000000000"), std::string::npos) << m;
+  EXPECT_NE(m.find("8030261248"), std::string::npos) << m;
+  // Within 5% is accepted.
+  EXPECT_FALSE(json::parse(evaluate_json(R"({"model":{"preset":"llama3-8b","params":8e9}})"))
+                   .contains("error"));
+}
+
+// Megatron-Core's placement of layers over stages.
+TEST(Split, EvenWhenPDividesL) {
+  Scenario s;
+  s.model.layers = 48;
+  const StageSplit split = stage_split(s, 8);
+  EXPECT_EQ(split.first, 6);
+  EXPECT_EQ(split.middle, 6);
+  EXPECT_EQ(split.last, 6);
+  EXPECT_STREQ(split.rule, "even");
+}
+
+TEST(Split, EmbeddingAndLossCountAsALayerWhenThatDivides) {
+  // 126 layers on 16 stages: (126 + 2) / 16 = 8 -> 7 + 14 x 8 + 7 (Llama 3 405B).
+  Scenario s;
+  s.model.layers = 126;
+  const StageSplit split = stage_split(s, 16);
+  EXPECT_EQ(split.first, 7);
+  EXPECT_EQ(split.middle, 8);
+  EXPECT_EQ(split.last, 7);
+  EXPECT_STREQ(split.rule, "ends");
+}
+
+TEST(Split, OtherwiseTheLastMiddleStagesTakeOneMore) {
+  // The book: 50 layers on 16 stages, 3 each and 2 over: stages 13 and 14 hold 4.
+  Scenario s;
+  const StageSplit split = stage_split(s, 16);
+  EXPECT_STREQ(split.rule, "balanced");
+  int total = 0;
+  for (int i = 0; i < 16; ++i) total += split.layers_on(i);
+  EXPECT_EQ(total, 50);
+  EXPECT_EQ(split.layers_on(0), 3);
+  EXPECT_EQ(split.layers_on(12), 3);
+  EXPECT_EQ(split.layers_on(13), 4);
+  EXPECT_EQ(split.layers_on(14), 4);
+  EXPECT_EQ(split.layers_on(15), 3);
+  // The report says what it assumed.
+  Scenario book = with_degrees(1, 1, 16);
+  bool warned = false;
+  for (const std::string& w : report_of(book).warnings) {
+    warned = warned || w.find("Megatron-LM refuses") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+}
+
+TEST(Split, EndStagesSetByTheScenario) {
+  Scenario s = with_degrees(1, 1, 4);
+  s.model = *find_model("megatron-22b");  // 48 layers
+  s.model.params = 0;
+  s.model.params = shape_params(s.model, s.seq_len);
+  s.first_stage_layers = 10;
+  s.last_stage_layers = 10;
+  const Report r = report_of(s);
+  EXPECT_EQ(r.pipeline.split.middle, 14);
+  EXPECT_EQ(r.memory.stages[1].layers, 14);
+  s.first_stage_layers = 11;  // 27 layers left for 2 stages: refused, as Megatron asserts
+  const Result<Report> bad = evaluate(s);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("divide evenly"), std::string::npos) << bad.error();
+}
+
+// Memory: an overhead line in the full model, and `fits` under 80% of the GPU.
+TEST(Memory, FullModelCountsTheOverheadAndFitsUnderTheSafeFraction) {
+  Scenario s = with_degrees(1, 8, 1);
+  s.model = *find_model("megatron-22b");
+  s.model.params = shape_params(s.model, s.seq_len);
+  s.memory_model = MemoryModel::kFull;
+  Report r = report_of(s);
+  EXPECT_DOUBLE_EQ(r.memory.breakdown.overhead_bytes, 2e9);
+  EXPECT_DOUBLE_EQ(r.memory.safe_fraction, 0.8);
+  EXPECT_EQ(r.memory.fits, r.memory.per_gpu_bytes <= 0.8 * 80e9);
+  // 66 GB of 80 is more than 80%: not a fit, and a warning names the headroom.
+  s.overhead_gb = 66 - (r.memory.per_gpu_bytes - 2e9) / 1e9;
+  r = report_of(s);
+  EXPECT_NEAR(r.memory.per_gpu_bytes, 66e9, 1);
+  EXPECT_FALSE(r.memory.fits);
+  bool warned = false;
+  for (const std::string& w : r.warnings) warned = warned || w.find("14 GB of headroom") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(Memory, BookModelWarnsThatPractitionerFieldsDoNotCount) {
+  Scenario s;
+  s.recompute = Recompute::kSelective;
+  const Report r = report_of(s);
+  EXPECT_DOUBLE_EQ(r.memory.per_gpu_bytes, 256e9);  // the book's number stays
+  bool warned = false;
+  for (const std::string& w : r.warnings) warned = warned || w.find("memory_model is") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+// Step time: the slowest stage, recomputation in hardware FLOPs, the overlap switches.
+TEST(StepTime, TheLastStageCarriesTheOutputLayerAndSetsThePace) {
+  Scenario s = with_degrees(1, 1, 4);
+  s.model = *find_model("megatron-22b");
+  s.model.params = shape_params(s.model, s.seq_len);
+  const Report r = report_of(s);
+  EXPECT_EQ(r.time.slowest_stage, 3);
+  EXPECT_DOUBLE_EQ(r.time.step_s, r.time.compute_s + r.time.bubble_s + r.time.exposed_comms_s +
+                                      r.time.optimizer_s);
+  EXPECT_DOUBLE_EQ(r.time.exposed_comms_s,
+                   r.time.exposed_data_s + r.time.exposed_tensor_s + r.time.exposed_pipeline_s);
+}
+
+TEST(StepTime, HardwareFlopsIncludeRecomputation) {
+  Scenario s;
+  s.recompute = Recompute::kFull;
+  const Report r = report_of(s);
+  // GPT with full recompute: 96 B s L h^2 (1 + s/(6h) + V/(16 L h)) against 72 (... V/(12 L h)).
+  const double B = 512, sl = 2048, L = 50, h = 5120, V = 51200;
+  const double k = param_scale(s.model, 2048);
+  const double model = 72 * B * sl * L * h * h * k + 12 * B * sl * sl * h * L +
+                       6 * B * sl * h * V * k;
+  EXPECT_NEAR(r.time.model_flops_per_step / model, 1, 1e-3);  // + biases' FLOPs (13h)
+  EXPECT_NEAR(r.time.hardware_flops_per_step - r.time.model_flops_per_step,
+              r.time.model_flops_per_step / 3 - 2 * B * sl * h * V * k, 1e-9 * model);
+  EXPECT_NEAR(r.time.hfu / r.time.mfu,
+              r.time.hardware_flops_per_step / r.time.model_flops_per_step, 1e-12);
+}
+
+TEST(StepTime, OverlapSwitchesHideCommunication) {
+  Scenario s = with_degrees(8, 2, 1);
+  s.zero_stage = 1;
+  const Report plain = report_of(s);
+  s.overlap_grad_reduce = true;
+  s.overlap_param_gather = true;
+  const Report overlapped = report_of(s);
+  EXPECT_GT(plain.time.exposed_data_s, 0);
+  EXPECT_LT(overlapped.time.exposed_data_s, plain.time.exposed_data_s);
+  s.tp_comm_overlap = true;
+  EXPECT_LT(report_of(s).time.exposed_tensor_s, overlapped.time.exposed_tensor_s);
+}
+
+TEST(StepTime, EfficiencyDefaultsToTheGpusCalibratedValue) {
+  Scenario s;
+  EXPECT_DOUBLE_EQ(report_of(s).time.matmul_efficiency, 0.68);
+  s.gpu = *find_gpu("H100-80GB");
+  EXPECT_DOUBLE_EQ(report_of(s).time.matmul_efficiency, 0.57);
+  s.efficiency = 0.5;
+  EXPECT_DOUBLE_EQ(report_of(s).time.matmul_efficiency, 0.5);
+}
+
+}  // namespace
+}  // namespace pe
