@@ -88,13 +88,20 @@ std::vector<ReferenceRun> build() {
                       T1{"310.1B", 96, 16384, 128, 8, 16, 1920, 2160, 1, 2, 155, false},
                       T1{"529.6B", 105, 20480, 128, 8, 35, 2520, 2520, 1, 3, 163, false},
                       T1{"1008B", 128, 25600, 160, 8, 64, 3072, 3072, 1, 1, 163, false}}) {
-    const json model = {{"name", std::string("gpt-") + r.params},
+    // The three with presets load into the lab by name.
+    const std::string params = r.params;
+    const std::string preset = params == "145.6B" ? "megatron-145b"
+                               : params == "529.6B" ? "megatron-530b"
+                               : params == "1008B"  ? "megatron-1t"
+                                                    : "";
+    const json model = {{"name", "gpt-" + params},
                         {"layers", r.layers},
                         {"hidden", r.hidden},
                         {"heads", r.heads},
                         {"vocab", 51200}};
-    json s = megatron_2022(model.dump().c_str(), r.gpus / (r.tp * r.pp), r.tp, r.pp, r.micro,
-                           r.global, r.v, "full", false);
+    json s = megatron_2022(preset.empty() ? model.dump().c_str() : preset.c_str(),
+                           r.gpus / (r.tp * r.pp), r.tp, r.pp, r.micro, r.global, r.v, "full",
+                           false);
     s["overlap_grad_reduce"] = r.torch_ddp;
     ReferenceRun run;
     run.name = std::string("GPT ") + r.params + " on " + std::to_string(r.gpus) + " A100";

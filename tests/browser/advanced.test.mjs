@@ -88,6 +88,7 @@ describe('advanced section', () => {
       grads: b.grads_bytes,
       optimizer: b.optimizer_bytes,
       activations: b.activations_bytes,
+      overhead: b.overhead_bytes,
       total: zero3.memory.per_gpu_bytes,
       gpu: zero3.memory.gpu_memory_bytes,
       headroom: zero3.memory.headroom_bytes,
@@ -96,7 +97,7 @@ describe('advanced section', () => {
     assert.equal(b.weights_bytes, zero0.memory.breakdown.weights_bytes / 16);
     assert.match(
       await page.locator('.breakdown .fit').textContent(),
-      zero3.memory.fits ? /fits/ : /does not fit/,
+      zero3.memory.fits ? /✓ fits/ : /✗/,
     );
 
     const times = await page
@@ -109,7 +110,11 @@ describe('advanced section', () => {
     const t = zero3.time;
     assert.equal(times.compute, t.compute_s);
     assert.equal(times.bubble, t.bubble_s);
-    assert.equal(times.comms, t.exposed_comms_s);
+    assert.equal(times.data, t.exposed_data_s);
+    assert.equal(times.tensor, t.exposed_tensor_s);
+    assert.equal(times.pipeline, t.exposed_pipeline_s);
+    assert.equal(times.optimizer, t.optimizer_s);
+    assert.equal(times.hfu, t.hfu);
     assert.equal(times.mfu, t.mfu);
     assert.equal(times.tflops, t.tflops_per_gpu);
     assert.equal(times.tokens, t.tokens_per_s);
@@ -198,7 +203,9 @@ describe('advanced section', () => {
     assert.deepEqual(blocks, { fwd: 4 * 4, bwd: 4 * 4, subpaths: 4 * 4 * 2, labels: 4 * 4 * 2 });
     const dd = await page.locator('.timeline dl dd').allTextContents();
     assert.deepEqual(dd, ['4', '4', fmt.percent(report.pipeline.bubble_fraction)]);
-    assert.equal(report.pipeline.bubble_fraction, 3 / 4); // (p - 1) / m
+    // The idle share of the step: the bubble over the whole step, below 1.
+    assert.equal(report.pipeline.bubble_fraction, report.time.bubble_s / report.time.step_s);
+    assert.ok(report.pipeline.bubble_fraction > 0.3 && report.pipeline.bubble_fraction < 1);
     assert.match(await page.locator('.timeline-shown').textContent(), /All 4 micro-batches/);
 
     await setField(page, 'global_batch', 512); // m = 128: more than the drawing shows
@@ -223,17 +230,25 @@ describe('advanced section', () => {
         name: tr.dataset.run,
         published: Number(tr.querySelector('[data-field="published"]').dataset.value),
         model: Number(tr.querySelector('[data-field="model"]').dataset.value),
+        error: tr.querySelector('[data-field="error"]').dataset.value,
       })),
     );
     assert.deepEqual(
       rows,
       runs.map((r) => ({
         name: r.name,
-        published: r.published_tflops_per_gpu,
-        model: r.report.time.tflops_per_gpu,
+        published: r.published,
+        model: r.report.time[r.metric],
+        error: String(r.error),
       })),
     );
-    assert.ok(rows.filter((r) => r.published > 0).length >= 3, 'published throughputs shown');
+    assert.ok(rows.filter((r) => r.published > 0).length >= 20, 'published figures shown');
+    // Each table's summary: Korthikanti Table 5's mean error is within 5%.
+    const totals = await page.locator('.run-summary li').allTextContents();
+    const k5 = totals
+      .map((t) => /^Korthikanti et al\. 2022, Table 5 \(8 runs\): mean error (\d+\.\d)%/.exec(t))
+      .find(Boolean);
+    assert.ok(k5 && Number(k5[1]) <= 5.0, totals.join('\n'));
     const megatron = runs.find((r) => /145\.6B/.test(r.name));
     await page.locator('table.runs tbody tr', { hasText: '145.6B' }).getByRole('button').click();
     const { dp, tp, pp } = megatron.report.degrees;
@@ -409,7 +424,9 @@ describe('advanced section', () => {
       degrees: { dp: 80, tp: 8, pp: 16 },
       global_batch: 2560,
     });
-    assert.deepEqual(report.warnings, []);
+    // The book's 50 layers do not divide over 16 stages: the one warning says the split.
+    assert.equal(report.warnings.length, 1);
+    assert.match(report.warnings[0], /^50 layers do not divide over 16 stages/);
     assert.equal(await value(page, '.breakdown .big'), report.memory.per_gpu_bytes);
     assert.equal(await page.locator('.timeline dl dd').nth(1).textContent(), '32');
 

@@ -78,7 +78,7 @@ const HOSTILE_URLS = [
     notes: [
       /gpus: "abc" is not allowed \(a whole number from 1 to 16,384\); using 16\./,
       /seq_len: "NaN" is not allowed/,
-      /efficiency: "Infinity" is not allowed \(a number from 0\.001 to 1\)/,
+      /efficiency: "Infinity" is not allowed \(a number from 0 to 1\)/,
       /global_batch: "0x10" is not allowed/,
       /micro_batch: "1,5" is not allowed/,
       /advanced: "maybe" is not allowed \(true or false\)/,

@@ -4,12 +4,14 @@
 // embedding; the last the output layer). All numbers from report.memory.
 import { make, panel, showNumber, svg as svgEl } from './dom.js';
 import * as fmt from './format.js';
+import { fitText } from './render-memory.js';
 
 const PARTS = [
   ['weights', 'Weights', 'weights_bytes'],
   ['grads', 'Gradients', 'grads_bytes'],
   ['optimizer', 'Optimizer (master + Adam m, v)', 'optimizer_bytes'],
   ['activations', 'Activations', 'activations_bytes'],
+  ['overhead', 'Overhead (CUDA context, NCCL, allocator)', 'overhead_bytes'],
 ];
 const W = 640; // chart width, SVG user units
 const H = 170;
@@ -46,9 +48,7 @@ function createTotals(section) {
       section.classList.toggle('over', !m.fits);
       const where = m.stages.length > 1 ? `stage ${m.peak_stage} of ${m.stages.length}, ` : '';
       const gpu = fmt.bytes(m.gpu_memory_bytes);
-      fit.textContent = m.fits
-        ? `✓ fits the ${gpu} GPU (${where}${fmt.bytes(m.headroom_bytes)} headroom)`
-        : `✗ does not fit the ${gpu} GPU (${where}${fmt.bytes(-m.headroom_bytes)} over)`;
+      fit.textContent = fitText(m, `${gpu} GPU`, where);
       const full = Math.max(m.per_gpu_bytes, m.gpu_memory_bytes);
       PARTS.forEach(([key, , field], k) => {
         segs[k].style.width = `${(100 * b[field]) / full}%`;
@@ -79,8 +79,25 @@ function describeStage(st) {
     `Stage ${st.stage} (${st.layers} layers, ${st.inflight_microbatches} micro-batches ` +
     `in flight): ${fmt.bytes(st.per_gpu_bytes)} per GPU = weights ${fmt.bytes(b.weights_bytes)} + ` +
     `gradients ${fmt.bytes(b.grads_bytes)} + optimizer ${fmt.bytes(b.optimizer_bytes)} + ` +
-    `activations ${fmt.bytes(b.activations_bytes)}.`
+    `activations ${fmt.bytes(b.activations_bytes)} + overhead ${fmt.bytes(b.overhead_bytes)}.`
   );
+}
+
+const SPLIT_RULES = {
+  even: 'an even split',
+  set: 'set by first_stage_layers and last_stage_layers',
+  ends: 'the embedding and the loss counted as a layer each, as Megatron-Core can',
+  balanced: 'Megatron-LM would refuse this split; the extra layers go to the last middle stages',
+};
+
+// Layers per stage as the core placed them (report.pipeline.stage_layers).
+function describeSplit(report) {
+  const sl = report.pipeline.stage_layers;
+  const p = report.degrees.pp;
+  if (p === 1) return `All ${sl.first} layers on one stage.`;
+  const extra = sl.extra_from < p - 1 ? `, ${sl.middle + 1} from stage ${sl.extra_from} on` : '';
+  const middle = p > 2 ? `, middle stages ${sl.middle}${extra}` : '';
+  return `Layers per stage: first ${sl.first}${middle}, last ${sl.last} (${SPLIT_RULES[sl.rule] ?? sl.rule}).`;
 }
 
 // The stacked bars' paths, one per part, for every stage; and the peak's marker.
@@ -165,10 +182,12 @@ export function createBreakdown(root) {
   const section = panel(root, 'breakdown', 'Memory of the most-loaded GPU');
   const totals = createTotals(section);
   const chart = createStageChart(section);
+  const split = make('p', { className: 'small stage-split' }, section);
   return {
     update(report) {
       totals.update(report.memory);
       chart.update(report.memory);
+      split.textContent = describeSplit(report);
     },
   };
 }

@@ -9,6 +9,19 @@ function typeName(bytesPerParam) {
   return { 2: 'bf16', 4: 'fp32' }[bytesPerParam] ?? `${fmt.count(bytesPerParam)}-byte`;
 }
 
+// Fits: under the safe fraction (80%) of the GPU's memory (the core's report.h says why);
+// between it and 100% the estimate is tight; past 100% it does not fit at all.
+export function fitText(m, gpuName, where = '') {
+  const safe = fmt.percent(m.safe_fraction);
+  if (m.fits) {
+    return `✓ fits the ${gpuName} (${where}${fmt.bytes(m.headroom_bytes)} to spare, under ${safe})`;
+  }
+  if (m.headroom_bytes >= 0) {
+    return `✗ tight: ${where}over ${safe} of the ${gpuName}, ${fmt.bytes(m.headroom_bytes)} headroom`;
+  }
+  return `✗ exceeds the ${gpuName} by ${where}${fmt.bytes(-m.headroom_bytes)}`;
+}
+
 const ZERO_SHARDS = [
   '',
   'optimizer states',
@@ -48,11 +61,7 @@ export function createMemory(root) {
         `${fmt.exactNumber(m.per_gpu_bytes)} bytes`,
       );
       root.classList.toggle('over', !m.fits);
-      if (m.fits) {
-        f.fit.textContent = `✓ fits the ${gpuName} (${fmt.bytes(m.headroom_bytes)} to spare)`;
-      } else {
-        f.fit.textContent = `✗ exceeds the ${gpuName} by ${fmt.bytes(-m.headroom_bytes)}`;
-      }
+      f.fit.textContent = fitText(m, gpuName);
       f.fit.title = `headroom ${fmt.exactNumber(m.headroom_bytes)} bytes`;
       // The bar is drawn to the larger of need and capacity, so both always show.
       const scale = Math.max(m.per_gpu_bytes, m.gpu_memory_bytes);

@@ -1,9 +1,85 @@
-// Reference runs: published training configurations with the model's prediction beside the
-// published throughput (lab.referenceRuns(); the core evaluates each), and a button that
-// loads the run's scenario into the lab.
+// Reference runs: published training runs with the model's prediction beside the published
+// figure (an iteration time, a throughput or an MFU), the error and the source, each run
+// evaluated by the core with the tool's defaults for its GPU (lab.referenceRuns()), and a
+// button that loads the run's scenario into the lab. Above the table, each group's mean,
+// median and worst error.
 import { make, panel } from './dom.js';
 import * as fmt from './format.js';
-import { entry } from './state.js';
+
+// How each metric reads.
+const METRICS = {
+  step_s: { label: 'iteration time', show: (v) => fmt.seconds(v) },
+  tflops_per_gpu: { label: 'TFLOP/s per GPU', show: (v) => `${fmt.count(v)} TFLOP/s` },
+  mfu: { label: 'MFU', show: (v) => fmt.percent(v) },
+};
+const COLUMNS = ['Run', 'Layout DP×TP×PP', 'Published', 'Model', 'Error', 'Memory per GPU', 'Load'];
+
+const pct = (v) => `${(100 * v).toFixed(1)}%`;
+const signed = (e) => `${e > 0 ? '+' : '−'}${pct(Math.abs(e))}`;
+
+// "Korthikanti et al. 2022, Table 5 (8 runs): mean error 5.0%, median 4.8%, worst 9.8%".
+function summary(runs) {
+  const groups = new Map();
+  for (const run of runs) {
+    if (run.error === null || run.error === undefined) continue;
+    if (!groups.has(run.table)) groups.set(run.table, []);
+    groups.get(run.table).push(Math.abs(run.error));
+  }
+  return [...groups].map(([table, errors]) => {
+    const sorted = [...errors].sort((a, b) => a - b);
+    const n = sorted.length;
+    const median = n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    const mean = errors.reduce((a, b) => a + b, 0) / n;
+    if (n === 1) return `${table}: ${pct(mean)} off`;
+    return `${table} (${n} runs): mean error ${pct(mean)}, median ${pct(median)}, worst ${pct(sorted[n - 1])}`;
+  });
+}
+
+// A number cell with its raw value kept for tests.
+function cell(tr, field, value, text, title = '') {
+  const td = make('td', { className: 'num', textContent: text, title }, tr);
+  td.dataset.field = field;
+  td.dataset.value = String(value);
+  return td;
+}
+
+function runRow(body, run, onLoad) {
+  const r = run.report;
+  const metric = METRICS[run.metric];
+  const tr = make('tr', {}, body);
+  tr.dataset.run = run.name;
+  tr.dataset.metric = run.metric;
+  const name = make('th', { scope: 'row' }, tr);
+  make('span', { className: 'run-name', textContent: run.name }, name);
+  make('span', { className: 'run-source', textContent: run.source }, name);
+  make('td', { textContent: fmt.degrees(r.degrees) }, tr);
+  const p = run.published;
+  cell(
+    tr,
+    'published',
+    p,
+    p > 0 ? metric.show(p) : 'not reported',
+    p > 0 ? `published ${metric.label}` : '',
+  );
+  const rates = `MFU ${fmt.percent(r.time.mfu)}, HFU ${fmt.percent(r.time.hfu)}, ${fmt.count(r.time.tflops_per_gpu)} TFLOP/s per GPU`;
+  cell(tr, 'model', run.predicted, metric.show(run.predicted), `${metric.label}; ${rates}`);
+  cell(tr, 'error', run.error, run.error === null ? '—' : signed(run.error));
+  const m = r.memory;
+  const safe = fmt.percent(m.safe_fraction);
+  make(
+    'td',
+    {
+      className: m.fits ? 'num ok' : 'num bad',
+      textContent: `${fmt.bytes(m.per_gpu_bytes)} of ${fmt.bytes(m.gpu_memory_bytes)} ${m.fits ? '✓' : '✗'}`,
+      title: m.fits ? `under ${safe} of the GPU` : `over ${safe} of the GPU`,
+    },
+    tr,
+  );
+  const td = make('td', {}, tr);
+  const button = make('button', { type: 'button', className: 'load', textContent: 'Load' }, td);
+  button.setAttribute('aria-label', `Load ${run.name} into the lab`);
+  button.addEventListener('click', () => onLoad(r.scenario));
+}
 
 export function createReferences(root, { lab, onLoad }) {
   const section = panel(root, 'references', 'Reference runs');
@@ -12,95 +88,32 @@ export function createReferences(root, { lab, onLoad }) {
     {
       className: 'small',
       textContent:
-        'Published runs, each evaluated by this model with ' +
-        `the default efficiency (${entry('efficiency').default} of peak). "Published" is the ` +
-        'throughput the authors report; runs that report only their configuration are checked ' +
-        'for fitting their GPUs.',
+        "Published runs, each evaluated by this model with its defaults for the run's GPU " +
+        '(matmul efficiency calibrated per GPU: A100 0.68, H100 0.57). "Published" is what the ' +
+        'authors report: an iteration time, a throughput (hardware FLOPs, recomputation ' +
+        'included) or an MFU. Runs without a figure are checked for fitting their GPUs.',
     },
     section,
   );
+  const totals = make('ul', { className: 'small run-summary' }, section);
   const wrap = make('div', { className: 'table-wrap' }, section);
   const table = make('table', { className: 'runs' }, wrap);
   const head = make('tr', {}, make('thead', {}, table));
-  for (const h of [
-    'Run',
-    'Layout DP×TP×PP',
-    'Published TFLOP/s per GPU',
-    'Model TFLOP/s per GPU',
-    'Difference',
-    'Memory per GPU',
-    'Load',
-  ]) {
-    make(
-      'th',
-      { scope: 'col', textContent: h, className: h === 'Load' ? 'visually-hidden' : '' },
-      head,
-    );
+  for (const h of COLUMNS) {
+    const hidden = h === 'Load' ? 'visually-hidden' : '';
+    make('th', { scope: 'col', textContent: h, className: hidden }, head);
   }
   const body = make('tbody', {}, table);
   let built = false;
-
-  function build() {
-    for (const run of lab.referenceRuns()) {
-      const r = run.report;
-      const tr = make('tr', {}, body);
-      tr.dataset.run = run.name;
-      const name = make('th', { scope: 'row' }, tr);
-      make('span', { className: 'run-name', textContent: run.name }, name);
-      make('span', { className: 'run-source', textContent: run.source }, name);
-      make('td', { textContent: fmt.degrees(r.degrees) }, tr);
-      const published = run.published_tflops_per_gpu;
-      const pub = make(
-        'td',
-        { className: 'num', textContent: published > 0 ? fmt.count(published) : 'not reported' },
-        tr,
-      );
-      pub.dataset.field = 'published';
-      pub.dataset.value = String(published);
-      const model = make(
-        'td',
-        {
-          className: 'num',
-          textContent: fmt.count(r.time.tflops_per_gpu),
-          title: `${r.time.tflops_per_gpu} TFLOP/s per GPU, MFU ${fmt.percent(r.time.mfu)}`,
-        },
-        tr,
-      );
-      model.dataset.field = 'model';
-      model.dataset.value = String(r.time.tflops_per_gpu);
-      const diff = published > 0 ? (r.time.tflops_per_gpu - published) / published : null;
-      make(
-        'td',
-        {
-          className: 'num',
-          textContent:
-            diff === null ? '—' : `${diff > 0 ? '+' : '−'}${fmt.percent(Math.abs(diff))}`,
-        },
-        tr,
-      );
-      const m = r.memory;
-      make(
-        'td',
-        {
-          className: m.fits ? 'num ok' : 'num bad',
-          textContent: `${fmt.bytes(m.per_gpu_bytes)} of ${fmt.bytes(m.gpu_memory_bytes)} ${m.fits ? '✓' : '✗'}`,
-          title: m.fits ? 'fits' : 'does not fit',
-        },
-        tr,
-      );
-      const td = make('td', {}, tr);
-      const button = make('button', { type: 'button', className: 'load', textContent: 'Load' }, td);
-      button.setAttribute('aria-label', `Load ${run.name} into the lab`);
-      button.addEventListener('click', () => onLoad(r.scenario));
-    }
-  }
 
   return {
     // The runs do not depend on the lab's state: built once, when first shown.
     update() {
       if (built) return;
       built = true;
-      build();
+      const runs = lab.referenceRuns();
+      for (const line of summary(runs)) make('li', { textContent: line }, totals);
+      for (const run of runs) runRow(body, run, onLoad);
     },
   };
 }

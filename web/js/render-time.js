@@ -1,14 +1,65 @@
-// Step time and what it buys: compute, the pipeline bubble and the communication that is not
-// overlapped (the core assumes none is: an upper bound), then MFU, TFLOP/s per GPU, tokens per
-// second and the time to train on the token budget. All from report.time.
+// Step time and what it buys: the slowest pipeline stage's compute, the pipeline bubble, the
+// communication each seam leaves exposed and the optimizer step (the core's time model,
+// step_time.h), then MFU (model FLOPs) and HFU (hardware FLOPs, recomputation included),
+// TFLOP/s per GPU, tokens per second and the time to train. All from report.time.
 import { make, panel, showNumber } from './dom.js';
 import * as fmt from './format.js';
 
 const PARTS = [
-  ['compute', 'Compute', 'compute_s'],
+  ['compute', 'Compute (slowest stage)', 'compute_s'],
   ['bubble', 'Pipeline bubble', 'bubble_s'],
-  ['comms', 'Exposed communication', 'exposed_comms_s'],
+  ['data', 'Exposed data-parallel communication', 'exposed_data_s'],
+  ['tensor', 'Exposed tensor-parallel communication', 'exposed_tensor_s'],
+  ['pipeline', 'Exposed pipeline sends', 'exposed_pipeline_s'],
+  ['optimizer', 'Optimizer step', 'optimizer_s'],
 ];
+const RATES = [
+  ['mfu', 'MFU (model FLOPs)'],
+  ['hfu', 'HFU (hardware FLOPs)'],
+  ['tflops', 'TFLOP/s per GPU (hardware)'],
+  ['tokens', 'Tokens per second'],
+  ['train', 'Time to train'],
+];
+
+// The note under the numbers: what set the pace and at what efficiency.
+function noteText(t, s) {
+  const source =
+    s.efficiency > 0 ? 'the efficiency input' : `${s.gpu ?? 'the GPU'}'s calibrated value`;
+  return (
+    `The pipeline runs at the pace of its slowest stage (stage ${t.slowest_stage}): its ` +
+    `matmuls (recomputation included) at ${t.matmul_efficiency} of the ${s.gpu_peak_tflops} ` +
+    `TFLOP/s dense peak (${source}), its elementwise kernels at memory bandwidth. The bubble ` +
+    'is the pipeline filling and draining; communication counts only where the overlap ' +
+    'switches cannot hide it behind compute.'
+  );
+}
+
+function showRates(dd, t, s) {
+  showNumber(dd.mfu, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
+  showNumber(dd.hfu, t.hfu, fmt.percent(t.hfu), `hardware FLOPs utilisation ${t.hfu}`);
+  showNumber(
+    dd.tflops,
+    t.tflops_per_gpu,
+    fmt.count(t.tflops_per_gpu),
+    `${t.tflops_per_gpu} TFLOP/s`,
+  );
+  showNumber(
+    dd.tokens,
+    t.tokens_per_s,
+    fmt.count(t.tokens_per_s),
+    `${fmt.exactNumber(t.tokens_per_s)} tokens/s`,
+  );
+  if (s.train_tokens > 0) {
+    showNumber(
+      dd.train,
+      t.time_to_train_s,
+      `${fmt.duration(t.time_to_train_s)} for ${fmt.count(s.train_tokens)} tokens`,
+      `${fmt.exactNumber(t.time_to_train_s)} s`,
+    );
+  } else {
+    showNumber(dd.train, 0, 'set a token budget', 'token budget is 0');
+  }
+}
 
 export function createStepTime(root) {
   const section = panel(root, 'steptime', 'Step time');
@@ -18,14 +69,7 @@ export function createStepTime(root) {
   const segs = PARTS.map(([key]) => make('span', { className: `seg time-${key}` }, bar));
   const facts = make('dl', { className: 'facts' }, section);
   const dd = {};
-  const rows = [
-    ...PARTS,
-    ['mfu', 'MFU'],
-    ['tflops', 'TFLOP/s per GPU'],
-    ['tokens', 'Tokens per second'],
-    ['train', 'Time to train'],
-  ];
-  for (const [key, label] of rows) {
+  for (const [key, label] of [...PARTS, ...RATES]) {
     const div = make('div', {}, facts);
     div.dataset.time = key;
     const dt = make('dt', {}, div);
@@ -40,40 +84,13 @@ export function createStepTime(root) {
   return {
     update(report) {
       const t = report.time;
-      const s = report.scenario;
       showNumber(big, t.step_s, `${fmt.seconds(t.step_s)} per step`, `${t.step_s} s`);
       PARTS.forEach(([key, , field], k) => {
         segs[k].style.width = `${t.step_s > 0 ? (100 * t[field]) / t.step_s : 0}%`;
         showNumber(dd[key], t[field], fmt.seconds(t[field]), `${t[field]} s`);
       });
-      showNumber(dd.mfu, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
-      showNumber(
-        dd.tflops,
-        t.tflops_per_gpu,
-        fmt.count(t.tflops_per_gpu),
-        `${t.tflops_per_gpu} TFLOP/s`,
-      );
-      showNumber(
-        dd.tokens,
-        t.tokens_per_s,
-        fmt.count(t.tokens_per_s),
-        `${fmt.exactNumber(t.tokens_per_s)} tokens/s`,
-      );
-      if (s.train_tokens > 0) {
-        showNumber(
-          dd.train,
-          t.time_to_train_s,
-          `${fmt.duration(t.time_to_train_s)} for ${fmt.count(s.train_tokens)} tokens`,
-          `${fmt.exactNumber(t.time_to_train_s)} s`,
-        );
-      } else {
-        showNumber(dd.train, 0, 'set a token budget', 'token budget is 0');
-      }
-      note.textContent =
-        `Compute runs the step's hardware FLOPs (recomputation included) at ` +
-        `${s.efficiency} of the ${s.gpu_peak_tflops} TFLOP/s dense peak: the efficiency input, ` +
-        'the achievable fraction of peak. The bubble stretches it; communication is added as ' +
-        'if none of it overlapped with compute (an upper bound on the step).';
+      showRates(dd, t, report.scenario);
+      note.textContent = noteText(t, report.scenario);
     },
   };
 }

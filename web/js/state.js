@@ -143,6 +143,55 @@ export const STATE = [
     label: 'Vocabulary',
   },
   {
+    name: 'kv_heads',
+    scenario: 'model.kv_heads',
+    ...detailOf('model'),
+    hint: '0: as many as the heads; fewer for GQA, dividing them',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Key/value heads',
+  },
+  {
+    name: 'ffn_hidden',
+    scenario: 'model.ffn_hidden',
+    ...detailOf('model'),
+    hint: '0: 4 × hidden, as GPT',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'MLP width',
+  },
+  {
+    name: 'activation',
+    scenario: 'model.activation',
+    ...detailOf('model'),
+    labels: { gelu: 'GELU (GPT: biases, LayerNorm)', swiglu: 'SwiGLU (Llama: RMSNorm)' },
+    advanced: true,
+    control: 'select',
+    group: 'model',
+    label: 'MLP',
+  },
+  {
+    name: 'position',
+    scenario: 'model.position',
+    ...detailOf('model'),
+    labels: { learned: 'learned table', rope: 'RoPE or ALiBi (no table)' },
+    advanced: true,
+    control: 'select',
+    group: 'model',
+    label: 'Positions',
+  },
+  {
+    name: 'tied_embeddings',
+    scenario: 'model.tied_embeddings',
+    ...detailOf('model'),
+    advanced: true,
+    control: 'checkbox',
+    group: 'model',
+    label: 'Output layer shares the embedding',
+  },
+  {
     name: 'seq_len',
     scenario: 'seq_len',
     advanced: true,
@@ -219,6 +268,16 @@ export const STATE = [
     group: 'hardware',
     label: 'NVLink',
   },
+  {
+    name: 'hbm_gb_s',
+    scenario: 'hbm_gb_s',
+    step: 'any',
+    ...detailOf('gpu'),
+    advanced: true,
+    control: 'number',
+    group: 'hardware',
+    label: 'Memory bandwidth',
+  },
   // The network presets are the page's (the core takes a bandwidth); the default is the one
   // whose bandwidth is the core's default.
   {
@@ -252,8 +311,40 @@ export const STATE = [
     advanced: true,
     control: 'number',
     group: 'hardware',
-    label: 'Efficiency',
-    hint: 'the achievable fraction of dense peak; Narayanan et al. report 0.44–0.52 end to end',
+    label: 'Matmul efficiency',
+    hint: "0: the GPU's calibrated value (A100 0.68, H100 0.57); bubble and communication are counted apart",
+  },
+  {
+    name: 'overlap_grad_reduce',
+    scenario: 'overlap_grad_reduce',
+    advanced: true,
+    control: 'checkbox',
+    group: 'hardware',
+    label: 'Overlap gradient reduce',
+  },
+  {
+    name: 'overlap_param_gather',
+    scenario: 'overlap_param_gather',
+    advanced: true,
+    control: 'checkbox',
+    group: 'hardware',
+    label: 'Overlap weight gather',
+  },
+  {
+    name: 'tp_comm_overlap',
+    scenario: 'tp_comm_overlap',
+    advanced: true,
+    control: 'checkbox',
+    group: 'hardware',
+    label: 'Overlap TP communication',
+  },
+  {
+    name: 'pp_scatter_gather',
+    scenario: 'pp_scatter_gather',
+    advanced: true,
+    control: 'checkbox',
+    group: 'hardware',
+    label: 'Pipeline sends split over TP (Megatron-LM 2021-22)',
   },
 
   {
@@ -313,6 +404,24 @@ export const STATE = [
     label: 'Sequence parallel',
   },
   {
+    name: 'flash_attention',
+    scenario: 'flash_attention',
+    advanced: true,
+    control: 'checkbox',
+    group: 'memory',
+    label: 'Fused (flash) attention',
+  },
+  {
+    name: 'overhead_gb',
+    scenario: 'overhead_gb',
+    step: 'any',
+    hint: 'CUDA context, NCCL buffers, allocator',
+    advanced: true,
+    control: 'number',
+    group: 'memory',
+    label: 'Overhead',
+  },
+  {
     name: 'schedule',
     scenario: 'schedule',
     advanced: true,
@@ -331,6 +440,24 @@ export const STATE = [
     control: 'number',
     group: 'memory',
     label: 'Virtual stages',
+  },
+  {
+    name: 'first_stage_layers',
+    scenario: 'first_stage_layers',
+    hint: "0: Megatron's split",
+    advanced: true,
+    control: 'number',
+    group: 'memory',
+    label: 'First stage layers',
+  },
+  {
+    name: 'last_stage_layers',
+    scenario: 'last_stage_layers',
+    hint: "0: Megatron's split",
+    advanced: true,
+    control: 'number',
+    group: 'memory',
+    label: 'Last stage layers',
   },
 ];
 
@@ -538,7 +665,19 @@ function presetValues(name, value, ctx) {
   const p = ctx.presets;
   if (name === 'model') {
     const m = p?.models.find((x) => x.name === value);
-    return m && { layers: m.layers, hidden: m.hidden, heads: m.heads, vocab: m.vocab };
+    return (
+      m && {
+        layers: m.layers,
+        hidden: m.hidden,
+        heads: m.heads,
+        vocab: m.vocab,
+        kv_heads: m.kv_heads,
+        ffn_hidden: m.ffn_hidden,
+        activation: m.activation,
+        position: m.position,
+        tied_embeddings: m.tied_embeddings,
+      }
+    );
   }
   if (name === 'gpu') {
     const g = p?.gpus.find((x) => x.name === value);
@@ -547,6 +686,7 @@ function presetValues(name, value, ctx) {
         gpu_memory_gb: g.gpu_memory_gb,
         gpu_peak_tflops: g.gpu_peak_tflops,
         nvlink_gb_s: g.nvlink_gb_s,
+        hbm_gb_s: g.hbm_gb_s,
       }
     );
   }
