@@ -57,8 +57,8 @@ json model_json(const ModelSpec& m) {
           {"hidden", m.hidden},
           {"heads", m.heads},
           {"vocab", m.vocab},
-          {"kv_heads", m.kv()},
-          {"ffn_hidden", m.ffn()},
+          {"kv_heads", m.kv_heads},    // 0: as many as the heads
+          {"ffn_hidden", m.ffn_hidden},  // 0: 4 x hidden
           {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
           {"position", m.position == Position::kRope ? "rope" : "learned"},
           {"tied_embeddings", m.tied_embeddings}};
