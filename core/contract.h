@@ -3,11 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report.h"
 #include "result.h"
@@ -57,8 +57,12 @@ std::string presets_json();
 std::string timeline_json(int stages, int microbatches);
 
 // Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
-// "why_best", "plans": [{...the plan's choices and figures, "scenario": {...}}]}, or
-// {"error": "..."}. top_k is clamped to 1..100.
-std::string plan_json(std::string_view scenario_text, int top_k);
+// "why_best", "warnings", "headroom", "memory_limit_bytes", "plans": [{...the plan's choices and
+// figures, "scenario": {...}, "variants": [...the layout's next fastest, same shape]}]} (one
+// plan per DP x TP x PP layout), or {"error": "..."}. top_k is clamped to 1..100; headroom
+// (the fraction of GPU memory a plan leaves free) to 0..0.9; progress is called with layouts
+// done, layouts in all and configurations evaluated.
+std::string plan_json(std::string_view scenario_text, int top_k, double headroom = 0,
+                      const std::function<void(int, int, long long)>& progress = {});
 
 }  // namespace pe

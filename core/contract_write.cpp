@@ -1,4 +1,7 @@
 // Scenario and Report -> JSON. Key names are the contract documented in README.md.
+#include <algorithm>
+#include <cmath>
+
 #include "contract.h"
 #include "explain.h"
 #include "explorer.h"
@@ -8,17 +11,15 @@
 #include "timeline.h"
 #include "transformer.h"
 
-#include <algorithm>
-
 namespace pe {
 namespace {
 
 using nlohmann::json;
 
 json breakdown_json(const MemoryBreakdown& b) {
-  return {{"weights_bytes", b.weights_bytes},       {"grads_bytes", b.grads_bytes},
-          {"master_bytes", b.master_bytes},         {"adam_m_bytes", b.adam_m_bytes},
-          {"adam_v_bytes", b.adam_v_bytes},         {"optimizer_bytes", b.optimizer_bytes()},
+  return {{"weights_bytes", b.weights_bytes},         {"grads_bytes", b.grads_bytes},
+          {"master_bytes", b.master_bytes},           {"adam_m_bytes", b.adam_m_bytes},
+          {"adam_v_bytes", b.adam_v_bytes},           {"optimizer_bytes", b.optimizer_bytes()},
           {"activations_bytes", b.activations_bytes}, {"overhead_bytes", b.overhead_bytes}};
 }
 
@@ -45,8 +46,12 @@ json degrees_json(const Degrees& d) { return {{"dp", d.dp}, {"tp", d.tp}, {"pp",
 
 // Bytes per parameter of each training state: the report's and the presets' one shape.
 json precision_json(const Precision& p) {
-  return {{"name", p.name},         {"weight", p.weight_bytes}, {"grad", p.grad_bytes},
-          {"master", p.master_bytes}, {"adam_m", p.adam_m_bytes}, {"adam_v", p.adam_v_bytes},
+  return {{"name", p.name},
+          {"weight", p.weight_bytes},
+          {"grad", p.grad_bytes},
+          {"master", p.master_bytes},
+          {"adam_m", p.adam_m_bytes},
+          {"adam_v", p.adam_v_bytes},
           {"bytes_per_param", p.total_bytes()}};
 }
 
@@ -57,7 +62,7 @@ json model_json(const ModelSpec& m) {
           {"hidden", m.hidden},
           {"heads", m.heads},
           {"vocab", m.vocab},
-          {"kv_heads", m.kv_heads},    // 0: as many as the heads
+          {"kv_heads", m.kv_heads},      // 0: as many as the heads
           {"ffn_hidden", m.ffn_hidden},  // 0: 4 x hidden
           {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
           {"position", m.position == Position::kRope ? "rope" : "learned"},
@@ -177,8 +182,7 @@ json report_json(const Report& r) {
         {"gpu_hours_per_trillion_tokens", r.cost.gpu_hours_per_trillion_tokens},
         {"gpu_hours_to_train", r.cost.gpu_hours_to_train},
         {"usd_to_train", r.cost.usd_to_train}}},
-      {"order",
-       {{"rule_order_step_s", r.rule_order_step_s}, {"order_cost_s", r.order_cost_s}}},
+      {"order", {{"rule_order_step_s", r.rule_order_step_s}, {"order_cost_s", r.order_cost_s}}},
       {"warnings", r.warnings},
   };
 }
@@ -212,7 +216,6 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
   out["explain"] = explained;
   return out.dump();
 }
-
 
 std::string timeline_json(int stages, int microbatches) {
   const int p = std::clamp(stages, 1, 1024);
@@ -259,32 +262,48 @@ std::string presets_json() {
   return json{{"models", models}, {"gpus", gpus}, {"precisions", precisions}}.dump();
 }
 
-std::string plan_json(std::string_view scenario_text, int top_k) {
+namespace {
+json plan_entry(const Scenario& base, const Plan& p) {
+  return {{"degrees", degrees_json(p.degrees)},
+          {"zero_stage", p.zero_stage},
+          {"recompute", name_of(p.recompute)},
+          {"sequence_parallel", p.sequence_parallel},
+          {"micro_batch", p.micro_batch},
+          {"schedule", name_of(p.schedule)},
+          {"virtual_stages", p.virtual_stages},
+          {"per_gpu_bytes", p.per_gpu_bytes},
+          {"step_s", p.step_s},
+          {"bubble_fraction", p.bubble_fraction},
+          {"mfu", p.mfu},
+          {"tokens_per_s", p.tokens_per_s},
+          {"comms", comms_json(p.comms)},
+          {"scenario", scenario_json(scenario_of(base, p))}};
+}
+}  // namespace
+
+std::string plan_json(std::string_view scenario_text, int top_k, double headroom,
+                      const std::function<void(int, int, long long)>& progress) {
   const Result<Scenario> scenario = parse_scenario(scenario_text);
   if (!scenario.ok()) return error_json(scenario.problem());
   const Scenario& base = scenario.value();
-  const PlanResult result = plan(base, std::clamp(top_k, 1, 100));
+  PlanOptions options;
+  options.headroom = std::isfinite(headroom) ? std::clamp(headroom, 0.0, 0.9) : 0.0;
+  options.progress = progress;
+  const PlanResult result = plan(base, std::clamp(top_k, 1, 100), options);
   json plans = json::array();
-  for (const Plan& p : result.top) {
-    const Scenario s = scenario_of(base, p);
-    plans.push_back({{"degrees", degrees_json(p.degrees)},
-                     {"zero_stage", p.zero_stage},
-                     {"recompute", name_of(p.recompute)},
-                     {"sequence_parallel", p.sequence_parallel},
-                     {"micro_batch", p.micro_batch},
-                     {"schedule", name_of(p.schedule)},
-                     {"virtual_stages", p.virtual_stages},
-                     {"per_gpu_bytes", p.per_gpu_bytes},
-                     {"step_s", p.step_s},
-                     {"bubble_fraction", p.bubble_fraction},
-                     {"mfu", p.mfu},
-                     {"tokens_per_s", p.tokens_per_s},
-                     {"comms", comms_json(p.comms)},
-                     {"scenario", scenario_json(s)}});
+  for (size_t i = 0; i < result.top.size(); ++i) {
+    json entry = plan_entry(base, result.top[i]);
+    json variants = json::array();
+    for (const Plan& v : result.variants[i]) variants.push_back(plan_entry(base, v));
+    entry["variants"] = variants;
+    plans.push_back(entry);
   }
   return json{{"evaluated", result.evaluated},
               {"feasible", result.feasible},
               {"why_best", result.why_best},
+              {"warnings", result.warnings},
+              {"headroom", options.headroom},
+              {"memory_limit_bytes", result.memory_limit_bytes},
               {"plans", plans}}
       .dump();
 }

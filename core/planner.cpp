@@ -1,7 +1,9 @@
 #include "planner.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 
 #include "comms.h"
 #include "memory.h"
@@ -31,12 +33,72 @@ bool better(const Plan& a, const Plan& b) {
 std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
 std::string gb(double bytes) { return bytes_text(bytes); }
 
-std::string explain(const Scenario& base, const PlanResult& r) {
-  if (r.top.empty()) {
-    return "No layout fits: even the most sharded one needs more than " +
-           percent(safe_memory_fraction()) + " of the " + gb(base.gpu.memory_gb * 1e9) +
-           " each GPU has. Use more or larger GPUs.";
+std::string count(long long n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
   }
+  return out;
+}
+
+// Why nothing is feasible: the layers and heads, the batch, or memory, with its numbers.
+std::string why_none(const Scenario& base, const PlanResult& r) {
+  const std::string gpus = count(base.gpus) + " GPUs";
+  if (r.layouts == 0) {
+    return "No layout: no DP x TP x PP of " + gpus + " has TP dividing the " +
+           count(base.model.heads) + " heads and at most " + count(base.model.layers) +
+           " pipeline stages (one per layer). Use a GPU count with more small factors.";
+  }
+  if (r.layouts_batch_refused == r.layouts) {
+    return "No layout: the global batch of " + count(base.global_batch) +
+           " sequences divides by none of the DP degrees " + gpus +
+           " allow (every replica needs a whole number of sequences). Use a batch that is a "
+           "multiple of a power of two, e.g. " +
+           count(((base.global_batch + 63) / 64) * 64) + ".";
+  }
+  const double has = base.gpu.memory_gb * 1e9;
+  const std::string limit = r.memory_limit_bytes >= has
+                                ? "the " + gb(has) + " each GPU has"
+                                : "the " + gb(r.memory_limit_bytes) + " each GPU may use (the " +
+                                      gb(has) + " it has less a " +
+                                      percent(1 - r.memory_limit_bytes / has) + " headroom margin)";
+  return "No layout fits: the least any configuration needs is " + gb(r.least_bytes) +
+         " per GPU, more than " + limit + ". Use more or larger GPUs.";
+}
+
+// The batch too small for the fleet: the best plan runs fewer micro-batches than stages (the
+// bubble (p - 1)/m passes 100%), or the batch caps DP below one replica per node. The
+// suggestion is the smallest batch with m = 4p micro-batches for the same layout, bubble
+// (p - 1)/(4p) < 25%, and DP able to reach one replica per node.
+std::vector<std::string> batch_warnings(const Scenario& base, const PlanResult& r) {
+  std::vector<std::string> out;
+  if (r.top.empty()) return out;
+  const Plan& p = r.top.front();
+  const int m = base.global_batch / (p.micro_batch * p.degrees.dp);
+  const long long nodes = std::max(1, base.gpus / std::max(1, base.gpus_per_node));
+  const long long for_stages = 4LL * p.degrees.pp * p.micro_batch * p.degrees.dp;
+  const long long for_dp = nodes * 4;
+  if (p.degrees.pp > 1 && m < p.degrees.pp) {
+    out.push_back("The global batch of " + count(base.global_batch) + " sequences is small for " +
+                  count(base.gpus) + " GPUs: the best layout runs " + count(m) +
+                  " micro-batches through " + count(p.degrees.pp) + " pipeline stages, a " +
+                  percent(p.bubble_fraction) + " bubble (MFU " + percent(p.mfu) +
+                  "). A global batch of " + count(for_stages) + " sequences would give " +
+                  count(4LL * p.degrees.pp) + " micro-batches, a bubble under 25%.");
+  }
+  if (base.global_batch < nodes) {
+    out.push_back("The global batch of " + count(base.global_batch) +
+                  " sequences starves DP: " + "fewer sequences than the " + count(nodes) +
+                  " nodes, so DP cannot give each node a replica and TP or PP must grow past a "
+                  "node. A global batch of " +
+                  count(for_dp) + " sequences or more lets DP reach one replica per node.");
+  }
+  return out;
+}
+
+std::string explain(const Scenario& base, const PlanResult& r) {
+  if (r.top.empty()) return why_none(base, r);
   const Plan& p = r.top.front();
   const Degrees& d = p.degrees;
   std::string why = "DP " + std::to_string(d.dp) + " x TP " + std::to_string(d.tp) + " x PP " +
@@ -46,15 +108,15 @@ std::string explain(const Scenario& base, const PlanResult& r) {
                              ? " keeps the per-layer all-reduces on NVLink"
                              : " pays for all-reduces over the network")
                   : std::string("no TP, so no per-layer all-reduces");
-  why += d.pp > 1 ? ", PP " + std::to_string(d.pp) + " costs a " + percent(p.bubble_fraction) +
-                        " bubble"
-                  : ", no pipeline bubble";
+  why += d.pp > 1
+             ? ", PP " + std::to_string(d.pp) + " costs a " + percent(p.bubble_fraction) + " bubble"
+             : ", no pipeline bubble";
   why += ", and it needs " + gb(p.per_gpu_bytes) + " of the " + gb(base.gpu.memory_gb * 1e9) +
          " per GPU";
   if (r.top.size() > 1) {
     const double lead = r.top[1].step_s / p.step_s - 1;
-    why += lead < 0.005 ? "; the runner-up is within 0.5%"
-                        : "; " + percent(lead) + " faster than the runner-up";
+    why += lead < 0.005 ? "; the next layout is within 0.5%"
+                        : "; " + percent(lead) + " faster than the next layout";
   }
   return why + ".";
 }
@@ -74,33 +136,58 @@ Scenario scenario_of(const Scenario& base, const Plan& p) {
   return s;
 }
 
-PlanResult plan(const Scenario& base, int top_k) {
+PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   PlanResult result;
   Scenario s = base;
   s.memory_model = MemoryModel::kFull;
-  const double memory_bytes = base.gpu.memory_gb * 1e9 * safe_memory_fraction();
+  // The model's safe fraction of memory, or less when the reader asks for a wider margin.
+  const double memory_bytes =
+      base.gpu.memory_gb * 1e9 * std::min(safe_memory_fraction(), 1 - options.headroom);
+  result.memory_limit_bytes = memory_bytes;
+  result.least_bytes = INFINITY;
   const int layers = base.model.layers;
   // Never offer a plan the contract would refuse: v stops where the field's range does.
   const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
-  std::vector<Plan> heap;  // the best top_k so far, worst on top
+  // Per layout, its best kVariantsPerLayout configurations so far, worst on top.
+  using Key = std::array<int, 3>;
+  std::map<Key, std::vector<Plan>> by_layout;
   auto offer = [&](const Plan& p) {
-    if (static_cast<int>(heap.size()) < top_k) {
+    std::vector<Plan>& heap = by_layout[Key{p.degrees.dp, p.degrees.tp, p.degrees.pp}];
+    if (static_cast<int>(heap.size()) < kVariantsPerLayout) {
       heap.push_back(p);
       std::push_heap(heap.begin(), heap.end(), better);
-    } else if (top_k > 0 && better(p, heap.front())) {
+    } else if (better(p, heap.front())) {
       std::pop_heap(heap.begin(), heap.end(), better);
       heap.back() = p;
       std::push_heap(heap.begin(), heap.end(), better);
     }
   };
+  // Progress: one step per (TP, PP) pair the heads and layers allow.
+  int total = 0, done = 0;
+  for (int tp : divisors(base.gpus)) {
+    if (base.model.heads % tp != 0) continue;
+    for (int pp : divisors(base.gpus / tp)) {
+      total += pp <= layers && split_problem(s, pp).empty() ? 1 : 0;
+    }
+  }
+  result.layouts = total;
+  auto tick = [&] {
+    if (options.progress) options.progress(done, total, result.evaluated);
+  };
+  tick();
 
   for (int tp : divisors(base.gpus)) {
     if (base.model.heads % tp != 0) continue;
     for (int pp : divisors(base.gpus / tp)) {
       if (pp > layers || !split_problem(s, pp).empty()) continue;
+      ++done;
+      tick();
       const StageSplit split = stage_split(s, pp);
       const Degrees d{base.gpus / (tp * pp), tp, pp};
-      if (base.global_batch % d.dp != 0) continue;
+      if (base.global_batch % d.dp != 0) {
+        ++result.layouts_batch_refused;
+        continue;
+      }
       for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
         if (base.global_batch % (b * d.dp) != 0) continue;
         s.micro_batch = b;
@@ -126,6 +213,7 @@ PlanResult plan(const Scenario& base, int top_k) {
                 ++result.evaluated;
                 const StageMemory peak = peak_stage_memory(s, d, m);
                 const double bytes = peak.breakdown.total_bytes();
+                result.least_bytes = std::min(result.least_bytes, bytes);
                 if (bytes > memory_bytes) continue;
                 ++result.feasible;
                 Plan p;
@@ -151,9 +239,22 @@ PlanResult plan(const Scenario& base, int top_k) {
       }
     }
   }
-  std::sort_heap(heap.begin(), heap.end(), better);
-  result.top = std::move(heap);
+  // The layouts by their best configuration, fastest first; the first top_k kept.
+  std::vector<std::vector<Plan>> layouts;
+  for (auto& [key, heap] : by_layout) {
+    std::sort_heap(heap.begin(), heap.end(), better);
+    layouts.push_back(std::move(heap));
+  }
+  std::sort(layouts.begin(), layouts.end(),
+            [](const auto& a, const auto& b) { return better(a.front(), b.front()); });
+  if (static_cast<int>(layouts.size()) > top_k) layouts.resize(std::max(top_k, 0));
+  for (auto& variants : layouts) {
+    result.top.push_back(variants.front());
+    result.variants.emplace_back(variants.begin() + 1, variants.end());
+  }
+  if (!std::isfinite(result.least_bytes)) result.least_bytes = 0;
   result.why_best = explain(base, result);
+  result.warnings = batch_warnings(base, result);
   return result;
 }
 

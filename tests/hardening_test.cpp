@@ -28,8 +28,9 @@ TEST(FuzzCorpus, EverySeedGivesAnErrorOrASaneReportAndPlans) {
     std::stringstream text;
     text << file.rdbuf();
     EXPECT_EQ(fuzz::check_scenario_text(text.str(), evaluate_with_ranks), "") << entry.path();
-    EXPECT_EQ(fuzz::check_plan_text(text.str(), 5, plan_json,
-                                    [](std::string_view t) { return evaluate_json(t, false); }),
+    EXPECT_EQ(fuzz::check_plan_text(
+                  text.str(), 5, [](std::string_view t, int k) { return plan_json(t, k); },
+                  [](std::string_view t) { return evaluate_json(t, false); }),
               "")
         << entry.path();
     ++replayed;
@@ -76,7 +77,8 @@ TEST(FuzzFound, ErrorMessagesCutLongValuesAtACharacterBoundary) {
     const std::string out = evaluate_json(s);
     const json r = json::parse(out, nullptr, false);
     ASSERT_FALSE(r.is_discarded()) << out;
-    EXPECT_NE(r["error"]["message"].get<std::string>().find("...: allowed"), std::string::npos) << r;
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("...: allowed"), std::string::npos)
+        << r;
   }
 }
 
@@ -94,11 +96,13 @@ TEST(FuzzFound, UnknownKeysAreEchoedShort) {
 // limit) overflowed the stack. Nesting is now checked before parsing.
 TEST(FuzzFound, DeepNestingIsRefusedBeforeParsing) {
   const std::string open(32000, '['), close(32000, ']');
-  EXPECT_EQ(run(open + close)["error"]["message"], "scenario nests 32000 levels deep: allowed at most 16");
+  EXPECT_EQ(run(open + close)["error"]["message"],
+            "scenario nests 32000 levels deep: allowed at most 16");
   EXPECT_EQ(run("{\"gpus\":" + open + close + "}")["error"]["message"],
             "scenario nests 32001 levels deep: allowed at most 16");
-  EXPECT_NE(run("{\"gpus\":" + std::string(15, '[') + std::string(15, ']') + "}")["error"]["message"],
-            "scenario nests 16 levels deep: allowed at most 16");
+  EXPECT_NE(
+      run("{\"gpus\":" + std::string(15, '[') + std::string(15, ']') + "}")["error"]["message"],
+      "scenario nests 16 levels deep: allowed at most 16");
   // Brackets and escaped quotes inside strings do not count.
   const json named = run(R"({"model":{"name":"[[[[[[[[[[[[[[[[[[[[\"{{{{{{{{{{{{{{{{{{{{"}})");
   ASSERT_FALSE(named.contains("error")) << named;

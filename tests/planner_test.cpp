@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <set>
+
 #include "explorer.h"
 #include "presets.h"
 #include "text.h"
@@ -103,6 +106,71 @@ TEST(Planner, SmallMemoryKeepsItsSize) {
   s.gpu.memory_gb = 0.5;
   const PlanResult r = plan(s, 1);
   EXPECT_NE(r.why_best.find("than the 500 MB each GPU has"), std::string::npos) << r.why_best;
+}
+
+TEST(Planner, OneRowPerLayoutWithItsVariantsUnderIt) {
+  const PlanResult r = plan(book_on(16), 50);
+  ASSERT_EQ(r.top.size(), r.variants.size());
+  std::set<std::array<int, 3>> seen;
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    const Degrees& d = r.top[i].degrees;
+    EXPECT_TRUE(seen.insert({d.dp, d.tp, d.pp}).second) << "a layout listed twice";
+    EXPECT_LE(r.variants[i].size(), static_cast<size_t>(kVariantsPerLayout - 1));
+    for (const Plan& v : r.variants[i]) {
+      EXPECT_EQ(v.degrees.dp, d.dp);
+      EXPECT_EQ(v.degrees.tp, d.tp);
+      EXPECT_EQ(v.degrees.pp, d.pp);
+      EXPECT_GE(v.step_s, r.top[i].step_s);
+    }
+  }
+}
+
+TEST(Planner, HeadroomKeepsAMarginFree) {
+  const PlanResult r = plan(book_on(16), 50, {.headroom = 0.25});
+  ASSERT_FALSE(r.top.empty());
+  EXPECT_DOUBLE_EQ(r.memory_limit_bytes, 60e9);
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    EXPECT_LE(r.top[i].per_gpu_bytes, 60e9);
+    for (const Plan& v : r.variants[i]) EXPECT_LE(v.per_gpu_bytes, 60e9);
+  }
+}
+
+TEST(Planner, ReportsProgressPerLayout) {
+  int last_done = -1, calls = 0, total_seen = 0;
+  PlanOptions o;
+  o.progress = [&](int done, int total, long long) {
+    EXPECT_GE(done, last_done);
+    last_done = done;
+    total_seen = total;
+    ++calls;
+  };
+  plan(book_on(16), 10, o);
+  // 16 GPUs, 40 heads, 50 layers: TP 1, 2, 4, 8 and the PP dividing what is left: 5+4+3+2.
+  EXPECT_EQ(total_seen, 14);
+  EXPECT_EQ(last_done, 14);
+  EXPECT_EQ(calls, 15);
+}
+
+TEST(Planner, SaysWhenTheBatchIsTheCause) {
+  Scenario s = book_on(16);
+  s.model = {"two-layer", 1e8, 2, 256, 1, 1000};
+  s.global_batch = 3;  // DP is 16 (PP 1) or 8 (PP 2): 3 sequences divide by neither
+  const PlanResult r = plan(s, 5);
+  EXPECT_TRUE(r.top.empty());
+  EXPECT_NE(r.why_best.find("global batch of 3 sequences divides by none"), std::string::npos)
+      << r.why_best;
+}
+
+TEST(Planner, WarnsWhenTheBatchIsSmallForTheFleet) {
+  // The case: 512 x 2,048 tokens on 16,384 A100s; DP can be at most 512.
+  const PlanResult r = plan(book_on(16384), 5);
+  ASSERT_FALSE(r.top.empty());
+  ASSERT_FALSE(r.warnings.empty());
+  bool suggests = false;
+  for (const std::string& w : r.warnings) {
+    suggests |= w.find("A global batch of") != std::string::npos;
+  }
+  EXPECT_TRUE(suggests) << r.warnings.front();
 }
 
 TEST(Text, NumbersKeepThreeDigitsAndSmallOnesTheirSize) {

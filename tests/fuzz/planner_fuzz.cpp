@@ -14,7 +14,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const std::string problem = pe::fuzz::check_plan_text(
-      text, 5, pe::plan_json, [](std::string_view t) { return pe::evaluate_json(t, false); });
+      text, 5, [](std::string_view t, int k) { return pe::plan_json(t, k); },
+      [](std::string_view t) { return pe::evaluate_json(t, false); });
   if (!problem.empty()) {
     std::fprintf(stderr, "fuzz check failed: %s\n", problem.c_str());
     std::abort();
