@@ -3,16 +3,26 @@
 // integers. Errors come back as {"error": {"key", "message"}}; wasm/lab.js turns them into
 // LabError.
 // The one exception is the rank list, which at fleet scale is handed over as a typed array.
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/val.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <emscripten/bind.h>
-#include <emscripten/val.h>
-
 #include "contract.h"
 #include "layout.h"
 #include "reference_runs.h"
+
+// The planner's progress goes to Module.onPlanProgress (lab.js sets it for one call): a
+// function written into the glue at build time, so nothing is evaluated under the CSP.
+// clang-format off
+EM_JS(void, plan_progress, (int done, int total, double evaluated), {
+  var f = Module['onPlanProgress'];
+  if (f) f(done, total, evaluated);
+});
+// clang-format on
 
 namespace {
 
@@ -23,7 +33,11 @@ std::string evaluate_summary(const std::string& scenario) {
   return pe::evaluate_json(scenario, /*with_ranks=*/false);
 }
 
-std::string plan(const std::string& scenario, int top_k) { return pe::plan_json(scenario, top_k); }
+std::string plan(const std::string& scenario, int top_k, double headroom) {
+  return pe::plan_json(scenario, top_k, headroom, [](int done, int total, long long evaluated) {
+    plan_progress(done, total, static_cast<double>(evaluated));
+  });
+}
 
 std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
 

@@ -51,8 +51,23 @@ export async function createLab(options = {}) {
     evaluate: (scenario = {}) => call(module.evaluate, toJson(scenario)),
     // The report without ranks[]: for fleets, pair it with ranks().
     evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
-    // The planner: { evaluated, feasible, why_best, plans: [...] }, fastest first.
-    plan: (scenario = {}, top = 10) => call(module.plan, toJson(scenario), wholeNumber('top', top)),
+    // The planner: { evaluated, feasible, why_best, warnings, plans: [...] }, one plan per
+    // DP×TP×PP layout, fastest first, each with its layout's next fastest in variants.
+    // options: headroom (the fraction of GPU memory a plan leaves free, 0 to 0.9) and
+    // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
+    plan(scenario = {}, top = 10, { headroom = 0, onProgress = null } = {}) {
+      const text = toJson(scenario);
+      wholeNumber('top', top);
+      if (typeof headroom !== 'number' || !(headroom >= 0 && headroom <= 0.9)) {
+        throw new LabError(`headroom is ${String(headroom)}: allowed 0 to 0.9`, 'headroom');
+      }
+      module.onPlanProgress = typeof onProgress === 'function' ? onProgress : null;
+      try {
+        return call(module.plan, text, top, headroom);
+      } finally {
+        module.onPlanProgress = null;
+      }
+    },
     // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model.
     layouts: (scenario = {}) => call(module.layouts, toJson(scenario)).layouts,
     // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }. The core

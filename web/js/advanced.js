@@ -17,13 +17,13 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad 
     createBreakdown(row),
     createStepTime(row),
     createTimeline(outputs, { lab }),
-    createPlanner(outputs, { lab, onApply: onLoad }),
+    createPlanner(outputs, { lab, onApply: onLoad, onChange }),
     createReferences(outputs, { lab, onLoad }),
   ];
   return {
     update(state, report) {
       form.update(state, report);
-      for (const r of renderers) r.update(report);
+      for (const r of renderers) r.update(report, state);
     },
     // The core's refusal (null clears it), beside the field of `row` when it shows; the
     // panels keep the last report the core accepted.

@@ -1,11 +1,18 @@
-// "Find the best layout": runs the core's exhaustive planner (lab.plan) on the lab's model,
-// GPU count and type, sequence length and global batch; shows how many configurations it
-// evaluated and how many fit, the time it took in this page, the fastest rows and why the best
-// one wins. Choosing a row loads its scenario into the lab.
+// "Find the best layout": runs the core's exhaustive planner on the lab's model, GPU count and
+// type, sequence length and global batch, in a worker (planner-search.js) with progress and a
+// Cancel button; shows how many configurations it evaluated and how many fit under the
+// headroom margin, one row per DP×TP×PP layout (its fastest configuration; the others fold
+// under it), sortable by every column, the core's reason when none fits and its warnings when
+// the batch is small for the fleet; "CSV" downloads every row. Choosing a row loads its
+// scenario into the lab.
 import { make, panel } from './dom.js';
 import * as fmt from './format.js';
+import { createPlannerSearch } from './planner-search.js';
+import { download } from './share.js';
+import { entry } from './state.js';
 
-export const TOP = 10;
+export const TOP = 50;
+const HEADROOM = 0.1; // a margin the reader cleared: a plan uses at most 90% of GPU memory
 
 // What the planner chooses; everything else in a scenario is its input.
 const CHOSEN = [
@@ -25,67 +32,139 @@ function inputsKey(scenario) {
   return JSON.stringify(rest);
 }
 
-const RECOMPUTE = { none: 'none', selective: 'selective', full: 'full' };
-const COLUMNS = ['#', 'DP×TP×PP', 'ZeRO', 'Recompute', 'SP', 'Micro-batch', 'Schedule'];
-const NUMBERS = ['Memory per GPU', 'Step', 'Bubble', 'MFU']; // right-aligned
+const layoutOf = (p) => fmt.degrees(p.degrees);
+const scheduleOf = (p) =>
+  p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B';
 
-// One plan as a table row, with a button that loads its scenario into the lab.
-function planRow(p, i, onApply) {
-  const tr = make('tr');
-  const cells = [
-    String(i + 1),
-    fmt.degrees(p.degrees),
-    String(p.zero_stage),
-    RECOMPUTE[p.recompute] ?? p.recompute,
-    p.sequence_parallel ? 'on' : 'off',
-    String(p.micro_batch),
-    p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B',
-    fmt.bytes(p.per_gpu_bytes),
-    fmt.seconds(p.step_s),
-    fmt.percent(p.bubble_fraction),
-    fmt.percent(p.mfu),
-  ];
-  cells.forEach((text, k) => {
-    const className = k >= COLUMNS.length ? 'num' : '';
-    const cell = make(k === 0 ? 'th' : 'td', { textContent: text, className }, tr);
-    if (k === 0) cell.scope = 'row';
+// Every column: its heading, the value it sorts by and the text it shows; num: right-aligned.
+const COLUMNS = [
+  { h: 'DP×TP×PP', v: (p) => p.degrees.dp * 1e8 + p.degrees.tp * 1e4 + p.degrees.pp, t: layoutOf },
+  { h: 'ZeRO', v: (p) => p.zero_stage, t: (p) => String(p.zero_stage) },
+  { h: 'Recompute', v: (p) => p.recompute, t: (p) => p.recompute },
+  {
+    h: 'SP',
+    v: (p) => Number(p.sequence_parallel),
+    t: (p) => (p.sequence_parallel ? 'on' : 'off'),
+  },
+  { h: 'Micro-batch', v: (p) => p.micro_batch, t: (p) => String(p.micro_batch), num: true },
+  { h: 'Schedule', v: (p) => p.virtual_stages, t: scheduleOf },
+  {
+    h: 'Memory per GPU',
+    v: (p) => p.per_gpu_bytes,
+    t: (p) => fmt.bytes(p.per_gpu_bytes),
+    num: true,
+  },
+  { h: 'Step', v: (p) => p.step_s, t: (p) => fmt.seconds(p.step_s), num: true },
+  { h: 'Bubble', v: (p) => p.bubble_fraction, t: (p) => fmt.percent(p.bubble_fraction), num: true },
+  { h: 'MFU', v: (p) => p.mfu, t: (p) => fmt.percent(p.mfu), num: true },
+];
+const STEP = 7; // the default order: the core's, by step time
+
+// Every row of a result as CSV: the layouts' fastest and their variants, exact numbers.
+export function plansCsv(plans) {
+  const head = ['rank', 'variant', 'dp', 'tp', 'pp', 'zero_stage', 'recompute'];
+  head.push('sequence_parallel', 'micro_batch', 'schedule', 'virtual_stages', 'per_gpu_bytes');
+  head.push('step_s', 'bubble_fraction', 'mfu', 'tokens_per_s');
+  const lines = [head.join(',')];
+  plans.forEach((best, i) => {
+    [best, ...(best.variants ?? [])].forEach((p, k) => {
+      const { dp, tp, pp } = p.degrees;
+      const row = [i + 1, k, dp, tp, pp, p.zero_stage, p.recompute, p.sequence_parallel];
+      row.push(p.micro_batch, p.schedule, p.virtual_stages, p.per_gpu_bytes, p.step_s);
+      row.push(p.bubble_fraction, p.mfu, p.tokens_per_s);
+      lines.push(row.join(','));
+    });
   });
-  const use = { type: 'button', className: 'apply', textContent: 'Use' };
-  const button = make('button', use, make('td', {}, tr));
-  button.setAttribute('aria-label', `Use layout ${i + 1}: ${fmt.degrees(p.degrees)}`);
-  button.addEventListener('click', () => onApply(p.scenario));
-  return tr;
+  return `${lines.join('\n')}\n`;
 }
 
-// The results table (hidden until a search finds a plan): its body.
-function planTable(section) {
+// One plan as a table row: its rank (or "variant"), its cells, a button that loads it.
+function planRow(p, label, onApply, variant) {
+  const tr = make('tr', { className: variant ? 'variant' : 'layout' });
+  const th = make('th', { scope: 'row', textContent: label }, tr);
+  for (const c of COLUMNS) make('td', { textContent: c.t(p), className: c.num ? 'num' : '' }, tr);
+  const use = { type: 'button', className: 'apply', textContent: 'Use' };
+  const button = make('button', use, make('td', {}, tr));
+  button.setAttribute(
+    'aria-label',
+    `Use ${variant ? 'variant' : 'layout'} ${label}: ${layoutOf(p)}`,
+  );
+  button.addEventListener('click', () => onApply(p.scenario));
+  return { tr, th };
+}
+
+// A layout's row and its variants' rows (hidden until its fold button opens them).
+function layoutRows(p, i, onApply, open, onToggle, sortRows) {
+  const { tr, th } = planRow(p, String(i + 1), onApply, false);
+  const variants = sortRows(p.variants ?? []).map(
+    (v, k) => planRow(v, `${i + 1}.${k + 1}`, onApply, true).tr,
+  );
+  if (variants.length > 0) {
+    const more = `${variants.length} more`;
+    const fold = make('button', { type: 'button', className: 'fold', textContent: more }, th);
+    fold.setAttribute('aria-expanded', String(open));
+    fold.setAttribute('aria-label', `${more} of ${layoutOf(p)}: ZeRO, recompute, SP, batch`);
+    fold.addEventListener('click', () => onToggle(p));
+  }
+  for (const v of variants) v.hidden = !open;
+  return [tr, ...variants];
+}
+
+// The results table (hidden until a search finds a plan): its head's sort buttons, its body.
+function planTable(section, onSort) {
   const wrap = make('div', { className: 'table-wrap' }, section);
   const table = make('table', { className: 'plans', hidden: true }, wrap);
   const head = make('tr', {}, make('thead', {}, table));
-  for (const h of [...COLUMNS, ...NUMBERS, 'Use']) {
-    const className = h === 'Use' ? 'visually-hidden' : '';
-    make('th', { scope: 'col', textContent: h, className }, head);
-  }
-  return { table, body: make('tbody', {}, table) };
+  make('th', { scope: 'col', textContent: '#' }, head);
+  const ths = COLUMNS.map((c, k) => {
+    const th = make('th', { scope: 'col', className: c.num ? 'num' : '' }, head);
+    const b = make('button', { type: 'button', className: 'sort', textContent: c.h }, th);
+    b.addEventListener('click', () => onSort(k));
+    return th;
+  });
+  make('th', { scope: 'col', textContent: 'Use', className: 'visually-hidden' }, head);
+  return { table, ths, body: make('tbody', {}, table) };
 }
 
 const ABOUT =
   'Searches every DP×TP×PP factorization of the GPU count × ZeRO stage × recomputation × ' +
   'sequence parallel × micro-batch × schedule (1F1B, or interleaved with every valid number of ' +
   'chunks) for the model, GPU, network, sequence length and global batch set above; drops the ' +
-  'layouts that do not fit in memory and ranks the rest by step time (ties: less memory).';
+  'configurations that leave less free memory than the margin and ranks the rest by step time ' +
+  '(ties: less memory). One row per layout; its other configurations fold under it.';
 
-export function createPlanner(root, { lab, onApply }) {
-  const section = panel(root, 'planner', 'Find the best layout');
-  make('p', { className: 'small', textContent: ABOUT }, section);
-  const label = 'Find the best layout';
+// The search's controls: the margin, the button, Cancel, the progress and the status line.
+function controls(section) {
+  const bar = make('div', { className: 'plan-controls' }, section);
+  const label = make('label', { className: 'plan-headroom' }, bar);
+  label.append('Headroom margin ');
+  const [min, max] = entry('plan_headroom').range;
+  const value = entry('plan_headroom').default;
+  const margin = make('input', { type: 'number', min, max, step: 5, value }, label);
+  margin.name = 'plan_headroom';
+  label.append(' % of GPU memory left free');
+  const runText = 'Find the best layout';
   const run = make(
     'button',
-    { type: 'button', className: 'run-planner', textContent: label },
-    section,
+    { type: 'button', className: 'run-planner', textContent: runText },
+    bar,
   );
+  const cancelProps = { type: 'button', className: 'cancel-planner', textContent: 'Cancel' };
+  const cancel = make('button', { ...cancelProps, hidden: true }, bar);
+  const csvProps = { type: 'button', className: 'plan-csv', textContent: 'CSV', hidden: true };
+  const csv = make('button', csvProps, bar);
+  csv.setAttribute('aria-label', 'Download the planner rows as CSV');
+  const progress = make('progress', { className: 'plan-progress', hidden: true, max: 1 }, section);
+  progress.setAttribute('aria-label', 'Planner progress');
   const status = make('p', { className: 'plan-status' }, section);
   status.setAttribute('role', 'status');
+  return { margin, run, cancel, csv, progress, status };
+}
+
+export function createPlanner(root, { lab, onApply, onChange }) {
+  const section = panel(root, 'planner', 'Find the best layout');
+  make('p', { className: 'small', textContent: ABOUT }, section);
+  const ui = controls(section);
   const staleText = 'The inputs changed since this search: search again for them.';
   const stale = make(
     'p',
@@ -93,46 +172,126 @@ export function createPlanner(root, { lab, onApply }) {
     section,
   );
   const why = make('p', { className: 'why-best' }, section);
-  const { table, body } = planTable(section);
+  const warnings = make('ul', { className: 'plan-warnings notes' }, section);
+  const search = createPlannerSearch(lab);
   let scenario = null; // the lab's current scenario
+  let state = null; // and its state (the margin, whether a search was asked)
   let searchedKey = null;
+  let result = null;
   let runs = 0;
-
-  function show(result, ms) {
-    status.textContent =
-      `Evaluated ${fmt.integer(result.evaluated)} configurations; ` +
-      `${fmt.integer(result.feasible)} fit in memory. The search took ${ms.toFixed(1)} ms in this page.`;
-    Object.assign(status.dataset, {
-      ms: String(ms),
-      evaluated: String(result.evaluated),
-      feasible: String(result.feasible),
-      run: String(++runs),
-    });
-    why.textContent = result.why_best ?? '';
-    table.hidden = result.plans.length === 0;
-    body.replaceChildren(...result.plans.map((p, i) => planRow(p, i, onApply)));
-  }
-
-  run.addEventListener('click', () => {
-    if (!scenario) return;
-    const t0 = performance.now();
-    let result;
-    try {
-      result = lab.plan(scenario, TOP);
-    } catch (e) {
-      status.textContent = `The planner refused: ${e.message}`;
-      return;
-    }
-    const ms = performance.now() - t0;
-    searchedKey = inputsKey(scenario);
-    stale.hidden = true;
-    show(result, ms);
+  let sort = { column: STEP, dir: 1 };
+  const open = new Set();
+  const { table, ths, body } = planTable(section, (k) => {
+    sort = { column: k, dir: sort.column === k ? -sort.dir : 1 };
+    draw();
   });
 
+  const sortRows = (rows) => {
+    const { v } = COLUMNS[sort.column];
+    return [...rows].sort((a, b) => (v(a) < v(b) ? -1 : v(a) > v(b) ? 1 : 0) * sort.dir);
+  };
+
+  function draw() {
+    ths.forEach((th, k) => {
+      if (k === sort.column)
+        th.setAttribute('aria-sort', sort.dir > 0 ? 'ascending' : 'descending');
+      else th.removeAttribute('aria-sort');
+    });
+    if (!result) return;
+    const toggle = (p) => (open.delete(p) || open.add(p), draw());
+    const rank = new Map(result.plans.map((p, i) => [p, i]));
+    const rows = sortRows(result.plans).flatMap((p) =>
+      layoutRows(p, rank.get(p), onApply, open.has(p), toggle, sortRows),
+    );
+    body.replaceChildren(...rows);
+    table.hidden = result.plans.length === 0;
+    ui.csv.hidden = result.plans.length === 0;
+  }
+
+  function show(r, ms) {
+    result = r;
+    open.clear();
+    const margin = fmt.percent(r.headroom ?? 0);
+    const where = r.inPage ? 'in this page' : 'in a worker';
+    ui.status.textContent =
+      `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
+      `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
+      `The search took ${ms.toFixed(1)} ms ${where}.`;
+    Object.assign(ui.status.dataset, {
+      ms: String(ms),
+      evaluated: String(r.evaluated),
+      feasible: String(r.feasible),
+      run: String(++runs),
+    });
+    why.textContent = r.why_best ?? '';
+    warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
+    draw();
+  }
+
+  function busy(on) {
+    ui.run.disabled = on;
+    ui.cancel.hidden = !on;
+    ui.progress.hidden = !on;
+    section.setAttribute('aria-busy', String(on));
+    if (on) ui.progress.removeAttribute('value');
+  }
+
+  function headroom() {
+    const pct = Number(ui.margin.value);
+    const [lo, hi] = entry('plan_headroom').range;
+    return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
+  }
+
+  async function runSearch() {
+    if (!scenario) return;
+    if (!state?.plan) onChange?.('plan', true);
+    const asked = scenario;
+    const t0 = performance.now();
+    busy(true);
+    ui.status.textContent = 'Searching…';
+    const onProgress = ({ done, total, evaluated }) => {
+      ui.progress.max = Math.max(total, 1);
+      ui.progress.value = done;
+      ui.status.textContent = `Searching: ${fmt.integer(done)} of ${fmt.integer(total)} layouts, ${fmt.integer(evaluated)} configurations so far…`;
+    };
+    try {
+      const r = await search.run(asked, TOP, headroom(), onProgress);
+      searchedKey = inputsKey(asked);
+      stale.hidden = true;
+      show(r, performance.now() - t0);
+    } catch (e) {
+      ui.status.textContent = e.cancelled
+        ? 'Search cancelled.'
+        : `The planner refused: ${e.message}`;
+    } finally {
+      busy(search.busy);
+    }
+  }
+
+  ui.run.addEventListener('click', runSearch);
+  ui.margin.addEventListener('change', () => onChange?.('plan_headroom', ui.margin.value));
+  ui.cancel.addEventListener('click', () => search.cancel());
+  ui.csv.addEventListener('click', () => {
+    if (!result) return;
+    download(new Blob([plansCsv(result.plans)], { type: 'text/csv' }), 'plans.csv');
+  });
+  draw();
+
   return {
-    update(report) {
+    update(report, next) {
       scenario = report.scenario;
+      state = next ?? state;
       stale.hidden = searchedKey === null || searchedKey === inputsKey(scenario);
+      if (state && document.activeElement !== ui.margin) ui.margin.value = state.plan_headroom;
+      // A URL that asks for a search (plan=1) gets it on load.
+      if (state?.plan && searchedKey === null && !search.busy && runs === 0) runSearch();
+    },
+    // For the URL: the margin and whether a search was asked; set(...) runs it again.
+    get headroom() {
+      return headroom();
+    },
+    destroy() {
+      search.destroy();
     },
   };
 }

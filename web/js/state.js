@@ -24,6 +24,8 @@
 //   advanced  belongs to the "Advanced: size a real run" section; while that is closed the
 //             row is not sent, so the scenario is exactly the book's
 //   fixed     (advanced rows) sent at its default while the section is closed
+//   page      the page's own row that a loaded scenario (a plan, a published run) leaves as
+//             it is: the planner's margin and whether a search was asked
 //   control   switch | details | number | select | checkbox; group: the fieldset it sits in
 //   label, unit, hint, step: for the control (unit: the schema's unless given, '' for none;
 //             hint: text, or a function of the bound row); labels: words for some choices
@@ -459,6 +461,26 @@ export const STATE = [
     group: 'memory',
     label: 'Last stage layers',
   },
+
+  // The planner's inputs besides the scenario, so a URL reproduces a search: the headroom
+  // margin (percent of GPU memory a plan leaves free) and whether a search was asked (the
+  // page then searches again on load). Never sent to the core.
+  {
+    name: 'plan_headroom',
+    own: { type: 'integer', default: 10, range: [0, 90] },
+    scenario: 'plan_headroom',
+    sendIf: () => false,
+    advanced: true,
+    page: true,
+  },
+  {
+    name: 'plan',
+    own: { type: 'boolean', default: false },
+    scenario: 'plan',
+    sendIf: () => false,
+    advanced: true,
+    page: true,
+  },
 ];
 
 // Buttons that set several rows at once.
@@ -765,6 +787,12 @@ export function toScenario(state) {
 }
 
 const at = (obj, path) => path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+
+// `next` with the page's own rows (the planner's) as they are in `from`.
+export function keepPage(next, from) {
+  for (const e of STATE) if (e.page && from) next[e.name] = from[e.name];
+  return next;
+}
 
 // The state that asks for a resolved scenario (report.scenario, a plan's or a reference
 // run's): the inverse of toScenario, so "load this scenario" is one call.

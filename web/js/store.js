@@ -16,6 +16,7 @@ import {
   defaults,
   entry,
   fromScenario,
+  keepPage,
   parseValue,
   toScenario,
 } from './state.js';
@@ -136,7 +137,7 @@ export function createStore({ view, notes, onAccepted }) {
     },
     onChange,
     onPreset: (name) => set(applyPreset(state, name, ctx)),
-    onLoad: (scenario) => set(fromScenario(scenario, ctx)),
+    onLoad: (scenario) => set(keepPage(fromScenario(scenario, ctx), state)),
     // Options' values (read by the table) set on `from`: the notes about what the core refused.
     apply(next, from) {
       const list = [];

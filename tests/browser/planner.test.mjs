@@ -1,0 +1,152 @@
+// The planning desk's planner: a search of millions of configurations runs in a worker, shows
+// progress, can be cancelled, and no main-thread task meanwhile takes over 50 ms; one row per
+// DP×TP×PP layout with its variants folded under it; every column sorts; a headroom margin;
+// a CSV export; the core's warnings when the batch is small for the fleet.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { useLab } from './harness.mjs';
+import { setField, setPlannerCase, settle } from './measure.mjs';
+
+let lab;
+useLab((opened) => ({ lab } = opened));
+
+const runs = (page) => page.locator('.plan-status').evaluate((el) => Number(el.dataset.run ?? 0));
+async function search(page) {
+  const before = await runs(page);
+  await page.locator('button.run-planner').click();
+  await page.waitForFunction(
+    (k) => Number(document.querySelector('.plan-status')?.dataset.run ?? 0) > k,
+    before,
+    { timeout: 120_000 },
+  );
+}
+async function openAdvanced(page) {
+  if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
+    await page.locator('details.advanced > summary').click();
+  }
+  await page.waitForSelector('.advanced-out .planner');
+  await settle(page);
+}
+
+describe('planner', () => {
+  test('a multi-million search runs in a worker: progress, no long task over 50 ms', async () => {
+    const { page } = lab;
+    await setPlannerCase(page);
+    await page.evaluate(() => {
+      window.__longest = 0;
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries())
+          window.__longest = Math.max(window.__longest, e.duration);
+      }).observe({ type: 'longtask' });
+    });
+    await page.locator('button.run-planner').click();
+    await page.waitForSelector('progress.plan-progress:not([hidden])');
+    await page.waitForFunction(() => document.querySelector('progress.plan-progress').value > 0);
+    await page.waitForFunction(
+      () => document.querySelector('.plan-status').dataset.run === '1',
+      null,
+      {
+        timeout: 120_000,
+      },
+    );
+    const status = await page
+      .locator('.plan-status')
+      .evaluate((el) => ({ ...el.dataset, text: el.textContent }));
+    assert.ok(Number(status.evaluated) > 1e6, `${status.evaluated} configurations`);
+    assert.match(status.text, /in a worker/);
+    const longest = await page.evaluate(() => window.__longest);
+    assert.ok(longest <= 50, `longest main-thread task ${longest} ms`);
+    assert.equal(await page.locator('progress.plan-progress').isHidden(), true);
+  });
+
+  test('a search can be cancelled, and the next one runs', async () => {
+    const { page } = lab;
+    await setPlannerCase(page);
+    await page.locator('button.run-planner').click();
+    await page.locator('button.cancel-planner').click();
+    await page.waitForFunction(() =>
+      /cancelled/.test(document.querySelector('.plan-status').textContent),
+    );
+    assert.equal(await page.locator('button.cancel-planner').isHidden(), true);
+    assert.equal(await page.locator('button.run-planner').isEnabled(), true);
+    await setField(page, 'gpus', 64);
+    await setField(page, 'model', 'book-16b');
+    await search(page);
+    assert.ok((await page.locator('table.plans tbody tr.layout').count()) > 0);
+  });
+
+  test('one row per layout, variants folded; every column sorts; CSV; headroom', async () => {
+    const { page } = lab;
+    await openAdvanced(page);
+    await setField(page, 'gpus', 64);
+    await search(page);
+    const layouts = await page
+      .locator('table.plans tbody tr.layout td:nth-of-type(1)')
+      .allTextContents();
+    assert.equal(new Set(layouts).size, layouts.length, 'each layout once');
+    assert.ok(layouts.length <= 50);
+    // Variants fold under their layout.
+    const fold = page.locator('table.plans tr.layout button.fold').first();
+    assert.equal(await fold.getAttribute('aria-expanded'), 'false');
+    assert.equal(await page.locator('table.plans tr.variant:not([hidden])').count(), 0);
+    await fold.click();
+    assert.ok((await page.locator('table.plans tr.variant:not([hidden])').count()) > 0);
+    // Sorting: the step column starts ascending; a click on Memory sorts by it, twice reverses.
+    const th = (name) => page.locator('table.plans thead th', { hasText: name });
+    assert.equal(await th('Step').getAttribute('aria-sort'), 'ascending');
+    const memoryColumn = 8; // #, layout, ZeRO, recompute, SP, micro-batch, schedule, memory
+    const memories = async () =>
+      page
+        .locator(`table.plans tbody tr.layout td:nth-of-type(${memoryColumn - 1})`)
+        .allTextContents();
+    for (const name of [
+      'DP×TP×PP',
+      'ZeRO',
+      'Recompute',
+      'SP',
+      'Micro-batch',
+      'Schedule',
+      'Memory per GPU',
+      'Step',
+      'Bubble',
+      'MFU',
+    ]) {
+      await th(name).locator('button').click();
+      assert.equal(await th(name).getAttribute('aria-sort'), 'ascending', name);
+      assert.equal(await page.locator('table.plans thead th[aria-sort]').count(), 1);
+    }
+    await th('Memory per GPU').locator('button').click();
+    await th('Memory per GPU').locator('button').click();
+    assert.equal(await th('Memory per GPU').getAttribute('aria-sort'), 'descending');
+    const desc = (await memories()).map(parseFloat);
+    assert.ok(desc.length > 1);
+    // CSV: every row, layouts and variants.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('button.plan-csv').click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'plans.csv');
+    const csv = await (await download.createReadStream()).toArray();
+    const lines = Buffer.concat(csv).toString().trim().split('\n');
+    assert.match(lines[0], /^rank,variant,dp,tp,pp,/);
+    assert.ok(lines.length > layouts.length);
+    // Headroom: with a 50% margin every row uses at most 40 of 80 GB.
+    await page.locator('input[name="plan_headroom"]').fill('50');
+    await search(page);
+    const rows = await page.locator('table.plans tbody tr td:nth-of-type(7)').allTextContents();
+    for (const text of rows) assert.ok(parseFloat(text) <= 40, text);
+  });
+
+  test("a batch too small for the fleet: the core's warning with a suggested batch", async () => {
+    const { page } = lab;
+    await openAdvanced(page);
+    await setField(page, 'gpus', 16384);
+    await search(page);
+    const warnings = await page.locator('.plan-warnings li').allTextContents();
+    assert.ok(
+      warnings.some((w) => /A global batch of [\d,]+ sequences/.test(w)),
+      warnings.join('\n'),
+    );
+  });
+});
