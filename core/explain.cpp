@@ -10,6 +10,10 @@ namespace {
 std::string num(double v) {
   char text[32];
   const double a = std::fabs(v);
+  if (a < 1e6 && v == std::floor(v)) {
+    std::snprintf(text, sizeof text, "%.0f", v);  // whole numbers in full: 25600
+    return text;
+  }
   if (a == 0 || (a >= 1e-3 && a < 1e6)) {
     std::snprintf(text, sizeof text, "%.4g", v);
     return text;
@@ -102,9 +106,14 @@ Derivation link_time(const char* seam, const SeamTraffic& t) {
   return d;
 }
 
-// Per step = one message's bytes × messages; the message is what each seam's rule sends.
+// Per step = one message's bytes × messages; the message is what each seam's rule sends. The
+// message's terms are shown only when they multiply to the message the model sends (a stage
+// other than the memory peak, or a rule not written out here, shows the message's bytes).
 Derivation traffic(const char* seam, const SeamTraffic& t, std::string message_formula,
-                   std::string message_text, std::string source) {
+                   std::string message_text, double message_bytes, std::string source) {
+  if (std::fabs(message_bytes - t.bytes_per_message) > 1e-9 * t.bytes_per_message) {
+    message_text = bytes(t.bytes_per_message) + " per message";
+  }
   Derivation d;
   d.key = std::string("comms.") + seam + ".bytes_per_gpu_per_step";
   d.result = t.bytes_per_message * t.messages_per_step;
@@ -122,6 +131,7 @@ Derivation data_traffic(const Scenario& s, const Report& r) {
   if (s.zero_stage == 0) {
     return traffic("data", r.comms.data, "2 × (d−1)/d × Ψ × grad bytes (ring all-reduce)",
                    "2 × " + share + " × " + num(psi) + " params × " + num(p.grad_bytes) + " B",
+                   2 * (n - 1) / n * psi * p.grad_bytes,
                    "ring all-reduce volume, nccl-tests PERFORMANCE.md");
   }
   const double w = s.zero_stage >= 3 ? 2 * p.weight_bytes : p.weight_bytes;
@@ -129,22 +139,36 @@ Derivation data_traffic(const Scenario& s, const Report& r) {
                  "(d−1)/d × Ψ × (grad + weight bytes): reduce-scatter gradients, all-gather weights",
                  share + " × " + num(psi) + " params × (" + num(p.grad_bytes) + " + " + num(w) +
                      ") B",
-                 "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
+                 (n - 1) / n * psi * (p.grad_bytes + w), "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
 }
 
 Derivation tensor_traffic(const Scenario& s, const Report& r) {
   const double t = r.degrees.tp;
   const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
-  return traffic("tensor", r.comms.tensor, "2 × (t−1)/t × b·s·h × 2 B per collective",
+  if (s.sequence_parallel) {
+    return traffic("tensor", r.comms.tensor,
+                   "(t−1)/t × b·s·h × 2 B per all-gather or reduce-scatter",
+                   "(" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
+                   (t - 1) / t * bsh * 2,
+                   "Korthikanti et al. 2022 Sec. 4.2.2; Megatron-Core tensor_parallel/layers.py");
+  }
+  return traffic("tensor", r.comms.tensor, "2 × (t−1)/t × b·s·h × 2 B per all-reduce",
                  "2 × (" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
+                 2 * (t - 1) / t * bsh * 2,
                  "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; ring all-reduce volume");
 }
 
 Derivation pipeline_traffic(const Scenario& s, const Report& r) {
   const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
-  return traffic("pipeline", r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
-                 num(bsh) + " (b·s·h) ÷ TP " + str(r.degrees.tp) + " × 2 B",
-                 "Narayanan et al. 2021 Sec. 4.1 (scatter/gather across the TP ranks)");
+  if (s.sequence_parallel || s.pp_scatter_gather) {
+    return traffic("pipeline", r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
+                   num(bsh) + " (b·s·h) ÷ TP " + str(r.degrees.tp) + " × 2 B",
+                   bsh / r.degrees.tp * 2,
+                   "Narayanan et al. 2021 Sec. 4.1; sliced across the TP ranks with SP");
+  }
+  return traffic("pipeline", r.comms.pipeline, "b·s·h × 2 B per send",
+                 num(bsh) + " (b·s·h) × 2 B", bsh * 2,
+                 "Narayanan et al. 2021 Sec. 4.1; Megatron-Core sends whole without SP");
 }
 
 Derivation step_time(const Report& r) {
