@@ -60,7 +60,8 @@ TEST(Schema, JsonHasEveryRowWithItsDefaultAndRange) {
 // Each row's default is what an empty scenario echoes back.
 TEST(Schema, DefaultsAreWhatTheEmptyScenarioEchoes) {
   const json echo = run("{}")["scenario"];
-  for (const json& row : json::parse(schema_text())["fields"]) {
+  const json schema = json::parse(schema_text());  // the loop below reads into it
+  for (const json& row : schema["fields"]) {
     std::string pointer = "/" + row["key"].get<std::string>();
     std::replace(pointer.begin(), pointer.end(), '.', '/');
     const json::json_pointer at(pointer);
