@@ -65,7 +65,8 @@ TEST(Schema, DefaultsAreWhatTheEmptyScenarioEchoes) {
     std::string pointer = "/" + row["key"].get<std::string>();
     std::replace(pointer.begin(), pointer.end(), '.', '/');
     const json::json_pointer at(pointer);
-    if (row["type"] == "object" || !echo.contains(at)) continue;
+    // A group, or the model preset, which the echo writes out as its fields.
+    if (row["type"] == "object" || !echo.contains(at) || echo[at].is_object()) continue;
     EXPECT_EQ(echo[at], row["default"]) << pointer;
   }
 }
