@@ -64,6 +64,8 @@ struct CommsReport {
   SeamTraffic data;
   SeamTraffic tensor;
   SeamTraffic pipeline;
+  SeamTraffic context;  // K/V ring passes or Ulysses all-to-alls (context.h)
+  SeamTraffic expert;   // MoE dispatch and combine all-to-alls (moe.h)
 };
 
 // Layers per pipeline stage (pipeline.h stage_split): the first, the last, and the middle
@@ -138,9 +140,10 @@ struct Report {
   Degrees degrees;
   Precision precision;  // bytes per parameter of each training state, before any sharding
   int gpus = 0;
-  int active_gpus = 0;  // DP x TP x PP; fewer than gpus only when no seam is on
+  int active_gpus = 0;  // DP x TP x PP x CP; fewer than gpus only when no seam is on
   int nodes = 0;
   double model_params = 0;
+  double model_active_params = 0;  // what one token uses: all of a dense model, MoE's top-k
   int global_batch = 0;  // effective: micro_batch x DP x micro-batches
   std::vector<RankPlace> ranks;
   MemoryReport memory;
