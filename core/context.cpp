@@ -3,6 +3,7 @@
 #include <string>
 
 #include "moe.h"
+#include "transformer.h"
 
 namespace pe {
 namespace {
@@ -45,6 +46,10 @@ SeamTraffic context_traffic(const Scenario& s, const Degrees& d, int stage_layer
     t.collective = "ring K/V passes every layer";
     t.bytes_per_message = tokens * kv * kActivationBytes;
     t.messages_per_step = (full ? 4.0 : 3.0) * (cp - 1) * per_layer;
+  } else if (s.context_parallel == ContextParallel::kAllGather) {
+    t.collective = "all-gather of K/V every layer";
+    t.bytes_per_message = tokens * kv * (cp - 1) * kActivationBytes;
+    t.messages_per_step = (full ? 4.0 : 3.0) * per_layer;
   } else {
     t.collective = "all-to-all of Q, K, V and the output every layer";
     const double elements = q_and_o_elements_per_token(s.model) / d.tp + kv;

@@ -22,8 +22,12 @@ double kv_elements_per_token(const ModelSpec& m);
 //  ring     Each layer passes its K/V chunk, (s/cp) b kv elements, around the ring: cp-1
 //           passes forward; backward passes the K/V chunks again with their gradients, twice
 //           as much (Megatron-Core's p2p context parallelism). Full recomputation repeats the
-//           forward passes. Llama 3 all-gathers K/V instead (Dubey et al. 2024, Sec. 3.3.2):
-//           the same (cp-1)/cp of the sequence's K/V reaches every rank.
+//           forward passes. Megatron-Core overlaps each pass with attention on the chunk
+//           already there (step_time.h).
+//  all_gather  Each layer all-gathers the K/V chunks before attention, (cp-1)/cp of the
+//           sequence's K/V per rank: the ring's volume, in one collective that attention
+//           waits for; backward gathers them again and reduce-scatters their gradients
+//           (Llama 3, Dubey et al. 2024, Sec. 3.3.2; Megatron-Core's "all_gather").
 //  ulysses  Each layer all-to-alls Q, K and V from sequence-split to head-split before attention
 //           and the output back after it: (s/cp) b (2h + kv) elements, of which (cp-1)/cp leave
 //           the GPU, forward and again backward (DeepSpeed-Ulysses Sec. 3.1).

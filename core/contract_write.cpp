@@ -180,6 +180,8 @@ json report_json(const Report& r) {
         {"exposed_data_s", t.exposed_data_s},
         {"exposed_tensor_s", t.exposed_tensor_s},
         {"exposed_pipeline_s", t.exposed_pipeline_s},
+        {"exposed_context_s", t.exposed_context_s},
+        {"exposed_expert_s", t.exposed_expert_s},
         {"exposed_comms_s", t.exposed_comms_s},
         {"optimizer_s", t.optimizer_s},
         {"step_s", t.step_s},

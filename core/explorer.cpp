@@ -10,6 +10,7 @@
 #include "layout.h"
 #include "memory.h"
 #include "moe.h"
+#include "transformer.h"
 #include "pipeline.h"
 #include "step_time.h"
 #include "text.h"
@@ -123,6 +124,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 " of headroom. Past " + str(std::llround(100 * r.memory.safe_fraction)) +
                 "% of the GPU, estimates like this one have run out of memory in practice " +
                 "(Fujii et al. 2024), so it does not count as fitting.");
+  }
   if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
     w.push_back("Expert parallelism carves its groups out of the data- and context-parallel "
                 "ranks, and there are none: turn on data or context parallelism to split the "
@@ -131,10 +133,6 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
     w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
                 str(static_cast<long long>(s.network_gb_s)) + " GB/s network.");
-  }
-  if (!r.memory.fits) {
-    w.push_back("Does not fit: the busiest GPU needs more than its " +
-                str(static_cast<long long>(s.gpu.memory_gb)) + " GB.");
   }
   return w;
 }

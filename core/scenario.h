@@ -118,8 +118,9 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class Schedule { kOneFOneB, kInterleaved };
 enum class MemoryModel { kBook, kFull };
 // How context parallelism exchanges keys and values (context.h): ring passes (Ring
-// Attention; Megatron-Core's cp_comm_type "p2p") or all-to-alls (DeepSpeed-Ulysses; "a2a").
-enum class ContextParallel { kRing, kUlysses };
+// Attention; Megatron-Core's cp_comm_type "p2p"), one all-gather (Llama 3; "all_gather") or
+// all-to-alls (DeepSpeed-Ulysses; "a2a").
+enum class ContextParallel { kRing, kAllGather, kUlysses };
 
 struct Scenario {
   int gpus = 16;

@@ -124,8 +124,9 @@ std::vector<Field> make_fields() {
       integer("degrees.ep", "fleet", "", 1, 16384,
               "expert-parallel degree, carved out of dp x cp: divides dp x cp and the experts",
               PE_DEGREE(ep)),
-      choice("context_parallel", "fleet", {"ring", "ulysses"},
-             "how CP exchanges keys and values: ring passes or Ulysses all-to-alls",
+      choice("context_parallel", "fleet", {"ring", "all_gather", "ulysses"},
+             "how CP exchanges keys and values: ring passes, one all-gather, or Ulysses "
+             "all-to-alls",
              PE_ENUM(context_parallel, ContextParallel)),
       integer("expert_tp", "fleet", "", 1, 1024,
               "tensor-parallel degree inside each expert; divides the TP degree",

@@ -66,6 +66,17 @@ Problem validate(const Scenario& s) {
                                   ": it must divide model.heads (" + str(m.heads) +
                                   ") so the query heads share key/value heads evenly"};
   }
+  if (m.moe() && m.experts_per_token > m.experts) {
+    return {"model.experts_per_token",
+            "model.experts_per_token is " + str(m.experts_per_token) +
+                ": allowed 1 to model.experts (" + str(m.experts) + "); a token cannot use more "
+                "experts than there are"};
+  }
+  if (m.moe() && m.dense_layers >= m.layers) {
+    return {"model.dense_layers", "model.dense_layers is " + str(m.dense_layers) +
+                                      ": allowed 0 to model.layers - 1 (" + str(m.layers - 1) +
+                                      ") so that some layer has experts"};
+  }
   if (!m.shape_nominal) {
     const double counted = shape_params(m, s.seq_len);
     if (std::fabs(m.params / counted - 1) > 0.05) {
@@ -80,16 +91,6 @@ Problem validate(const Scenario& s) {
     // A divisor of the step time: 5e-324 gave infinity (found by the fuzzer).
     return {"efficiency", "efficiency is " + show_number(s.efficiency) +
                               ": allowed 0 (the GPU's calibrated value) or 0.001 to 1"};
-  if (m.moe() && m.experts_per_token > m.experts) {
-    return {"model.experts_per_token",
-            "model.experts_per_token is " + str(m.experts_per_token) +
-                ": allowed 1 to model.experts (" + str(m.experts) + "); a token cannot use more "
-                "experts than there are"};
-  }
-  if (m.moe() && m.dense_layers >= m.layers) {
-    return {"model.dense_layers", "model.dense_layers is " + str(m.dense_layers) +
-                                      ": allowed 0 to model.layers - 1 (" + str(m.layers - 1) +
-                                      ") so that some layer has experts"};
   }
   if (s.precision.total_bytes() <= 0) {
     return {"precision", "precision: bytes per parameter add up to 0; allowed: a positive total"};

@@ -9,6 +9,7 @@
 #include "factorize.h"
 #include "moe.h"
 #include "presets.h"
+#include "transformer.h"
 
 namespace pe {
 namespace {

@@ -112,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{R"({"model":"mixtral-8x7b","expert_tp":2})", "expert_tp",
                  "expert_tp is 2: it must divide the tensor-parallel degree (1)"},
         BadInput{R"({"context_parallel":"zigzag"})", "context_parallel",
-                 "context_parallel is \"zigzag\": allowed \"ring\", \"ulysses\""},
+                 "context_parallel is \"zigzag\": allowed \"ring\", \"all_gather\", \"ulysses\""},
         BadInput{R"({"degrees":{"dp":-16,"tp":-1,"pp":1}})", "degrees.dp",
                  "degrees.dp is -16: allowed 1 to 16384"},
         BadInput{R"({"model":{"layers":0}})", "model.layers", "model.layers is 0: allowed 1 to 10000"},

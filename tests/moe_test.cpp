@@ -5,6 +5,7 @@
 
 #include "contract.h"
 #include "presets.h"
+#include "transformer.h"
 
 namespace pe {
 namespace {
@@ -60,7 +61,7 @@ TEST(Moe, ReportCarriesTotalAndActiveParameters) {
 TEST(Moe, DenseGptLayerIsNarayanans) {
   const ModelSpec m;
   const double h = 5120;
-  EXPECT_EQ(dense_layer_params(m), 12 * h * h + 13 * h);
+  EXPECT_EQ(layer_params(m), 12 * h * h + 13 * h);
   EXPECT_EQ(layer_run_params(m, 0, 50).expert, 0);
 }
 
