@@ -102,12 +102,12 @@ int expert_data_parallel(const Scenario& s, const Degrees& d) {
   return std::max(1, d.dp * d.cp * d.tp / (d.ep * s.expert_tp));
 }
 
-MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d,
-                                          double dense_per_gpu, double expert_per_gpu) {
+MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d, double dense_per_gpu,
+                                          double expert_per_gpu) {
   MemoryBreakdown b = model_state_bytes(dense_per_gpu, s.precision, s.zero_stage, d.dp * d.cp);
   if (expert_per_gpu > 0) {
-    const MemoryBreakdown e = model_state_bytes(expert_per_gpu, s.precision, s.zero_stage,
-                                                expert_data_parallel(s, d));
+    const MemoryBreakdown e =
+        model_state_bytes(expert_per_gpu, s.precision, s.zero_stage, expert_data_parallel(s, d));
     b.weights_bytes += e.weights_bytes;
     b.grads_bytes += e.grads_bytes;
     b.master_bytes += e.master_bytes;
@@ -121,8 +121,7 @@ double expert_all_to_all_bytes(const Scenario& s, const Degrees& d) {
   const ModelSpec& m = s.model;
   if (!m.moe() || d.ep <= 1) return 0;
   const double tokens = 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp;
-  return tokens * m.experts_per_token * s.expert_capacity() * m.hidden * 2.0 * (d.ep - 1.0) /
-         d.ep;
+  return tokens * m.experts_per_token * s.expert_capacity() * m.hidden * 2.0 * (d.ep - 1.0) / d.ep;
 }
 
 SeamTraffic expert_traffic(const Scenario& s, const Degrees& d, int moe_layers_here,

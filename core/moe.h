@@ -73,8 +73,8 @@ double moe_layer_extra_activation_bytes(const Scenario& s, const Degrees& d);
 // same weights (Megatron-Core reduces gradients over data and context ranks together) and
 // `expert` parameters under ZeRO over the expert-data-parallel group, the dp cp tp / (ep etp)
 // ranks that hold the same experts (Megatron-Core's expert_data_parallel_size).
-MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d,
-                                          double dense_per_gpu, double expert_per_gpu);
+MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d, double dense_per_gpu,
+                                          double expert_per_gpu);
 int expert_data_parallel(const Scenario& s, const Degrees& d);
 
 // ---- Traffic ---------------------------------------------------------------------------------
@@ -89,8 +89,7 @@ double expert_all_to_all_bytes(const Scenario& s, const Degrees& d);
 // micro-batches: a dispatch and a combine all-to-all per MoE layer forward, and again backward
 // (the gradients retrace both), 4 per layer per micro-batch; full recomputation adds the
 // forward pair again. comms.cpp puts it on its link. Idle when ep = 1.
-SeamTraffic expert_traffic(const Scenario& s, const Degrees& d, int moe_layers,
-                           int microbatches);
+SeamTraffic expert_traffic(const Scenario& s, const Degrees& d, int moe_layers, int microbatches);
 
 // Why the core refuses an expert degree d.ep or expert_tp for this scenario (empty when it
 // accepts): ep > 1 needs an MoE model, divides dp x cp (EP groups are carved out of the data
