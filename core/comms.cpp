@@ -1,6 +1,7 @@
 #include "comms.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "context.h"
 #include "layout.h"
@@ -12,6 +13,45 @@ namespace pe {
 namespace {
 
 constexpr double kActivationBytes = 2;  // bf16 activations and activation gradients
+
+// What depends on the layout only, for the last layout asked about: the planner and step_time
+// ask for every stage and every configuration of one layout in a row. The node spans of each
+// seam's groups, and whether the hop from stage k to k+1 (the last to the first) crosses
+// nodes, filled in as asked.
+struct LayoutMemo {
+  bool valid = false;
+  int dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, per_node = 0;
+  SeamOrder order{};
+  NodeSpans spans;
+  std::vector<signed char> hop;  // -1: not yet known
+};
+
+bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b);
+
+LayoutMemo& memo_of(const Scenario& s, const Degrees& d) {
+  thread_local LayoutMemo memo;
+  const bool same = memo.valid && memo.dp == d.dp && memo.tp == d.tp && memo.pp == d.pp &&
+                    memo.cp == d.cp && memo.ep == d.ep && memo.per_node == s.gpus_per_node &&
+                    memo.order == s.order;
+  if (!same) {
+    memo.valid = true;
+    memo.dp = d.dp, memo.tp = d.tp, memo.pp = d.pp, memo.cp = d.cp, memo.ep = d.ep;
+    memo.per_node = s.gpus_per_node;
+    memo.order = s.order;
+    memo.spans = node_spans(d, s.gpus_per_node, s.order);
+    memo.hop.assign(static_cast<size_t>(d.pp), -1);
+  }
+  return memo;
+}
+
+// Whether the hop between stage k and the next (the last stage's wraps to the first) crosses.
+bool hop_crosses(const Scenario& s, const Degrees& d, int k) {
+  LayoutMemo& memo = memo_of(s, d);
+  signed char& known = memo.hop[static_cast<size_t>(k)];
+  if (known < 0) known = stages_cross_nodes(s, d, k, (k + 1) % d.pp) ? 1 : 0;
+  return known == 1;
+}
+
 
 // NCCL's collectives reach about 80% of NVLink's nominal rate: nccl-tests (PERFORMANCE.md's
 // bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100 and 360-370 of 450 GB/s on
@@ -71,9 +111,9 @@ SeamTraffic pipeline_traffic(const Scenario& s, const Degrees& d, int stage, int
   // Sends per micro-batch to the next stage (forward) and the previous one (backward).
   const int next = stage < p - 1 ? v : v - 1;  // the last stage wraps to stage 0 (v > 1)
   const int prev = stage > 0 ? v : v - 1;
-  const int next_stage = (stage + 1) % p, prev_stage = (stage + p - 1) % p;
-  const bool next_crosses = stages_cross_nodes(s, d, stage, next_stage);
-  const bool prev_crosses = stages_cross_nodes(s, d, stage, prev_stage);
+  const int prev_stage = (stage + p - 1) % p;
+  const bool next_crosses = hop_crosses(s, d, stage);
+  const bool prev_crosses = hop_crosses(s, d, prev_stage);
   t.messages_per_step = 1.0 * (next + prev) * microbatches;
   t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
   t.time_s = t.bytes_per_message * microbatches *
@@ -185,9 +225,10 @@ DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d,
   return p;
 }
 
+
 CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
                         int stage_layers, int microbatches, double expert_params_per_gpu) {
-  const NodeSpans spans = node_spans(d, s.gpus_per_node, s.order);
+  const NodeSpans& spans = memo_of(s, d).spans;
   CommsReport r;
   r.stage = stage;
   r.data = data_traffic(s, d, params_per_gpu, expert_params_per_gpu, microbatches,
@@ -208,10 +249,28 @@ CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) 
   CommsReport best;
   double most = -1;
   const StageSplit split = stage_split(s, d.pp);
+  // A stage's traffic depends on whether it is an end stage, its layers (and how many are MoE
+  // layers) and whether its two hops cross nodes: a stage like one already seen sends the same
+  // and cannot be the busiest instead of it, so it is skipped.
+  struct Kind {
+    bool first, last, next_crosses, prev_crosses;
+    int layers, moe;
+    bool operator==(const Kind& o) const {
+      return first == o.first && last == o.last && next_crosses == o.next_crosses &&
+             prev_crosses == o.prev_crosses && layers == o.layers && moe == o.moe;
+    }
+  };
+  std::vector<Kind> seen;
   for (int stage = 0; stage < d.pp; ++stage) {
-    // Middle stages differ only in their pipeline hops' links: a node boundary falls after
-    // at most every node's worth of stages, so two middle stages per boundary suffice; the
-    // loop is cheap anyway (PP <= layers).
+    const int layers = split.layers_on(stage);
+    const Kind kind{stage == 0,
+                    stage == d.pp - 1,
+                    d.pp > 1 && hop_crosses(s, d, stage),
+                    d.pp > 1 && hop_crosses(s, d, (stage + d.pp - 1) % d.pp),
+                    layers,
+                    moe_layers_in(s.model, split.first_layer(stage), layers)};
+    if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;
+    seen.push_back(kind);
     const StageMemory mem = stage_memory(s, d, stage, microbatches);
     CommsReport r = stage_comms(s, d, stage, mem.params_per_gpu, split.layers_on(stage),
                                 microbatches, mem.expert_params_per_gpu);

@@ -23,12 +23,13 @@ std::vector<int> divisors(int n) {
   return out;
 }
 
-// CP is searched where each CP rank still holds at least this many tokens of every sequence:
-// below it the K/V each ring pass carries leaves the attention of a chunk too little work to
-// hide behind, and TP or PP already cut the activations (Megatron-Core recommends CP for
-// long-context training). 2,048 and 4,096-token runs thus search CP 1 only; Llama 3's 131,072
-// tokens search up to CP 32.
-constexpr int kMinTokensPerContextRank = 4096;
+// CP is searched where each CP rank still holds at least this many tokens of every sequence,
+// that is for sequences of 16,384 tokens and more: shorter chunks leave the attention of a chunk
+// too little work to hide a ring pass behind, and TP and PP already cut the activations of
+// shorter sequences (Megatron-Core recommends CP for long-context training; Llama 3 used it
+// only for its 131,072-token stage, at 8,192 tokens per rank). 2,048- to 8,192-token runs thus
+// keep the three-seam space; Llama 3's 131,072 tokens search up to CP 16.
+constexpr int kMinTokensPerContextRank = 8192;
 
 // The context degrees the sequence calls for: 1, and every divisor of the sequence (and of
 // the heads, with Ulysses) that leaves each rank kMinTokensPerContextRank tokens.
@@ -143,7 +144,6 @@ PlanResult plan(const Scenario& base, int top_k) {
   Scenario s = base;
   s.memory_model = MemoryModel::kFull;
   const double memory_bytes = base.gpu.memory_gb * 1e9 * safe_memory_fraction();
-  const int layers = base.model.layers;
   // Never offer a plan the contract would refuse: v stops where the field's range does.
   const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
   std::vector<Plan> heap;  // the best top_k so far, worst on top

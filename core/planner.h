@@ -35,7 +35,7 @@ struct PlanResult {
 
 // The space, exhaustively: every (DP, TP, PP, CP) with DP x TP x PP x CP = gpus, TP dividing
 // the head count, PP at most the layer count, CP only where the sequence calls for it (each
-// CP rank keeps at least 4,096 tokens; the scenario's context_parallel method), and for an MoE
+// CP rank keeps at least 8,192 tokens; the scenario's context_parallel method), and for an MoE
 // every EP dividing DP x CP and the experts (the scenario's expert_tp, which must divide TP);
 // ZeRO 0-3; recomputation none / selective / full; sequence
 // parallel off / on (with TP); micro-batch sizes b (powers of two up to 64) that divide the
