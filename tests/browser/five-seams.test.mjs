@@ -12,7 +12,9 @@ useLab((opened) => ({ lab } = opened));
 
 const badge = (page) => page.locator('.badge').textContent();
 const visibleWireRows = (page) =>
-  page.locator('.wire > li').evaluateAll((lis) => lis.filter((li) => !li.hidden).map((li) => li.dataset.seam));
+  page
+    .locator('.wire > li')
+    .evaluateAll((lis) => lis.filter((li) => !li.hidden).map((li) => li.dataset.seam));
 const open = async (page) => {
   if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
     await page.locator('details.advanced > summary').click();

@@ -11,14 +11,7 @@
 // and the readout names its groups as the tiles do.
 import { svg as el } from './dom.js';
 import * as fmt from './format.js';
-import {
-  createLegend,
-  describe,
-  groupsOf,
-  placeOf,
-  RANK_INTS,
-  tileColour,
-} from './grid-common.js';
+import { createLegend, describe, groupsOf, placeOf, RANK_INTS, tileColour } from './grid-common.js';
 
 const CELL = 8; // a GPU's square, SVG user units
 const PITCH = 9; // square plus gap

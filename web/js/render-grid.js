@@ -150,7 +150,8 @@ function updateTile(t, r, place, degrees) {
   t.g.setAttribute('class', dark ? 'gpu ink-light' : 'gpu ink-dark');
   t.rect.style.fill = fill;
   t.rect.removeAttribute('data-idle');
-  for (const k of ['dp', 'tp', 'pp', 'cp', 'ep', 'node']) t.rect.setAttribute(`data-${k}`, place[k]);
+  for (const k of ['dp', 'tp', 'pp', 'cp', 'ep', 'node'])
+    t.rect.setAttribute(`data-${k}`, place[k]);
   const parts = [];
   if (DP > 1) parts.push(`D${place.dp}`);
   if (TP > 1) parts.push(`T${place.tp}`);
