@@ -158,7 +158,7 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
         paramsOut.textContent =
           `${fmt.count(report.model_params)} parameters` +
           (moe ? `, ${fmt.count(report.model_active_params)} active per token` : '') +
-          (custom ? ' (counted from the architecture)' : '');
+          (custom ? ' (counted from the architecture, Narayanan Eq. 2 for GPT)' : '');
         paramsOut.title =
           `${fmt.exactNumber(report.model_params)} parameters` +
           (moe ? `; ${fmt.exactNumber(report.model_active_params)} used by each token` : '');
