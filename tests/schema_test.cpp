@@ -60,11 +60,13 @@ TEST(Schema, JsonHasEveryRowWithItsDefaultAndRange) {
 // Each row's default is what an empty scenario echoes back.
 TEST(Schema, DefaultsAreWhatTheEmptyScenarioEchoes) {
   const json echo = run("{}")["scenario"];
-  for (const json& row : json::parse(schema_text())["fields"]) {
+  const json schema = json::parse(schema_text());  // the loop below reads into it
+  for (const json& row : schema["fields"]) {
     std::string pointer = "/" + row["key"].get<std::string>();
     std::replace(pointer.begin(), pointer.end(), '.', '/');
     const json::json_pointer at(pointer);
-    if (row["type"] == "object" || !echo.contains(at)) continue;
+    // A group, or the model preset, which the echo writes out as its fields.
+    if (row["type"] == "object" || !echo.contains(at) || echo[at].is_object()) continue;
     EXPECT_EQ(echo[at], row["default"]) << pointer;
   }
 }

@@ -17,6 +17,7 @@ import { serve } from '../../scripts/serve.mjs';
 import { chromePath } from './chrome.mjs';
 
 const root = new URL('../../', import.meta.url);
+export const READY_TIMEOUT_MS = 30_000;
 export const screenshotDir = fileURLToPath(new URL('build/screenshots/', root));
 
 export const SEAMS = [
@@ -124,7 +125,9 @@ export async function openPage(
   });
   if (init) await page.addInitScript(init);
   await page.goto(new URL(path, env.url).href);
-  if (ready) await page.waitForSelector(ready, { timeout: 10_000 });
+  // Generous: the browser test files run side by side on shared 2-core machines, where a cold
+  // start (compiling the wasm) can take seconds; a lab that never gets ready still fails.
+  if (ready) await page.waitForSelector(ready, { timeout: READY_TIMEOUT_MS });
   return { page, problems, context, close: () => (shared ? page.close() : context.close()) };
 }
 
@@ -174,7 +177,7 @@ export async function setSeams(page, combo, expectedBadge) {
   await page.waitForFunction(
     (text) => document.querySelector('.badge')?.textContent === text,
     expectedBadge,
-    { timeout: 5_000 },
+    { timeout: READY_TIMEOUT_MS / 2 },
   );
 }
 

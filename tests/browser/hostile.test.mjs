@@ -114,7 +114,8 @@ const HOSTILE_URLS = [
     notes: [
       /seq_len: "1e308" is not allowed/,
       /gpu_memory_gb: "1e308" is not allowed/,
-      /efficiency: "1e-308" is not allowed/,
+      // The schema's range (0 to 1) lets it through; the core's rule (0, or 0.001 to 1) refuses it.
+      /efficiency: "1e-308" was refused by the model \(efficiency is 1e-308: allowed 0/,
       /tensor: "1e308" is not allowed \(true or false\)/,
     ],
     // 1e3 is a fine way to write 1,000 GPUs.

@@ -40,10 +40,10 @@ after(async () => {
 const sited = () => (published ??= { url: siteServer.url, browser: env.browser });
 
 // The wasm's JSON layer (nlohmann in core/contract_read.cpp and contract_write.cpp) is ~28 KB of
-// the ~58 KB wasm on its own; the schema-driven rewrite of that layer (issue 10) is what can bring
+// the ~58 KB wasm on its own; a smaller writer and reader for that layer is what can bring
 // the page under the target. Until then this budget is reported, not enforced (todo).
 const PAYLOAD_TODO =
-  'first load is ~89 KB gzipped until the wasm JSON layer shrinks (issue 10); README "Publish"';
+  'first load is ~89 KB gzipped until the wasm JSON layer shrinks; README "Publish"';
 test(
   `payload at most ${SLACK}x ${TARGETS.payloadGzipBytes / 1000} KB gzipped`,
   { todo: PAYLOAD_TODO },

@@ -4,7 +4,7 @@
 // embedding; the last the output layer). All numbers from report.memory.
 import { make, panel, showNumber, svg as svgEl } from './dom.js';
 import * as fmt from './format.js';
-import { fitText } from './render-memory.js';
+import { fitText } from './fit-text.js';
 
 const PARTS = [
   ['weights', 'Weights', 'weights_bytes'],

@@ -11,7 +11,7 @@
 // and the readout names its groups as the tiles do.
 import { svg as el } from './dom.js';
 import * as fmt from './format.js';
-import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
+import { createLegend, describe, groupsOf, placeOf, RANK_INTS, tileColour } from './grid-common.js';
 
 const CELL = 8; // a GPU's square, SVG user units
 const PITCH = 9; // square plus gap
@@ -142,9 +142,9 @@ function buildShape(s) {
 // path fragments.
 function colourBands(ranks, cellPath, degrees, hues, shades) {
   const bands = new Map();
-  for (let r = 0; r < ranks.length / 4; r++) {
-    const hue = Math.floor((ranks[4 * r + 2] * hues) / degrees.pp);
-    const shade = Math.floor((ranks[4 * r + 1] * shades) / degrees.tp);
+  for (let r = 0; r < ranks.length / RANK_INTS; r++) {
+    const hue = Math.floor((ranks[RANK_INTS * r + 2] * hues) / degrees.pp);
+    const shade = Math.floor((ranks[RANK_INTS * r + 1] * shades) / degrees.tp);
     const key = hue * shades + shade;
     let list = bands.get(key);
     if (!list) bands.set(key, (list = []));
@@ -209,11 +209,11 @@ function replicaBoxes(s, first, size) {
   return boxes;
 }
 
-// One outline per data-parallel replica (TP×PP consecutive ranks); returns the legend's note
-// when the replicas are too many or too small to outline.
+// One outline per data-parallel replica (TP×CP×PP consecutive ranks); returns the legend's
+// note when the replicas are too many or too small to outline.
 function outlineReplicas(layer, s, degrees) {
   const DP = degrees.dp;
-  const size = degrees.tp * degrees.pp;
+  const size = degrees.tp * degrees.pp * (degrees.cp ?? 1);
   if (DP < 2 || DP > MAX_OUTLINES || size < 2) {
     layer.setAttribute('d', '');
     return DP > MAX_OUTLINES || (size < 2 && DP > 1)
@@ -342,7 +342,7 @@ export function createFleet({ after, legend, readout }) {
   function highlight(r) {
     const s = view.shape;
     const place = r >= 0 ? placeOf(ranks, r) : undefined;
-    const groups = place ? groupsOf(ranks, place) : null;
+    const groups = place ? groupsOf(ranks, place, report.degrees) : null;
     if (r < 0) {
       layers.hl.replaceChildren();
     } else {
@@ -350,7 +350,13 @@ export function createFleet({ after, legend, readout }) {
         el('path', { class: cls, d: list.map((q) => cellPath[q]).join('') });
       const veil = el('rect', { class: 'fleet-veil', width: s.width, height: s.height });
       const lit = groups
-        ? [path(groups.dp, 'hl-dp'), path(groups.pp, 'hl-pp'), path(groups.tp, 'hl-tp')]
+        ? [
+            path(groups.ep.length > 1 ? groups.ep : [], 'hl-ep'),
+            path(groups.dp, 'hl-dp'),
+            path(groups.cp.length > 1 ? groups.cp : [], 'hl-cp'),
+            path(groups.pp, 'hl-pp'),
+            path(groups.tp, 'hl-tp'),
+          ]
         : [];
       layers.hl.replaceChildren(veil, ...lit, path([r], 'hl-self'));
     }
@@ -383,7 +389,7 @@ export function createFleet({ after, legend, readout }) {
         degrees,
         shades,
       );
-      const active = ranks.length / 4;
+      const active = ranks.length / RANK_INTS;
       layers.idle.setAttribute('d', active < s.gpus ? cellPath.slice(active).join('') : '');
       legendView.update(degrees, { replicaNote: outlineReplicas(layers.replicas, s, degrees) });
       note.textContent = mapNote(s, report, hues, shades);

@@ -3,23 +3,11 @@
 // report.memory and report.precision; this file only formats them.
 import { showNumber } from './dom.js';
 import * as fmt from './format.js';
+import { fitText } from './fit-text.js';
 
 // Bytes held per parameter are shown by their usual type (2 bytes: bf16, 4: fp32).
 function typeName(bytesPerParam) {
   return { 2: 'bf16', 4: 'fp32' }[bytesPerParam] ?? `${fmt.count(bytesPerParam)}-byte`;
-}
-
-// Fits: under the safe fraction (80%) of the GPU's memory (the core's report.h says why);
-// between it and 100% the estimate is tight; past 100% it does not fit at all.
-export function fitText(m, gpuName, where = '') {
-  const safe = fmt.percent(m.safe_fraction);
-  if (m.fits) {
-    return `✓ fits the ${gpuName} (${where}${fmt.bytes(m.headroom_bytes)} to spare, under ${safe})`;
-  }
-  if (m.headroom_bytes >= 0) {
-    return `✗ tight: ${where}over ${safe} of the ${gpuName}, ${fmt.bytes(m.headroom_bytes)} headroom`;
-  }
-  return `✗ exceeds the ${gpuName} by ${where}${fmt.bytes(-m.headroom_bytes)}`;
 }
 
 const ZERO_SHARDS = [
