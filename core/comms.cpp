@@ -11,12 +11,6 @@ namespace {
 
 constexpr double kActivationBytes = 2;  // bf16 activations and activation gradients
 
-// NCCL's collectives reach about 80% of NVLink's nominal rate: nccl-tests (PERFORMANCE.md's
-// bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100 and 360-370 of 450 GB/s on
-// DGX H100 for large all-reduces. The network is taken at its line rate, which large messages
-// come close to.
-constexpr double kNvlinkEfficiency = 0.8;
-
 double link_rate(bool crosses_nodes, const Scenario& s) {
   return crosses_nodes ? s.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
 }

@@ -6,6 +6,12 @@
 
 namespace pe {
 
+// NCCL's collectives reach about 80% of NVLink's nominal rate: nccl-tests (PERFORMANCE.md's
+// bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100 and 360-370 of 450 GB/s on
+// DGX H100 for large all-reduces. The network is taken at its line rate, which large messages
+// come close to.
+constexpr double kNvlinkEfficiency = 0.8;
+
 // The traffic of one GPU on pipeline stage `stage`, holding `params_per_gpu` parameters
 // (whose gradients the DP group reduces) and `stage_layers` layers, with m micro-batches.
 CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
