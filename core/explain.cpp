@@ -251,6 +251,18 @@ Derivation shard_factor(const Report& r) {
   return d;
 }
 
+Derivation headroom(const Report& r) {
+  const MemoryReport& m = r.memory;
+  Derivation d;
+  d.key = "memory.headroom_bytes";
+  d.result = m.gpu_memory_bytes - m.per_gpu_bytes;
+  d.formula = "GPU memory − memory per GPU (negative: it does not fit)";
+  d.text = bytes(d.result) + " = " + bytes(m.gpu_memory_bytes) + " GPU − " +
+           bytes(m.per_gpu_bytes) + " needed";
+  d.source = "the GPU's memory (GB = 1e9 bytes) against the memory per GPU above";
+  return d;
+}
+
 Derivation bytes_per_param(const Report& r) {
   const Precision& p = r.precision;
   Derivation d;
@@ -404,10 +416,10 @@ Derivation order_cost(const Scenario& s, const Report& r) {
 }  // namespace
 
 std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
-  std::vector<Derivation> out = {memory_per_gpu(s, r), params_per_gpu(s, r), shard_factor(r),
-                                 bytes_per_param(r),   model_params(s, r),   step_time(r),
-                                 mfu(s, r),            bubble(r),            cost_per_day(s, r),
-                                 order_cost(s, r)};
+  std::vector<Derivation> out = {
+      memory_per_gpu(s, r), params_per_gpu(s, r), shard_factor(r), headroom(r),
+      bytes_per_param(r),   model_params(s, r),   step_time(r),    mfu(s, r),
+      bubble(r),            cost_per_day(s, r),   order_cost(s, r)};
   const auto add = [&out](std::vector<Derivation> more) {
     for (Derivation& d : more) out.push_back(std::move(d));
   };

@@ -77,6 +77,7 @@ TEST(Explain, TheBooksFactorsAndMessages) {
   EXPECT_EQ(r["explain"]["precision.bytes_per_param"]["text"],
             "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v (mixed_bf16)");
   EXPECT_EQ(r["explain"]["model_params"]["text"], "16e9 params: book-16b, as given");
+  EXPECT_EQ(r["explain"]["memory.headroom_bytes"]["text"], "48 GB = 80 GB GPU − 32 GB needed");
   EXPECT_EQ(r["explain"]["comms.tensor.messages_per_step"]["text"],
             "25600 = 4 per layer × 25 layers × 256 micro-batches");
 }

@@ -19,6 +19,26 @@ export function placeOf(ranks, r) {
   return { rank: r, dp: ranks[i], tp: ranks[i + 1], pp: ranks[i + 2], node: ranks[i + 3] };
 }
 
+// The runs of consecutive ranks in one data-parallel replica, { dp, first, size }: one run per
+// replica in the chapter's nesting order (TP×PP consecutive ranks), more when the order nests
+// DP inside another seam and interleaves the replicas.
+export function replicaRuns(ranks) {
+  const runs = [];
+  for (let r = 0, i = 0; i < ranks.length; r++, i += 4) {
+    const last = runs.at(-1);
+    if (last && last.dp === ranks[i]) last.size += 1;
+    else runs.push({ dp: ranks[i], first: r, size: 1 });
+  }
+  return runs;
+}
+
+// The legend's words when the nesting order splits each replica into several runs.
+export function splitNote(runs, dp) {
+  if (runs.length <= dp) return undefined;
+  const each = runs.length / dp;
+  return `(${fmt.exactNumber(dp)} replicas, each in ${fmt.exactNumber(each)} runs of ${fmt.exactNumber(runs[0].size)}: the nesting order interleaves them)`;
+}
+
 // The ranks sharing a GPU's tensor group (same dp, pp), pipeline (same dp, tp) and data-parallel
 // group (same tp, pp), read off the core's coordinates.
 export function groupsOf(ranks, place) {
