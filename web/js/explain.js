@@ -11,9 +11,10 @@
 // elsewhere, closes it. The derivation is the button's description (aria-describedby).
 import { make, uid } from './dom.js';
 
-const HIDE_MS = 300; // time to move the pointer from a number onto its derivation
+const HIDE_MS = 250; // time to move the pointer from a number onto its derivation
 
-export function createExplain(root) {
+// The derivation box: one per lab, under the number it explains, inside the lab's box.
+function createTip(root) {
   const tip = make('div', { className: 'explain-tip', id: uid('explain'), hidden: true }, root);
   tip.setAttribute('role', 'tooltip');
   const lines = {
@@ -22,10 +23,84 @@ export function createExplain(root) {
     exact: make('p', { className: 'explain-exact' }, tip),
     source: make('p', { className: 'explain-source' }, tip),
   };
+  return {
+    node: tip,
+    // The derivation d of the number el (and the exact value its title gives).
+    show(el, d) {
+      lines.text.textContent = d.text;
+      lines.formula.textContent = `Formula: ${d.formula}`;
+      lines.exact.textContent = el.title ? `Exact: ${el.title}` : '';
+      lines.exact.hidden = !el.title;
+      lines.source.textContent = `Source: ${d.source}`;
+      tip.hidden = false;
+      const box = root.getBoundingClientRect();
+      const at = el.getBoundingClientRect();
+      const left = Math.max(0, Math.min(at.left - box.left, box.width - tip.offsetWidth - 4));
+      tip.style.left = `${left}px`;
+      tip.style.top = `${at.bottom - box.top + 6}px`;
+    },
+    hide() {
+      tip.hidden = true;
+    },
+  };
+}
+
+// The reader's ways in: hover, focus, click, Enter or Space on a number; Escape anywhere.
+function listen(root, tip, x) {
+  let timer = 0;
+  const handlers = {
+    click(e) {
+      const el = x.numberOf(e.target);
+      if (el) x.toggle(el);
+      else if (x.pinned() && !tip.node.contains(e.target)) x.hide();
+    },
+    keydown(e) {
+      const el = x.numberOf(e.target);
+      if (el && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        x.toggle(el);
+      }
+    },
+    focusin(e) {
+      const el = x.numberOf(e.target);
+      if (el && x.shown() !== el) x.show(el, false);
+    },
+    focusout(e) {
+      if (!x.pinned() && x.shown() && x.shown() === x.numberOf(e.target)) x.hide();
+    },
+    pointerover(e) {
+      clearTimeout(timer);
+      const el = x.numberOf(e.target);
+      if (el && !x.pinned()) x.show(el, false);
+    },
+    pointerout(e) {
+      const shown = x.shown();
+      if (x.pinned() || !shown) return;
+      const to = e.relatedTarget;
+      if (to instanceof Node && (shown.contains(to) || tip.node.contains(to))) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (!x.pinned() && x.shown() !== root.ownerDocument.activeElement) x.hide();
+      }, HIDE_MS);
+    },
+  };
+  for (const [type, handler] of Object.entries(handlers)) root.addEventListener(type, handler);
+  // A derivation shown by hover must be dismissable wherever the focus is.
+  const onEscape = (e) => {
+    if (e.key === 'Escape' && x.shown()) x.hide();
+  };
+  document.addEventListener('keydown', onEscape);
+  return () => {
+    clearTimeout(timer);
+    document.removeEventListener('keydown', onEscape);
+  };
+}
+
+export function createExplain(root) {
+  const tip = createTip(root);
   let derivations = {};
   let shown = null; // the number whose derivation shows
   let pinned = false;
-  let timer = 0;
 
   const derivationOf = (el) => derivations[el?.dataset.explain];
   const numberOf = (node) => {
@@ -37,7 +112,7 @@ export function createExplain(root) {
     if (derivationOf(el)) {
       if (el.tabIndex !== 0) el.tabIndex = 0;
       el.setAttribute('role', 'button');
-      el.setAttribute('aria-describedby', tip.id);
+      el.setAttribute('aria-describedby', tip.node.id);
       el.setAttribute('aria-expanded', String(el === shown && pinned));
       el.classList.add('explained');
     } else if (el.classList.contains('explained')) {
@@ -47,89 +122,29 @@ export function createExplain(root) {
     }
   }
 
-  function fill(el) {
-    const d = derivationOf(el);
-    lines.text.textContent = d.text;
-    lines.formula.textContent = `Formula: ${d.formula}`;
-    lines.exact.textContent = el.title ? `Exact: ${el.title}` : '';
-    lines.exact.hidden = !el.title;
-    lines.source.textContent = `Source: ${d.source}`;
-  }
-
-  // Under the number, inside the lab's box.
-  function place(el) {
-    const box = root.getBoundingClientRect();
-    const at = el.getBoundingClientRect();
-    const left = Math.max(0, Math.min(at.left - box.left, box.width - tip.offsetWidth - 4));
-    tip.style.left = `${left}px`;
-    tip.style.top = `${at.bottom - box.top + 6}px`;
-  }
-
   function show(el, pin) {
-    clearTimeout(timer);
     if (shown && shown !== el) shown.setAttribute('aria-expanded', 'false');
     shown = el;
     pinned = pin;
-    fill(el);
-    tip.hidden = false;
-    place(el);
+    tip.show(el, derivationOf(el));
     el.setAttribute('aria-expanded', String(pin));
   }
 
   function hide() {
-    clearTimeout(timer);
     shown?.setAttribute('aria-expanded', 'false');
     shown = null;
     pinned = false;
-    tip.hidden = true;
+    tip.hide();
   }
 
-  function toggle(el) {
-    if (shown === el && pinned) hide();
-    else show(el, true);
-  }
-
-  const handlers = {
-    click(e) {
-      const el = numberOf(e.target);
-      if (el) toggle(el);
-      else if (pinned && !tip.contains(e.target)) hide();
-    },
-    keydown(e) {
-      const el = numberOf(e.target);
-      if (el && (e.key === 'Enter' || e.key === ' ')) {
-        e.preventDefault();
-        toggle(el);
-      }
-    },
-    focusin(e) {
-      const el = numberOf(e.target);
-      if (el && shown !== el) show(el, false);
-    },
-    focusout(e) {
-      if (!pinned && shown && shown === numberOf(e.target)) hide();
-    },
-    pointerover(e) {
-      const el = numberOf(e.target);
-      if (el && !pinned) show(el, false);
-      else if (tip.contains(e.target)) clearTimeout(timer);
-    },
-    pointerout(e) {
-      if (pinned || !shown) return;
-      const to = e.relatedTarget;
-      if (to instanceof Node && (shown.contains(to) || tip.contains(to))) return;
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        if (!pinned && shown !== root.ownerDocument.activeElement) hide();
-      }, HIDE_MS);
-    },
-  };
-  for (const [type, handler] of Object.entries(handlers)) root.addEventListener(type, handler);
-  // Escape closes it wherever the focus is (a derivation shown by hover must be dismissable).
-  const onEscape = (e) => {
-    if (e.key === 'Escape' && shown) hide();
-  };
-  document.addEventListener('keydown', onEscape);
+  const stop = listen(root, tip, {
+    numberOf,
+    show,
+    hide,
+    toggle: (el) => (shown === el && pinned ? hide() : show(el, true)),
+    shown: () => shown,
+    pinned: () => pinned,
+  });
 
   return {
     // The report's derivations; every marked number under the root is (re)decorated.
@@ -138,14 +153,11 @@ export function createExplain(root) {
       for (const el of root.querySelectorAll('[data-explain]')) decorate(el);
       if (!shown) return;
       if (!shown.isConnected || !derivationOf(shown)) hide();
-      else {
-        fill(shown);
-        place(shown);
-      }
+      else tip.show(shown, derivationOf(shown));
     },
     destroy() {
       hide();
-      document.removeEventListener('keydown', onEscape);
+      stop();
     },
   };
 }
