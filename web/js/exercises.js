@@ -197,8 +197,8 @@ function judge(step, given, report) {
 }
 
 export function createExercises(section, { evaluate, show }) {
-  section.setAttribute('aria-labelledby', uid('try'));
-  make('h2', { id: section.getAttribute('aria-labelledby'), textContent: 'Try it' }, section);
+  // A heading, not a named region: two labs on a page would make two "Try it" regions.
+  make('h2', { textContent: 'Try it' }, section);
   make(
     'p',
     {

@@ -26,7 +26,6 @@ function createFleetButton(box, onPreset) {
       const p = PRESETS.find((x) => x.name === preset);
       const text = p.bookLabel ?? p.label;
       if (button.textContent !== text) button.textContent = text;
-      button.dataset.preset = preset;
       hint.textContent = p.hint;
     },
   };
