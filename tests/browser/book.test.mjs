@@ -78,16 +78,14 @@ describe('nesting order', () => {
     assert.ok(want.order.order_cost_s > 1);
 
     // The grid shows the new placement: each tile's coordinates are the core's for its rank.
-    const tiles = await page
-      .locator('.gpu-grid rect.tile')
-      .evaluateAll((rs) =>
-        rs.map((r) => ({
-          dp: +r.dataset.dp,
-          tp: +r.dataset.tp,
-          pp: +r.dataset.pp,
-          node: +r.dataset.node,
-        })),
-      );
+    const tiles = await page.locator('.gpu-grid rect.tile').evaluateAll((rs) =>
+      rs.map((r) => ({
+        dp: +r.dataset.dp,
+        tp: +r.dataset.tp,
+        pp: +r.dataset.pp,
+        node: +r.dataset.node,
+      })),
+    );
     assert.deepEqual(
       tiles,
       want.ranks.map(({ dp, tp, pp, node }) => ({ dp, tp, pp, node })),
