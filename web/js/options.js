@@ -255,9 +255,10 @@ function carried(e, state, from) {
 
 // The state as URL parameters: what differs from `from` (the defaults, or the state a lab's
 // options start it in), in the table's order, the seams as one list (unless an explicit
-// layout sets them), then the book's other rows (the nesting order). `advanced` is written whenever an advanced row is, so the reader does not
-// have to guess it. Read back by readOptions + stateFrom from the same start, it gives the
-// same state (tests/browser/share.test.mjs).
+// layout sets them), then the book's other rows (the nesting order). `advanced` is written
+// whenever an advanced row is, so the reader does not have to guess it. Read back by
+// readOptions + stateFrom from the same start, it gives the same state
+// (tests/browser/share.test.mjs).
 export function toParams(state, from = defaults()) {
   const params = new URLSearchParams();
   if (state.degrees === 'auto' && SEAMS.some((s) => state[s] !== from[s])) {
