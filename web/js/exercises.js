@@ -278,8 +278,14 @@ export function createExercises(section, { evaluate, show }) {
   showProgress();
 
   return {
-    // The answers kept from an earlier visit, checked again (the lab's state is left alone).
+    // The answers kept from an earlier visit, checked again (the lab's state is left alone),
+    // without announcing them: the verdicts are written while their regions are not live.
     restore() {
+      const regions = [...steps.values()].map((v) => v.feedback);
+      for (const r of regions) r.removeAttribute('role');
+      requestAnimationFrame(() => {
+        for (const r of regions) r.setAttribute('role', 'status');
+      });
       for (const step of EXERCISES) {
         const given = saved[step.id];
         if (typeof given !== 'string') continue;
