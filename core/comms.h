@@ -12,6 +12,15 @@ namespace pe {
 // come close to.
 constexpr double kNvlinkEfficiency = 0.8;
 
+// Bytes per second a seam's traffic gets: the network's line rate across nodes, else NVLink at
+// the share NCCL reaches.
+double link_rate(bool crosses_nodes, const Scenario& s);
+
+// Whether some GPU of pipeline stage a and its counterpart on stage b (same DP and TP
+// coordinates) sit on different nodes, with the ranks numbered in the scenario's order
+// (layout.h).
+bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b);
+
 // The traffic of one GPU on pipeline stage `stage`, holding `params_per_gpu` parameters
 // (whose gradients the DP group reduces) and `stage_layers` layers, with m micro-batches.
 CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,

@@ -342,7 +342,7 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const char* name)
                               : group_spans_nodes(g, s.gpus_per_node, s.order, seam);
   Derivation d;
   d.key = std::string("comms.") + name + ".link_bytes_per_s";
-  d.result = spans ? s.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
+  d.result = link_rate(spans, s);
   d.formula = "NVLink (at the share of its rate NCCL reaches) when the seam's groups sit in one "
               "node, else the network";
   d.text = bytes(d.result) + "/s, " +
@@ -398,6 +398,27 @@ Derivation messages(const Scenario& s, const Report& r, const char* name) {
   return d;
 }
 
+// A pipeline GPU's time on the wire: each hop at its own link's rate (comms.cpp).
+Derivation pipeline_time(const Scenario& s, const Report& r) {
+  const SeamTraffic& t = r.comms.pipeline;
+  const int p = r.degrees.pp, v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
+  const int stage = r.comms.stage;
+  const int next = stage < p - 1 ? v : v - 1, prev = stage > 0 ? v : v - 1;
+  const double to_next = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + 1) % p), s);
+  const double to_prev =
+      link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + p - 1) % p), s);
+  Derivation d;
+  d.key = "comms.pipeline.time_s";
+  d.result = t.bytes_per_message * m * (next / to_next + prev / to_prev);
+  d.formula = "message × micro-batches × (sends forward ÷ that hop's link + sends backward ÷ "
+              "its link)";
+  d.text = secs(d.result) + " = " + bytes(t.bytes_per_message) + " × " + str(m) + " × (" +
+           str(next) + " ÷ " + bytes(to_next) + "/s + " + str(prev) + " ÷ " + bytes(to_prev) +
+           "/s), stage " + str(stage);
+  d.source = "nccl-tests PERFORMANCE.md: a transfer's time is its bytes over the link";
+  return d;
+}
+
 Derivation order_cost(const Scenario& s, const Report& r) {
   Derivation d;
   d.key = "order.order_cost_s";
@@ -435,8 +456,8 @@ std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
     out.push_back(group_size(s, r, seam, name));
     out.push_back(link(s, r, seam, name));
     out.push_back(messages(s, r, name));
-    // A pipeline stage's two hops may ride different links, so its time has no one rate.
-    if (t != &r.comms.pipeline) out.push_back(link_time(name, *t));
+    // A pipeline stage's two hops may ride different links: each at its own rate.
+    out.push_back(t == &r.comms.pipeline ? pipeline_time(s, r) : link_time(name, *t));
   }
   return out;
 }
