@@ -192,7 +192,7 @@ describe('show the math', () => {
     assert.equal(await link.getAttribute('aria-expanded'), 'true');
     assert.match(
       await page.locator('.explain-text').textContent(),
-      /^300 GB\/s, NVLink: TP groups/,
+      /^240 GB\/s, NVLink \(300 GB\/s × 0.8\): TP groups/,
     );
     await page.locator('.wire-panel h2').click();
     assert.equal(await tip.isVisible(), false);
