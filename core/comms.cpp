@@ -1,15 +1,54 @@
 #include "comms.h"
 
 #include <algorithm>
+#include <vector>
 
+#include "context.h"
 #include "layout.h"
 #include "memory.h"
+#include "moe.h"
 #include "pipeline.h"
 
 namespace pe {
 namespace {
 
 constexpr double kActivationBytes = 2;  // bf16 activations and activation gradients
+
+// What depends on the layout only, for the last layout asked about: the planner and step_time
+// ask for every stage and every configuration of one layout in a row. The node spans of each
+// seam's groups, and whether the hop from stage k to k+1 (the last to the first) crosses
+// nodes, filled in as asked.
+struct LayoutMemo {
+  bool valid = false;
+  int dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, per_node = 0;
+  SeamOrder order{};
+  NodeSpans spans;
+  std::vector<signed char> hop;  // -1: not yet known
+};
+
+LayoutMemo& memo_of(const Scenario& s, const Degrees& d) {
+  thread_local LayoutMemo memo;
+  const bool same = memo.valid && memo.dp == d.dp && memo.tp == d.tp && memo.pp == d.pp &&
+                    memo.cp == d.cp && memo.ep == d.ep && memo.per_node == s.gpus_per_node &&
+                    memo.order == s.order;
+  if (!same) {
+    memo.valid = true;
+    memo.dp = d.dp, memo.tp = d.tp, memo.pp = d.pp, memo.cp = d.cp, memo.ep = d.ep;
+    memo.per_node = s.gpus_per_node;
+    memo.order = s.order;
+    memo.spans = node_spans(d, s.gpus_per_node, s.order);
+    memo.hop.assign(static_cast<size_t>(d.pp), -1);
+  }
+  return memo;
+}
+
+// Whether the hop between stage k and the next (the last stage's wraps to the first) crosses.
+bool hop_crosses(const Scenario& s, const Degrees& d, int k) {
+  LayoutMemo& memo = memo_of(s, d);
+  signed char& known = memo.hop[static_cast<size_t>(k)];
+  if (known < 0) known = stages_cross_nodes(s, d, k, (k + 1) % d.pp) ? 1 : 0;
+  return known == 1;
+}
 
 void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
   t.link = crosses_nodes ? "network" : "nvlink";
@@ -31,7 +70,7 @@ SeamTraffic pipeline_traffic(const Scenario& s, const Degrees& d, int stage, int
   if (d.pp == 1) return t;
   t.active = true;
   t.collective = "point-to-point send/recv";
-  const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
+  const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
   const bool sliced = s.sequence_parallel || s.pp_scatter_gather;
   t.bytes_per_message = bsh * kActivationBytes / (sliced ? d.tp : 1);
   const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
@@ -39,9 +78,9 @@ SeamTraffic pipeline_traffic(const Scenario& s, const Degrees& d, int stage, int
   // Sends per micro-batch to the next stage (forward) and the previous one (backward).
   const int next = stage < p - 1 ? v : v - 1;  // the last stage wraps to stage 0 (v > 1)
   const int prev = stage > 0 ? v : v - 1;
-  const int next_stage = (stage + 1) % p, prev_stage = (stage + p - 1) % p;
-  const bool next_crosses = stages_cross_nodes(s, d, stage, next_stage);
-  const bool prev_crosses = stages_cross_nodes(s, d, stage, prev_stage);
+  const int prev_stage = (stage + p - 1) % p;
+  const bool next_crosses = hop_crosses(s, d, stage);
+  const bool prev_crosses = hop_crosses(s, d, prev_stage);
   t.messages_per_step = 1.0 * (next + prev) * microbatches;
   t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
   t.time_s = t.bytes_per_message * microbatches *
@@ -64,7 +103,7 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
   t.group_size = d.tp;
   if (d.tp == 1) return t;
   t.active = true;
-  const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
+  const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
   const double share = (d.tp - 1.0) / d.tp;
   const bool full = s.recompute == Recompute::kFull;
   int per_layer;
@@ -83,17 +122,18 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
 }
 
 SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_gpu,
-                         int microbatches, bool crosses_nodes) {
+                         double expert_params_per_gpu, int microbatches, bool crosses_nodes) {
   SeamTraffic t;
-  t.group_size = d.dp;
-  if (d.dp == 1) return t;
+  t.group_size = d.dp * d.cp;
+  if (d.dp * d.cp == 1) return t;
   t.active = true;
   static const char* const names[] = {
       "ring all-reduce of gradients", "reduce-scatter gradients + all-gather weights",
       "reduce-scatter gradients every micro-batch + all-gather weights",
       "all-gather weights twice + reduce-scatter gradients, every micro-batch"};
   t.collective = names[std::clamp(s.zero_stage, 0, 3)];
-  const DataParallelParts parts = data_parallel_parts(s, d, params_per_gpu, microbatches);
+  const DataParallelParts parts =
+      data_parallel_parts(s, d, params_per_gpu, microbatches, expert_params_per_gpu);
   const double bytes = parts.reduce_bytes * parts.reductions + parts.gather_bytes * parts.gathers;
   t.messages_per_step = parts.reductions + parts.gathers;
   t.bytes_per_message = bytes / t.messages_per_step;
@@ -114,10 +154,13 @@ bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
   const long long sdp = stride_of(d, s.order, Seam::kData);
   const long long stp = stride_of(d, s.order, Seam::kTensor);
   const long long spp = stride_of(d, s.order, Seam::kPipeline);
+  const long long scp = stride_of(d, s.order, Seam::kContext);
   for (long long i = 0; i < std::min<long long>(d.dp, g); ++i) {
     for (long long j = 0; j < std::min<long long>(d.tp, g); ++j) {
-      const long long base = i * sdp + j * stp;
-      if ((base + a * spp) / g != (base + b * spp) / g) return true;
+      for (long long c = 0; c < std::min<long long>(d.cp, g); ++c) {
+        const long long base = i * sdp + j * stp + c * scp;
+        if ((base + a * spp) / g != (base + b * spp) / g) return true;
+      }
     }
   }
   return false;
@@ -129,42 +172,66 @@ bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
 // (DeepSpeed) reduce-scatters the gradients after every micro-batch's backward; ZeRO-3 / FSDP
 // also all-gathers the weights for every forward and again for every backward (DeepSpeed,
 // PyTorch FSDP; Rajbhandari et al. 2020 Sec. 7 counts one micro-batch: 1.5x plain DP).
+//
+// With context parallelism the group is the dp x cp ranks (each CP rank saw part of every
+// sequence). Routed experts' gradients are reduced over their own expert-data-parallel group,
+// dp cp tp / (ep etp) ranks (moe.h): the volume below weighs each part by its own group's
+// (n-1)/n.
 DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d,
-                                      double params_per_gpu, int microbatches) {
+                                      double params_per_gpu, int microbatches,
+                                      double expert_params_per_gpu) {
   DataParallelParts p;
-  if (d.dp == 1) return p;
-  const double share = (d.dp - 1.0) / d.dp;
+  const int n = d.dp * d.cp;
+  if (n == 1) return p;
+  const double share = (n - 1.0) / n;
+  // The parameters as the dp x cp ring sees them: the experts' count weighted by their own
+  // group's (n_e-1)/n_e against (n-1)/n.
+  double params = params_per_gpu;
+  if (expert_params_per_gpu > 0) {
+    const int n_e = expert_data_parallel(s, d);
+    params = params_per_gpu - expert_params_per_gpu +
+             expert_params_per_gpu * ((n_e - 1.0) / n_e) / share;
+  }
   const Precision& pr = s.precision;
   switch (s.zero_stage) {
     case 0:
-      p.reduce_bytes = 2 * share * params_per_gpu * pr.grad_bytes;
+      p.reduce_bytes = 2 * share * params * pr.grad_bytes;
       p.reductions = 1;
       break;
     case 1:
     case 2:
-      p.reduce_bytes = share * params_per_gpu * pr.grad_bytes;
+      p.reduce_bytes = share * params * pr.grad_bytes;
       p.reductions = s.zero_stage == 1 ? 1 : microbatches;
-      p.gather_bytes = share * params_per_gpu * pr.weight_bytes;
+      p.gather_bytes = share * params * pr.weight_bytes;
       p.gathers = 1;
       break;
     default:
-      p.reduce_bytes = share * params_per_gpu * pr.grad_bytes;
+      p.reduce_bytes = share * params * pr.grad_bytes;
       p.reductions = microbatches;
-      p.gather_bytes = share * params_per_gpu * pr.weight_bytes;
+      p.gather_bytes = share * params * pr.weight_bytes;
       p.gathers = 2.0 * microbatches;
       break;
   }
   return p;
 }
 
+
 CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
-                        int stage_layers, int microbatches) {
-  const NodeSpans spans = node_spans(d, s.gpus_per_node, s.order);
+                        int stage_layers, int microbatches, double expert_params_per_gpu) {
+  const NodeSpans& spans = memo_of(s, d).spans;
   CommsReport r;
   r.stage = stage;
-  r.data = data_traffic(s, d, params_per_gpu, microbatches, spans.dp_group_spans_nodes);
+  r.data = data_traffic(s, d, params_per_gpu, expert_params_per_gpu, microbatches,
+                        spans.dp_cp_group_spans_nodes);
   r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);
   r.pipeline = pipeline_traffic(s, d, stage, microbatches);
+  r.context = context_traffic(s, d, stage_layers, microbatches);
+  if (r.context.active) ride(r.context, spans.cp_group_spans_nodes, s);
+  if (s.model.moe() && d.ep > 1) {
+    const int first = stage_split(s, d.pp).first_layer(stage);
+    r.expert = expert_traffic(s, d, moe_layers_in(s.model, first, stage_layers), microbatches);
+    if (r.expert.active) ride(r.expert, spans.ep_group_spans_nodes, s);
+  }
   return r;
 }
 
@@ -172,17 +239,39 @@ CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) 
   CommsReport best;
   double most = -1;
   const StageSplit split = stage_split(s, d.pp);
+  // A stage's traffic depends on whether it is an end stage, its layers (and how many are MoE
+  // layers) and whether its two hops cross nodes: a stage like one already seen sends the same
+  // and cannot be the busiest instead of it, so it is skipped.
+  struct Kind {
+    bool first, last, next_crosses, prev_crosses;
+    int layers, moe;
+    bool operator==(const Kind& o) const {
+      return first == o.first && last == o.last && next_crosses == o.next_crosses &&
+             prev_crosses == o.prev_crosses && layers == o.layers && moe == o.moe;
+    }
+  };
+  std::vector<Kind> seen;
   for (int stage = 0; stage < d.pp; ++stage) {
-    // Middle stages differ only in their pipeline hops' links: a node boundary falls after
-    // at most every node's worth of stages, so two middle stages per boundary suffice; the
-    // loop is cheap anyway (PP <= layers).
-    const double params = stage_memory(s, d, stage, microbatches).params_per_gpu;
-    CommsReport r = stage_comms(s, d, stage, params, split.layers_on(stage), microbatches);
+    const int layers = split.layers_on(stage);
+    const Kind kind{stage == 0,
+                    stage == d.pp - 1,
+                    d.pp > 1 && hop_crosses(s, d, stage),
+                    d.pp > 1 && hop_crosses(s, d, (stage + d.pp - 1) % d.pp),
+                    layers,
+                    moe_layers_in(s.model, split.first_layer(stage), layers)};
+    if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;
+    seen.push_back(kind);
+    const StageMemory mem = stage_memory(s, d, stage, microbatches);
+    CommsReport r = stage_comms(s, d, stage, mem.params_per_gpu, split.layers_on(stage),
+                                microbatches, mem.expert_params_per_gpu);
     const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
-                         r.pipeline.bytes_per_gpu_per_step;
-    const double time = r.data.time_s + r.tensor.time_s + r.pipeline.time_s;
-    if (bytes > most * (1 + 1e-12) || (bytes >= most * (1 - 1e-12) && time > best.data.time_s +
-                                       best.tensor.time_s + best.pipeline.time_s)) {
+                         r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
+                         r.expert.bytes_per_gpu_per_step;
+    auto time = [](const CommsReport& c) {
+      return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s +
+             c.expert.time_s;
+    };
+    if (bytes > most * (1 + 1e-12) || (bytes >= most * (1 - 1e-12) && time(r) > time(best))) {
       most = bytes;
       best = r;
     }

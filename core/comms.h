@@ -16,15 +16,19 @@ constexpr double kNvlinkEfficiency = 0.8;
 // the share NCCL reaches.
 double link_rate(bool crosses_nodes, const Scenario& s);
 
-// Whether some GPU of pipeline stage a and its counterpart on stage b (same DP and TP
+// Whether some GPU of pipeline stage a and its counterpart on stage b (same DP, TP and CP
 // coordinates) sit on different nodes, with the ranks numbered in the scenario's order
 // (layout.h).
 bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b);
 
 // The traffic of one GPU on pipeline stage `stage`, holding `params_per_gpu` parameters
-// (whose gradients the DP group reduces) and `stage_layers` layers, with m micro-batches.
+// (whose gradients the DP group reduces; `expert_params_per_gpu` of them routed experts', which
+// the expert-data-parallel group reduces) and `stage_layers` layers, with m micro-batches.
+// With context parallelism each GPU holds s/cp of every sequence, so TP and PP move s/cp tokens,
+// and the gradients are reduced over the dp x cp ranks (Megatron-Core). The context and expert
+// seams are context.h's and moe.h's.
 CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
-                        int stage_layers, int microbatches);
+                        int stage_layers, int microbatches, double expert_params_per_gpu = 0);
 
 // The busiest GPU: the stage that sends the most bytes per step (every stage's params and
 // layers from memory.h and pipeline.h). Its stage is in CommsReport::stage.
@@ -39,6 +43,7 @@ struct DataParallelParts {
   double gathers = 0;        // per step: 0 (ZeRO 0), 1 (ZeRO-1/2), 2m (ZeRO-3)
 };
 DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d,
-                                      double params_per_gpu, int microbatches);
+                                      double params_per_gpu, int microbatches,
+                                      double expert_params_per_gpu = 0);
 
 }  // namespace pe

@@ -12,6 +12,7 @@
 #include "layout.h"
 #include "presets.h"
 #include "schema.h"
+#include "moe.h"
 #include "transformer.h"
 #include "validate.h"
 
@@ -67,6 +68,21 @@ std::string joined(const std::vector<std::string>& items, bool quoted) {
   std::string out;
   for (const std::string& item : items) {
     out += (out.empty() ? "" : ", ") + (quoted ? json(item).dump() : item);
+  }
+  return out;
+}
+
+// Keys for a message, cut short so that the message stays readable (and under the 400 bytes
+// the fuzz checks allow): the schema names them all.
+std::string listed(const std::vector<std::string>& keys) {
+  constexpr size_t kMaxChars = 200;
+  std::string out;
+  size_t shown = 0;
+  for (; shown < keys.size() && out.size() + keys[shown].size() < kMaxChars; ++shown) {
+    out += (out.empty() ? "" : ", ") + keys[shown];
+  }
+  if (shown < keys.size()) {
+    out += " and " + std::to_string(keys.size() - shown) + " more (explore --schema lists them)";
   }
   return out;
 }
@@ -127,7 +143,7 @@ class Reader {
     for (auto it = o.begin(); it != o.end() && !failed(); ++it) {
       const std::string key = prefix + it.key();
       if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
-        return fail(key, "unknown key " + show(json(key)) + ": allowed " + joined(allowed, false));
+        return fail(key, "unknown key " + show(json(key)) + ": allowed " + listed(allowed));
       }
       const Field* f = find_field(key);
       const bool group = f->type == FieldType::kObject || key == "model" || key == "precision";
@@ -238,7 +254,12 @@ bool changed(const ModelSpec& a, const ModelSpec& b) {
   return a.layers != b.layers || a.hidden != b.hidden || a.heads != b.heads ||
          a.vocab != b.vocab || a.kv_heads != b.kv_heads || a.ffn_hidden != b.ffn_hidden ||
          a.activation != b.activation || a.position != b.position ||
-         a.tied_embeddings != b.tied_embeddings;
+         a.tied_embeddings != b.tied_embeddings || a.attention != b.attention ||
+         a.experts != b.experts ||
+         // The MoE fields mean nothing for a dense model (a warning says so).
+         (a.moe() && (a.experts_per_token != b.experts_per_token ||
+                      a.moe_ffn_hidden != b.moe_ffn_hidden ||
+                      a.shared_experts != b.shared_experts || a.dense_layers != b.dense_layers));
 }
 
 // bytes_per_param alone: bf16 weight 2 + bf16 grad 2, the rest split evenly between the three
@@ -272,7 +293,9 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
   bool arch_given = false;
   for (const char* k : {"model.layers", "model.hidden", "model.heads", "model.vocab",
                         "model.kv_heads", "model.ffn_hidden", "model.activation",
-                        "model.position", "model.tied_embeddings"}) {
+                        "model.position", "model.tied_embeddings", "model.attention",
+                        "model.experts", "model.experts_per_token", "model.moe_ffn_hidden",
+                        "model.shared_experts", "model.dense_layers"}) {
     arch_given = arch_given || given(k);
   }
   // params without any architecture (or preset) make the shape a template scaled to them.

@@ -6,6 +6,7 @@
 #include "presets.h"
 #include "schema.h"
 #include "timeline.h"
+#include "moe.h"
 #include "transformer.h"
 
 #include <algorithm>
@@ -38,10 +39,14 @@ json comms_json(const CommsReport& c) {
   return {{"stage", c.stage},
           {"data", traffic_json(c.data)},
           {"tensor", traffic_json(c.tensor)},
-          {"pipeline", traffic_json(c.pipeline)}};
+          {"pipeline", traffic_json(c.pipeline)},
+          {"context", traffic_json(c.context)},
+          {"expert", traffic_json(c.expert)}};
 }
 
-json degrees_json(const Degrees& d) { return {{"dp", d.dp}, {"tp", d.tp}, {"pp", d.pp}}; }
+json degrees_json(const Degrees& d) {
+  return {{"dp", d.dp}, {"tp", d.tp}, {"pp", d.pp}, {"cp", d.cp}, {"ep", d.ep}};
+}
 
 // Bytes per parameter of each training state: the report's and the presets' one shape.
 json precision_json(const Precision& p) {
@@ -50,8 +55,8 @@ json precision_json(const Precision& p) {
           {"bytes_per_param", p.total_bytes()}};
 }
 
-json model_json(const ModelSpec& m) {
-  return {{"name", m.name},
+json model_json(const ModelSpec& m, int seq_len) {
+  json o = {{"name", m.name},
           {"params", m.params},
           {"layers", m.layers},
           {"hidden", m.hidden},
@@ -62,11 +67,28 @@ json model_json(const ModelSpec& m) {
           {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
           {"position", m.position == Position::kRope ? "rope" : "learned"},
           {"tied_embeddings", m.tied_embeddings}};
+  o["attention"] = m.attention == Attention::kLatent ? "latent" : "multi_head";
+  o["experts"] = m.experts;
+  if (m.moe()) {
+    o["experts_per_token"] = m.experts_per_token;
+    o["moe_ffn_hidden"] = m.moe_ffn_hidden;
+    o["shared_experts"] = m.shared_experts;
+    o["dense_layers"] = m.dense_layers;
+    o["active_params"] = m.params * active_params(m, seq_len) / shape_params(m, seq_len);
+  }
+  return o;
 }
 
+// [dp, tp, pp], or [dp, tp, pp, cp, ep] when the layout uses context or expert parallelism.
 json layouts_of(const Scenario& s) {
   json layouts = json::array();
-  for (const Degrees& d : accepted_layouts(s)) layouts.push_back({d.dp, d.tp, d.pp});
+  for (const Degrees& d : accepted_layouts(s)) {
+    if (d.cp == 1 && d.ep == 1) {
+      layouts.push_back({d.dp, d.tp, d.pp});
+    } else {
+      layouts.push_back({d.dp, d.tp, d.pp, d.cp, d.ep});
+    }
+  }
   return layouts;
 }
 
@@ -112,7 +134,8 @@ json report_json(const Report& r) {
   }
   json ranks = json::array();
   for (const RankPlace& p : r.ranks) {
-    ranks.push_back({{"rank", p.rank}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"node", p.node}});
+    ranks.push_back({{"rank", p.rank}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp},
+                     {"ep", p.ep}, {"node", p.node}});
   }
   const MemoryReport& m = r.memory;
   const TimeReport& t = r.time;
@@ -122,6 +145,7 @@ json report_json(const Report& r) {
       {"active_gpus", r.active_gpus},
       {"nodes", r.nodes},
       {"model_params", r.model_params},
+      {"model_active_params", r.model_active_params},
       {"precision", precision_json(r.precision)},
       {"global_batch", r.global_batch},
       {"memory",
@@ -156,6 +180,8 @@ json report_json(const Report& r) {
         {"exposed_data_s", t.exposed_data_s},
         {"exposed_tensor_s", t.exposed_tensor_s},
         {"exposed_pipeline_s", t.exposed_pipeline_s},
+        {"exposed_context_s", t.exposed_context_s},
+        {"exposed_expert_s", t.exposed_expert_s},
         {"exposed_comms_s", t.exposed_comms_s},
         {"optimizer_s", t.optimizer_s},
         {"step_s", t.step_s},
@@ -243,7 +269,7 @@ std::string presets_json() {
   json models = json::array(), gpus = json::array(), precisions = json::array();
   for (ModelSpec m : model_presets()) {
     if (m.params == 0) m.params = shape_params(m, defaults.seq_len);
-    models.push_back(model_json(m));
+    models.push_back(model_json(m, defaults.seq_len));
   }
   for (const GpuSpec& g : gpu_presets()) {
     gpus.push_back({{"name", g.name},

@@ -5,7 +5,9 @@
 #include <tuple>
 
 #include "comms.h"
+#include "context.h"
 #include "layout.h"
+#include "moe.h"
 #include "transformer.h"
 
 namespace pe {
@@ -49,16 +51,34 @@ std::string str(long long v) { return std::to_string(v); }
 // "÷ DP 16" when ZeRO shards this state over the data-parallel group, else "".
 std::string over_dp(bool sharded, int dp) { return sharded ? " ÷ DP " + str(dp) : ""; }
 
+// Model states of `psi` parameters under ZeRO stage z over a group of n.
+double states(const Precision& p, double psi, int z, int n) {
+  const double zw = z >= 3 ? n : 1, zg = z >= 2 ? n : 1, zo = z >= 1 ? n : 1;
+  return psi * (p.weight_bytes / zw + p.grad_bytes / zg + p.optimizer_bytes() / zo);
+}
+
 Derivation memory_per_gpu(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;
   const MemoryBreakdown& b = r.memory.breakdown;
-  const int dp = r.degrees.dp, z = s.zero_stage;
-  const double psi = r.memory.params_per_gpu;
-  const double zw = z >= 3 ? dp : 1, zg = z >= 2 ? dp : 1, zo = z >= 1 ? dp : 1;
+  // ZeRO shards over the ranks holding the same weights: dp x cp (moe.h).
+  const int dp = r.degrees.dp * r.degrees.cp, z = s.zero_stage;
+  const double expert = r.memory.stages[r.memory.peak_stage].expert_params_per_gpu;
+  const double psi = r.memory.params_per_gpu - expert;
   Derivation d;
   d.key = "memory.per_gpu_bytes";
-  d.result = psi * (p.weight_bytes / zw + p.grad_bytes / zg + p.optimizer_bytes() / zo) +
-             b.activations_bytes + b.overhead_bytes;
+  d.result = states(p, psi, z, dp) + b.activations_bytes + b.overhead_bytes;
+  if (expert > 0) {
+    const int edp = expert_data_parallel(s, r.degrees);
+    d.result += states(p, expert, z, edp);
+    d.formula = "dense Ψ × (weight + grad + optimizer) B/param, each ÷ DP×CP where ZeRO shards "
+                "it, + expert Ψ the same ÷ the expert data-parallel group, + activations";
+    d.text = bytes(d.result) + " = " + num(psi) + " dense params ZeRO " + str(z) + " over " +
+             str(dp) + " + " + num(expert) + " expert params over " + str(edp);
+    if (b.activations_bytes > 0) d.text += " + " + bytes(b.activations_bytes) + " activations";
+    if (b.overhead_bytes > 0) d.text += " + " + bytes(b.overhead_bytes) + " overhead";
+    d.source = "Rajbhandari et al. 2020 (ZeRO) Fig. 1; Megatron-Core's expert data-parallel group";
+    return d;
+  }
   d.formula = "Ψ × (weight + grad + optimizer) B/param, each ÷ DP where ZeRO shards it, "
               "+ activations";
   const bool plain = z == 0 && b.activations_bytes == 0;
@@ -81,6 +101,17 @@ Derivation params_per_gpu(const Scenario& s, const Report& r) {
   Derivation d;
   d.key = "memory.params_per_gpu";
   const Degrees& g = r.degrees;
+  const StageMemory& peak = r.memory.stages[r.memory.peak_stage];
+  if (peak.expert_params_per_gpu > 0) {
+    const double dense = peak.params_per_gpu - peak.expert_params_per_gpu;
+    d.result = dense + peak.expert_params_per_gpu;
+    d.formula = "the stage's dense parameters ÷ TP + its routed experts ÷ (EP × expert TP)";
+    d.text = num(d.result) + " = " + num(dense * g.tp) + " ÷ TP " + str(g.tp) + " + " +
+             num(peak.expert_params_per_gpu * g.ep * s.expert_tp) + " ÷ (EP " + str(g.ep) +
+             " × expert TP " + str(s.expert_tp) + ") on stage " + str(peak.stage);
+    d.source = "Megatron-Core MoE: experts split over EP ranks, the rest over TP";
+    return d;
+  }
   if (s.memory_model == MemoryModel::kBook) {
     d.result = r.model_params / (1.0 * g.tp * g.pp);
     d.formula = "N ÷ (TP × PP)";
@@ -140,7 +171,14 @@ std::vector<Derivation> traffic(const char* seam, const SeamTraffic& t,
 
 std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;
-  const double n = r.degrees.dp, psi = r.memory.params_per_gpu;
+  const double n = 1.0 * r.degrees.dp * r.degrees.cp, psi = r.memory.params_per_gpu;
+  if (r.memory.stages[r.comms.stage].expert_params_per_gpu > 0) {
+    return traffic("data", r.comms.data, "(n−1)/n × Ψ × gradient (and weight) bytes, dense "
+                   "parameters over DP×CP, experts over their own data-parallel group",
+                   bytes(r.comms.data.bytes_per_message) + " per message",
+                   r.comms.data.bytes_per_message,
+                   "ring volumes, nccl-tests PERFORMANCE.md; Megatron-Core's expert groups");
+  }
   const std::string share = "(" + num(n) + "−1)/" + num(n);
   if (s.zero_stage == 0) {
     return traffic("data", r.comms.data, "2 × (d−1)/d × Ψ × grad bytes (ring all-reduce)",
@@ -156,9 +194,46 @@ std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
                  (n - 1) / n * psi * (p.grad_bytes + w), "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
 }
 
+std::vector<Derivation> context_traffic(const Scenario& s, const Report& r) {
+  const double cp = r.degrees.cp;
+  const double kv = kv_elements_per_token(s.model) / r.degrees.tp;
+  const double tokens = s.micro_batch * s.seq_len / cp;
+  if (s.context_parallel == ContextParallel::kUlysses) {
+    return traffic("context", r.comms.context,
+                   "(s/cp)·b × (Q, K, V and output values) ÷ t × (cp−1)/cp × 2 B per exchange",
+                   num(tokens) + " tokens × (cp " + num(cp) + " − 1)/" + num(cp) + " × 2 B × " +
+                       "their Q, K, V, O values",
+                   r.comms.context.bytes_per_message,
+                   "Jacobs et al. 2023 (DeepSpeed-Ulysses, arXiv:2309.14509) Sec. 3.1");
+  }
+  const bool ring = s.context_parallel == ContextParallel::kRing;
+  return traffic("context", r.comms.context,
+                 ring ? "(s/cp)·b × K/V values ÷ t × 2 B per ring pass"
+                      : "(cp−1) × (s/cp)·b × K/V values ÷ t × 2 B per all-gather",
+                 (ring ? "" : num(cp - 1) + " × ") + num(tokens) + " tokens × " + num(kv) +
+                     " K/V values × 2 B",
+                 (ring ? 1 : cp - 1) * tokens * kv * 2,
+                 ring ? "Liu et al. 2023 (Ring Attention, arXiv:2310.01889); Megatron-Core p2p CP"
+                      : "Dubey et al. 2024 (Llama 3) Sec. 3.3.2");
+}
+
+std::vector<Derivation> expert_traffic(const Scenario& s, const Report& r) {
+  const double ep = r.degrees.ep;
+  const double tokens = s.micro_batch * s.seq_len / (1.0 * r.degrees.cp) * s.expert_tp /
+                        r.degrees.tp;
+  return traffic("expert", r.comms.expert,
+                 "tokens × top-k × capacity × h × 2 B × (ep−1)/ep per all-to-all",
+                 num(tokens) + " tokens × " + str(s.model.experts_per_token) + " × " +
+                     num(s.expert_capacity()) + " × " + str(s.model.hidden) + " × 2 B × (" +
+                     num(ep) + "−1)/" + num(ep),
+                 tokens * s.model.experts_per_token * s.expert_capacity() * s.model.hidden * 2 *
+                     (ep - 1) / ep,
+                 "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
+}
+
 std::vector<Derivation> tensor_traffic(const Scenario& s, const Report& r) {
   const double t = r.degrees.tp;
-  const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
+  const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
   if (s.sequence_parallel) {
     return traffic("tensor", r.comms.tensor,
                    "(t−1)/t × b·s·h × 2 B per all-gather or reduce-scatter",
@@ -173,7 +248,7 @@ std::vector<Derivation> tensor_traffic(const Scenario& s, const Report& r) {
 }
 
 std::vector<Derivation> pipeline_traffic(const Scenario& s, const Report& r) {
-  const double bsh = 1.0 * s.micro_batch * s.seq_len * s.model.hidden;
+  const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
   if (s.sequence_parallel || s.pp_scatter_gather) {
     return traffic("pipeline", r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
                    num(bsh) + " (b·s·h) ÷ TP " + str(r.degrees.tp) + " × 2 B",
@@ -283,12 +358,18 @@ Derivation model_params(const Scenario& s, const Report& r) {
   d.key = "model_params";
   d.result = m.params;
   if (shape_params(m, s.seq_len) == r.model_params) {
-    const double layer = layer_params(m), embedding = embedding_params(m, s.seq_len),
-                 output = output_params(m);
-    d.result = m.layers * layer + embedding + output;
-    d.formula = "L × layer params + embedding + output layer";
-    d.text = num(d.result) + " params = L " + str(m.layers) + " × " + num(layer) + " + " +
-             num(embedding) + " embedding + " + num(output) + " output";
+    const double embedding = embedding_params(m, s.seq_len), output = output_params(m);
+    const int moe = moe_layers(m), dense = m.layers - moe;
+    const double layer = layer_params(m), moe_layer = moe_layer_params(m);
+    d.result = dense * layer + moe * moe_layer + embedding + output;
+    d.formula = moe == 0 ? "L × layer params + embedding + output layer"
+                         : "dense layers × their params + MoE layers × theirs (every expert) + "
+                           "embedding + output layer";
+    d.text = num(d.result) + " params = " +
+             (moe == 0 ? "L " + str(m.layers) + " × " + num(layer)
+                       : (dense > 0 ? str(dense) + " dense × " + num(layer) + " + " : "") +
+                             str(moe) + " MoE × " + num(moe_layer)) +
+             " + " + num(embedding) + " embedding + " + num(output) + " output";
     d.source = "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
                "MLP (core/transformer.h)";
     return d;
@@ -325,10 +406,15 @@ Derivation group_size(const Scenario& s, const Report& r, Seam seam, const char*
   const Degrees& g = r.degrees;
   Derivation d;
   d.key = std::string("comms.") + name + ".group_size";
-  d.result = degree_of(g, seam);
-  d.formula = "the seam's degree; members spaced by the degrees of the seams inside it";
+  // Gradients are reduced over DP x CP: each CP rank saw part of every sequence (comms.cpp).
+  const int cp = seam == Seam::kData ? g.cp : 1;
+  d.result = 1.0 * degree_of(g, seam) * cp;
+  d.formula = cp > 1 ? "DP × CP: gradients are reduced over both; DP members spaced by the "
+                       "degrees of the seams inside it"
+                     : "the seam's degree; members spaced by the degrees of the seams inside it";
   d.text = num(d.result) + " GPUs = " + upper(seam) + " " + str(degree_of(g, seam)) +
-           "; members are " + spacing(s, g, seam) + ", order " + order_text(s.order);
+           (cp > 1 ? " × CP " + str(cp) + "; DP members are " : "; members are ") +
+           spacing(s, g, seam) + ", order " + order_text(s.order);
   d.source = kLayoutSource;
   return d;
 }
@@ -447,6 +533,8 @@ std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
   if (r.comms.data.active) add(data_traffic(s, r));
   if (r.comms.tensor.active) add(tensor_traffic(s, r));
   if (r.comms.pipeline.active) add(pipeline_traffic(s, r));
+  if (r.comms.context.active) add(context_traffic(s, r));
+  if (r.comms.expert.active) add(expert_traffic(s, r));
   const std::tuple<const char*, Seam, const SeamTraffic*> seams[] = {
       {"data", Seam::kData, &r.comms.data},
       {"tensor", Seam::kTensor, &r.comms.tensor},
@@ -459,6 +547,8 @@ std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
     // A pipeline stage's two hops may ride different links: each at its own rate.
     out.push_back(t == &r.comms.pipeline ? pipeline_time(s, r) : link_time(name, *t));
   }
+  if (r.comms.context.active) out.push_back(link_time("context", r.comms.context));
+  if (r.comms.expert.active) out.push_back(link_time("expert", r.comms.expert));
   return out;
 }
 

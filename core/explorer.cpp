@@ -5,9 +5,12 @@
 
 #include "comms.h"
 #include "cost.h"
+#include "context.h"
 #include "factorize.h"
 #include "layout.h"
 #include "memory.h"
+#include "moe.h"
+#include "transformer.h"
 #include "pipeline.h"
 #include "step_time.h"
 #include "text.h"
@@ -122,6 +125,15 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 "% of the GPU, estimates like this one have run out of memory in practice " +
                 "(Fujii et al. 2024), so it does not count as fitting.");
   }
+  if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
+    w.push_back("Expert parallelism carves its groups out of the data- and context-parallel "
+                "ranks, and there are none: turn on data or context parallelism to split the "
+                "experts.");
+  }
+  if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
+    w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
+                str(static_cast<long long>(s.network_gb_s)) + " GB/s network.");
+  }
   return w;
 }
 
@@ -129,7 +141,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
 
 Degrees resolve_degrees(const Scenario& s) {
   if (s.degrees) return *s.degrees;
-  return auto_factor(s.gpus, s.gpus_per_node, s.model.layers, s.seams);
+  return auto_factor(s);
 }
 
 Problem layout_problem(const Scenario& s, const Degrees& d) {
@@ -161,17 +173,28 @@ Problem layout_problem(const Scenario& s, const Degrees& d) {
                   "chunk to the embedding or the output layer alone)"};
     }
   }
-  return {};
+  if (Problem p = context_problem(s, d); !p.empty()) return p;
+  return expert_problem(s, d);
 }
 
 std::vector<Degrees> accepted_layouts(const Scenario& s) {
   std::vector<Degrees> out;
+  const bool context = s.seams.context || (s.degrees && s.degrees->cp > 1);
+  const bool expert = s.model.moe() && (s.seams.expert || (s.degrees && s.degrees->ep > 1));
   for (int tp = 1; tp <= s.gpus; ++tp) {
     if (s.gpus % tp != 0) continue;
-    for (int pp = 1; pp <= s.gpus / tp; ++pp) {
-      if ((s.gpus / tp) % pp != 0) continue;
-      const Degrees d{s.gpus / (tp * pp), tp, pp};
-      if (layout_problem(s, d).empty()) out.push_back(d);
+    for (int cp = 1; cp <= (context ? s.gpus / tp : 1); ++cp) {
+      if ((s.gpus / tp) % cp != 0) continue;
+      const int rest = s.gpus / (tp * cp);
+      for (int pp = 1; pp <= rest; ++pp) {
+        if (rest % pp != 0) continue;
+        const int dp = rest / pp;
+        for (int ep = 1; ep <= (expert ? dp * cp : 1); ++ep) {
+          if ((dp * cp) % ep != 0) continue;
+          const Degrees d{dp, tp, pp, cp, ep};
+          if (layout_problem(s, d).empty()) out.push_back(d);
+        }
+      }
     }
   }
   return out;
@@ -190,6 +213,9 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.active_gpus = static_cast<int>(d.product());
   r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
   r.model_params = s.model.params;
+  r.model_active_params = s.model.moe() ? s.model.params * active_params(s.model, s.seq_len) /
+                                              shape_params(s.model, s.seq_len)
+                                        : s.model.params;
   r.precision = s.precision;
   if (with_ranks) r.ranks = layout(d, s.gpus_per_node, s.order);
   r.pipeline = pipeline_report(s, d);

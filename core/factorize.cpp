@@ -1,5 +1,6 @@
 #include "factorize.h"
 
+#include <numeric>
 #include <vector>
 
 namespace pe {
@@ -17,38 +18,70 @@ std::vector<int> prime_factors_descending(int n) {
   return {factors.rbegin(), factors.rend()};
 }
 
+// The largest divisor of n that also divides m.
+int largest_common_divisor(long long n, int m) { return static_cast<int>(std::gcd(n, 1LL * m)); }
+
 }  // namespace
 
-Degrees auto_factor(int gpus, int gpus_per_node, int layers, const Seams& seams) {
+Degrees auto_factor(const Scenario& s) {
   Degrees d;
+  const Seams& seams = s.seams;
   if (!seams.any()) return d;
-  // Tie order TP, PP, DP: the innermost seam takes a contested factor first.
+  const int per_node = s.gpus_per_node, layers = s.model.layers, seq = s.seq_len;
+  const int heads = s.context_parallel == ContextParallel::kUlysses ? s.model.heads : 0;
+  // may_take: the seam wants the factor; can_run: it could run it at all.
   struct Slot {
     bool on;
     int* degree;
-    bool (*may_take)(int next, int gpus_per_node, int layers);
+    bool preferred_only_by_node;  // TP: outside its node is slow, not wrong
   };
   Slot slots[] = {
-      {seams.tensor, &d.tp, [](int next, int per_node, int) { return per_node % next == 0; }},
-      {seams.pipeline, &d.pp, [](int next, int, int max_stages) { return next <= max_stages; }},
-      {seams.data, &d.dp, [](int, int, int) { return true; }},
+      {seams.tensor, &d.tp, true},
+      {seams.context, &d.cp, false},
+      {seams.pipeline, &d.pp, false},
+      {seams.data, &d.dp, false},
   };
-  for (int factor : prime_factors_descending(gpus)) {
+  auto can_run = [&](const Slot& slot, int next) {
+    if (slot.degree == &d.pp) return next <= layers;
+    if (slot.degree == &d.cp) return seq % next == 0 && (heads == 0 || heads % next == 0);
+    return true;
+  };
+  auto may_take = [&](const Slot& slot, int next) {
+    return can_run(slot, next) && (!slot.preferred_only_by_node || per_node % next == 0);
+  };
+  for (int factor : prime_factors_descending(s.gpus)) {
     Slot* best = nullptr;      // a seam that may take the factor
     Slot* fallback = nullptr;  // else: one that can (TP leaving its node is slow, not wrong)
-    for (Slot& s : slots) {
-      if (!s.on) continue;
-      const int next = *s.degree * factor;
-      const bool possible = s.degree != &d.pp || next <= layers;
-      if (possible && (!fallback || *s.degree < *fallback->degree)) fallback = &s;
-      if (!s.may_take(next, gpus_per_node, layers)) continue;
-      if (!best || *s.degree < *best->degree) best = &s;
+    for (Slot& slot : slots) {
+      if (!slot.on) continue;
+      const int next = *slot.degree * factor;
+      if (can_run(slot, next) && (!fallback || *slot.degree < *fallback->degree)) fallback = &slot;
+      if (may_take(slot, next) && (!best || *slot.degree < *best->degree)) best = &slot;
     }
-    // Pipeline alone on more GPUs than layers: nothing can take it; evaluate() says so.
-    if (!best && !fallback) fallback = &slots[1];
+    // Nothing can take it (pipeline alone on more GPUs than layers, a sequence CP cannot
+    // split): the first enabled seam takes it and evaluate() says why that layout fails.
+    if (!best && !fallback) {
+      for (Slot& slot : slots) {
+        if (slot.on) {
+          fallback = &slot;
+          break;
+        }
+      }
+    }
     *(best ? best : fallback)->degree *= factor;
   }
+  if (seams.expert && s.model.moe()) d.ep = largest_common_divisor(1LL * d.dp * d.cp, s.model.experts);
   return d;
+}
+
+Degrees auto_factor(int gpus, int gpus_per_node, int layers, const Seams& seams) {
+  Scenario s;
+  s.gpus = gpus;
+  s.gpus_per_node = gpus_per_node;
+  s.model.layers = layers;
+  s.seams = seams;
+  s.seams.context = s.seams.expert = false;
+  return auto_factor(s);
 }
 
 }  // namespace pe

@@ -33,8 +33,11 @@ struct PlanResult {
   std::string why_best;     // one sentence on why the first one wins
 };
 
-// The space, exhaustively: every (DP, TP, PP) with DP x TP x PP = gpus, TP dividing the head
-// count, PP at most the layer count; ZeRO 0-3; recomputation none / selective / full; sequence
+// The space, exhaustively: every (DP, TP, PP, CP) with DP x TP x PP x CP = gpus, TP dividing
+// the head count, PP at most the layer count, CP only where the sequence calls for it (each
+// CP rank keeps at least 8,192 tokens; the scenario's context_parallel method), and for an MoE
+// every EP dividing DP x CP and the experts (the scenario's expert_tp, which must divide TP);
+// ZeRO 0-3; recomputation none / selective / full; sequence
 // parallel off / on (with TP); micro-batch sizes b (powers of two up to 64) that divide the
 // global batch per replica; 1F1B, and interleaved with every v where PP x v divides the
 // layers of every stage and PP divides the micro-batch count (Megatron-LM's conditions); a

@@ -41,6 +41,28 @@ ModelSpec llama(const char* name, int layers, int hidden, int heads, int kv, int
   return m;
 }
 
+// A Llama-style decoder whose MLPs are routed experts (Mixtral): top_k of `experts` SwiGLU
+// experts of width ffn per token.
+ModelSpec moe(const char* name, int layers, int hidden, int heads, int kv, int ffn, int vocab,
+              int experts, int top_k) {
+  ModelSpec m = llama(name, layers, hidden, heads, kv, ffn, vocab);
+  m.experts = experts;
+  m.experts_per_token = top_k;
+  return m;
+}
+
+// DeepSeek-V3 (arXiv:2412.19437, Sec. 4.2): 61 layers of h 7168, the first 3 dense (MLP
+// 18432 wide), the other 58 with 256 routed experts (top-8) and 1 shared, each 2048 wide;
+// 128-head multi-head latent attention; vocabulary 129,280.
+ModelSpec deepseek_v3() {
+  ModelSpec m = moe("deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 256, 8);
+  m.attention = Attention::kLatent;
+  m.moe_ffn_hidden = 2048;
+  m.shared_experts = 1;
+  m.dense_layers = 3;
+  return m;
+}
+
 }  // namespace
 
 const std::vector<ModelSpec>& model_presets() {
@@ -63,6 +85,11 @@ const std::vector<ModelSpec>& model_presets() {
         llama("llama3-405b", 126, 16384, 128, 8, 53248, 128256),  // 405.9 B
         gpt("megatron-530b", 105, 20480, 128, 51200),  // Korthikanti Table 3; Narayanan 529.6 B
         gpt("megatron-1t", 128, 25600, 160, 51200),     // Korthikanti Table 3; Narayanan 1008 B
+        // Jiang et al. 2024 (arXiv:2401.04088), Table 1: 46.7B total, 12.9B active.
+        moe("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 8, 2),
+        // Mistral AI 2024 (model card): 141B total, 39B active.
+        moe("mixtral-8x22b", 56, 6144, 48, 8, 16384, 32768, 8, 2),
+        deepseek_v3(),
     };
   }();
   return presets;
@@ -84,6 +111,9 @@ const std::vector<GpuSpec>& gpu_presets() {
       {"A100-80GB", 80, 312, 300, 2039, kA100MatmulEfficiency},
       {"H100-80GB", 80, 989, 450, 3350, kH100MatmulEfficiency},
       {"H200-141GB", 141, 989, 450, 4800, kH100MatmulEfficiency},
+      // H100's compute and memory with NVLink cut to 400 GB/s both ways; DeepSeek-V3
+      // (arXiv:2412.19437, Sec. 3.2.2) measured 160 GB/s of it. H100's calibration.
+      {"H800-80GB", 80, 989, 200, 3350, kH100MatmulEfficiency},
       {"B200-192GB", 192, 2250, 900, 8000, kH100MatmulEfficiency},
   };
   return presets;

@@ -7,7 +7,14 @@
 
 namespace pe {
 
-enum class Metric { kStepSeconds, kTflopsPerGpu, kMfu };
+enum class Metric {
+  kStepSeconds,
+  kTflopsPerGpu,
+  kMfu,
+  kGpuHoursPerTrillionTokens,  // report.cost (DeepSeek-V3's unit)
+  kParams,                     // report.model_params
+  kActiveParams,               // report.model_active_params
+};
 
 struct ReferenceRun {
   std::string name;
@@ -20,11 +27,14 @@ struct ReferenceRun {
 
 const std::vector<ReferenceRun>& reference_runs();
 
-// The model's value of a run's metric, from its report's time section.
-const char* metric_key(Metric metric);  // "step_s", "tflops_per_gpu", "mfu"
+// The model's value of a run's metric: report.time.<key> for times, throughputs and MFU,
+// report.cost.<key> for GPU-hours, report.<key> for parameter counts.
+const char* metric_key(Metric metric);  // "step_s", "tflops_per_gpu", "mfu", ...
+const char* metric_section(Metric metric);  // "time", "cost" or "" (the report itself)
 
-// [{name, source, table, metric, published, predicted, error, report}] with the model's report
-// of each; error = predicted / published - 1 (null without a published figure).
+// [{name, source, table, metric, section, published, predicted, error, report}] with the
+// model's report of each: predicted is report[section][metric] (report[metric] when section is
+// ""); error = predicted / published - 1 (null without a published figure).
 std::string reference_runs_json();
 
 }  // namespace pe

@@ -26,6 +26,7 @@ struct StageMemory {
   int stage = 0;
   int layers = 0;
   double params_per_gpu = 0;
+  double expert_params_per_gpu = 0;  // of params_per_gpu, what routed experts hold (moe.h)
   int inflight_microbatches = 0;
   MemoryBreakdown breakdown;
 };
@@ -64,6 +65,8 @@ struct CommsReport {
   SeamTraffic data;
   SeamTraffic tensor;
   SeamTraffic pipeline;
+  SeamTraffic context;  // K/V ring passes or Ulysses all-to-alls (context.h)
+  SeamTraffic expert;   // MoE dispatch and combine all-to-alls (moe.h)
 };
 
 // Layers per pipeline stage (pipeline.h stage_split): the first, the last, and the middle
@@ -83,6 +86,14 @@ struct StageSplit {
     if (stage == 0) return first;
     if (stage == pp - 1) return last;
     return middle + (stage >= extra_from ? 1 : 0);
+  }
+  // The index of the stage's first layer (the layers before it, on the earlier stages).
+  int first_layer(int stage) const {
+    if (stage <= 0) return 0;
+    // Middle stages 1 .. stage-1 hold `middle` each, and one more from extra_from on.
+    const int from = extra_from > 1 ? extra_from : 1;
+    const int extra = stage > from ? stage - from : 0;
+    return first + middle * (stage - 1) + extra;
   }
   int most() const {
     int m = first > last ? first : last;
@@ -107,6 +118,8 @@ struct TimeReport {
   double exposed_data_s = 0;    // communication not hidden behind compute, per seam
   double exposed_tensor_s = 0;
   double exposed_pipeline_s = 0;
+  double exposed_context_s = 0;  // K/V exchange beyond the attention it overlaps (context.h)
+  double exposed_expert_s = 0;   // expert all-to-alls (moe.h), hidden with expert_comm_overlap
   double exposed_comms_s = 0;   // their sum
   double optimizer_s = 0;       // the optimizer step, at HBM bandwidth
   double step_s = 0;
@@ -138,9 +151,10 @@ struct Report {
   Degrees degrees;
   Precision precision;  // bytes per parameter of each training state, before any sharding
   int gpus = 0;
-  int active_gpus = 0;  // DP x TP x PP; fewer than gpus only when no seam is on
+  int active_gpus = 0;  // DP x TP x PP x CP; fewer than gpus only when no seam is on
   int nodes = 0;
   double model_params = 0;
+  double model_active_params = 0;  // what one token uses: all of a dense model, MoE's top-k
   int global_batch = 0;  // effective: micro_batch x DP x micro-batches
   std::vector<RankPlace> ranks;
   MemoryReport memory;

@@ -8,36 +8,51 @@
 
 namespace pe {
 
+// The seams that auto-factor the GPU count. Context splits the sequence; expert splits each
+// mixture-of-experts layer's experts over ranks carved out of the data and context ranks, so
+// it takes no factor of its own (factorize.h).
 struct Seams {
   bool data = true;
   bool tensor = false;
   bool pipeline = false;
-  bool any() const { return data || tensor || pipeline; }
+  bool context = false;
+  bool expert = false;
+  bool any() const { return data || tensor || pipeline || context; }
 };
 
 // The seams in the order their coordinates vary across ranks, innermost (fastest, so its
 // groups are runs of neighbouring ranks and stay in a node) first. The chapter's rule of thumb
 // is TP innermost, PP next, DP outermost: each seam's appetite for bandwidth decides.
-enum class Seam { kTensor, kPipeline, kData };
+// Context parallelism is not in the order: it always sits just outside TP (layout.h).
+enum class Seam { kTensor, kPipeline, kData, kContext };
 using SeamOrder = std::array<Seam, 3>;
 constexpr SeamOrder kBookOrder = {Seam::kTensor, Seam::kPipeline, Seam::kData};
 
+// dp x tp x pp x cp = the GPUs in use. ep is not a factor: the EP groups are carved out of
+// the dp x cp ranks of each stage (Megatron-Core), so ep divides dp x cp (layout.h).
 struct Degrees {
   int dp = 1;
   int tp = 1;
   int pp = 1;
-  long long product() const { return 1LL * dp * tp * pp; }
+  int cp = 1;
+  int ep = 1;
+  long long product() const { return 1LL * dp * tp * pp * cp; }
 };
 
 enum class Activation { kGelu, kSwiglu };
 enum class Position { kLearned, kRope };
 
+// Multi-head attention (grouped when kv_heads < heads), or DeepSeek's multi-head latent
+// attention (transformer.h says how it is counted).
+enum class Attention { kMultiHead, kLatent };
+
 // A decoder-only transformer. The shape (layers, hidden, heads, kv_heads, ffn_hidden,
-// activation, position, tied_embeddings) gives the parameters, FLOPs, activations and traffic
-// (transformer.h). `params` is the count every parameter-proportional number is scaled to:
-// weights, gradients, optimizer states, matmul FLOPs and gradient traffic. It equals the
-// shape's count within 5% (the contract refuses more), unless `shape_nominal`: params given
-// without an architecture, so the preset's shape is only a template scaled to them.
+// activation, position, tied_embeddings, attention, and the experts for a mixture of experts)
+// gives the parameters, FLOPs, activations and traffic (transformer.h, moe.h). `params` is the
+// count every parameter-proportional number is scaled to: weights, gradients, optimizer
+// states, matmul FLOPs and gradient traffic. It equals the shape's count within 5% (the
+// contract refuses more), unless `shape_nominal`: params given without an architecture, so
+// the preset's shape is only a template scaled to them.
 // Book default: 50 layers x 5120 hidden is 16.0 B params by Narayanan et al. Eq. 2, so the
 // book's round 16e9 is consistent with it.
 struct ModelSpec {
@@ -55,8 +70,20 @@ struct ModelSpec {
   Position position = Position::kLearned;  // learned: an s x h position table; rope: none
   bool tied_embeddings = true;  // the output layer reuses the word embedding (GPT, Megatron)
   bool shape_nominal = false;
+  Attention attention = Attention::kMultiHead;
+  // Mixture of experts (moe.h). experts = 0: a dense model. Otherwise every layer after the
+  // first `dense_layers` replaces its MLP by `experts` routed experts, of which each token
+  // uses `experts_per_token` (top-k), plus `shared_experts` every token uses; each expert is
+  // an MLP of width `moe_ffn_hidden` (0 = ffn). The dense layers keep the ffn-wide MLP.
+  int experts = 0;
+  int experts_per_token = 2;
+  int moe_ffn_hidden = 0;
+  int shared_experts = 0;
+  int dense_layers = 0;
   int kv() const { return kv_heads > 0 ? kv_heads : heads; }
   int ffn() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
+  bool moe() const { return experts > 0; }
+  int expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn(); }
 };
 
 // Bytes of training state per parameter. Book / ZeRO convention (mixed-precision Adam):
@@ -90,6 +117,10 @@ struct GpuSpec {
 enum class Recompute { kNone, kSelective, kFull };
 enum class Schedule { kOneFOneB, kInterleaved };
 enum class MemoryModel { kBook, kFull };
+// How context parallelism exchanges keys and values (context.h): ring passes (Ring
+// Attention; Megatron-Core's cp_comm_type "p2p"), one all-gather (Llama 3; "all_gather") or
+// all-to-alls (DeepSpeed-Ulysses; "a2a").
+enum class ContextParallel { kRing, kAllGather, kUlysses };
 
 struct Scenario {
   int gpus = 16;
@@ -138,6 +169,19 @@ struct Scenario {
   // H100 rentals (about $1-4 on demand, less reserved); the page says to set your own.
   double price_per_gpu_hour = 2.0;
   double matmul_efficiency() const { return efficiency > 0 ? efficiency : gpu.matmul_efficiency; }
+  ContextParallel context_parallel = ContextParallel::kRing;
+  // Tensor parallelism inside each expert (Megatron-Core --expert-tensor-parallel-size); it
+  // divides tp. Megatron-Core defaults it to tp; 1 keeps experts whole, as DeepSeek-V3 and
+  // most MoE recipes run.
+  int expert_tp = 1;
+  // Tokens an expert takes, as a multiple of an even share (Switch Transformer; Megatron-Core
+  // --moe-expert-capacity-factor with padding): buffers, all-to-alls and expert FLOPs scale by
+  // it. 0: dropless with balanced routing, the same as 1.
+  double capacity_factor = 0;
+  // Hide the expert all-to-alls behind computation of another micro-batch (DeepSeek-V3's
+  // DualPipe; Megatron-Core --overlap-moe-expert-parallel-comm).
+  bool expert_comm_overlap = false;
+  double expert_capacity() const { return capacity_factor > 0 ? capacity_factor : 1.0; }
 };
 
 }  // namespace pe

@@ -105,14 +105,32 @@ std::vector<Field> make_fields() {
       boolean("seams.data", "fleet", "data parallelism on", PE_BOOL(seams.data)),
       boolean("seams.tensor", "fleet", "tensor parallelism on", PE_BOOL(seams.tensor)),
       boolean("seams.pipeline", "fleet", "pipeline parallelism on", PE_BOOL(seams.pipeline)),
+      boolean("seams.context", "fleet", "context parallelism on: the sequence split over GPUs",
+              PE_BOOL(seams.context)),
+      boolean("seams.expert", "fleet",
+              "expert parallelism on: MoE experts split over the data and context ranks",
+              PE_BOOL(seams.expert)),
       special("order", T::kOrder, "fleet", "",
-              "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp)",
+              "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp); cp sits just "
+              "outside tp",
               {"tp", "pp", "dp"}),
       special("degrees", T::kObject, "fleet", "",
               "explicit degrees (product = gpus); override the seams; null: auto-factor"),
       integer("degrees.dp", "fleet", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
       integer("degrees.tp", "fleet", "", 1, 16384, "tensor-parallel degree", PE_DEGREE(tp)),
       integer("degrees.pp", "fleet", "", 1, 16384, "pipeline-parallel degree", PE_DEGREE(pp)),
+      integer("degrees.cp", "fleet", "", 1, 16384, "context-parallel degree; divides seq_len",
+              PE_DEGREE(cp)),
+      integer("degrees.ep", "fleet", "", 1, 16384,
+              "expert-parallel degree, carved out of dp x cp: divides dp x cp and the experts",
+              PE_DEGREE(ep)),
+      choice("context_parallel", "fleet", {"ring", "all_gather", "ulysses"},
+             "how CP exchanges keys and values: ring passes, one all-gather, or Ulysses "
+             "all-to-alls",
+             PE_ENUM(context_parallel, ContextParallel)),
+      integer("expert_tp", "fleet", "", 1, 1024,
+              "tensor-parallel degree inside each expert; divides the TP degree",
+              PE_INT(expert_tp)),
 
       special("model", T::kPreset, "model", "",
               "a preset name, or an object of the model.* fields", models),
@@ -136,6 +154,19 @@ std::vector<Field> make_fields() {
              "learned: an s x h position table; rope (or ALiBi): none", PE_ENUM(model.position, Position)),
       boolean("model.tied_embeddings", "model", "the output layer reuses the word embedding",
               PE_BOOL(model.tied_embeddings)),
+      choice("model.attention", "model", {"multi_head", "latent"},
+             "multi_head (grouped with kv_heads), or DeepSeek's multi-head latent attention",
+             PE_ENUM(model.attention, Attention)),
+      integer("model.experts", "model", "", 0, 16384,
+              "routed experts per MoE layer; 0: a dense model", PE_INT(model.experts)),
+      integer("model.experts_per_token", "model", "", 1, 16384,
+              "routed experts each token uses (top-k)", PE_INT(model.experts_per_token)),
+      integer("model.moe_ffn_hidden", "model", "", 0, 1 << 20,
+              "width of each expert's MLP; 0: the dense MLP's", PE_INT(model.moe_ffn_hidden)),
+      integer("model.shared_experts", "model", "", 0, 64,
+              "experts every token uses, beside the routed ones", PE_INT(model.shared_experts)),
+      integer("model.dense_layers", "model", "", 0, 10000,
+              "leading layers that keep a dense MLP", PE_INT(model.dense_layers)),
       number("model.params", "model", "parameters", 1e6, 1e14,
              "parameters; counted from the shape when absent; within 5% of that count unless "
              "given without an architecture, which scales the shape to them",
@@ -154,6 +185,9 @@ std::vector<Field> make_fields() {
       number("price_per_gpu_hour", "model", "USD/GPU-hour", 0, 1e4,
              "what one GPU-hour costs; 2.0 is a round cloud figure, set your own",
              PE_REAL(price_per_gpu_hour)),
+      number("capacity_factor", "model", "", 0, 64,
+             "tokens an expert takes, as a multiple of an even share; 0: dropless",
+             PE_REAL(capacity_factor)),
 
       special("precision", T::kPreset, "memory", "",
               "a preset, or an object of the precision.* bytes", precisions),
@@ -228,14 +262,33 @@ std::vector<Field> make_fields() {
               PE_INT(first_stage_layers)),
       integer("last_stage_layers", "schedule", "layers", 0, 10000,
               "layers on the last pipeline stage; 0: even", PE_INT(last_stage_layers)),
+      boolean("expert_comm_overlap", "schedule",
+              "hide the expert all-to-alls behind another micro-batch's compute",
+              PE_BOOL(expert_comm_overlap)),
   };
-  auto& v = *std::find_if(f.begin(), f.end(),
-                          [](const Field& x) { return std::string(x.key) == "virtual_stages"; });
-  v.inert = [](const Scenario& s) { return s.schedule != Schedule::kInterleaved; };
-  v.inert_reason = "it applies only to the interleaved schedule";
-  auto& name = *std::find_if(f.begin(), f.end(),
-                             [](const Field& x) { return std::string(x.key) == "model.name"; });
-  name.max = 64;
+  auto row = [&f](const char* key) -> Field& {
+    return *std::find_if(f.begin(), f.end(), [key](const Field& x) { return std::string(x.key) == key; });
+  };
+  row("virtual_stages").inert = [](const Scenario& s) { return s.schedule != Schedule::kInterleaved; };
+  row("virtual_stages").inert_reason = "it applies only to the interleaved schedule";
+  row("model.name").max = 64;
+  // Context parallelism is on when its seam is, or an explicit degree asks for it.
+  row("context_parallel").inert = [](const Scenario& s) {
+    return !s.seams.context && !(s.degrees && s.degrees->cp > 1);
+  };
+  row("context_parallel").inert_reason = "it applies only with context parallelism";
+  // Mixture-of-experts settings mean nothing for a dense model; seams.expert is inert only
+  // when on (off is the dense model's own state).
+  const auto dense = [](const Scenario& s) { return !s.model.moe(); };
+  for (const char* key : {"model.experts_per_token", "model.moe_ffn_hidden", "model.shared_experts",
+                          "model.dense_layers", "expert_tp", "capacity_factor",
+                          "expert_comm_overlap"}) {
+    row(key).inert = dense;
+    row(key).inert_reason = "it applies only to mixture-of-experts models (model.experts > 0)";
+  }
+  row("seams.expert").inert = [](const Scenario& s) { return s.seams.expert && !s.model.moe(); };
+  row("seams.expert").inert_reason =
+      "the model is dense (model.experts is 0): there are no experts to split";
   return f;
 }
 

@@ -6,6 +6,7 @@
 #include "activations.h"
 #include "comms.h"
 #include "memory.h"
+#include "moe.h"
 #include "transformer.h"
 
 namespace pe {
@@ -17,9 +18,11 @@ constexpr double kRecomputePasses = 2;        // the re-run forward writes and r
 struct StageTime {
   double matmul_s = 0;
   double memory_s = 0;
-  double tensor_s = 0;  // exposed
+  double tensor_s = 0;   // exposed
+  double context_s = 0;  // exposed
+  double expert_s = 0;   // exposed
   double compute_s() const { return matmul_s + memory_s; }
-  double total_s() const { return matmul_s + memory_s + tensor_s; }
+  double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
 };
 
 }  // namespace
@@ -59,15 +62,38 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
 
   // Stages with equal layers take equal times, so four cover them all: the first, the middle
   // ones with and without an extra layer, the last.
+  // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
+  // divide by cp); Megatron-Core overlaps each ring pass with the attention of the chunk it
+  // already holds, so only what the attention core cannot cover is exposed; Ulysses'
+  // all-to-alls sit between the projections and attention, exposed. The expert all-to-alls
+  // are exposed unless expert_comm_overlap hides them behind another micro-batch's compute.
   auto stage_time = [&](int stage) {
     const int layers = pipeline.split.layers_on(stage);
+    const int first = pipeline.split.first_layer(stage);
+    const int moe_here = moe_layers_in(m, first, layers);
     StageTime st;
-    double flops = layers * layer_flops;
+    double flops = moe_here > 0 ? tokens * layer_run_step_flops_per_token(s, first, layers)
+                                : layers * layer_flops;
     if (stage == d.pp - 1) flops += output_flops;
-    st.matmul_s = flops / d.tp / matmul_rate;
-    st.memory_s = layers * layer_bytes / hbm;
-    const double wire = stage_comms(s, d, stage, 0, layers, 1).tensor.time_s;
-    st.tensor_s = s.tp_comm_overlap ? std::max(0.0, wire - st.matmul_s) : wire;
+    st.matmul_s = flops / d.tp / d.cp / matmul_rate;
+    st.memory_s = layers * layer_bytes / d.cp / hbm;
+    if (moe_here > 0) {
+      st.memory_s += moe_here * kElementwisePasses * moe_layer_extra_activation_bytes(s, d) / hbm;
+    }
+    const CommsReport wire = stage_comms(s, d, stage, 0, layers, 1);
+    st.tensor_s = s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s)
+                                    : wire.tensor.time_s;
+    if (wire.context.active) {
+      const double core = layers * tokens * 3 *
+                          attention_core_flops_per_token(m, s.seq_len) / d.tp / d.cp / matmul_rate;
+      st.context_s = s.context_parallel == ContextParallel::kRing
+                         ? std::max(0.0, wire.context.time_s - core)
+                         : wire.context.time_s;
+    }
+    if (wire.expert.active) {
+      st.expert_s = s.expert_comm_overlap ? std::max(0.0, wire.expert.time_s - st.compute_s())
+                                          : wire.expert.time_s;
+    }
     return st;
   };
   const StageSplit& split = pipeline.split;
@@ -90,6 +116,8 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
   t.compute_s = mb * k.compute_s();
   t.memory_bound_s = mb * k.memory_s;
   t.exposed_tensor_s = mb * k.tensor_s;
+  t.exposed_context_s = mb * k.context_s;
+  t.exposed_expert_s = mb * k.expert_s;
   t.bubble_s = std::max(0.0, sum - k.total_s()) / v;
 
   // Pipeline sends of the slowest stage: on the critical path.
@@ -100,8 +128,9 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
   // Data parallel, for the busiest GPU's parameter shard; overlapped with one micro-batch's
   // backward (the gradient reduction) or forward (the weight gather) of the slowest stage.
   if (comms.data.active) {
-    const double params = stage_memory(s, d, comms.stage, mb).params_per_gpu;
-    const DataParallelParts parts = data_parallel_parts(s, d, params, mb);
+    const StageMemory busiest = stage_memory(s, d, comms.stage, mb);
+    const DataParallelParts parts =
+        data_parallel_parts(s, d, busiest.params_per_gpu, mb, busiest.expert_params_per_gpu);
     const double rate = comms.data.link_bytes_per_s;
     const double recompute_share = s.recompute == Recompute::kFull ? 1 : 0;
     const double backward = k.compute_s() * (2 + recompute_share) / (3 + recompute_share);
@@ -117,25 +146,33 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
     }
     t.exposed_data_s = parts.reductions * reduce_exposed + gather_exposed;
   }
-  t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s;
+  t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
+                      t.exposed_context_s + t.exposed_expert_s;
 
   // Adam over the optimizer shard: master weights and both moments read and written, the
   // gradient read twice (norm and update), the 16-bit weight written.
   {
-    double params = 0;
+    // The optimizer shard: dense parameters over dp x cp, experts over their own group (moe.h).
+    double shard = 0;
     for (int stage : {0, d.pp > 2 ? 1 : 0, split.extra_from, d.pp - 1}) {
-      params = std::max(params, stage_memory(s, d, stage, mb).params_per_gpu);
+      const StageMemory st = stage_memory(s, d, stage, mb);
+      const bool zero = s.zero_stage >= 1;
+      double here = (st.params_per_gpu - st.expert_params_per_gpu) / (zero ? d.dp * d.cp : 1);
+      if (st.expert_params_per_gpu > 0) {
+        here += st.expert_params_per_gpu / (zero ? expert_data_parallel(s, d) : 1);
+      }
+      shard = std::max(shard, here);
     }
     const Precision& p = s.precision;
-    const double shard = params / (s.zero_stage >= 1 ? d.dp : 1);
     t.optimizer_s =
         shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
   }
 
   t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
   t.model_flops_per_step = model_flops_per_step(m, s.seq_len, effective_global_batch);
-  t.hardware_flops_per_step = hardware_flops_per_step(m, s.seq_len, effective_global_batch,
-                                                      s.recompute, s.flash_attention);
+  t.hardware_flops_per_step =
+      hardware_flops_per_step(m, s.seq_len, effective_global_batch, s.recompute,
+                              s.flash_attention, s.expert_capacity());
   t.mfu = t.model_flops_per_step / (t.step_s * gpus * peak);
   t.hfu = t.hardware_flops_per_step / (t.step_s * gpus * peak);
   t.tflops_per_gpu = t.hardware_flops_per_step / (t.step_s * gpus) / 1e12;

@@ -35,9 +35,12 @@ Problem ranges(const Scenario& s) {
 Problem degrees_problem(const Scenario& s) {
   const Degrees& d = *s.degrees;
   if (d.product() == s.gpus) return {};
-  return {"degrees", "degrees: dp x tp x pp = " + str(d.dp) + "x" + str(d.tp) + "x" + str(d.pp) +
-                         " = " + str(d.product()) + ", but gpus is " + str(s.gpus) +
-                         ": the product must equal gpus"};
+  const std::string factors = d.cp == 1 ? "dp x tp x pp = " + str(d.dp) + "x" + str(d.tp) + "x" +
+                                              str(d.pp)
+                                        : "dp x tp x pp x cp = " + str(d.dp) + "x" + str(d.tp) +
+                                              "x" + str(d.pp) + "x" + str(d.cp);
+  return {"degrees", "degrees: " + factors + " = " + str(d.product()) + ", but gpus is " +
+                         str(s.gpus) + ": the product must equal gpus"};
 }
 
 }  // namespace
@@ -62,6 +65,17 @@ Problem validate(const Scenario& s) {
     return {"model.kv_heads", "model.kv_heads is " + str(m.kv_heads) +
                                   ": it must divide model.heads (" + str(m.heads) +
                                   ") so the query heads share key/value heads evenly"};
+  }
+  if (m.moe() && m.experts_per_token > m.experts) {
+    return {"model.experts_per_token",
+            "model.experts_per_token is " + str(m.experts_per_token) +
+                ": allowed 1 to model.experts (" + str(m.experts) + "); a token cannot use more "
+                "experts than there are"};
+  }
+  if (m.moe() && m.dense_layers >= m.layers) {
+    return {"model.dense_layers", "model.dense_layers is " + str(m.dense_layers) +
+                                      ": allowed 0 to model.layers - 1 (" + str(m.layers - 1) +
+                                      ") so that some layer has experts"};
   }
   if (!m.shape_nominal) {
     const double counted = shape_params(m, s.seq_len);

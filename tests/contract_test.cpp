@@ -15,7 +15,7 @@ json run(const std::string& scenario) { return json::parse(evaluate_json(scenari
 
 TEST(Contract, EmptyScenarioIsTheBookLab) {
   const json r = run("{}");
-  EXPECT_EQ(r["degrees"], json({{"dp", 16}, {"tp", 1}, {"pp", 1}}));
+  EXPECT_EQ(r["degrees"], json({{"dp", 16}, {"tp", 1}, {"pp", 1}, {"cp", 1}, {"ep", 1}}));
   EXPECT_EQ(r["memory"]["per_gpu_bytes"], 256e9);
   EXPECT_EQ(r["memory"]["params_per_gpu"], 16e9);
   EXPECT_EQ(r["memory"]["shard_factor"], 1);
@@ -23,18 +23,19 @@ TEST(Contract, EmptyScenarioIsTheBookLab) {
   EXPECT_EQ(r["comms"]["data"]["bytes_per_gpu_per_step"], 60e9);
   EXPECT_EQ(r["comms"]["data"]["link"], "network");
   ASSERT_EQ(r["ranks"].size(), 16u);
-  EXPECT_EQ(r["ranks"][9], json({{"rank", 9}, {"dp", 9}, {"tp", 0}, {"pp", 0}, {"node", 1}}));
+  EXPECT_EQ(r["ranks"][9], json({{"rank", 9}, {"dp", 9}, {"tp", 0}, {"pp", 0}, {"cp", 0},
+                                 {"ep", 0}, {"node", 1}}));
 }
 
 TEST(Contract, AllThreeSeamsGive2x4x2And32GB) {
   const json r = run(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})");
-  EXPECT_EQ(r["degrees"], json({{"dp", 2}, {"tp", 4}, {"pp", 2}}));
+  EXPECT_EQ(r["degrees"], json({{"dp", 2}, {"tp", 4}, {"pp", 2}, {"cp", 1}, {"ep", 1}}));
   EXPECT_EQ(r["memory"]["per_gpu_bytes"], 32e9);
 }
 
 TEST(Contract, ExplicitDegreesOverrideTheSeams) {
   const json r = run(R"({"seams":{"data":true},"degrees":{"dp":2,"tp":8,"pp":1}})");
-  EXPECT_EQ(r["degrees"], json({{"dp", 2}, {"tp", 8}, {"pp", 1}}));
+  EXPECT_EQ(r["degrees"], json({{"dp", 2}, {"tp", 8}, {"pp", 1}, {"cp", 1}, {"ep", 1}}));
 }
 
 TEST(Contract, ArchitectureAloneIsCountedWithNarayananEq2) {
@@ -84,10 +85,34 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{R"({"gpus":1e308})", "gpus", "gpus is 1e+308: allowed a whole number"},
         BadInput{R"({"gpus":1000000})", "gpus", "gpus is 1000000: allowed 1 to 16384"},
         BadInput{R"({"seams":{"data":1}})", "seams.data", "seams.data is 1: allowed true or false"},
-        BadInput{R"({"seams":{"expert":true}})", "seams.expert",
-                 "unknown key \"seams.expert\": allowed data, tensor, pipeline"},
+        BadInput{R"({"seams":{"sideways":true}})", "seams.sideways",
+                 "unknown key \"seams.sideways\": allowed data, tensor, pipeline, context, expert"},
         BadInput{R"({"degrees":{"dp":2,"tp":2,"pp":2}})", "degrees",
                  "degrees: dp x tp x pp = 2x2x2 = 8, but gpus is 16"},
+        BadInput{R"({"degrees":{"dp":2,"tp":2,"pp":2,"cp":4}})", "degrees",
+                 "degrees: dp x tp x pp x cp = 2x2x2x4 = 32, but gpus is 16"},
+        // The context and expert seams' refusals.
+        BadInput{R"({"degrees":{"dp":8,"tp":1,"pp":1,"cp":2,"ep":2}})", "degrees.ep",
+                 "expert-parallel degree 2 needs a mixture-of-experts model: book-16b is dense"},
+        BadInput{R"({"model":"mixtral-8x7b","degrees":{"dp":2,"tp":8,"pp":1,"ep":4}})",
+                 "degrees.ep", "expert-parallel degree 4 does not divide dp x cp = 2x1 = 2"},
+        BadInput{R"({"model":"mixtral-8x7b","degrees":{"dp":16,"tp":1,"pp":1,"ep":16}})",
+                 "degrees.ep", "expert-parallel degree 16 does not divide the 8 experts"},
+        BadInput{R"({"gpus":12,"seq_len":2048,"degrees":{"dp":4,"tp":1,"pp":1,"cp":3}})",
+                 "degrees.cp", "context-parallel degree 3 does not divide seq_len (2048)"},
+        BadInput{R"({"gpus":3,"seams":{"data":false,"context":true}})", "seams.context",
+                 "context-parallel degree 3 does not divide seq_len (2048)"},
+        BadInput{R"({"context_parallel":"ulysses","degrees":{"dp":1,"tp":1,"pp":1,"cp":16},
+                    "model":{"heads":20,"hidden":5120}})",
+                 "degrees.cp", "Ulysses gives each CP rank whole heads"},
+        BadInput{R"({"model":{"preset":"mixtral-8x7b","experts_per_token":9}})",
+                 "model.experts_per_token", "model.experts_per_token is 9: allowed 1 to model.experts (8)"},
+        BadInput{R"({"model":{"preset":"mixtral-8x7b","dense_layers":32}})", "model.dense_layers",
+                 "model.dense_layers is 32: allowed 0 to model.layers - 1 (31)"},
+        BadInput{R"({"model":"mixtral-8x7b","expert_tp":2})", "expert_tp",
+                 "expert_tp is 2: it must divide the tensor-parallel degree (1)"},
+        BadInput{R"({"context_parallel":"zigzag"})", "context_parallel",
+                 "context_parallel is \"zigzag\": allowed \"ring\", \"all_gather\", \"ulysses\""},
         BadInput{R"({"degrees":{"dp":-16,"tp":-1,"pp":1}})", "degrees.dp",
                  "degrees.dp is -16: allowed 1 to 16384"},
         BadInput{R"({"model":{"layers":0}})", "model.layers", "model.layers is 0: allowed 1 to 10000"},

@@ -40,7 +40,12 @@ INSTANTIATE_TEST_SUITE_P(
                           "seams":{"data":true,"tensor":true,"pipeline":true},"zero_stage":2})",
                       R"({"model":"gpt3-175b","gpus":64,"degrees":{"dp":1,"tp":8,"pp":8},
                           "schedule":"interleaved","virtual_stages":3,"global_batch":64,
-                          "memory_model":"full","sequence_parallel":true})"));
+                          "memory_model":"full","sequence_parallel":true})",
+                      R"({"gpus":64,"seq_len":32768,"memory_model":"full","zero_stage":1,
+                          "seams":{"data":true,"tensor":true,"pipeline":true,"context":true}})",
+                      R"({"model":"mixtral-8x7b","gpus":64,"memory_model":"full","zero_stage":1,
+                          "seams":{"data":true,"tensor":true,"expert":true}})",
+                      R"({"model":"mixtral-8x7b","gpus":64,"seams":{"data":true,"expert":true}})"));
 
 // The book's own numbers, as the chapter would write them.
 TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+
 #include "scenario_builders.h"
 
 namespace pe {
@@ -119,6 +123,105 @@ TEST(Layout, NodeSpansAgreeWithAGroupByGroupCheck) {
           ASSERT_EQ(fast.tp_group_spans_nodes, slow.tp_group_spans_nodes) << dp << tp << pp;
           ASSERT_EQ(fast.pp_neighbours_span_nodes, slow.pp_neighbours_span_nodes) << dp << tp << pp;
           ASSERT_EQ(fast.dp_group_spans_nodes, slow.dp_group_spans_nodes) << dp << tp << pp;
+        }
+      }
+    }
+  }
+}
+
+// The five seams: every group of every seam, built from the rank list alone, against
+// node_spans. A group is the ranks that share every coordinate but the seam's own (for EP, the
+// same run of ep consecutive x = cp + CP dp).
+NodeSpans five_seam_brute_force(const Degrees& d, int per_node, const SeamOrder& o) {
+  const std::vector<RankPlace> ranks = layout(d, per_node, o);
+  auto spans = [&](auto key) {
+    std::map<std::vector<int>, std::set<int>> nodes;
+    for (const RankPlace& p : ranks) nodes[key(p)].insert(p.node);
+    for (const auto& group : nodes) {
+      if (group.second.size() > 1) return true;
+    }
+    return false;
+  };
+  using V = std::vector<int>;
+  NodeSpans s;
+  s.tp_group_spans_nodes = spans([](const RankPlace& p) { return V{p.dp, p.pp, p.cp}; });
+  s.cp_group_spans_nodes = spans([](const RankPlace& p) { return V{p.dp, p.pp, p.tp}; });
+  s.dp_group_spans_nodes = spans([](const RankPlace& p) { return V{p.cp, p.pp, p.tp}; });
+  s.pp_neighbours_span_nodes = spans([](const RankPlace& p) { return V{p.dp, p.cp, p.tp}; });
+  s.dp_cp_group_spans_nodes = spans([](const RankPlace& p) { return V{p.pp, p.tp}; });
+  s.ep_group_spans_nodes = spans([&](const RankPlace& p) {
+    return V{(p.cp + d.cp * p.dp) / d.ep, p.pp, p.tp};
+  });
+  for (const RankPlace& p : ranks) {
+    EXPECT_EQ(rank_of(d, p.dp, p.tp, p.pp, o, p.cp), p.rank);
+    EXPECT_EQ(p.ep, (p.cp + d.cp * p.dp) % d.ep);
+  }
+  return s;
+}
+
+// The chapter's order with CP: tp, cp, pp, dp, fastest first; EP runs over x = cp + CP dp.
+TEST(Layout, RankOrderIsTensorContextPipelineData) {
+  const Degrees d{2, 2, 2, 2, 4};
+  const auto ranks = layout(d, 8);
+  ASSERT_EQ(ranks.size(), 16u);
+  EXPECT_EQ(ranks[1].tp, 1);
+  EXPECT_EQ(ranks[2].cp, 1);
+  EXPECT_EQ(ranks[4].pp, 1);
+  EXPECT_EQ(ranks[8].dp, 1);
+  // EP 4 over x = cp + 2 dp: ranks 0, 2, 8 and 10 (tp 0, pp 0) form one EP group.
+  EXPECT_EQ(ranks[0].ep, 0);
+  EXPECT_EQ(ranks[2].ep, 1);
+  EXPECT_EQ(ranks[8].ep, 2);
+  EXPECT_EQ(ranks[10].ep, 3);
+  // CP stays just outside TP in any order: DP innermost gives dp, tp, cp, pp.
+  const SeamOrder dp_first = {Seam::kData, Seam::kTensor, Seam::kPipeline};
+  EXPECT_EQ(stride_of(d, dp_first, Seam::kContext), 4);
+  EXPECT_EQ(stride_of(d, dp_first, Seam::kPipeline), 8);
+}
+
+// Llama 3's long-context layout on 16,384 GPUs, 8 per node: TP 8 fills a node, so CP, PP and
+// DP groups all cross nodes.
+TEST(Layout, LlamaLongContextKeepsOnlyTensorParallelismInsideANode) {
+  const NodeSpans s = node_spans({8, 8, 16, 16}, 8);
+  EXPECT_FALSE(s.tp_group_spans_nodes);
+  EXPECT_TRUE(s.cp_group_spans_nodes);
+  EXPECT_TRUE(s.pp_neighbours_span_nodes);
+  EXPECT_TRUE(s.dp_group_spans_nodes);
+}
+
+// CP 4 under TP 2 on 8-GPU nodes: the CP group (stride 2) stays in a node; EP 2 over it too.
+TEST(Layout, ContextGroupsInsideANodeRideNvlink) {
+  const NodeSpans s = node_spans({4, 2, 1, 4, 2}, 8);
+  EXPECT_FALSE(s.cp_group_spans_nodes);
+  EXPECT_FALSE(s.ep_group_spans_nodes);
+  EXPECT_TRUE(s.dp_cp_group_spans_nodes);
+}
+
+TEST(Layout, FiveSeamNodeSpansAgreeWithAGroupByGroupCheckInEveryOrder) {
+  for (const SeamOrder& o : kAllOrders) {
+    for (int per_node : {1, 3, 4, 8}) {
+      for (int dp : {1, 2, 3, 4, 6}) {
+        for (int tp : {1, 2, 3}) {
+          for (int pp : {1, 2, 3}) {
+            for (int cp : {1, 2, 3, 4}) {
+              for (int ep = 1; ep <= dp * cp; ++ep) {
+                if ((dp * cp) % ep != 0) continue;
+                const Degrees d{dp, tp, pp, cp, ep};
+                const NodeSpans fast = node_spans(d, per_node, o);
+                const NodeSpans slow = five_seam_brute_force(d, per_node, o);
+                const std::string at = order_text(o) + " on " + std::to_string(per_node) + ": " +
+                                       std::to_string(dp) + "x" + std::to_string(tp) + "x" +
+                                       std::to_string(pp) + "x" + std::to_string(cp) + " ep " +
+                                       std::to_string(ep);
+                ASSERT_EQ(fast.tp_group_spans_nodes, slow.tp_group_spans_nodes) << at;
+                ASSERT_EQ(fast.cp_group_spans_nodes, slow.cp_group_spans_nodes) << at;
+                ASSERT_EQ(fast.pp_neighbours_span_nodes, slow.pp_neighbours_span_nodes) << at;
+                ASSERT_EQ(fast.dp_group_spans_nodes, slow.dp_group_spans_nodes) << at;
+                ASSERT_EQ(fast.dp_cp_group_spans_nodes, slow.dp_cp_group_spans_nodes) << at;
+                ASSERT_EQ(fast.ep_group_spans_nodes, slow.ep_group_spans_nodes) << at;
+              }
+            }
+          }
         }
       }
     }

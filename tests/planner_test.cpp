@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "explorer.h"
 #include "presets.h"
 #include "text.h"
+#include "transformer.h"
 
 namespace pe {
 namespace {
@@ -134,6 +137,60 @@ TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
   };
   EXPECT_TRUE(has("more than its 500 MB.")) << testing::PrintToString(w);
   EXPECT_TRUE(has("ride the 0.5 GB/s network")) << testing::PrintToString(w);
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// The planner searches EP for an MoE model (every EP dividing DP x CP and the experts) and
+// CP where each rank keeps 8,192 tokens or more; the book's 2,048-token dense run searches
+// neither, so its space is the three-seam one.
+TEST(Planner, SearchesExpertParallelismForMixtureOfExperts) {
+  Scenario s;
+  s.model = *find_model("mixtral-8x7b");
+  s.model.params = shape_params(s.model, s.seq_len);
+  s.gpus = 64;
+  s.gpu = *find_gpu("H100-80GB");
+  s.seq_len = 4096;
+  s.global_batch = 256;
+  const PlanResult r = plan(s, 100);
+  ASSERT_FALSE(r.top.empty()) << r.why_best;
+  bool expert = false;
+  for (const Plan& p : r.top) {
+    expert = expert || p.degrees.ep > 1;
+    EXPECT_EQ((p.degrees.dp * p.degrees.cp) % p.degrees.ep, 0);
+    EXPECT_EQ(8 % p.degrees.ep, 0);
+    EXPECT_EQ(p.degrees.cp, 1);  // 4,096 tokens: no CP
+    // Every plan is one the contract accepts.
+    const Result<Report> again = evaluate(scenario_of(s, p), false);
+    ASSERT_TRUE(again.ok()) << again.error();
+  }
+  EXPECT_TRUE(expert);
+}
+
+TEST(Planner, SearchesContextParallelismForLongSequences) {
+  Scenario s;
+  s.model = *find_model("llama3-8b");
+  s.model.params = shape_params(s.model, 65536);
+  s.gpus = 64;
+  s.gpu = *find_gpu("H100-80GB");
+  s.seq_len = 65536;
+  s.global_batch = 64;
+  const PlanResult r = plan(s, 100);
+  ASSERT_FALSE(r.top.empty()) << r.why_best;
+  int most = 1;
+  for (const Plan& p : r.top) {
+    most = std::max(most, p.degrees.cp);
+    EXPECT_GE(65536 / p.degrees.cp, 8192);
+    EXPECT_EQ(p.degrees.ep, 1);
+  }
+  EXPECT_GT(most, 1);
+  // The book's dense 2,048-token run: no CP, no EP anywhere in its space.
+  const PlanResult book = plan(Scenario{}, 1000);
+  for (const Plan& p : book.top) EXPECT_EQ(p.degrees.cp * p.degrees.ep, 1);
 }
 
 }  // namespace

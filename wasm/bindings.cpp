@@ -31,20 +31,23 @@ std::string timeline(int stages, int microbatches) {
   return pe::timeline_json(stages, microbatches);
 }
 
-// [dp, tp, pp, node] per rank, as an Int32Array view of wasm memory: 16,384 ranks cost
-// 256 KB here against ~1 MB of JSON. The view is valid until the next call; lab.js copies it.
-// `order` is the scenario's nesting order ("tp,pp,dp"); an unknown one gives an empty list.
-emscripten::val ranks(int dp, int tp, int pp, int gpus_per_node, const std::string& order) {
+// [dp, tp, pp, cp, ep, node] per rank, as an Int32Array view of wasm memory: 16,384 ranks
+// cost 384 KB here against ~1.5 MB of JSON. The view is valid until the next call; lab.js copies
+// it. `order` is the scenario's nesting order ("tp,pp,dp"); an unknown one, or an ep that does
+// not divide dp x cp, gives an empty list.
+emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
+                      const std::string& order) {
   static std::vector<int32_t> flat;
   flat.clear();
-  const long long n = 1LL * dp * tp * pp;
+  const long long n = 1LL * dp * tp * pp * cp;
   const auto seams = pe::order_from_text(order);
-  if (dp < 1 || tp < 1 || pp < 1 || gpus_per_node < 1 || n > 16384 || !seams) {
+  if (dp < 1 || tp < 1 || pp < 1 || cp < 1 || ep < 1 || gpus_per_node < 1 || n > 16384 ||
+      !seams || (1LL * dp * cp) % ep != 0) {
     return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
   }
-  flat.reserve(4 * n);
-  for (const pe::RankPlace& p : pe::layout({dp, tp, pp}, gpus_per_node, *seams)) {
-    flat.insert(flat.end(), {p.dp, p.tp, p.pp, p.node});
+  flat.reserve(6 * n);
+  for (const pe::RankPlace& p : pe::layout({dp, tp, pp, cp, ep}, gpus_per_node, *seams)) {
+    flat.insert(flat.end(), {p.dp, p.tp, p.pp, p.cp, p.ep, p.node});
   }
   return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
 }

@@ -53,7 +53,8 @@ export async function createLab(options = {}) {
     evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
     // The planner: { evaluated, feasible, why_best, plans: [...] }, fastest first.
     plan: (scenario = {}, top = 10) => call(module.plan, toJson(scenario), wholeNumber('top', top)),
-    // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model.
+    // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model; where the
+    // context or expert seam is on, [dp, tp, pp, cp, ep] for layouts that use them.
     layouts: (scenario = {}) => call(module.layouts, toJson(scenario)).layouts,
     // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }. The core
     // draws up to a limit of its own; past it the call is refused, not cut short.
@@ -69,11 +70,14 @@ export async function createLab(options = {}) {
       }
       return tl;
     },
-    // Int32Array of [dp, tp, pp, node] per rank (a copy). order: the scenario's nesting order,
-    // innermost first (report.scenario.order; the core's default when left out).
+    // Int32Array of [dp, tp, pp, cp, ep, node] per rank (a copy). degrees as report.degrees
+    // (cp and ep 1 when left out). order: the scenario's nesting order, innermost first
+    // (report.scenario.order; the core's default when left out).
     ranks(degrees, gpusPerNode, order = undefined) {
-      const d = degrees ?? {};
-      const [dp, tp, pp] = ['dp', 'tp', 'pp'].map((k) => wholeNumber(`degrees.${k}`, d[k]));
+      const d = { cp: 1, ep: 1, ...(degrees ?? {}) };
+      const [dp, tp, pp, cp, ep] = ['dp', 'tp', 'pp', 'cp', 'ep'].map((k) =>
+        wholeNumber(`degrees.${k}`, d[k]),
+      );
       wholeNumber('gpus_per_node', gpusPerNode);
       const fields = lab.schema().fields;
       const nesting = order ?? fields.find((f) => f.key === 'order')?.default;
@@ -83,14 +87,21 @@ export async function createLab(options = {}) {
           'order',
         );
       }
-      const out = module.ranks(dp, tp, pp, gpusPerNode, nesting).slice();
+      const out = module.ranks(dp, tp, pp, cp, ep, gpusPerNode, nesting).slice();
       if (out.length > 0) return out;
       // The core lays out no more GPUs than a scenario may have, in an order it knows.
       const max = fields.find((f) => f.key === 'gpus')?.max;
-      if (dp * tp * pp > max) {
+      if (dp * tp * pp * cp > max) {
         throw new LabError(
-          `degrees ${dp}x${tp}x${pp} is ${dp * tp * pp} GPUs: allowed up to ${max} GPUs`,
+          `degrees ${dp}x${tp}x${pp}x${cp} is ${dp * tp * pp * cp} GPUs: allowed up to ${max} GPUs`,
           'degrees',
+        );
+      }
+      if ((dp * cp) % ep !== 0) {
+        throw new LabError(
+          `degrees.ep is ${ep}: it must divide dp x cp = ${dp * cp} (EP groups are carved out ` +
+            'of the data- and context-parallel ranks)',
+          'degrees.ep',
         );
       }
       throw new LabError(

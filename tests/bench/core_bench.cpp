@@ -6,6 +6,7 @@
 #include "explorer.h"
 #include "planner.h"
 #include "presets.h"
+#include "transformer.h"
 
 namespace {
 
@@ -61,5 +62,51 @@ void BM_Plan405BOn16384H100(benchmark::State& state) {
   state.counters["configs"] = static_cast<double>(evaluated / state.iterations());
 }
 BENCHMARK(BM_Plan405BOn16384H100)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+namespace {
+
+// The five seams' space: DeepSeek-V3 on 2,048 H800 (every EP dividing DP and the 256
+// experts) and Llama 3 405B's 131K-token stage on 16,384 H100 (CP searched).
+void BM_PlanDeepSeekV3On2048H800(benchmark::State& state) {
+  pe::Scenario s;
+  s.model = *pe::find_model("deepseek-v3");
+  s.seq_len = 4096;
+  s.model.params = pe::shape_params(s.model, s.seq_len);
+  s.gpus = 2048;
+  s.gpu = *pe::find_gpu("H800-80GB");
+  s.network_gb_s = 50;
+  s.global_batch = 15360;
+  long long evaluated = 0;
+  for (auto _ : state) {
+    const pe::PlanResult r = pe::plan(s, 10);
+    evaluated += r.evaluated;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["configs_per_s"] =
+      benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PlanDeepSeekV3On2048H800)->Unit(benchmark::kMillisecond);
+
+void BM_PlanLlamaLongContextOn16384H100(benchmark::State& state) {
+  pe::Scenario s;
+  s.model = *pe::find_model("llama3-405b");
+  s.seq_len = 131072;
+  s.model.params = pe::shape_params(s.model, s.seq_len);
+  s.gpus = 16384;
+  s.gpu = *pe::find_gpu("H100-80GB");
+  s.network_gb_s = 50;
+  s.global_batch = 128;
+  long long evaluated = 0;
+  for (auto _ : state) {
+    const pe::PlanResult r = pe::plan(s, 10);
+    evaluated += r.evaluated;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["configs_per_s"] =
+      benchmark::Counter(static_cast<double>(evaluated), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PlanLlamaLongContextOn16384H100)->Unit(benchmark::kMillisecond);
 
 }  // namespace

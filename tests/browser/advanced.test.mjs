@@ -238,7 +238,7 @@ describe('advanced section', () => {
       runs.map((r) => ({
         name: r.name,
         published: r.published,
-        model: r.report.time[r.metric],
+        model: (r.section ? r.report[r.section] : r.report)[r.metric],
         error: String(r.error),
       })),
     );

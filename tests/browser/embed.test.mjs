@@ -190,7 +190,13 @@ describe('custom element: examples/element.html', () => {
         document.querySelector('#near').shadowRoot.querySelector('.badge').textContent ===
         'DP×TP×PP = 1×1×16 = 16',
     );
-    assert.deepEqual(await page.evaluate(() => window.__reports.at(-1)), { dp: 1, tp: 1, pp: 16 });
+    assert.deepEqual(await page.evaluate(() => window.__reports.at(-1)), {
+      dp: 1,
+      tp: 1,
+      pp: 16,
+      cp: 1,
+      ep: 1,
+    });
     await near.evaluate((el) => el.removeAttribute('seams'));
     await page.waitForFunction(
       () =>

@@ -64,17 +64,26 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
       refused('degrees', /allowed up to 16384 GPUs/),
     );
     assert.throws(() => lab.ranks({ dp: 16385, tp: 1, pp: 1 }, 8), refused('degrees'));
-    assert.equal(lab.ranks({ dp: 16384, tp: 1, pp: 1 }, 8).length, 4 * 16384);
+    assert.equal(lab.ranks({ dp: 16384, tp: 1, pp: 1 }, 8).length, 6 * 16384);
+    assert.throws(
+      () => lab.ranks({ dp: 2, tp: 1, pp: 1, cp: 2, ep: 3 }, 8),
+      refused('degrees.ep', /must divide dp x cp = 4/),
+    );
   });
 
-  test('ranks: [dp, tp, pp, node] per rank, TP fastest unless the order says otherwise', () => {
+  test('ranks: [dp, tp, pp, cp, ep, node] per rank, TP fastest unless the order says otherwise', () => {
     assert.deepEqual(
       [...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2)],
-      [0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 1],
+      [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1],
     );
     assert.deepEqual(
       [...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2, 'dp,pp,tp')],
-      [0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 1],
+      [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1],
+    );
+    // CP sits just outside TP; EP 2 runs over x = cp + CP dp (core/layout.h).
+    assert.deepEqual(
+      [...lab.ranks({ dp: 1, tp: 1, pp: 1, cp: 2, ep: 2 }, 8)],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0],
     );
     for (const order of ['tp,tp,dp', '', 'javascript:1', 42, {}]) {
       assert.throws(

@@ -54,13 +54,13 @@ describe('bad scenarios', () => {
       },
     );
     assert.throws(() => lab.evaluate([]), LabError);
-    assert.deepEqual(lab.evaluate({}).degrees, { dp: 16, tp: 1, pp: 1 });
+    assert.deepEqual(lab.evaluate({}).degrees, { dp: 16, tp: 1, pp: 1, cp: 1, ep: 1 });
   });
 
   test('many errors in a row leave the module healthy', () => {
     for (let i = 0; i < 200; i++) assert.throws(() => lab.evaluate({ gpus: -i }), LabError);
     const report = lab.evaluate({ seams: { data: true, tensor: true, pipeline: true } });
-    assert.deepEqual(report.degrees, { dp: 2, tp: 4, pp: 2 });
+    assert.deepEqual(report.degrees, { dp: 2, tp: 4, pp: 2, cp: 1, ep: 1 });
     assert.equal(report.memory.per_gpu_bytes, 32e9);
   });
 });

@@ -4,7 +4,7 @@
 // every keystroke, so typing "1024" does not lay out 1, 10 and 102 GPUs on the way.
 import { make, uid } from './dom.js';
 import * as fmt from './format.js';
-import { GROUPS, optionsOf, parseDegrees, PRESETS, STATE } from './state.js';
+import { degreesText, GROUPS, optionsOf, parseDegrees, PRESETS, STATE } from './state.js';
 
 function fillOptions(select, options) {
   select.replaceChildren(
@@ -16,7 +16,9 @@ function fillOptions(select, options) {
 
 const valueAt = (obj, path) => path.split('.').reduce((o, k) => o?.[k], obj);
 
-const degreesLabel = ({ dp, tp, pp }) => `${dp} × ${tp} × ${pp}`;
+// "2 × 4 × 2", and with context or expert parallelism "8 × 8 × 16 × CP 16" / "… , EP 64".
+const degreesLabel = ({ dp, tp, pp, cp = 1, ep = 1 }) =>
+  `${dp} × ${tp} × ${pp}${cp > 1 ? ` × CP ${cp}` : ''}${ep > 1 ? `, EP ${ep}` : ''}`;
 
 // One field for a row: a number input, a select or a checkbox, with its label, unit, hint and
 // an (empty) alert for the core's refusal. Reports committed values to onChange.
@@ -129,8 +131,11 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
     if (key === layoutKey) return;
     layoutKey = key;
     const options = [['auto', 'auto from the seams']];
-    for (const [dp, tp, pp] of layouts)
-      options.push([`${dp}x${tp}x${pp}`, degreesLabel({ dp, tp, pp })]);
+    // [dp, tp, pp], or [dp, tp, pp, cp, ep] where CP or EP is in play.
+    for (const [dp, tp, pp, cp = 1, ep = 1] of layouts) {
+      const d = { dp, tp, pp, cp, ep };
+      options.push([degreesText(d), degreesLabel(d)]);
+    }
     fillOptions(fields.get('degrees').input, options);
   }
 
@@ -149,14 +154,22 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
       }
       if (report) {
         const custom = state.model === 'custom';
+        const moe = report.model_active_params < report.model_params;
         paramsOut.textContent =
           `${fmt.count(report.model_params)} parameters` +
-          (custom ? ' (counted from the architecture, Narayanan Eq. 2)' : '');
-        paramsOut.title = `${fmt.exactNumber(report.model_params)} parameters`;
+          (moe ? `, ${fmt.count(report.model_active_params)} active per token` : '') +
+          (custom ? ' (counted from the architecture, Narayanan Eq. 2 for GPT)' : '');
+        paramsOut.title =
+          `${fmt.exactNumber(report.model_params)} parameters` +
+          (moe ? `; ${fmt.exactNumber(report.model_active_params)} used by each token` : '');
         paramsOut.dataset.value = String(report.model_params);
       }
       const d = parseDegrees(state.degrees);
-      fields.get('degrees').input.title = d ? `DP = ${d.dp}, TP = ${d.tp}, PP = ${d.pp}` : '';
+      fields.get('degrees').input.title = d
+        ? `DP = ${d.dp}, TP = ${d.tp}, PP = ${d.pp}` +
+          (d.cp > 1 ? `, CP = ${d.cp}` : '') +
+          (d.ep > 1 ? `, EP = ${d.ep} (carved out of DP × CP)` : '')
+        : '';
     },
     // The core's refusal of the current values (null clears it), beside the named field when
     // it shows, else under the form.

@@ -50,9 +50,15 @@ export function seconds(value) {
   return `${sig3.format(value)} s`;
 }
 
-// The badge's "16×1×1".
-export function degrees({ dp, tp, pp }) {
-  return `${dp}×${tp}×${pp}`;
+// The badge's "16×1×1"; with context parallelism a fourth factor, "8×8×16×16", and expert
+// parallelism (carved out of DP×CP, not a factor of its own) after it: "128×1×16 (EP 64)".
+export function degrees({ dp, tp, pp, cp = 1, ep = 1 }) {
+  return `${dp}×${tp}×${pp}${cp > 1 ? `×${cp}` : ''}${ep > 1 ? ` (EP ${ep})` : ''}`;
+}
+
+// The badge's name for those factors: "DP×TP×PP", or "DP×TP×PP×CP" with context parallelism.
+export function degreesName({ cp = 1 }) {
+  return cp > 1 ? 'DP×TP×PP×CP' : 'DP×TP×PP';
 }
 
 // "GPUs 4–7" for a contiguous run, "GPUs 1, 5, 9" otherwise; a long list is cut short

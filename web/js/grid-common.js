@@ -11,12 +11,21 @@ export function tileColour(pp, ppDegree, tp, tpDegree) {
   return { fill: `oklch(${lightness.toFixed(3)} 0.13 ${hue.toFixed(1)})`, dark: lightness < 0.58 };
 }
 
-// lab.ranks() is an Int32Array of [dp, tp, pp, node] per active rank; ranks past its end are
-// idle (no seam on: one GPU trains, the rest wait).
+// lab.ranks() is an Int32Array of [dp, tp, pp, cp, ep, node] per active rank (RANK_INTS
+// each); ranks past its end are idle (no seam on: one GPU trains, the rest wait).
+export const RANK_INTS = 6;
 export function placeOf(ranks, r) {
-  const i = 4 * r;
+  const i = RANK_INTS * r;
   if (r < 0 || i >= ranks.length) return undefined;
-  return { rank: r, dp: ranks[i], tp: ranks[i + 1], pp: ranks[i + 2], node: ranks[i + 3] };
+  return {
+    rank: r,
+    dp: ranks[i],
+    tp: ranks[i + 1],
+    pp: ranks[i + 2],
+    cp: ranks[i + 3],
+    ep: ranks[i + 4],
+    node: ranks[i + 5],
+  };
 }
 
 // The runs of consecutive ranks in one data-parallel replica, { dp, first, size }: one run per
@@ -24,7 +33,7 @@ export function placeOf(ranks, r) {
 // DP inside another seam and interleaves the replicas.
 export function replicaRuns(ranks) {
   const runs = [];
-  for (let r = 0, i = 0; i < ranks.length; r++, i += 4) {
+  for (let r = 0, i = 0; i < ranks.length; r++, i += RANK_INTS) {
     const last = runs.at(-1);
     if (last && last.dp === ranks[i]) last.size += 1;
     else runs.push({ dp: ranks[i], first: r, size: 1 });
@@ -39,21 +48,27 @@ export function splitNote(runs, dp) {
   return `(${fmt.exactNumber(dp)} replicas, each in ${fmt.exactNumber(each)} runs of ${fmt.exactNumber(runs[0].size)}: the nesting order interleaves them)`;
 }
 
-// The ranks sharing a GPU's tensor group (same dp, pp), pipeline (same dp, tp) and data-parallel
-// group (same tp, pp), read off the core's coordinates.
-export function groupsOf(ranks, place) {
-  const tp = [];
-  const pp = [];
-  const dp = [];
-  for (let q = 0, i = 0; i < ranks.length; q++, i += 4) {
+// The ranks sharing a GPU's tensor group (same dp, pp, cp), pipeline (same dp, tp, cp),
+// data-parallel group (same tp, pp, cp), context group (same dp, tp, pp) and expert group (same
+// tp and pp, and the same run of EP consecutive data-and-context ranks x = cp + CP dp: the core's
+// layout.h), read off the core's coordinates.
+export function groupsOf(ranks, place, { cp: CP = 1, ep: EP = 1 } = {}) {
+  const groups = { tp: [], pp: [], dp: [], cp: [], ep: [] };
+  const block = Math.floor((place.cp + CP * place.dp) / EP);
+  for (let q = 0, i = 0; i < ranks.length; q++, i += RANK_INTS) {
     const sameDp = ranks[i] === place.dp;
     const sameTp = ranks[i + 1] === place.tp;
     const samePp = ranks[i + 2] === place.pp;
-    if (sameDp && samePp) tp.push(q);
-    if (sameDp && sameTp) pp.push(q);
-    if (sameTp && samePp) dp.push(q);
+    const sameCp = ranks[i + 3] === place.cp;
+    if (sameDp && samePp && sameCp) groups.tp.push(q);
+    if (sameDp && sameTp && sameCp) groups.pp.push(q);
+    if (sameTp && samePp && sameCp) groups.dp.push(q);
+    if (sameDp && sameTp && samePp) groups.cp.push(q);
+    if (sameTp && samePp && Math.floor((ranks[i + 3] + CP * ranks[i]) / EP) === block) {
+      groups.ep.push(q);
+    }
   }
-  return { tp, pp, dp };
+  return groups;
 }
 
 function chip(text, colour) {
@@ -78,8 +93,8 @@ export function createLegend(legend) {
   let key = '';
   return {
     update(degrees, { replicaNote } = {}) {
-      const { dp, tp, pp } = degrees;
-      const next = `${dp}x${tp}x${pp}|${replicaNote ?? ''}`;
+      const { dp, tp, pp, cp = 1, ep = 1 } = degrees;
+      const next = `${dp}x${tp}x${pp}x${cp}x${ep}|${replicaNote ?? ''}`;
       if (next === key) return;
       key = next;
       const stages = legend.querySelector('[data-legend="stage"] .chips');
@@ -91,6 +106,19 @@ export function createLegend(legend) {
       slices.replaceChildren(...chips(tp, 16, (t) => chip(`T${t}`, tileColour(0, pp, t, tp))));
       replicas.textContent =
         replicaNote ?? (dp === 1 ? '(one replica)' : `(${fmt.exactNumber(dp)} replicas)`);
+      // The fourth and fifth seams change no colour or outline: they show as groups when a
+      // GPU is picked, and their legend entries show only when they are in use.
+      const context = legend.querySelector('[data-legend="context"]');
+      const expert = legend.querySelector('[data-legend="expert"]');
+      if (context) {
+        context.hidden = cp === 1;
+        context.querySelector('.legend-note').textContent = `(${cp} GPUs split each sequence)`;
+      }
+      if (expert) {
+        expert.hidden = ep === 1;
+        expert.querySelector('.legend-note').textContent =
+          `(${ep} GPUs of the data and context ranks share out the experts)`;
+      }
     },
     reset() {
       key = '';
@@ -128,9 +156,34 @@ export function describe(readout, report, r, place, groups, { hint } = {}) {
     title.textContent = `GPU ${r} is idle: with no seam on, one GPU trains the whole model.`;
     list.replaceChildren();
   } else {
+    const { cp: CP = 1, ep: EP = 1 } = report.degrees;
     title.textContent =
       `GPU ${r} (node ${place.node}) is data-parallel replica ${place.dp}, ` +
-      `pipeline stage ${place.pp}, tensor slice ${place.tp}.`;
+      `pipeline stage ${place.pp}, tensor slice ${place.tp}` +
+      (CP > 1 ? `, context chunk ${place.cp}` : '') +
+      (EP > 1 ? `, expert rank ${place.ep}` : '') +
+      '.';
+    const beyond = [];
+    if (CP > 1) {
+      beyond.push(
+        describeGroup(
+          report,
+          { key: 'cp', label: 'Its context-parallel group', style: '(double)', off: '' },
+          groups.cp,
+          'context',
+        ),
+      );
+    }
+    if (EP > 1) {
+      beyond.push(
+        describeGroup(
+          report,
+          { key: 'ep', label: 'Its expert-parallel group', style: '(coloured dashes)', off: '' },
+          groups.ep,
+          'expert',
+        ),
+      );
+    }
     list.replaceChildren(
       describeGroup(
         report,
@@ -160,6 +213,7 @@ export function describe(readout, report, r, place, groups, { hint } = {}) {
         groups.dp,
         'data',
       ),
+      ...beyond,
     );
   }
 }

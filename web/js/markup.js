@@ -69,6 +69,12 @@ export const MARKUP = `
       <div data-legend="replica"><span class="swatch-outline" aria-hidden="true"></span>
         <span class="legend-title">outlined box = data-parallel replica</span>
         <span class="legend-note"></span></div>
+      <div data-legend="context" hidden><span class="hl-swatch cp" aria-hidden="true"></span>
+        <span class="legend-title">context-parallel group: pick a GPU to see it</span>
+        <span class="legend-note"></span></div>
+      <div data-legend="expert" hidden><span class="hl-swatch ep" aria-hidden="true"></span>
+        <span class="legend-title">expert-parallel group: pick a GPU to see it</span>
+        <span class="legend-note"></span></div>
       <div data-legend="node"><span class="swatch-node" aria-hidden="true"></span>
         <span class="legend-title">shaded box = node</span>
         <span class="legend-note">(GPUs inside share NVLink)</span></div>
@@ -102,10 +108,10 @@ export const MARKUP = `
 <section class="wire-panel" data-part="wire">
   <h2 id="@@wire-h">What crosses the wire</h2>
   <ul class="wire">
-    ${['data', 'tensor', 'pipeline']
+    ${['data', 'tensor', 'pipeline', 'context', 'expert']
       .map(
         (seam) => `
-    <li data-seam="${seam}">
+    <li data-seam="${seam}"${['context', 'expert'].includes(seam) ? ' hidden' : ''}>
       <h3>${seam[0].toUpperCase()}${seam.slice(1)} <span class="seam-state" data-field="state"></span></h3>
       <dl>
         <div><dt>Collective</dt><dd data-field="collective"></dd></div>
@@ -122,6 +128,10 @@ export const MARKUP = `
             '<b>Tensor:</b> all-gather / all-reduce activations every layer — only survivable on the fastest in-node links.',
           pipeline:
             '<b>Pipeline:</b> point-to-point activations between adjacent stages — only megabytes, so it tolerates slower links.',
+          context:
+            '<b>Context:</b> keys and values of every layer passed around the group that splits the sequence — gigabytes per step, hidden behind attention when the ring can.',
+          expert:
+            '<b>Expert:</b> all-to-alls that send each token to its experts and back, every MoE layer — the heaviest traffic of a mixture of experts.',
         }[seam]
       }</p>
     </li>`,
@@ -129,7 +139,9 @@ export const MARKUP = `
       .join('')}
   </ul>
   <p class="rule">The chapter's rule of thumb: TP innermost (in a node), PP next, DP
-    outermost — following each method's appetite for bandwidth.</p>
+    outermost — following each method's appetite for bandwidth. Context parallelism sits just
+    outside TP (Megatron-Core's tp-cp order); expert groups are carved out of the data- and
+    context-parallel ranks.</p>
 </section>
 
 <section class="exercises" data-part="exercises"></section>

@@ -16,6 +16,7 @@ import {
   describe,
   groupsOf,
   placeOf,
+  RANK_INTS,
   replicaRuns,
   splitNote,
   tileColour,
@@ -150,9 +151,9 @@ function buildShape(s) {
 // path fragments.
 function colourBands(ranks, cellPath, degrees, hues, shades) {
   const bands = new Map();
-  for (let r = 0; r < ranks.length / 4; r++) {
-    const hue = Math.floor((ranks[4 * r + 2] * hues) / degrees.pp);
-    const shade = Math.floor((ranks[4 * r + 1] * shades) / degrees.tp);
+  for (let r = 0; r < ranks.length / RANK_INTS; r++) {
+    const hue = Math.floor((ranks[RANK_INTS * r + 2] * hues) / degrees.pp);
+    const shade = Math.floor((ranks[RANK_INTS * r + 1] * shades) / degrees.tp);
     const key = hue * shades + shade;
     let list = bands.get(key);
     if (!list) bands.set(key, (list = []));
@@ -217,12 +218,12 @@ function replicaBoxes(s, first, size) {
   return boxes;
 }
 
-// One outline per run of a data-parallel replica (replicaRuns: the whole replica, TP×PP
+// One outline per run of a data-parallel replica (replicaRuns: the whole replica, TP×CP×PP
 // consecutive ranks, in the chapter's order); returns the legend's note when the replicas are
 // too many or too small to outline, or split by the nesting order.
 function outlineReplicas(layer, s, degrees, ranks) {
   const DP = degrees.dp;
-  const size = degrees.tp * degrees.pp;
+  const size = degrees.tp * degrees.pp * (degrees.cp ?? 1);
   const runs = DP < 2 ? [] : replicaRuns(ranks);
   if (DP < 2 || runs.length > MAX_OUTLINES || runs[0].size < 2) {
     layer.setAttribute('d', '');
@@ -354,7 +355,7 @@ export function createFleet({ after, legend, readout }) {
   function highlight(r) {
     const s = view.shape;
     const place = r >= 0 ? placeOf(ranks, r) : undefined;
-    const groups = place ? groupsOf(ranks, place) : null;
+    const groups = place ? groupsOf(ranks, place, report.degrees) : null;
     if (r < 0) {
       layers.hl.replaceChildren();
     } else {
@@ -362,7 +363,13 @@ export function createFleet({ after, legend, readout }) {
         el('path', { class: cls, d: list.map((q) => cellPath[q]).join('') });
       const veil = el('rect', { class: 'fleet-veil', width: s.width, height: s.height });
       const lit = groups
-        ? [path(groups.dp, 'hl-dp'), path(groups.pp, 'hl-pp'), path(groups.tp, 'hl-tp')]
+        ? [
+            path(groups.ep.length > 1 ? groups.ep : [], 'hl-ep'),
+            path(groups.dp, 'hl-dp'),
+            path(groups.cp.length > 1 ? groups.cp : [], 'hl-cp'),
+            path(groups.pp, 'hl-pp'),
+            path(groups.tp, 'hl-tp'),
+          ]
         : [];
       layers.hl.replaceChildren(veil, ...lit, path([r], 'hl-self'));
     }
@@ -395,7 +402,7 @@ export function createFleet({ after, legend, readout }) {
         degrees,
         shades,
       );
-      const active = ranks.length / 4;
+      const active = ranks.length / RANK_INTS;
       layers.idle.setAttribute('d', active < s.gpus ? cellPath.slice(active).join('') : '');
       legendView.update(degrees, {
         replicaNote: outlineReplicas(layers.replicas, s, degrees, ranks),

@@ -140,7 +140,9 @@ function buildTile(layer, shape, r) {
 function updateIdleTile(t, r) {
   t.g.setAttribute('class', 'gpu idle');
   t.rect.removeAttribute('style');
-  for (const k of ['data-dp', 'data-tp', 'data-pp', 'data-node']) t.rect.removeAttribute(k);
+  for (const k of ['data-dp', 'data-tp', 'data-pp', 'data-cp', 'data-ep', 'data-node']) {
+    t.rect.removeAttribute(k);
+  }
   t.rect.setAttribute('data-idle', 'true');
   t.rect.setAttribute('aria-label', `GPU ${r}: idle`);
   setText(t.coords, 'idle');
@@ -151,20 +153,24 @@ function updateIdleTile(t, r) {
 // A tile's colour, coordinates and strip mark for its place in the layout.
 function updateTile(t, r, place, degrees) {
   if (!place) return updateIdleTile(t, r);
-  const { dp: DP, tp: TP, pp: PP } = degrees;
+  const { dp: DP, tp: TP, pp: PP, cp: CP = 1, ep: EP = 1 } = degrees;
   const { fill, dark } = tileColour(place.pp, PP, place.tp, TP);
   t.g.setAttribute('class', dark ? 'gpu ink-light' : 'gpu ink-dark');
   t.rect.style.fill = fill;
   t.rect.removeAttribute('data-idle');
-  for (const k of ['dp', 'tp', 'pp', 'node']) t.rect.setAttribute(`data-${k}`, place[k]);
+  for (const k of ['dp', 'tp', 'pp', 'cp', 'ep', 'node'])
+    t.rect.setAttribute(`data-${k}`, place[k]);
   const parts = [];
   if (DP > 1) parts.push(`D${place.dp}`);
   if (TP > 1) parts.push(`T${place.tp}`);
   if (PP > 1) parts.push(`P${place.pp}`);
+  if (CP > 1) parts.push(`C${place.cp}`);
   setText(t.coords, parts.length ? parts.join(' ') : 'whole');
   t.rect.setAttribute(
     'aria-label',
-    `GPU ${r}, node ${place.node}: replica ${place.dp}, stage ${place.pp}, slice ${place.tp}`,
+    `GPU ${r}, node ${place.node}: replica ${place.dp}, stage ${place.pp}, slice ${place.tp}` +
+      (CP > 1 ? `, context chunk ${place.cp}` : '') +
+      (EP > 1 ? `, expert rank ${place.ep}` : ''),
   );
   const show = TP > 1 ? 'visible' : 'hidden';
   t.strip.setAttribute('visibility', show);
@@ -334,10 +340,14 @@ export function createTiles({ svg, legend, readout, maxCols }) {
   function highlight(r) {
     svg.classList.toggle('highlighting', r >= 0);
     const place = r >= 0 ? placeOf(ranks, r) : undefined;
-    const groups = place ? groupsOf(ranks, place) : null;
+    const groups = place ? groupsOf(ranks, place, report.degrees) : null;
     const roleOf = new Map();
-    if (groups)
-      for (const key of ['dp', 'pp', 'tp']) for (const q of groups[key]) roleOf.set(q, key);
+    // A GPU in several of the picked GPU's groups shows the innermost one.
+    if (groups) {
+      for (const key of ['ep', 'dp', 'cp', 'pp', 'tp']) {
+        if (groups[key].length > 1) for (const q of groups[key]) roleOf.set(q, key);
+      }
+    }
     if (r >= 0) roleOf.set(r, 'self');
     view.tiles.forEach((t, q) => {
       const role = roleOf.get(q);

@@ -11,6 +11,12 @@ const METRICS = {
   step_s: { label: 'iteration time', show: (v) => fmt.seconds(v) },
   tflops_per_gpu: { label: 'TFLOP/s per GPU', show: (v) => `${fmt.count(v)} TFLOP/s` },
   mfu: { label: 'MFU', show: (v) => fmt.percent(v) },
+  gpu_hours_per_trillion_tokens: {
+    label: 'GPU-hours per trillion tokens',
+    show: (v) => `${fmt.count(v)} GPU-h/T tokens`,
+  },
+  model_params: { label: 'parameters', show: (v) => `${fmt.count(v)} params` },
+  model_active_params: { label: 'active parameters', show: (v) => `${fmt.count(v)} active` },
 };
 const COLUMNS = ['Run', 'Layout DP×TP×PP', 'Published', 'Model', 'Error', 'Memory per GPU', 'Load'];
 
@@ -91,7 +97,8 @@ export function createReferences(root, { lab, onLoad }) {
         "Published runs, each evaluated by this model with its defaults for the run's GPU " +
         '(matmul efficiency calibrated per GPU: A100 0.68, H100 0.57). "Published" is what the ' +
         'authors report: an iteration time, a throughput (hardware FLOPs, recomputation ' +
-        'included) or an MFU. Runs without a figure are checked for fitting their GPUs.',
+        'included), an MFU, GPU-hours per trillion tokens or a parameter count. Runs without a ' +
+        'figure are checked for fitting their GPUs.',
     },
     section,
   );

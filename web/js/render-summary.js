@@ -9,11 +9,13 @@ const plural = (n, one, many = `${one}s`) => `${fmt.integer(n)} ${n === 1 ? one 
 
 // "16 GPUs: 2 data-parallel replicas × 4 tensor slices × 2 pipeline stages", from the report.
 export function layoutSentence(report) {
-  const { dp, tp, pp } = report.degrees;
+  const { dp, tp, pp, cp = 1, ep = 1 } = report.degrees;
   const fleet = `${plural(report.gpus, 'GPU')} in ${plural(report.nodes, 'node')}`;
   const layout =
     `${plural(dp, 'data-parallel replica')} × ${plural(tp, 'tensor slice')} × ` +
-    `${plural(pp, 'pipeline stage')}`;
+    `${plural(pp, 'pipeline stage')}` +
+    (cp > 1 ? ` × ${plural(cp, 'context chunk')}` : '') +
+    (ep > 1 ? `, experts split ${ep} ways` : '');
   const idle = report.gpus - report.active_gpus;
   return `${fleet}: ${layout}${
     idle > 0 ? ` on ${plural(report.active_gpus, 'GPU')}, ` + `${fmt.integer(idle)} idle` : ''
@@ -48,7 +50,9 @@ export function createSummary(root) {
 
   return {
     update(report) {
-      const text = `DP×TP×PP = ${fmt.degrees(report.degrees)} = ${report.active_gpus}`;
+      const text =
+        `${fmt.degreesName(report.degrees)} = ${fmt.degrees(report.degrees)} = ` +
+        `${report.active_gpus}`;
       if (badge.textContent !== text) badge.textContent = text;
       badge.classList.toggle('partial', report.active_gpus < report.gpus);
       badge.title =

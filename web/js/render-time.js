@@ -11,6 +11,8 @@ const PARTS = [
   ['data', 'Exposed data-parallel communication', 'exposed_data_s'],
   ['tensor', 'Exposed tensor-parallel communication', 'exposed_tensor_s'],
   ['pipeline', 'Exposed pipeline sends', 'exposed_pipeline_s'],
+  ['context', 'Exposed context-parallel K/V exchange', 'exposed_context_s'],
+  ['expert', 'Exposed expert all-to-alls', 'exposed_expert_s'],
   ['optimizer', 'Optimizer step', 'optimizer_s'],
 ];
 const RATES = [

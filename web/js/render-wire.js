@@ -1,12 +1,14 @@
 // "What crosses the wire": one row per seam with the collective, the bytes one GPU sends per
 // step, and the link it rides, all from report.comms. The book's sentence about each seam's
-// appetite for bandwidth is static text in index.html.
+// appetite for bandwidth is static text (markup.js). The context and expert rows show only
+// when their seam is switched on or in use, so the book's view keeps its three.
 import { make, showNumber } from './dom.js';
 import * as fmt from './format.js';
 
 const LINKS = { nvlink: 'NVLink (inside a node)', network: 'network (between nodes)' };
-const SEAMS = ['data', 'tensor', 'pipeline'];
-const DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp' };
+const SEAMS = ['data', 'tensor', 'pipeline', 'context', 'expert'];
+const DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', expert: 'ep' };
+const BEYOND_THE_BOOK = new Set(['context', 'expert']);
 
 // "52.4 MB × 25,600": the message and the count, each explained on its own (explain.js).
 function messageRow(row, c) {
@@ -51,6 +53,9 @@ export function createWire(root) {
     update(report) {
       for (const row of rows) {
         const c = report.comms[row.seam];
+        if (BEYOND_THE_BOOK.has(row.seam)) {
+          row.li.hidden = !c.active && !report.scenario.seams?.[row.seam];
+        }
         row.li.classList.toggle('idle', !c.active);
         row.li.dataset.active = String(c.active);
         row.state.textContent = c.active

@@ -100,6 +100,51 @@ export const STATE = [
     label: 'Layout DP×TP×PP',
   },
 
+  // The fourth and fifth seams, beyond the book: context parallelism splits each sequence over
+  // the GPUs of a CP group; expert parallelism splits a mixture of experts' experts over EP
+  // groups carved out of the data- and context-parallel ranks (it takes no GPUs of its own).
+  {
+    name: 'context',
+    scenario: 'seams.context',
+    advanced: true,
+    control: 'checkbox',
+    group: 'fleet',
+    label: 'Context parallel (split each sequence)',
+  },
+  {
+    name: 'context_parallel',
+    scenario: 'context_parallel',
+    when: (s) => s.context,
+    advanced: true,
+    control: 'select',
+    group: 'fleet',
+    label: 'Context parallelism by',
+    labels: {
+      ring: 'ring passes of K/V (Megatron-Core, Ring Attention)',
+      all_gather: 'one all-gather of K/V (Llama 3)',
+      ulysses: 'all-to-alls of Q, K, V (DeepSpeed-Ulysses)',
+    },
+  },
+  {
+    name: 'expert',
+    scenario: 'seams.expert',
+    advanced: true,
+    control: 'checkbox',
+    group: 'fleet',
+    label: 'Expert parallel (split the experts; mixture-of-experts models)',
+  },
+  {
+    name: 'expert_tp',
+    scenario: 'expert_tp',
+    core: true,
+    when: (s) => s.expert,
+    advanced: true,
+    control: 'number',
+    group: 'fleet',
+    label: 'Tensor parallel inside each expert',
+    hint: 'divides TP; 1 keeps experts whole',
+  },
+
   {
     name: 'model',
     scenario: 'model',
@@ -194,6 +239,57 @@ export const STATE = [
     control: 'checkbox',
     group: 'model',
     label: 'Output layer shares the embedding',
+  },
+  {
+    name: 'attention',
+    scenario: 'model.attention',
+    ...detailOf('model'),
+    labels: {
+      multi_head: 'multi-head (grouped by the key/value heads)',
+      latent: 'latent (DeepSeek MLA)',
+    },
+    advanced: true,
+    control: 'select',
+    group: 'model',
+    label: 'Attention',
+  },
+  {
+    name: 'experts',
+    scenario: 'model.experts',
+    ...detailOf('model'),
+    hint: '0: a dense model',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Routed experts',
+  },
+  ...[
+    ['experts_per_token', 'Experts per token (top-k)', undefined],
+    ['moe_ffn_hidden', 'Expert MLP width', '0: the MLP width'],
+    ['shared_experts', 'Shared experts', undefined],
+    ['dense_layers', 'Leading dense layers', undefined],
+  ].map(([key, label, hint]) => ({
+    name: key,
+    scenario: `model.${key}`,
+    detailOf: 'model',
+    when: (s) => s.model === 'custom' && s.experts > 0,
+    hint,
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label,
+  })),
+  {
+    name: 'capacity_factor',
+    scenario: 'capacity_factor',
+    core: true,
+    when: (s) => s.expert,
+    step: 'any',
+    hint: 'expert buffers as a multiple of an even share; 0: dropless',
+    advanced: true,
+    control: 'number',
+    group: 'model',
+    label: 'Expert capacity factor',
   },
   {
     name: 'seq_len',
@@ -341,6 +437,15 @@ export const STATE = [
     control: 'checkbox',
     group: 'hardware',
     label: 'Overlap TP communication',
+  },
+  {
+    name: 'expert_comm_overlap',
+    scenario: 'expert_comm_overlap',
+    when: (s) => s.expert,
+    advanced: true,
+    control: 'checkbox',
+    group: 'hardware',
+    label: 'Overlap expert all-to-alls (DualPipe)',
   },
   {
     name: 'pp_scatter_gather',
@@ -585,13 +690,26 @@ export function bindSchema(schema) {
 
 const range = ([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
 
-// 'DPxTPxPP' (or with ×) -> { dp, tp, pp }; anything else -> null.
+// 'DPxTPxPP' or 'DPxTPxPPxCPxEP' (or with ×) -> { dp, tp, pp, cp, ep }; anything else ->
+// null. EP is not a factor of the GPU count (its groups are carved out of DP × CP).
 export function parseDegrees(text) {
-  const m = /^(\d+)\s*[x×]\s*(\d+)\s*[x×]\s*(\d+)$/.exec(String(text).trim());
-  return m ? { dp: Number(m[1]), tp: Number(m[2]), pp: Number(m[3]) } : null;
+  const n = '\\s*[x×]\\s*(\\d+)';
+  const m = new RegExp(`^(\\d+)${n}${n}(?:${n}${n})?$`).exec(String(text).trim());
+  if (!m) return null;
+  return {
+    dp: Number(m[1]),
+    tp: Number(m[2]),
+    pp: Number(m[3]),
+    cp: m[4] === undefined ? 1 : Number(m[4]),
+    ep: m[5] === undefined ? 1 : Number(m[5]),
+  };
 }
 
-export const degreesText = ({ dp, tp, pp }) => `${dp}x${tp}x${pp}`;
+// The book's '2x4x2'; '8x8x16x16x1' when context or expert parallelism is in play.
+export const degreesText = ({ dp, tp, pp, cp = 1, ep = 1 }) =>
+  cp === 1 && ep === 1 ? `${dp}x${tp}x${pp}` : `${dp}x${tp}x${pp}x${cp}x${ep}`;
+
+const positive = (d) => d && d.dp > 0 && d.tp > 0 && d.pp > 0 && d.cp > 0 && d.ep > 0;
 
 // A select's options: [[value, label], ...] (a choice's label is the page's, else the choice).
 export function optionsOf(e) {
@@ -624,7 +742,7 @@ export function coerce(name, value) {
     case 'degrees': {
       if (value === 'auto') return value;
       const d = parseDegrees(value);
-      return d && d.dp > 0 && d.tp > 0 && d.pp > 0 ? degreesText(d) : e.default;
+      return positive(d) ? degreesText(d) : e.default;
     }
     default:
       throw new Error(`state "${name}" has unknown type ${e.type}`);
@@ -644,7 +762,10 @@ export function allowed(name) {
     case 'enum':
       return `one of ${e.choices.join(', ')}`;
     case 'degrees':
-      return 'auto, or DP×TP×PP of the GPU count written as 2x4x2';
+      return (
+        'auto, or DP×TP×PP of the GPU count written as 2x4x2 ' +
+        '(with context and expert parallelism DP×TP×PP×CP×EP, as 8x8x16x16x1)'
+      );
     default:
       return '';
   }
@@ -682,7 +803,7 @@ export function parseValue(name, value) {
     case 'degrees': {
       if (text === 'auto') return { value: text };
       const d = text === null ? null : parseDegrees(text);
-      return d && d.dp > 0 && d.tp > 0 && d.pp > 0 ? { value: degreesText(d) } : refuse;
+      return positive(d) ? { value: degreesText(d) } : refuse;
     }
     default:
       return refuse;
@@ -701,7 +822,7 @@ export function normalize(partial = {}) {
   );
 }
 
-const SEAM_DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp' };
+const SEAM_DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', expert: 'ep' };
 
 // The copy a 'custom' choice starts from: the preset that was chosen before.
 function presetValues(name, value, ctx) {
@@ -719,6 +840,12 @@ function presetValues(name, value, ctx) {
         activation: m.activation,
         position: m.position,
         tied_embeddings: m.tied_embeddings,
+        attention: m.attention,
+        experts: m.experts,
+        experts_per_token: m.experts_per_token,
+        moe_ffn_hidden: m.moe_ffn_hidden,
+        shared_experts: m.shared_experts,
+        dense_layers: m.dense_layers,
       }
     );
   }

@@ -1,0 +1,109 @@
+// Mixture-of-experts shapes: the published counts, and the per-layer pieces they are made of.
+#include "moe.h"
+
+#include <gtest/gtest.h>
+
+#include "contract.h"
+#include "presets.h"
+#include "transformer.h"
+
+namespace pe {
+namespace {
+
+ModelSpec preset(const char* name) { return *find_model(name); }
+
+// Mixtral 8x7B (Jiang et al. 2024, Table 1): L 32, h 4096, 32 heads with 8 KV heads, 8 SwiGLU
+// experts of 14336, top-2, V 32000, untied. Per layer: attention 2h^2 + 2 h (8 x 128) = 41.9M,
+// one expert 3 h 14336 = 176.2M, router h 8 = 32,768, two RMSNorms 2h.
+TEST(Moe, MixtralLayerPieces) {
+  const ModelSpec m = preset("mixtral-8x7b");
+  EXPECT_EQ(attention_matmul_params(m), 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024);
+  EXPECT_EQ(mlp_matmul_params(m, 14336), 3.0 * 4096 * 14336);
+  EXPECT_EQ(routed_expert_params(m), 8 * 3.0 * 4096 * 14336);
+  EXPECT_EQ(moe_layer_params(m), 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 2 * 4096 + 4096 * 8 +
+                                     8 * 3.0 * 4096 * 14336);
+  EXPECT_EQ(moe_layers(m), 32);
+}
+
+// Published: 46.7B total, 12.9B active; each within 3% (here within 0.3%).
+TEST(Moe, MixtralCountsMatchThePaper) {
+  const ModelSpec m = preset("mixtral-8x7b");
+  EXPECT_NEAR(shape_params(m, 4096) / 46.7e9, 1, 0.003);
+  EXPECT_NEAR(active_params(m, 4096) / 12.9e9, 1, 0.003);
+  const ModelSpec big = preset("mixtral-8x22b");  // 141B total, 39B active (model card)
+  EXPECT_NEAR(shape_params(big, 4096) / 141e9, 1, 0.005);
+  EXPECT_NEAR(active_params(big, 4096) / 39e9, 1, 0.005);
+}
+
+// DeepSeek-V3 (arXiv:2412.19437): 671B total, 37B active. MLA per layer:
+// h q_r + q_r a 192 + h (512 + 64) + 512 a 256 + a 128 h + the two latent norms = 187.1M.
+TEST(Moe, DeepSeekV3CountsMatchTheReport) {
+  const ModelSpec m = preset("deepseek-v3");
+  const double h = 7168, a = 128;
+  EXPECT_EQ(attention_matmul_params(m),
+            h * 1536 + 1536 * a * 192 + h * 576 + 512 * a * 256 + a * 128 * h);
+  EXPECT_EQ(moe_layers(m), 58);
+  EXPECT_EQ(moe_layers_in(m, 0, 4), 1);  // layers 0-2 are dense
+  EXPECT_EQ(moe_layers_in(m, 3, 4), 4);
+  EXPECT_NEAR(shape_params(m, 4096) / 671e9, 1, 0.001);
+  EXPECT_NEAR(active_params(m, 4096) / 37e9, 1, 0.03);  // 37.55B: 1.5% over
+}
+
+TEST(Moe, ReportCarriesTotalAndActiveParameters) {
+  const auto r = nlohmann::json::parse(evaluate_json(R"({"model":"mixtral-8x7b"})"));
+  EXPECT_NEAR(r["model_params"].get<double>(), 46.70e9, 0.01e9);
+  EXPECT_NEAR(r["model_active_params"].get<double>(), 12.88e9, 0.01e9);
+  const auto dense = nlohmann::json::parse(evaluate_json("{}"));
+  EXPECT_EQ(dense["model_active_params"], dense["model_params"]);
+}
+
+// A dense model's layer is GPT's 12h^2 + 13h (Narayanan Eq. 2).
+TEST(Moe, DenseGptLayerIsNarayanans) {
+  const ModelSpec m;
+  const double h = 5120;
+  EXPECT_EQ(layer_params(m), 12 * h * h + 13 * h);
+  EXPECT_EQ(layer_run_params(m, 0, 50).expert, 0);
+}
+
+// Forward FLOPs per token: 2 x the weights a token uses + the attention core 4 s h.
+TEST(Moe, FlopsFollowTheActiveParameters) {
+  const ModelSpec m = preset("mixtral-8x7b");
+  const double used = 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 4096 * 8 + 2 * 3.0 * 4096 * 14336;
+  EXPECT_EQ(layer_run_forward_flops_per_token(m, 4096, 0, 1), 2 * used + 4.0 * 4096 * 4096);
+  // Capacity 1.25 pads the two routed experts' work.
+  const double padded = used + 0.5 * 3.0 * 4096 * 14336;
+  EXPECT_EQ(layer_run_forward_flops_per_token(m, 4096, 0, 1, 1.25), 2 * padded + 4.0 * 4096 * 4096);
+}
+
+// One all-to-all per GPU: (s b / cp) tokens x k x c x h x 2 bytes x (ep-1)/ep.
+TEST(Moe, ExpertAllToAllBytes) {
+  Scenario s;
+  s.model = preset("mixtral-8x7b");
+  s.seq_len = 4096;
+  const Degrees d{8, 1, 1, 1, 8};
+  EXPECT_EQ(expert_all_to_all_bytes(s, d), 4096.0 * 2 * 4096 * 2 * 7 / 8);
+  const SeamTraffic t = expert_traffic(s, d, 32, 4);
+  EXPECT_EQ(t.messages_per_step, 4.0 * 32 * 4);
+  EXPECT_EQ(t.group_size, 8);
+  s.capacity_factor = 1.5;
+  EXPECT_EQ(expert_all_to_all_bytes(s, d), 1.5 * 4096.0 * 2 * 4096 * 2 * 7 / 8);
+}
+
+// Beyond a dense layer, per GPU: k c (s b/(cp tp)) (4h etp + 6 f_e) + 4 s b E/(cp tp) - 6 f s b.
+TEST(Moe, MoeLayerActivationsFollowTopKAndCapacity) {
+  Scenario s;
+  s.model = preset("mixtral-8x7b");
+  s.seq_len = 4096;
+  const Degrees d{8, 1, 1, 2, 8};
+  const double tokens = 4096.0 / 2;
+  const double per_token = 2 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336;
+  EXPECT_EQ(moe_layer_extra_activation_bytes(s, d), tokens * per_token);
+  s.capacity_factor = 2;
+  EXPECT_EQ(moe_layer_extra_activation_bytes(s, d),
+            tokens * (4 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336));
+  s.recompute = Recompute::kFull;
+  EXPECT_EQ(moe_layer_extra_activation_bytes(s, d), 0);
+}
+
+}  // namespace
+}  // namespace pe
