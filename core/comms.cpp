@@ -26,8 +26,6 @@ struct LayoutMemo {
   std::vector<signed char> hop;  // -1: not yet known
 };
 
-bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b);
-
 LayoutMemo& memo_of(const Scenario& s, const Degrees& d) {
   thread_local LayoutMemo memo;
   const bool same = memo.valid && memo.dp == d.dp && memo.tp == d.tp && memo.pp == d.pp &&
@@ -52,17 +50,6 @@ bool hop_crosses(const Scenario& s, const Degrees& d, int k) {
   return known == 1;
 }
 
-
-// NCCL's collectives reach about 80% of NVLink's nominal rate: nccl-tests (PERFORMANCE.md's
-// bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100 and 360-370 of 450 GB/s on
-// DGX H100 for large all-reduces. The network is taken at its line rate, which large messages
-// come close to.
-constexpr double kNvlinkEfficiency = 0.8;
-
-double link_rate(bool crosses_nodes, const Scenario& s) {
-  return crosses_nodes ? s.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
-}
-
 void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
   t.link = crosses_nodes ? "network" : "nvlink";
   t.link_bytes_per_s = link_rate(crosses_nodes, s);
@@ -70,26 +57,6 @@ void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
   t.time_s = t.bytes_per_gpu_per_step / t.link_bytes_per_s;
 }
 
-// Whether some GPU of pipeline stage a and its counterpart on stage b (same DP and TP
-// coordinates) sit on different nodes, with the ranks numbered in the scenario's order
-// (layout.h). Rank offsets modulo the node size repeat within gpus_per_node steps of each
-// coordinate, so that many of each suffice.
-bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
-  const long long g = s.gpus_per_node;
-  const long long sdp = stride_of(d, s.order, Seam::kData);
-  const long long stp = stride_of(d, s.order, Seam::kTensor);
-  const long long spp = stride_of(d, s.order, Seam::kPipeline);
-  const long long scp = stride_of(d, s.order, Seam::kContext);
-  for (long long i = 0; i < std::min<long long>(d.dp, g); ++i) {
-    for (long long j = 0; j < std::min<long long>(d.tp, g); ++j) {
-      for (long long c = 0; c < std::min<long long>(d.cp, g); ++c) {
-        const long long base = i * sdp + j * stp + c * scp;
-        if ((base + a * spp) / g != (base + b * spp) / g) return true;
-      }
-    }
-  }
-  return false;
-}
 
 // Pipeline: each stage boundary carries b s h activations forward and their gradients backward
 // per micro-batch (Narayanan Sec. 4.1). Each of the t ranks sends its 1/t slice only with
@@ -175,6 +142,29 @@ SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_
 }
 
 }  // namespace
+
+double link_rate(bool crosses_nodes, const Scenario& s) {
+  return crosses_nodes ? s.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
+}
+
+// Rank offsets modulo the node size repeat within gpus_per_node steps of each coordinate, so
+// that many of each suffice.
+bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
+  const long long g = s.gpus_per_node;
+  const long long sdp = stride_of(d, s.order, Seam::kData);
+  const long long stp = stride_of(d, s.order, Seam::kTensor);
+  const long long spp = stride_of(d, s.order, Seam::kPipeline);
+  const long long scp = stride_of(d, s.order, Seam::kContext);
+  for (long long i = 0; i < std::min<long long>(d.dp, g); ++i) {
+    for (long long j = 0; j < std::min<long long>(d.tp, g); ++j) {
+      for (long long c = 0; c < std::min<long long>(d.cp, g); ++c) {
+        const long long base = i * sdp + j * stp + c * scp;
+        if ((base + a * spp) / g != (base + b * spp) / g) return true;
+      }
+    }
+  }
+  return false;
+}
 
 // Data parallel. ZeRO 0: one ring all-reduce of the gradients per step, 2 (d-1)/d of their
 // bytes (nccl-tests PERFORMANCE.md). ZeRO-1 (Megatron's distributed optimizer): reduce-scatter

@@ -6,6 +6,21 @@
 
 namespace pe {
 
+// NCCL's collectives reach about 80% of NVLink's nominal rate: nccl-tests (PERFORMANCE.md's
+// bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100 and 360-370 of 450 GB/s on
+// DGX H100 for large all-reduces. The network is taken at its line rate, which large messages
+// come close to.
+constexpr double kNvlinkEfficiency = 0.8;
+
+// Bytes per second a seam's traffic gets: the network's line rate across nodes, else NVLink at
+// the share NCCL reaches.
+double link_rate(bool crosses_nodes, const Scenario& s);
+
+// Whether some GPU of pipeline stage a and its counterpart on stage b (same DP, TP and CP
+// coordinates) sit on different nodes, with the ranks numbered in the scenario's order
+// (layout.h).
+bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b);
+
 // The traffic of one GPU on pipeline stage `stage`, holding `params_per_gpu` parameters
 // (whose gradients the DP group reduces; `expert_params_per_gpu` of them routed experts', which
 // the expert-data-parallel group reduces) and `stage_layers` layers, with m micro-batches.

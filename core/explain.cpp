@@ -2,9 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
+#include "comms.h"
 #include "context.h"
+#include "layout.h"
 #include "moe.h"
+#include "transformer.h"
 
 namespace pe {
 namespace {
@@ -141,11 +145,20 @@ Derivation link_time(const char* seam, const SeamTraffic& t) {
 // Per step = one message's bytes × messages; the message is what each seam's rule sends. The
 // message's terms are shown only when they multiply to the message the model sends (a stage
 // other than the memory peak, or a rule not written out here, shows the message's bytes).
-Derivation traffic(const char* seam, const SeamTraffic& t, std::string message_formula,
-                   std::string message_text, double message_bytes, std::string source) {
+// Two derivations: the message, and the bytes per step.
+std::vector<Derivation> traffic(const char* seam, const SeamTraffic& t,
+                                std::string message_formula, std::string message_text,
+                                double message_bytes, std::string source) {
+  Derivation m;
+  m.key = std::string("comms.") + seam + ".bytes_per_message";
+  m.result = t.bytes_per_message;
+  m.formula = message_formula;
+  m.text = bytes(m.result) + " = " + message_text;
   if (std::fabs(message_bytes - t.bytes_per_message) > 1e-9 * t.bytes_per_message) {
     message_text = bytes(t.bytes_per_message) + " per message";
+    m.text = bytes(m.result) + " per message, the busiest GPU's";
   }
+  m.source = source;
   Derivation d;
   d.key = std::string("comms.") + seam + ".bytes_per_gpu_per_step";
   d.result = t.bytes_per_message * t.messages_per_step;
@@ -153,10 +166,10 @@ Derivation traffic(const char* seam, const SeamTraffic& t, std::string message_f
   d.text = bytes(d.result) + " = " + message_text + " × " + num(t.messages_per_step) +
            " per step";
   d.source = std::move(source);
-  return d;
+  return {m, d};
 }
 
-Derivation data_traffic(const Scenario& s, const Report& r) {
+std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;
   const double n = 1.0 * r.degrees.dp * r.degrees.cp, psi = r.memory.params_per_gpu;
   if (r.memory.stages[r.comms.stage].expert_params_per_gpu > 0) {
@@ -181,7 +194,7 @@ Derivation data_traffic(const Scenario& s, const Report& r) {
                  (n - 1) / n * psi * (p.grad_bytes + w), "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
 }
 
-Derivation context_traffic(const Scenario& s, const Report& r) {
+std::vector<Derivation> context_traffic(const Scenario& s, const Report& r) {
   const double cp = r.degrees.cp;
   const double kv = kv_elements_per_token(s.model) / r.degrees.tp;
   const double tokens = s.micro_batch * s.seq_len / cp;
@@ -204,7 +217,7 @@ Derivation context_traffic(const Scenario& s, const Report& r) {
                       : "Dubey et al. 2024 (Llama 3) Sec. 3.3.2");
 }
 
-Derivation expert_traffic(const Scenario& s, const Report& r) {
+std::vector<Derivation> expert_traffic(const Scenario& s, const Report& r) {
   const double ep = r.degrees.ep;
   const double tokens = s.micro_batch * s.seq_len / (1.0 * r.degrees.cp) * s.expert_tp /
                         r.degrees.tp;
@@ -218,7 +231,7 @@ Derivation expert_traffic(const Scenario& s, const Report& r) {
                  "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
 }
 
-Derivation tensor_traffic(const Scenario& s, const Report& r) {
+std::vector<Derivation> tensor_traffic(const Scenario& s, const Report& r) {
   const double t = r.degrees.tp;
   const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
   if (s.sequence_parallel) {
@@ -234,7 +247,7 @@ Derivation tensor_traffic(const Scenario& s, const Report& r) {
                  "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; ring all-reduce volume");
 }
 
-Derivation pipeline_traffic(const Scenario& s, const Report& r) {
+std::vector<Derivation> pipeline_traffic(const Scenario& s, const Report& r) {
   const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
   if (s.sequence_parallel || s.pp_scatter_gather) {
     return traffic("pipeline", r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
@@ -301,24 +314,241 @@ Derivation cost_per_day(const Scenario& s, const Report& r) {
   return d;
 }
 
+
+Derivation shard_factor(const Report& r) {
+  const Degrees& g = r.degrees;
+  Derivation d;
+  d.key = "memory.shard_factor";
+  d.result = 1.0 * g.tp * g.pp;
+  d.formula = "TP × PP: the pieces tensor and pipeline parallelism cut the model into";
+  d.text = num(d.result) + "× = TP " + str(g.tp) + " × PP " + str(g.pp);
+  d.source = "the book lab: tensor and pipeline splits cut the model, data parallelism copies it";
+  return d;
+}
+
+Derivation headroom(const Report& r) {
+  const MemoryReport& m = r.memory;
+  Derivation d;
+  d.key = "memory.headroom_bytes";
+  d.result = m.gpu_memory_bytes - m.per_gpu_bytes;
+  d.formula = "GPU memory − memory per GPU (negative: it does not fit)";
+  d.text = bytes(d.result) + " = " + bytes(m.gpu_memory_bytes) + " GPU − " +
+           bytes(m.per_gpu_bytes) + " needed";
+  d.source = "the GPU's memory (GB = 1e9 bytes) against the memory per GPU above";
+  return d;
+}
+
+Derivation bytes_per_param(const Report& r) {
+  const Precision& p = r.precision;
+  Derivation d;
+  d.key = "precision.bytes_per_param";
+  d.result = p.weight_bytes + p.grad_bytes + p.master_bytes + p.adam_m_bytes + p.adam_v_bytes;
+  d.formula = "weight + gradient + master copy + Adam m + Adam v, bytes per parameter";
+  d.text = num(d.result) + " B/param = " + num(p.weight_bytes) + " weight + " +
+           num(p.grad_bytes) + " grad + " + num(p.master_bytes) + " master + " +
+           num(p.adam_m_bytes) + " Adam m + " + num(p.adam_v_bytes) + " Adam v (" + p.name + ")";
+  d.source = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1: mixed-precision Adam";
+  return d;
+}
+
+// Counted from the architecture when the scenario did not give it (contract_read.cpp).
+Derivation model_params(const Scenario& s, const Report& r) {
+  const ModelSpec& m = s.model;
+  Derivation d;
+  d.key = "model_params";
+  d.result = m.params;
+  if (shape_params(m, s.seq_len) == r.model_params) {
+    const double embedding = embedding_params(m, s.seq_len), output = output_params(m);
+    const int moe = moe_layers(m), dense = m.layers - moe;
+    const double layer = layer_params(m), moe_layer = moe_layer_params(m);
+    d.result = dense * layer + moe * moe_layer + embedding + output;
+    d.formula = moe == 0 ? "L × layer params + embedding + output layer"
+                         : "dense layers × their params + MoE layers × theirs (every expert) + "
+                           "embedding + output layer";
+    d.text = num(d.result) + " params = " +
+             (moe == 0 ? "L " + str(m.layers) + " × " + num(layer)
+                       : (dense > 0 ? str(dense) + " dense × " + num(layer) + " + " : "") +
+                             str(moe) + " MoE × " + num(moe_layer)) +
+             " + " + num(embedding) + " embedding + " + num(output) + " output";
+    d.source = "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
+               "MLP (core/transformer.h)";
+    return d;
+  }
+  d.formula = "N, as the model gives it";
+  d.text = num(d.result) + " params: " + m.name + ", as given";
+  d.source = m.name == "book-16b" ? "the book lab's 16-billion-parameter model"
+                                  : "the model's published parameter count";
+  return d;
+}
+
+const char* upper(Seam seam) {
+  return seam == Seam::kTensor ? "TP" : seam == Seam::kPipeline ? "PP" : "DP";
+}
+
+// "8 ranks apart (TP 4 × PP 2 nested inside)", or "neighbouring ranks" for the innermost.
+std::string spacing(const Scenario& s, const Degrees& g, Seam seam) {
+  const long long stride = stride_of(g, s.order, seam);
+  if (stride == 1) return "neighbouring ranks";
+  std::string inner;
+  for (Seam other : s.order) {
+    if (other == seam) break;
+    inner += (inner.empty() ? "" : " × ") + std::string(upper(other)) + " " +
+             str(degree_of(g, other));
+  }
+  return str(stride) + " ranks apart (" + inner + " nested inside)";
+}
+
+const char* kLayoutSource =
+    "rank layout: ranks numbered innermost seam first (Megatron-LM's tp,pp,dp: Narayanan et "
+    "al. 2021 Sec. 3.3); node = rank ÷ GPUs per node";
+
+Derivation group_size(const Scenario& s, const Report& r, Seam seam, const char* name) {
+  const Degrees& g = r.degrees;
+  Derivation d;
+  d.key = std::string("comms.") + name + ".group_size";
+  // Gradients are reduced over DP x CP: each CP rank saw part of every sequence (comms.cpp).
+  const int cp = seam == Seam::kData ? g.cp : 1;
+  d.result = 1.0 * degree_of(g, seam) * cp;
+  d.formula = cp > 1 ? "DP × CP: gradients are reduced over both; DP members spaced by the "
+                       "degrees of the seams inside it"
+                     : "the seam's degree; members spaced by the degrees of the seams inside it";
+  d.text = num(d.result) + " GPUs = " + upper(seam) + " " + str(degree_of(g, seam)) +
+           (cp > 1 ? " × CP " + str(cp) + "; DP members are " : "; members are ") +
+           spacing(s, g, seam) + ", order " + order_text(s.order);
+  d.source = kLayoutSource;
+  return d;
+}
+
+// The link a seam's traffic rides, with why: where its groups sit in the nesting order. A
+// pipeline's link is that of the busiest stage's hops to its neighbouring stages (comms.cpp).
+Derivation link(const Scenario& s, const Report& r, Seam seam, const char* name) {
+  const Degrees& g = r.degrees;
+  const bool pipeline = seam == Seam::kPipeline;
+  const bool spans = pipeline ? std::string(r.comms.pipeline.link) == "network"
+                              : group_spans_nodes(g, s.gpus_per_node, s.order, seam);
+  Derivation d;
+  d.key = std::string("comms.") + name + ".link_bytes_per_s";
+  d.result = link_rate(spans, s);
+  d.formula = "NVLink (at the share of its rate NCCL reaches) when the seam's groups sit in one "
+              "node, else the network";
+  d.text = bytes(d.result) + "/s, " +
+           (spans ? std::string("the network: ")
+                  : "NVLink (" + num(s.gpu.nvlink_gb_s) + " GB/s × " + num(kNvlinkEfficiency) +
+                        "): ") +
+           upper(seam);
+  if (pipeline) {
+    d.text += " stages are " + spacing(s, g, seam) + "; stage " + str(r.comms.stage) +
+              (spans ? " has a neighbouring stage on another node" : "'s neighbouring stages share its node");
+  } else {
+    d.text += " groups of " + str(degree_of(g, seam)) + " GPUs, " + spacing(s, g, seam) + ", " +
+              (spans ? "span nodes" : "each sit in one node");
+  }
+  d.text += " of " + str(s.gpus_per_node) + " GPUs";
+  d.source = std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
+  return d;
+}
+
+Derivation messages(const Scenario& s, const Report& r, const char* name) {
+  const int m = r.pipeline.microbatches;
+  const int stage = r.comms.stage;
+  Derivation d;
+  d.key = std::string("comms.") + name + ".messages_per_step";
+  if (std::string(name) == "data") {
+    const DataParallelParts parts = data_parallel_parts(s, r.degrees, 0, m);
+    d.result = parts.reductions + parts.gathers;
+    d.formula = "gradient reductions + weight gathers per step (ZeRO-2/3: every micro-batch)";
+    d.text = num(d.result) + " = " + num(parts.reductions) +
+             (s.zero_stage == 0 ? " all-reduce" : " reduce-scatter") + " + " +
+             num(parts.gathers) + " all-gather per step";
+    d.source = "nccl-tests PERFORMANCE.md; Rajbhandari et al. 2020 (ZeRO) Sec. 7";
+  } else if (std::string(name) == "tensor") {
+    const bool full = s.recompute == Recompute::kFull;
+    const int per_layer = s.sequence_parallel ? (full ? 14 : 10) : (full ? 6 : 4);
+    const int layers = r.pipeline.split.layers_on(stage);
+    d.result = 1.0 * per_layer * layers * m;
+    d.formula = "collectives per layer (2 forward + 2 backward; sequence parallel and full "
+                "recompute add theirs) × layers on the stage × micro-batches";
+    d.text = num(d.result) + " = " + str(per_layer) + " per layer × " + str(layers) +
+             " layers × " + str(m) + " micro-batches";
+    d.source = "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; Megatron-Core "
+               "tensor_parallel/layers.py";
+  } else {
+    const int p = r.degrees.pp, v = r.pipeline.virtual_stages;
+    const int next = stage < p - 1 ? v : v - 1, prev = stage > 0 ? v : v - 1;
+    d.result = 1.0 * (next + prev) * m;
+    d.formula = "(sends to the next stage + to the previous one) per micro-batch × micro-batches";
+    d.text = num(d.result) + " = (" + str(next) + " forward + " + str(prev) + " backward, stage " +
+             str(stage) + ") × " + str(m) + " micro-batches";
+    d.source = "Narayanan et al. 2021 Sec. 4.1";
+  }
+  return d;
+}
+
+// A pipeline GPU's time on the wire: each hop at its own link's rate (comms.cpp).
+Derivation pipeline_time(const Scenario& s, const Report& r) {
+  const SeamTraffic& t = r.comms.pipeline;
+  const int p = r.degrees.pp, v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
+  const int stage = r.comms.stage;
+  const int next = stage < p - 1 ? v : v - 1, prev = stage > 0 ? v : v - 1;
+  const double to_next = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + 1) % p), s);
+  const double to_prev =
+      link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + p - 1) % p), s);
+  Derivation d;
+  d.key = "comms.pipeline.time_s";
+  d.result = t.bytes_per_message * m * (next / to_next + prev / to_prev);
+  d.formula = "message × micro-batches × (sends forward ÷ that hop's link + sends backward ÷ "
+              "its link)";
+  d.text = secs(d.result) + " = " + bytes(t.bytes_per_message) + " × " + str(m) + " × (" +
+           str(next) + " ÷ " + bytes(to_next) + "/s + " + str(prev) + " ÷ " + bytes(to_prev) +
+           "/s), stage " + str(stage);
+  d.source = "nccl-tests PERFORMANCE.md: a transfer's time is its bytes over the link";
+  return d;
+}
+
+Derivation order_cost(const Scenario& s, const Report& r) {
+  Derivation d;
+  d.key = "order.order_cost_s";
+  d.result = r.time.step_s - r.rule_order_step_s;
+  d.formula = "step time in this nesting order − step time in the chapter's tp,pp,dp, same degrees";
+  if (s.order == kBookOrder) {
+    d.text = "0 s: tp,pp,dp is the chapter's order";
+  } else {
+    d.text = secs(d.result) + " = " + secs(r.time.step_s) + " (" + order_text(s.order) + ") − " +
+             secs(r.rule_order_step_s) + " (tp,pp,dp)";
+  }
+  d.source = "the chapter's rule of thumb: TP innermost, PP next, DP outermost";
+  return d;
+}
+
 }  // namespace
 
 std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
-  std::vector<Derivation> out = {memory_per_gpu(s, r), params_per_gpu(s, r), step_time(r),
-                                 mfu(s, r), bubble(r), cost_per_day(s, r)};
-  const std::pair<const char*, const SeamTraffic*> seams[] = {
-      {"data", &r.comms.data},         {"tensor", &r.comms.tensor},
-      {"pipeline", &r.comms.pipeline}, {"context", &r.comms.context},
-      {"expert", &r.comms.expert}};
-  if (r.comms.data.active) out.push_back(data_traffic(s, r));
-  if (r.comms.tensor.active) out.push_back(tensor_traffic(s, r));
-  if (r.comms.pipeline.active) out.push_back(pipeline_traffic(s, r));
-  if (r.comms.context.active) out.push_back(context_traffic(s, r));
-  if (r.comms.expert.active) out.push_back(expert_traffic(s, r));
-  // A pipeline stage's two hops may ride different links, so its time has no one rate.
-  for (const auto& [name, t] : seams) {
-    if (t->active && t != &r.comms.pipeline) out.push_back(link_time(name, *t));
+  std::vector<Derivation> out = {
+      memory_per_gpu(s, r), params_per_gpu(s, r), shard_factor(r), headroom(r),
+      bytes_per_param(r),   model_params(s, r),   step_time(r),    mfu(s, r),
+      bubble(r),            cost_per_day(s, r),   order_cost(s, r)};
+  const auto add = [&out](std::vector<Derivation> more) {
+    for (Derivation& d : more) out.push_back(std::move(d));
+  };
+  if (r.comms.data.active) add(data_traffic(s, r));
+  if (r.comms.tensor.active) add(tensor_traffic(s, r));
+  if (r.comms.pipeline.active) add(pipeline_traffic(s, r));
+  if (r.comms.context.active) add(context_traffic(s, r));
+  if (r.comms.expert.active) add(expert_traffic(s, r));
+  const std::tuple<const char*, Seam, const SeamTraffic*> seams[] = {
+      {"data", Seam::kData, &r.comms.data},
+      {"tensor", Seam::kTensor, &r.comms.tensor},
+      {"pipeline", Seam::kPipeline, &r.comms.pipeline}};
+  for (const auto& [name, seam, t] : seams) {
+    if (!t->active) continue;
+    out.push_back(group_size(s, r, seam, name));
+    out.push_back(link(s, r, seam, name));
+    out.push_back(messages(s, r, name));
+    // A pipeline stage's two hops may ride different links: each at its own rate.
+    out.push_back(t == &r.comms.pipeline ? pipeline_time(s, r) : link_time(name, *t));
   }
+  if (r.comms.context.active) out.push_back(link_time("context", r.comms.context));
+  if (r.comms.expert.active) out.push_back(link_time("expert", r.comms.expert));
   return out;
 }
 

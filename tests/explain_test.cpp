@@ -32,6 +32,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("{}", R"({"seams":{"data":true,"tensor":true,"pipeline":true}})",
                       R"({"seams":{"data":true,"tensor":true,"pipeline":true},"zero_stage":1})",
                       R"({"gpus":64,"seams":{"data":true,"tensor":true},"zero_stage":3})",
+                      R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})",
+                      R"({"gpus":10240,"degrees":{"dp":80,"tp":8,"pp":16},"global_batch":2560,
+                          "order":"pp,dp,tp","recompute":"full"})",
+                      R"({"model":{"preset":"book-16b","layers":32,"hidden":4096,"heads":32}})",
                       R"({"gpus":64,"memory_model":"full","recompute":"selective",
                           "seams":{"data":true,"tensor":true,"pipeline":true},"zero_stage":2})",
                       R"({"model":"gpt3-175b","gpus":64,"degrees":{"dp":1,"tp":8,"pp":8},
@@ -52,6 +56,35 @@ TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {
             "16e9 = 16e9 params ÷ (TP 1 × PP 1)");
   EXPECT_EQ(r["explain"]["comms.data.bytes_per_gpu_per_step"]["text"],
             "60 GB = 2 × (16−1)/16 × 16e9 params × 2 B × 1 per step");
+}
+
+// Where each seam's groups sit, in words that follow the nesting order.
+TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
+  const json rule = json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
+  EXPECT_EQ(rule["explain"]["comms.tensor.link_bytes_per_s"]["text"],
+            "240 GB/s, NVLink (300 GB/s × 0.8): TP groups of 4 GPUs, neighbouring ranks, each sit in one "
+            "node of 8 GPUs");
+  EXPECT_EQ(rule["explain"]["comms.data.group_size"]["text"],
+            "2 GPUs = DP 2; members are 8 ranks apart (TP 4 × PP 2 nested inside), order tp,pp,dp");
+  EXPECT_EQ(rule["explain"]["order.order_cost_s"]["text"], "0 s: tp,pp,dp is the chapter's order");
+
+  const json broken = json::parse(evaluate_json(
+      R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})"));
+  EXPECT_EQ(broken["explain"]["comms.tensor.link_bytes_per_s"]["text"],
+            "25 GB/s, the network: TP groups of 4 GPUs, 4 ranks apart (DP 2 × PP 2 nested "
+            "inside), span nodes of 8 GPUs");
+  EXPECT_GT(broken["explain"]["order.order_cost_s"]["result"].get<double>(), 0);
+}
+
+TEST(Explain, TheBooksFactorsAndMessages) {
+  const json r = json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
+  EXPECT_EQ(r["explain"]["memory.shard_factor"]["text"], "8× = TP 4 × PP 2");
+  EXPECT_EQ(r["explain"]["precision.bytes_per_param"]["text"],
+            "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v (mixed_bf16)");
+  EXPECT_EQ(r["explain"]["model_params"]["text"], "16e9 params: book-16b, as given");
+  EXPECT_EQ(r["explain"]["memory.headroom_bytes"]["text"], "48 GB = 80 GB GPU − 32 GB needed");
+  EXPECT_EQ(r["explain"]["comms.tensor.messages_per_step"]["text"],
+            "25600 = 4 per layer × 25 layers × 256 micro-batches");
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ describe('the lab page', () => {
     assert.equal(shown.perGpuTitle, '256,000,000,000 bytes');
     assert.equal(shown.modelParams, '16 B params');
     assert.equal(shown.bytesPerParam, '16 B');
-    assert.equal(shown.paramsPerGpu, '16 B');
+    assert.equal(shown.paramsPerGpu, '16 B params'); // never a bare B beside bytes
     assert.equal(shown.shard, '1×');
     assert.equal(
       shown.breakdown,
@@ -157,7 +157,7 @@ describe('the lab page', () => {
       if (combo.name === 'D+T+P') {
         assert.equal(shown.badge, 'DP×TP×PP = 2×4×2 = 16');
         assert.equal(shown.perGpu, '32 GB');
-        assert.equal(shown.paramsPerGpu, '2 B');
+        assert.equal(shown.paramsPerGpu, '2 B params');
         assert.equal(shown.shard, '8×');
         assert.match(shown.fit, /fits the 80 GB GPU/);
         await lab.page.screenshot({ path: `${screenshotDir}all-three.png`, fullPage: true });

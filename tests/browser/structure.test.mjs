@@ -113,7 +113,8 @@ describe('one table: the page holds no range or default of its own', () => {
         if (row.own) continue; // the page's own state: the Advanced switch, 'auto', network presets
         const f = fields.get(row.scenario);
         assert.ok(f, `${row.name}: no scenario field ${row.scenario}`);
-        assert.equal(row.type, f.type === 'preset' ? 'enum' : f.type, row.name);
+        const type = { preset: 'enum', order: 'enum' }[f.type] ?? f.type;
+        assert.equal(row.type, type, row.name);
         // A row the core chooses for (default null) is not sent until set.
         assert.equal(
           row.default,
@@ -124,7 +125,13 @@ describe('one table: the page holds no range or default of its own', () => {
           assert.deepEqual(row.range, [f.min / row.scale, f.max / row.scale], row.name);
           assert.equal(row.above, Boolean(f.min_exclusive), row.name);
         }
-        if (f.choices)
+        if (f.type === 'order') {
+          // Every order of the schema's seams, each once, the default (the chapter's) first.
+          assert.equal(row.choices[0], f.default, row.name);
+          const orders = (n) => (n <= 1 ? 1 : n * orders(n - 1));
+          assert.equal(new Set(row.choices).size, orders(f.choices.length), row.name);
+          for (const o of row.choices) assert.deepEqual(o.split(',').sort(), [...f.choices].sort());
+        } else if (f.choices)
           assert.deepEqual(
             row.choices,
             f.type === 'preset' ? [...f.choices, 'custom'] : f.choices,

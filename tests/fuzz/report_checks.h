@@ -19,10 +19,23 @@ using nlohmann::json;
 constexpr size_t kMaxErrorBytes = 700;  // a short echo plus the list of allowed keys
 
 // Every number in a report is a byte count, a time, a FLOP count, a rate, a fraction or a
-// count: finite and not negative. The one signed quantity is the headroom ("negative when it
-// does not fit", README). NaN and infinity reach JSON as null (nlohmann's dump), so null is
+// count: finite and not negative. The signed quantities are the headroom ("negative when it
+// does not fit", README) and a nesting order's cost against the chapter's (negative when it is
+// faster), and their derivations' results (/explain/memory.headroom_bytes/result). NaN and infinity reach JSON as null (nlohmann's dump), so null is
 // only allowed where the contract puts it: "degrees": null in the resolved scenario. -0.0 is
 // refused too: it dumps as "-0.0", which a reader takes for a negative number.
+inline bool is_signed(const std::string& path, const std::string& key) {
+  for (const std::string name : {"headroom_bytes", "order_cost_s"}) {
+    if (key == name) return true;
+    const std::string tail = "." + name + "/result";
+    if (path.rfind("/explain/", 0) == 0 && path.size() > tail.size() &&
+        path.compare(path.size() - tail.size(), tail.size(), tail) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 inline std::string walk(const json& v, const std::string& path, const std::string& key) {
   switch (v.type()) {
     case json::value_t::null:
@@ -30,7 +43,7 @@ inline std::string walk(const json& v, const std::string& path, const std::strin
     case json::value_t::number_float: {
       const double x = v.get<double>();
       if (!std::isfinite(x)) return "non-finite number at " + path;
-      if (std::signbit(x) && key != "headroom_bytes") return "negative number at " + path;
+      if (std::signbit(x) && !is_signed(path, key)) return "negative number at " + path;
       return "";
     }
     case json::value_t::number_integer:

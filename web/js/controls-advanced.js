@@ -96,7 +96,7 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
   let layoutKey = '';
 
   const presets = make('div', { className: 'presets' }, root);
-  for (const p of PRESETS) {
+  for (const p of PRESETS.filter((x) => !x.book)) {
     const button = make(
       'button',
       { type: 'button', className: 'preset', textContent: p.label, title: p.hint },

@@ -16,8 +16,10 @@
 // note in the lab; mount never throws for bad options.
 //
 // This module only composes: store.js holds the state and asks the core, url-sync.js keeps it
-// in the URL, view.js draws, notes.js explains, share-bar.js copies and exports.
+// in the URL, view.js draws, notes.js explains, share-bar.js copies and exports, exercises.js
+// asks the reader to predict.
 import { make, uid } from './dom.js';
+import { createExercises } from './exercises.js';
 import { MARKUP } from './markup.js';
 import { createNotes } from './notes.js';
 import { readMountOptions, readOptions, SEAMS, shown, stateFrom, textOf } from './options.js';
@@ -172,6 +174,7 @@ async function start(lab, host, given) {
   await lab.view.advancedReady();
   if (lab.destroyed) return;
   lab.store.render();
+  lab.exercises.restore();
   await lab.view.drawn();
 }
 
@@ -228,6 +231,10 @@ export function mount(host, options = {}) {
     onHashChange: (pairs) => notes.show(applyOptions(lab, pairs, { fromUrl: true })),
   });
   createShareBar(root, lab);
+  lab.exercises = createExercises(root.querySelector('.exercises'), {
+    evaluate: (state) => lab.store.evaluate(state),
+    show: (state) => lab.notes.add(lab.store.apply(state, lab.store.state)),
+  });
 
   // The look first (theme, hidden parts), before the module loads; then the state.
   applyOptions(lab, given.pairs);

@@ -28,6 +28,26 @@ export function placeOf(ranks, r) {
   };
 }
 
+// The runs of consecutive ranks in one data-parallel replica, { dp, first, size }: one run per
+// replica in the chapter's nesting order (TP×PP consecutive ranks), more when the order nests
+// DP inside another seam and interleaves the replicas.
+export function replicaRuns(ranks) {
+  const runs = [];
+  for (let r = 0, i = 0; i < ranks.length; r++, i += RANK_INTS) {
+    const last = runs.at(-1);
+    if (last && last.dp === ranks[i]) last.size += 1;
+    else runs.push({ dp: ranks[i], first: r, size: 1 });
+  }
+  return runs;
+}
+
+// The legend's words when the nesting order splits each replica into several runs.
+export function splitNote(runs, dp) {
+  if (runs.length <= dp) return undefined;
+  const each = runs.length / dp;
+  return `(${fmt.exactNumber(dp)} replicas, each in ${fmt.exactNumber(each)} runs of ${fmt.exactNumber(runs[0].size)}: the nesting order interleaves them)`;
+}
+
 // The ranks sharing a GPU's tensor group (same dp, pp, cp), pipeline (same dp, tp, cp),
 // data-parallel group (same tp, pp, cp), context group (same dp, tp, pp) and expert group (same
 // tp and pp, and the same run of EP consecutive data-and-context ranks x = cp + CP dp: the core's

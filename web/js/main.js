@@ -12,11 +12,28 @@ function fill(name, text) {
   }
 }
 
+// Whether the pipeline spans machines in what the lab shows, from the links the core gives
+// each seam: the book's claim is true at its fleet, not at 16 GPUs with all three seams on.
+function pipelineHere(report) {
+  const { data, pipeline } = report.comms;
+  const gpus = `${fmt.integer(report.gpus)} GPUs`;
+  if (pipeline.link === 'network')
+    return `, as it does here: at ${gpus} its stages sit on different nodes`;
+  if (pipeline.link === 'none')
+    return '; turn on Pipeline parallel, or open the book’s fleet, to see it';
+  return (
+    `; not here: at ${gpus} its stages share a node and ride NVLink` +
+    `${data.link === 'network' ? ', while DP crosses the network' : ''}. ` +
+    'The book’s fleet shows it spanning machines'
+  );
+}
+
 const lab = mount(document.querySelector('#lab'), {
   url: 'query',
   onReport(report) {
     fill('gpus', fmt.integer(report.gpus));
     fill('gpu-memory', fmt.bytes(report.memory.gpu_memory_bytes));
+    fill('pp-here', pipelineHere(report));
   },
 });
 

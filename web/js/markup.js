@@ -21,12 +21,25 @@ export const MARKUP = `
     <span data-text="gpus">16</span>. Memory and communication are computed for a
     <span data-text="model-size">16-billion</span>-parameter model at
     <span data-text="bytes-per-param">16</span> bytes/parameter.
-    Sizes are decimal: 1 GB = 10<sup>9</sup> bytes; hover over a number for its exact value.</p>
+    Sizes are decimal: 1 GB = 10<sup>9</sup> bytes. Hover over, focus or click a number for
+    the math behind it and its exact value.</p>
 </div>
 
 <div class="toolbar">
   <div class="switches" role="group" aria-label="Seams" data-part="switches"></div>
   <p class="badge" data-part="badge">DP×TP×PP = …</p>
+</div>
+<div class="book-more">
+  <div class="order-out" data-part="order">
+    <div class="field order-field"></div>
+    <ul class="order-seams" aria-label="Where each seam's groups sit"></ul>
+    <p class="order-cost"></p>
+    <p class="visually-hidden order-announce" aria-live="polite"></p>
+  </div>
+  <div class="fleet-box" data-part="fleet">
+    <button type="button" class="tool fleet-toggle">Book's fleet (10,240 GPUs)</button>
+    <p class="small fleet-hint"></p>
+  </div>
 </div>
 <div class="note" role="status" data-part="warnings"><ul class="warnings"></ul></div>
 
@@ -74,17 +87,17 @@ export const MARKUP = `
 
   <section class="panel memory" data-part="memory">
     <h2 id="@@memory-h">Memory per GPU (weights + optimizer)</h2>
-    <p class="big"><span class="num" data-field="per-gpu">…</span></p>
+    <p class="big"><span class="num" data-field="per-gpu" data-explain="memory.per_gpu_bytes">…</span></p>
     <p class="fit" data-field="fit"></p>
     <div class="meter" aria-hidden="true">
       <div class="meter-fill"></div>
       <div class="meter-cap"><span class="meter-cap-label"></span></div>
     </div>
     <dl class="facts">
-      <div><dt>Model size N</dt><dd data-field="model-params"></dd></div>
-      <div><dt>Bytes / param</dt><dd data-field="bytes-per-param"></dd></div>
-      <div><dt>Params held per GPU</dt><dd data-field="params-per-gpu"></dd></div>
-      <div><dt>Shard factor (TP×PP)</dt><dd data-field="shard-factor"></dd></div>
+      <div><dt>Model size N</dt><dd><span data-field="model-params" data-explain="model_params"></span></dd></div>
+      <div><dt>Bytes / param</dt><dd><span data-field="bytes-per-param" data-explain="precision.bytes_per_param"></span></dd></div>
+      <div><dt>Params held per GPU</dt><dd><span data-field="params-per-gpu" data-explain="memory.params_per_gpu"></span></dd></div>
+      <div><dt>Shard factor (TP×PP)</dt><dd><span data-field="shard-factor" data-explain="memory.shard_factor"></span></dd></div>
     </dl>
     <p class="small"><span data-field="breakdown"></span> Data parallelism replicates the
       model, so it does not shrink per-GPU memory (that is ZeRO/FSDP's job); only tensor and
@@ -102,11 +115,11 @@ export const MARKUP = `
       <h3>${seam[0].toUpperCase()}${seam.slice(1)} <span class="seam-state" data-field="state"></span></h3>
       <dl>
         <div><dt>Collective</dt><dd data-field="collective"></dd></div>
-        <div><dt>Group</dt><dd data-field="group"></dd></div>
-        <div><dt>Per GPU per step</dt><dd class="num" data-field="bytes"></dd></div>
+        <div><dt>Group</dt><dd><span data-field="group" data-explain="comms.${seam}.group_size"></span></dd></div>
+        <div><dt>Per GPU per step</dt><dd class="num"><span data-field="bytes" data-explain="comms.${seam}.bytes_per_gpu_per_step"></span></dd></div>
         <div><dt>Message × count</dt><dd data-field="message"></dd></div>
-        <div><dt>Link</dt><dd data-field="link"></dd></div>
-        <div><dt>Time on the link</dt><dd data-field="time"></dd></div>
+        <div><dt>Link</dt><dd><span data-field="link" data-explain="comms.${seam}.link_bytes_per_s"></span></dd></div>
+        <div><dt>Time on the link</dt><dd><span data-field="time" data-explain="comms.${seam}.time_s"></span></dd></div>
       </dl>
       <p class="book">${
         {
@@ -130,6 +143,8 @@ export const MARKUP = `
     outside TP (Megatron-Core's tp-cp order); expert groups are carved out of the data- and
     context-parallel ranks.</p>
 </section>
+
+<section class="exercises" data-part="exercises"></section>
 
 <div class="advanced-out" hidden></div>
 

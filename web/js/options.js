@@ -14,6 +14,8 @@ export const URL_MODES = ['none', 'query', 'hash'];
 export const PARTS = [
   'intro',
   'switches',
+  'order',
+  'fleet',
   'badge',
   'warnings',
   'advanced',
@@ -28,6 +30,7 @@ export const PARTS = [
   'timeline',
   'planner',
   'references',
+  'exercises',
   'share',
   'export',
 ];
@@ -252,14 +255,19 @@ function carried(e, state, from) {
 
 // The state as URL parameters: what differs from `from` (the defaults, or the state a lab's
 // options start it in), in the table's order, the seams as one list (unless an explicit
-// layout sets them). `advanced` is written whenever an advanced row is, so the reader does not
-// have to guess it. Read back by readOptions + stateFrom from the same start, it gives the
-// same state (tests/browser/share.test.mjs).
+// layout sets them), then the book's other rows (the nesting order). `advanced` is written
+// whenever an advanced row is, so the reader does not have to guess it. Read back by
+// readOptions + stateFrom from the same start, it gives the same state
+// (tests/browser/share.test.mjs).
 export function toParams(state, from = defaults()) {
   const params = new URLSearchParams();
   if (state.degrees === 'auto' && SEAMS.some((s) => state[s] !== from[s])) {
     const on = SEAMS.filter((s) => state[s]);
     params.set('seams', on.length ? on.join(',') : 'none');
+  }
+  for (const e of STATE) {
+    if (!e.advanced && !e.own && !SEAMS.includes(e.name) && carried(e, state, from))
+      params.set(e.name, String(state[e.name]));
   }
   const rows = STATE.filter((e) => e.advanced && carried(e, state, from));
   if (rows.length || state.advanced !== from.advanced)

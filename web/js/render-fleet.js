@@ -11,7 +11,16 @@
 // and the readout names its groups as the tiles do.
 import { svg as el } from './dom.js';
 import * as fmt from './format.js';
-import { createLegend, describe, groupsOf, placeOf, RANK_INTS, tileColour } from './grid-common.js';
+import {
+  createLegend,
+  describe,
+  groupsOf,
+  placeOf,
+  RANK_INTS,
+  replicaRuns,
+  splitNote,
+  tileColour,
+} from './grid-common.js';
 
 const CELL = 8; // a GPU's square, SVG user units
 const PITCH = 9; // square plus gap
@@ -180,7 +189,7 @@ function drawBands(layer, paths, bands, degrees, shades) {
   });
 }
 
-// One box per run of rows with the same extent, for the replica of ranks first..first+size-1.
+// One box per run of rows with the same extent, for the ranks first..first+size-1.
 function replicaBoxes(s, first, size) {
   const boxes = [];
   let box = null;
@@ -209,26 +218,30 @@ function replicaBoxes(s, first, size) {
   return boxes;
 }
 
-// One outline per data-parallel replica (TP×CP×PP consecutive ranks); returns the legend's
-// note when the replicas are too many or too small to outline.
-function outlineReplicas(layer, s, degrees) {
+// One outline per run of a data-parallel replica (replicaRuns: the whole replica, TP×CP×PP
+// consecutive ranks, in the chapter's order); returns the legend's note when the replicas are
+// too many or too small to outline, or split by the nesting order.
+function outlineReplicas(layer, s, degrees, ranks) {
   const DP = degrees.dp;
   const size = degrees.tp * degrees.pp * (degrees.cp ?? 1);
-  if (DP < 2 || DP > MAX_OUTLINES || size < 2) {
+  const runs = DP < 2 ? [] : replicaRuns(ranks);
+  if (DP < 2 || runs.length > MAX_OUTLINES || runs[0].size < 2) {
     layer.setAttribute('d', '');
-    return DP > MAX_OUTLINES || (size < 2 && DP > 1)
+    if (DP < 2) return undefined;
+    if (runs.length > DP) return splitNote(runs, DP).replace(')', '; too fine to outline)');
+    return DP > MAX_OUTLINES || size < 2
       ? `(${fmt.integer(DP)} replicas of ${size === 1 ? 'one GPU' : `${size} GPUs`}: too small to outline)`
       : undefined;
   }
   const parts = [];
-  for (let first = 0; first < DP * size; first += size) parts.push(...replicaBoxes(s, first, size));
+  for (const run of runs) parts.push(...replicaBoxes(s, run.first, run.size));
   layer.setAttribute(
     'd',
     parts
       .map((b) => `M${b.x0 - 1.5} ${b.y0 - 1.5}H${b.x1 + 1.5}V${b.y1 + 1.5}H${b.x0 - 1.5}z`)
       .join(''),
   );
-  return undefined;
+  return splitNote(runs, DP);
 }
 
 // The words under the map: what a square and a block are, and any colour bands.
@@ -391,7 +404,9 @@ export function createFleet({ after, legend, readout }) {
       );
       const active = ranks.length / RANK_INTS;
       layers.idle.setAttribute('d', active < s.gpus ? cellPath.slice(active).join('') : '');
-      legendView.update(degrees, { replicaNote: outlineReplicas(layers.replicas, s, degrees) });
+      legendView.update(degrees, {
+        replicaNote: outlineReplicas(layers.replicas, s, degrees, ranks),
+      });
       note.textContent = mapNote(s, report, hues, shades);
       svg.setAttribute(
         'aria-label',

@@ -8,7 +8,15 @@
 // Chromium). grid.js uses these tiles up to a few dozen GPUs, and the fleet map past that.
 import { svg as el } from './dom.js';
 import * as fmt from './format.js';
-import { createLegend, describe, groupsOf, placeOf, tileColour } from './grid-common.js';
+import {
+  createLegend,
+  describe,
+  groupsOf,
+  placeOf,
+  replicaRuns,
+  splitNote,
+  tileColour,
+} from './grid-common.js';
 
 // Geometry in SVG user units; the SVG scales to its box.
 const TILE = 64;
@@ -175,12 +183,12 @@ function updateTile(t, r, place, degrees) {
   return undefined;
 }
 
-// One outline per data-parallel replica (TP×CP×PP consecutive ranks). A replica made of whole
-// rows, or of part of one row, is one rectangle; anything else gets one per row.
-function replicaBoxes(shape, report) {
-  const size = report.degrees.tp * report.degrees.pp * (report.degrees.cp ?? 1);
+// One outline per run of a data-parallel replica (replicaRuns: the whole replica in the
+// chapter's order). A run made of whole rows, or of part of one row, is one rectangle;
+// anything else gets one per row.
+function replicaBoxes(shape, runs) {
   const boxes = [];
-  for (let first = 0; first < report.active_gpus; first += size) {
+  for (const { first, size } of runs) {
     const rows = new Map();
     for (let r = first; r < first + size; r++) {
       const { row, col } = tileXY(shape, r);
@@ -364,9 +372,10 @@ export function createTiles({ svg, legend, readout, maxCols }) {
         build(report.gpus, perNode);
       }
       view.tiles.forEach((t, r) => updateTile(t, r, placeOf(ranks, r), report.degrees));
-      drawReplicas(layers.replicas, replicaRects, replicaBoxes(view.shape, report));
+      const runs = replicaRuns(ranks);
+      drawReplicas(layers.replicas, replicaRects, replicaBoxes(view.shape, runs));
       labelNodes(svg, view.shape, report);
-      legendView.update(report.degrees);
+      legendView.update(report.degrees, { replicaNote: splitNote(runs, report.degrees.dp) });
       highlight(pointer.highlighted);
     },
     // Drops every tile (the fleet map has taken over); the next update builds them again.

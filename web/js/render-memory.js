@@ -1,9 +1,9 @@
 // The memory panel: what one GPU must hold (weights + gradients + optimizer states, and in
 // the practitioner's model activations too), and whether that fits the GPU. Numbers from
 // report.memory and report.precision; this file only formats them.
-import { showNumber } from './dom.js';
+import { make, showNumber } from './dom.js';
 import * as fmt from './format.js';
-import { fitText } from './fit-text.js';
+import { fitParts } from './fit-text.js';
 
 // Bytes held per parameter are shown by their usual type (2 bytes: bf16, 4: fp32).
 function typeName(bytesPerParam) {
@@ -49,8 +49,16 @@ export function createMemory(root) {
         `${fmt.exactNumber(m.per_gpu_bytes)} bytes`,
       );
       root.classList.toggle('over', !m.fits);
-      f.fit.textContent = fitText(m, gpuName);
-      f.fit.title = `headroom ${fmt.exactNumber(m.headroom_bytes)} bytes`;
+      // The headroom explains itself (explain.js).
+      const headroom = make('span');
+      headroom.dataset.explain = 'memory.headroom_bytes';
+      showNumber(
+        headroom,
+        m.headroom_bytes,
+        fmt.bytes(Math.abs(m.headroom_bytes)),
+        `headroom ${fmt.exactNumber(m.headroom_bytes)} bytes`,
+      );
+      f.fit.replaceChildren(...fitParts(m, gpuName, '', headroom));
       // The bar is drawn to the larger of need and capacity, so both always show.
       const scale = Math.max(m.per_gpu_bytes, m.gpu_memory_bytes);
       f.meterFill.style.width = `${(100 * m.per_gpu_bytes) / scale}%`;
@@ -67,10 +75,11 @@ export function createMemory(root) {
       );
       const bpp = report.scenario.bytes_per_param;
       showNumber(f.bytesPerParam, bpp, `${fmt.count(bpp)} B`, `${fmt.exactNumber(bpp)} bytes`);
+      // "1 B params": the unit said, so a billion is never read as bytes.
       showNumber(
         f.paramsPerGpu,
         m.params_per_gpu,
-        fmt.count(m.params_per_gpu),
+        `${fmt.count(m.params_per_gpu)} params`,
         `${fmt.exactNumber(m.params_per_gpu)} parameters`,
       );
       showNumber(

@@ -2,13 +2,35 @@
 // step, and the link it rides, all from report.comms. The book's sentence about each seam's
 // appetite for bandwidth is static text (markup.js). The context and expert rows show only
 // when their seam is switched on or in use, so the book's view keeps its three.
-import { showNumber } from './dom.js';
+import { make, showNumber } from './dom.js';
 import * as fmt from './format.js';
 
 const LINKS = { nvlink: 'NVLink (inside a node)', network: 'network (between nodes)' };
 const SEAMS = ['data', 'tensor', 'pipeline', 'context', 'expert'];
 const DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', expert: 'ep' };
 const BEYOND_THE_BOOK = new Set(['context', 'expert']);
+
+// "52.4 MB × 25,600": the message and the count, each explained on its own (explain.js).
+function messageRow(row, c) {
+  const message = make('span');
+  message.dataset.explain = `comms.${row.seam}.bytes_per_message`;
+  showNumber(
+    message,
+    c.bytes_per_message,
+    fmt.bytes(c.bytes_per_message),
+    `${fmt.exactNumber(c.bytes_per_message)} bytes per message`,
+  );
+  const count = make('span');
+  count.dataset.explain = `comms.${row.seam}.messages_per_step`;
+  showNumber(
+    count,
+    c.messages_per_step,
+    fmt.exactNumber(c.messages_per_step),
+    `${fmt.exactNumber(c.messages_per_step)} messages per step`,
+  );
+  row.message.replaceChildren(message, ' × ', count);
+  row.message.dataset.value = String(c.bytes_per_message);
+}
 
 export function createWire(root) {
   const rows = SEAMS.map((seam) => {
@@ -49,20 +71,19 @@ export function createWire(root) {
           continue;
         }
         row.collective.textContent = c.collective;
-        row.group.textContent = `${c.group_size} GPUs`;
+        showNumber(
+          row.group,
+          c.group_size,
+          `${fmt.integer(c.group_size)} GPUs`,
+          `${fmt.integer(c.group_size)} GPUs`,
+        );
         showNumber(
           row.bytes,
           c.bytes_per_gpu_per_step,
           `${fmt.bytes(c.bytes_per_gpu_per_step)}/step`,
           `${fmt.exactNumber(c.bytes_per_gpu_per_step)} bytes per GPU per step`,
         );
-        showNumber(
-          row.message,
-          c.bytes_per_message,
-          `${fmt.bytes(c.bytes_per_message)} × ${fmt.exactNumber(c.messages_per_step)}`,
-          `${fmt.exactNumber(c.bytes_per_message)} bytes per message, ` +
-            `${fmt.exactNumber(c.messages_per_step)} messages per step`,
-        );
+        messageRow(row, c);
         showNumber(
           row.link,
           c.link_bytes_per_s,

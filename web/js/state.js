@@ -26,11 +26,12 @@
 //   fixed     (advanced rows) sent at its default while the section is closed
 //   page      the page's own row that a loaded scenario (a plan, a published run) leaves as
 //             it is: the planner's margin and whether a search was asked
-//   control   switch | details | number | select | checkbox; group: the fieldset it sits in
+//   control   switch | order | details | number | select | checkbox; group: the fieldset it
+//             sits in (switch and order: the book's toolbar)
 //   label, unit, hint, step: for the control (unit: the schema's unless given, '' for none;
 //             hint: text, or a function of the bound row); labels: words for some choices
 // Bound from the schema: type (boolean | integer | number | enum | degrees), default, range
-// [lo, hi] (lo excluded when `above`), choices.
+// [lo, hi] (lo excluded when `above`), choices (for an `order` field, the orders of its seams).
 
 export const NETWORKS = { hdr: 25, ndr: 50 };
 
@@ -50,6 +51,9 @@ export const STATE = [
   { name: 'data', scenario: 'seams.data', control: 'switch', label: 'Data parallel' },
   { name: 'tensor', scenario: 'seams.tensor', control: 'switch', label: 'Tensor parallel' },
   { name: 'pipeline', scenario: 'seams.pipeline', control: 'switch', label: 'Pipeline parallel' },
+  // How ranks are numbered, innermost first: which seam's groups share a node. Its choices are
+  // the permutations of the schema's seams, the chapter's rule (the default) first.
+  { name: 'order', scenario: 'order', control: 'order', label: 'Nesting order' },
 
   // Opening the advanced section switches to the practitioner's memory model (whole layers
   // per stage, embedding on the end stages, activations); closed, the book's N/(TP·PP).
@@ -593,6 +597,7 @@ export const PRESETS = [
   {
     name: 'fleet',
     label: "The book's fleet: 10,240 GPUs",
+    bookLabel: "Book's fleet (10,240 GPUs)", // its button in the book view
     hint: 'TP = 8, PP = 16, DP = 80; global batch 2,560 = 80 replicas × 32 micro-batches',
     values: {
       advanced: true,
@@ -602,6 +607,16 @@ export const PRESETS = [
       global_batch: 2560,
       micro_batch: 1,
     },
+  },
+  // The book view's way back from the fleet: every advanced row at its default and the
+  // section closed; the seams and the nesting order stay as they are.
+  {
+    name: 'sixteen',
+    label: 'Back to 16 GPUs',
+    book: true,
+    keepBook: true,
+    hint: "the book's 16 GPUs, with the seams and the nesting order kept",
+    values: { advanced: false },
   },
   {
     name: 'book',
@@ -634,7 +649,31 @@ const SCHEMA_TYPES = {
   boolean: 'boolean',
   enum: 'enum',
   preset: 'enum',
+  order: 'enum',
 };
+
+// Every order of the seams, "tp,pp,dp" style, `first` (the chapter's) first.
+function orders(seams, first) {
+  const all = [];
+  const walk = (done, rest) => {
+    if (!rest.length) all.push(done.join(','));
+    for (const s of rest)
+      walk(
+        [...done, s],
+        rest.filter((x) => x !== s),
+      );
+  };
+  walk([], seams);
+  return [first, ...all.filter((o) => o !== first)];
+}
+
+// "TP, PP, DP (the chapter's rule)", "DP, TP, PP".
+function orderLabels(choices, rule) {
+  const words = (o) => o.toUpperCase().replaceAll(',', ', ');
+  return Object.fromEntries(
+    choices.map((o) => [o, o === rule ? `${words(o)} (the chapter's rule)` : words(o)]),
+  );
+}
 let bound = false;
 
 // Takes each row's type, default, range and choices from the core's field table
@@ -659,6 +698,10 @@ export function bindSchema(schema) {
       if ('min' in f) e.range = [f.min / scale, f.max / scale];
       e.above = Boolean(f.min_exclusive);
       if (f.choices) e.choices = f.type === 'preset' ? [...f.choices, 'custom'] : f.choices;
+      if (f.type === 'order') {
+        e.choices = orders(f.choices, f.default);
+        e.labels = orderLabels(e.choices, f.default);
+      }
       if (e.type === 'integer' && e.control === 'select') e.choices = range(e.range);
       e.unit ??= f.unit || undefined;
     }
@@ -879,8 +922,18 @@ export function changeMany(state, values, ctx = {}) {
 export function applyPreset(state, name, ctx = {}) {
   const p = PRESETS.find((x) => x.name === name);
   if (!p) throw new Error(`unknown preset "${name}"`);
-  return changeMany(p.reset ? defaults() : state, p.values, ctx);
+  let base = p.reset ? defaults() : state;
+  if (p.keepBook) {
+    base = { ...defaults() };
+    for (const e of STATE) if (!e.advanced && !e.own) base[e.name] = state[e.name];
+  }
+  return changeMany(base, p.values, ctx);
 }
+
+// The book view shows its way back from a larger fleet ('sixteen') while the GPU count is not
+// the book's; else the way to the book's fleet ('fleet').
+export const bookFleetPreset = (state) =>
+  state.advanced && state.gpus !== entry('gpus').default ? 'sixteen' : 'fleet';
 
 function settle(state, ctx) {
   const next = normalize(state);

@@ -136,6 +136,8 @@ export function createStore({ view, notes, onAccepted }) {
       return ctx;
     },
     onChange,
+    // The core's answer for a state, without showing it: { report } or { error }.
+    evaluate: (candidate) => check(candidate),
     onPreset: (name) => set(applyPreset(state, name, ctx)),
     onLoad: (scenario) => set(keepPage(fromScenario(scenario, ctx), state)),
     // Options' values (read by the table) set on `from`: the notes about what the core refused.

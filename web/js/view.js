@@ -1,15 +1,35 @@
-// What one lab draws: the switches, the book's panels (summary, grid, memory, wire), the
-// "Advanced" section (its module imported the first time the state opens it) and the look an
-// author chose (theme, hidden parts). It turns a state and the core's report into pixels and
-// hands the reader's changes back (onChange, onPreset, onLoad); it decides nothing.
+// What one lab draws: the switches and the nesting order, the book's panels (summary, order,
+// grid, memory, wire), the book's fleet button, the "Advanced" section (its module imported
+// the first time the state opens it), the math behind every marked number (explain.js) and
+// the look an author chose (theme, hidden parts). It turns a state and the core's report into
+// pixels and hands the reader's changes back (onChange, onPreset, onLoad); it decides nothing.
 import { createControls } from './controls.js';
+import { createExplain } from './explain.js';
 import * as fmt from './format.js';
 import { createGrid } from './grid.js';
 import { PARTS } from './options.js';
 import { createMemory } from './render-memory.js';
+import { createOrder } from './render-order.js';
 import { createSummary } from './render-summary.js';
 import { createWire } from './render-wire.js';
-import { entry } from './state.js';
+import { bookFleetPreset, entry, PRESETS } from './state.js';
+
+// The book view's fleet button: to the book's fleet, and back to its 16 GPUs.
+function createFleetButton(box, onPreset) {
+  const button = box.querySelector('.fleet-toggle');
+  const hint = box.querySelector('.fleet-hint');
+  let preset = 'fleet';
+  button.addEventListener('click', () => onPreset(preset));
+  return {
+    update(state) {
+      preset = bookFleetPreset(state);
+      const p = PRESETS.find((x) => x.name === preset);
+      const text = p.bookLabel ?? p.label;
+      if (button.textContent !== text) button.textContent = text;
+      hint.textContent = p.hint;
+    },
+  };
+}
 
 export function createView(root, { notes, onChange, onPreset, onLoad }) {
   const $ = (selector) => root.querySelector(selector);
@@ -18,7 +38,13 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
   const summary = createSummary(root);
   const grid = createGrid({ svg: $('.gpu-grid'), legend: $('.legend'), readout: $('.readout') });
   const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
-  const controls = createControls($('.switches'), { onChange });
+  const order = createOrder($('.order-out'));
+  const explain = createExplain(root);
+  const controls = createControls(
+    { switches: $('.switches'), order: $('.order-field') },
+    { onChange },
+  );
+  const fleet = createFleetButton($('.fleet-box'), onPreset);
   let lab = null;
   let state = null; // the state the controls show
   let advanced = null; // the advanced module's view, once loaded
@@ -84,6 +110,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
     showState(next) {
       state = next;
       controls.update(state);
+      fleet.update(state);
       if (state.advanced) loadAdvanced();
     },
     // The section's module, once the state needs it (ready waits for it).
@@ -94,7 +121,9 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
       outputs.hidden = !state.advanced || !advanced;
       grid.update(report, ranks);
       for (const r of renderers) r.update(report);
+      order.update(report, entry('order').default);
       if (advanced && state.advanced) advanced.update(shown, report);
+      explain.update(report);
     },
     drawn: () => grid.drawn(),
     // The drawing the grid shows (the tiles or the fleet map), for the exports.
@@ -103,6 +132,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
       destroyed = true;
       summary.destroy();
       grid.destroy();
+      explain.destroy();
     },
   };
 }

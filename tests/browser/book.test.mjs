@@ -1,0 +1,497 @@
+// The book view's reader tools: the nesting-order what-if (each seam's link and time, the
+// warning and the cost against the chapter's rule, the grid's new placement, the URL), the
+// math behind every number of the memory and wire panels, the book's fleet and back, the
+// "Try it" steps (checked against the core, kept across a reload, by keyboard), units that
+// never read billions as bytes, the pipeline's claim following the links, and all of it in the
+// custom element and the iframe, axe clean in light and dark.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { axe, openPage, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
+import { settle } from './measure.mjs';
+
+const cli = fileURLToPath(new URL('../../build/native/core/explore', import.meta.url));
+// The native core's report for a scenario: a separate build of the model the page runs.
+const core = (scenario) =>
+  JSON.parse(
+    // A 10,240-GPU report with its ranks runs to several MB.
+    execFileSync(cli, ['-'], { input: JSON.stringify(scenario), maxBuffer: 256 << 20 }).toString(),
+  );
+const ALL = { data: true, tensor: true, pipeline: true };
+
+let env;
+before(async () => {
+  env = await startBrowser();
+  await mkdir(screenshotDir, { recursive: true });
+});
+after(() => env?.close());
+
+const badge = (page) => page.locator('.badge').textContent();
+const waitBadge = (page, text) =>
+  page.waitForFunction((t) => document.querySelector('.badge')?.textContent === t, text);
+
+describe('nesting order', () => {
+  test('a labelled select of the orders, the rule first; choosing one shows its cost', async () => {
+    const lab = await openPage(env, '?seams=data,tensor,pipeline');
+    const { page } = lab;
+    const select = page.getByLabel('Nesting order (innermost first)');
+    const options = await select
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+    assert.equal(options.length, 6);
+    assert.deepEqual(options[0], ['tp,pp,dp', "TP, PP, DP (the chapter's rule)"]);
+    assert.ok(options.slice(1).every(([, text]) => !/rule/.test(text)));
+    assert.match(await page.locator('.order-cost').textContent(), /The chapter's rule/);
+
+    await select.selectOption('dp,pp,tp');
+    const want = core({ seams: ALL, order: 'dp,pp,tp' });
+    await page.waitForFunction(() =>
+      /Costs/.test(document.querySelector('.order-cost').textContent),
+    );
+    // Innermost first, each seam's link and time as the core has them.
+    const seams = await page
+      .locator('.order-seams li')
+      .evaluateAll((lis) =>
+        lis.map((li) => ({ seam: li.dataset.seam, link: li.dataset.link, text: li.textContent })),
+      );
+    assert.deepEqual(
+      seams.map((s) => s.seam),
+      ['data', 'pipeline', 'tensor'],
+    );
+    for (const s of seams) {
+      assert.equal(s.link, want.comms[s.seam].link, s.seam);
+      assert.match(s.text, s.link === 'network' ? /span nodes/ : /inside a node/);
+    }
+    assert.equal(want.comms.tensor.link, 'network', 'TP outermost leaves the node');
+    const tensorTime = await page
+      .locator('.order-seams [data-explain="comms.tensor.time_s"]')
+      .textContent();
+    assert.equal(tensorTime, `${Number(want.comms.tensor.time_s.toPrecision(3))} s`);
+    // The core's warning, and the cost against the rule from report.order.
+    const warnings = await page.locator('.warnings li').allTextContents();
+    assert.ok(
+      warnings.some((w) => /^Tensor parallelism spans nodes/.test(w)),
+      warnings.join(),
+    );
+    const cost = page.locator('.order-cost [data-explain="order.order_cost_s"]');
+    assert.equal(await cost.textContent(), `${Number(want.order.order_cost_s.toPrecision(3))} s`);
+    assert.ok(want.order.order_cost_s > 1);
+
+    // The grid shows the new placement: each tile's coordinates are the core's for its rank.
+    const tiles = await page.locator('.gpu-grid rect.tile').evaluateAll((rs) =>
+      rs.map((r) => ({
+        dp: +r.dataset.dp,
+        tp: +r.dataset.tp,
+        pp: +r.dataset.pp,
+        node: +r.dataset.node,
+      })),
+    );
+    assert.deepEqual(
+      tiles,
+      want.ranks.map(({ dp, tp, pp, node }) => ({ dp, tp, pp, node })),
+    );
+    assert.match(
+      await page.locator('[data-legend="replica"] .legend-note').textContent(),
+      /interleaves/,
+    );
+
+    // In the URL like any other key, and read back from it.
+    assert.match(await settledUrl(page), /order=dp,pp,tp/);
+    await page.reload();
+    await page.waitForSelector('html[data-ready="1"]');
+    assert.equal(await page.getByLabel('Nesting order (innermost first)').inputValue(), 'dp,pp,tp');
+    await page.screenshot({ path: `${screenshotDir}book-order-broken.png`, fullPage: true });
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test('a faster order says so, and a refused one is a note, not a state', async () => {
+    // DP and PP at 4×1×4: with DP innermost its all-reduce rides NVLink and the pipeline's
+    // small sends cross the network instead.
+    const lab = await openPage(env, '?seams=data,pipeline&order=dp,pp,tp');
+    const want = core({ seams: { data: true, pipeline: true }, order: 'dp,pp,tp' });
+    assert.ok(want.order.order_cost_s < 0);
+    assert.match(
+      await lab.page.locator('.order-cost').textContent(),
+      /^Saves .* the rule is not the fastest/,
+    );
+    await lab.close();
+    const bad = await openPage(env, '?order=tp,tp,dp');
+    assert.match(
+      await bad.page.locator('.pe-notes-list').textContent(),
+      /order: "tp,tp,dp" is not allowed/,
+    );
+    assert.equal(
+      await bad.page.getByLabel('Nesting order (innermost first)').inputValue(),
+      'tp,pp,dp',
+    );
+    await bad.close();
+  });
+});
+
+describe('show the math', () => {
+  test('every number of the memory and wire panels explains itself from the core', async () => {
+    const lab = await openPage(env, '?seams=data,tensor,pipeline');
+    const { page } = lab;
+    const report = await page.evaluate(async () => {
+      const { createLab } = await import('/lab/lab.js');
+      return (await createLab()).evaluate({ seams: { data: true, tensor: true, pipeline: true } });
+    });
+    // Every number shown in the two panels (data-value marks one) carries its report key.
+    const numbers = await page
+      .locator('.memory [data-value], .wire-panel [data-value]')
+      .evaluateAll((els) =>
+        // The context and expert rows stay hidden while their seams are off.
+        els
+          .filter((el) => !el.closest('[hidden]'))
+          .map((el) => ({
+            field: el.dataset.field ?? el.parentElement.dataset.field,
+            key: el.dataset.explain ?? null,
+            role: el.getAttribute('role'),
+            tab: el.tabIndex,
+          })),
+      );
+    assert.ok(numbers.length >= 25, `${numbers.length} numbers`);
+    for (const n of numbers) {
+      if (n.field === 'message') continue; // the row; its two numbers are inside it
+      assert.ok(n.key, `${n.field} has data-explain`);
+      assert.ok(report.explain[n.key], `the core explains ${n.key}`);
+      assert.equal(n.role, 'button', n.key);
+      assert.equal(n.tab, 0, n.key);
+    }
+    // Focus shows the derivation as the number's description; Enter pins it; Escape closes.
+    const tip = page.locator('.explain-tip');
+    for (const [field, key] of [
+      ['per-gpu', 'memory.per_gpu_bytes'],
+      ['params-per-gpu', 'memory.params_per_gpu'],
+      ['shard-factor', 'memory.shard_factor'],
+    ]) {
+      await page.locator(`[data-field="${field}"]`).focus();
+      assert.equal(await tip.isVisible(), true, field);
+      assert.equal(await page.locator('.explain-text').textContent(), report.explain[key].text);
+      assert.equal(
+        await page.locator('.explain-source').textContent(),
+        `Source: ${report.explain[key].source}`,
+      );
+      const describedBy = await page
+        .locator(`[data-field="${field}"]`)
+        .getAttribute('aria-describedby');
+      assert.equal(describedBy, await tip.getAttribute('id'));
+    }
+    const bytes = page.locator('li[data-seam="data"] [data-field="bytes"]');
+    await bytes.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await bytes.getAttribute('aria-expanded'), 'true');
+    assert.equal(
+      await page.locator('.explain-text').textContent(),
+      report.explain['comms.data.bytes_per_gpu_per_step'].text,
+    );
+    await page.keyboard.press('Escape');
+    assert.equal(await tip.isVisible(), false);
+    assert.equal(await bytes.getAttribute('aria-expanded'), 'false');
+    // Click pins, a click elsewhere closes; hover shows.
+    const link = page.locator('li[data-seam="tensor"] [data-field="link"]');
+    await link.click();
+    assert.equal(await link.getAttribute('aria-expanded'), 'true');
+    assert.match(
+      await page.locator('.explain-text').textContent(),
+      /^240 GB\/s, NVLink \(300 GB\/s × 0.8\): TP groups/,
+    );
+    await page.locator('.wire-panel h2').click();
+    assert.equal(await tip.isVisible(), false);
+    await page.locator('li[data-seam="pipeline"] [data-field="time"]').hover();
+    assert.equal(
+      await page.locator('.explain-text').textContent(),
+      report.explain['comms.pipeline.time_s'].text,
+    );
+    await page.screenshot({ path: `${screenshotDir}book-show-the-math.png` });
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test("the book's own numbers read as the chapter writes them", async () => {
+    const lab = await openPage(env, '');
+    const { page } = lab;
+    const said = async (selector) => {
+      await page.locator(selector).focus();
+      return page.locator('.explain-text').textContent();
+    };
+    assert.equal(await said('[data-field="per-gpu"]'), '256 GB = 16e9 params × 16 B/param');
+    assert.equal(
+      await said('li[data-seam="data"] [data-field="bytes"]'),
+      '60 GB = 2 × (16−1)/16 × 16e9 params × 2 B × 1 per step',
+    );
+    assert.equal(await said('[data-field="params-per-gpu"]'), '16e9 = 16e9 params ÷ (TP 1 × PP 1)');
+    // An idle seam's dashes explain nothing and take no tab stop.
+    const idle = page.locator('li[data-seam="tensor"] [data-field="bytes"]');
+    assert.equal(await idle.textContent(), '—');
+    assert.equal(await idle.getAttribute('role'), null);
+    assert.equal(await idle.getAttribute('tabindex'), null);
+    await lab.close();
+  });
+});
+
+describe("the book's fleet", () => {
+  test('one click to TP8 × PP16 × DP80 with its links, and one back to 16 GPUs', async () => {
+    const lab = await openPage(env, '?seams=data,tensor&order=tp,dp,pp');
+    const { page } = lab;
+    await page.getByRole('button', { name: "Book's fleet (10,240 GPUs)", exact: true }).click();
+    await waitBadge(page, 'DP×TP×PP = 80×8×16 = 10240');
+    await page.locator('svg.fleet').waitFor();
+    await settle(page);
+    const want = core({
+      gpus: 10240,
+      degrees: { dp: 80, tp: 8, pp: 16 },
+      global_batch: 2560,
+      memory_model: 'full',
+      order: 'tp,dp,pp',
+    });
+    assert.match(await page.locator('.layout-text').textContent(), /10,240 GPUs in 1,280 nodes/);
+    for (const seam of ['data', 'tensor', 'pipeline']) {
+      assert.equal(
+        await page.locator(`.order-seams li[data-seam="${seam}"]`).getAttribute('data-link'),
+        want.comms[seam].link,
+        seam,
+      );
+      assert.equal(
+        await page.locator(`li[data-seam="${seam}"] [data-field="link"]`).getAttribute('data-link'),
+        want.comms[seam].link,
+      );
+    }
+    assert.equal(want.comms.tensor.link, 'nvlink');
+    assert.equal(want.comms.pipeline.link, 'network', 'the pipeline spans machines');
+    assert.equal(await page.getByLabel('Nesting order (innermost first)').inputValue(), 'tp,dp,pp');
+    assert.match(await settledUrl(page), /gpus=10240&degrees=80x8x16/);
+
+    const back = page.getByRole('button', { name: 'Back to 16 GPUs', exact: true });
+    await back.click();
+    await waitBadge(page, 'DP×TP×PP = 2×4×2 = 16');
+    assert.equal(await page.locator('details.advanced').evaluate((d) => d.open), false);
+    assert.equal(await page.getByLabel('Nesting order (innermost first)').inputValue(), 'tp,dp,pp');
+    assert.equal(
+      await page.getByRole('button', { name: "Book's fleet (10,240 GPUs)", exact: true }).count(),
+      1,
+    );
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+});
+
+describe('text and units', () => {
+  test('params per GPU say "params"; the pipeline claim follows the links', async () => {
+    const lab = await openPage(env, '?seams=data,tensor,pipeline');
+    const { page } = lab;
+    assert.equal(await page.locator('[data-field="params-per-gpu"]').textContent(), '2 B params');
+    assert.equal(await page.locator('[data-field="bytes-per-param"]').textContent(), '16 B');
+    const notice = () => page.locator('.notice').textContent();
+    assert.match(
+      await notice(),
+      /can span machines; not here: at 16 GPUs its stages share a node and ride NVLink, while DP crosses the network/,
+    );
+    await page.getByRole('button', { name: "Book's fleet (10,240 GPUs)", exact: true }).click();
+    await waitBadge(page, 'DP×TP×PP = 80×8×16 = 10240');
+    await page.waitForFunction(() =>
+      /as it does here/.test(document.querySelector('.notice').textContent),
+    );
+    assert.match(
+      await notice(),
+      /can span machines, as it does here: at 10,240 GPUs its stages sit on different nodes/,
+    );
+    await lab.close();
+  });
+});
+
+// The steps' answers, as a reader would give them: the right one for the first, a wrong one
+// for the fifth.
+async function answer(page, id, value) {
+  const step = page.locator(`[data-exercise="${id}"]`);
+  if ((await step.locator('input[type="number"]').count()) > 0) {
+    await step.getByLabel('Your prediction').fill(String(value));
+  } else {
+    await step.locator(`input[value="${value}"]`).check();
+  }
+  await step.getByRole('button', { name: 'Check, and show it in the lab' }).click();
+  return step;
+}
+
+describe('Try it', () => {
+  test('steps to predict, checked against the core, shown in the lab, kept on reload', async () => {
+    const lab = await openPage(env, '');
+    const { page } = lab;
+    const section = page.locator('[data-part="exercises"]');
+    assert.equal(await section.locator('h2').textContent(), 'Try it');
+    const steps = await section.locator('[data-exercise]').count();
+    assert.ok(steps >= 5 && steps <= 8, `${steps} steps`);
+    assert.equal(await section.locator('[data-exercise] fieldset > legend').count(), steps);
+
+    // Step 2 first (the lab starts at DP only): a share, checked against report.memory.
+    let step = await answer(page, 'tp-share', '0.25');
+    await waitBadge(page, 'DP×TP×PP = 4×4×1 = 16');
+    const dt = core({ seams: { data: true, tensor: true, pipeline: false } });
+    const feedback = step.locator('.exercise-feedback');
+    assert.equal(await feedback.getAttribute('role'), 'status');
+    assert.match(await feedback.textContent(), /^✓ Right: A quarter\./);
+    assert.ok((await feedback.textContent()).includes(dt.explain['memory.params_per_gpu'].text));
+
+    // Step 1: a number, checked against report.memory.per_gpu_bytes; the lab goes to DP only.
+    step = await answer(page, 'dp-memory', 256);
+    await waitBadge(page, 'DP×TP×PP = 16×1×1 = 16');
+    assert.match(await step.locator('.verdict').textContent(), /^✓ Right: 256 GB\.$/);
+    assert.match(
+      await step.locator('.exercise-feedback').textContent(),
+      /256 GB = 16e9 params × 16 B\/param/,
+    );
+
+    // Step 5, answered wrongly: the lab breaks the rule and says by how much.
+    step = await answer(page, 'break-rule', 'same');
+    await page.waitForFunction(
+      () => document.querySelector('[data-state="order"]').value === 'dp,pp,tp',
+    );
+    const broken = core({ seams: ALL, order: 'dp,pp,tp' });
+    assert.match(
+      await step.locator('.verdict').textContent(),
+      /^✗ Not quite: the lab says Much slower/,
+    );
+    assert.ok(
+      (await step.locator('.exercise-feedback').textContent()).includes(
+        broken.explain['order.order_cost_s'].text,
+      ),
+    );
+    assert.equal(
+      await section.locator('.exercise-progress').textContent(),
+      '3 of 6 answered, 2 right.',
+    );
+
+    // A reload keeps the answers and checks them again; the lab keeps its own state.
+    await page.reload();
+    await page.waitForSelector('html[data-ready="1"]');
+    assert.equal(
+      await section.locator('.exercise-progress').textContent(),
+      '3 of 6 answered, 2 right.',
+    );
+    assert.equal(await page.locator('[data-exercise="dp-memory"] input').inputValue(), '256');
+    assert.equal(
+      await page.locator('[data-exercise="break-rule"] input[value="same"]').isChecked(),
+      true,
+    );
+    assert.match(
+      await page.locator('[data-exercise="break-rule"] .verdict').textContent(),
+      /Not quite/,
+    );
+
+    // Nothing chosen: a prompt, and the lab stays as it is.
+    const before = await badge(page);
+    await page
+      .locator('[data-exercise="most-bytes"]')
+      .getByRole('button', { name: 'Check, and show it in the lab' })
+      .click();
+    assert.equal(
+      await page.locator('[data-exercise="most-bytes"] .exercise-feedback').textContent(),
+      'Choose an answer first.',
+    );
+    assert.equal(await badge(page), before);
+
+    // The last step opens the book's fleet, where the pipeline does span machines.
+    step = await answer(page, 'book-fleet', 'data,pipeline');
+    await waitBadge(page, 'DP×TP×PP = 80×8×16 = 10240');
+    assert.match(await step.locator('.verdict').textContent(), /^✓ Right: PP and DP\.$/);
+
+    await page.getByRole('button', { name: 'Start over' }).click();
+    assert.equal(
+      await section.locator('.exercise-progress').textContent(),
+      '0 of 6 answered, 0 right.',
+    );
+    await page.reload();
+    await page.waitForSelector('html[data-ready="1"]');
+    assert.equal(await page.locator('[data-exercise="dp-memory"] input').inputValue(), '');
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test('by keyboard alone: Tab to a choice, arrows to pick, Enter to check', async () => {
+    const lab = await openPage(env, '');
+    const { page } = lab;
+    await page.locator('[data-exercise="most-bytes"] legend').scrollIntoViewIfNeeded();
+    await page.locator('[data-exercise="tp-share"] button').focus();
+    await page.keyboard.press('Tab'); // into the next step's radio group: one tab stop
+    assert.equal(
+      await page.evaluate(() => document.activeElement.closest('[data-exercise]').dataset.exercise),
+      'most-bytes',
+    );
+    await page.keyboard.press('ArrowDown'); // DP -> TP
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await waitBadge(page, 'DP×TP×PP = 2×4×2 = 16');
+    assert.match(
+      await page.locator('[data-exercise="most-bytes"] .verdict').textContent(),
+      /^✓ Right: TP \(tensor\)\.$/,
+    );
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+});
+
+describe('embedded', () => {
+  test('the custom element and the iframe: order, math, fleet and steps; parts hide', async () => {
+    const view = await openPage(env, 'examples/element.html', { ready: '#near[data-ready]' });
+    const near = view.page.locator('#near');
+    await near.locator('[data-state="order"]').selectOption('pp,dp,tp');
+    await view.page.waitForFunction(() =>
+      /Costs/.test(
+        document.querySelector('#near').shadowRoot.querySelector('.order-cost').textContent,
+      ),
+    );
+    await near.locator('[data-field="per-gpu"]').focus();
+    assert.equal(await near.locator('.explain-tip').isVisible(), true);
+    await near.getByRole('button', { name: "Book's fleet (10,240 GPUs)" }).click();
+    await view.page.waitForFunction(
+      () =>
+        document.querySelector('#near').shadowRoot.querySelector('.badge').textContent ===
+        'DP×TP×PP = 80×8×16 = 10240',
+    );
+    assert.equal(await near.locator('[data-part="exercises"] [data-exercise]').count(), 6);
+    assert.deepEqual(view.problems, []);
+    await view.close();
+
+    const frame = await openPage(env, 'examples/iframe.html', { ready: 'iframe.example-frame' });
+    const lab = frame.page.frameLocator('iframe.example-frame');
+    await lab.locator('html[data-ready="1"]').waitFor();
+    await lab.locator('[data-state="order"]').selectOption('dp,pp,tp');
+    await lab.locator('.order-seams li[data-seam="tensor"][data-link="network"]').waitFor();
+    const step = await answer(lab, 'network-seam', 'data');
+    await lab.locator('[data-exercise="network-seam"] .verdict').waitFor();
+    assert.match(await step.locator('.verdict').textContent(), /^✓ Right: DP\.$/);
+    assert.deepEqual(frame.problems, []);
+    await frame.close();
+
+    const hidden = await openPage(env, 'embed.html?hide=exercises,order,fleet');
+    for (const part of ['exercises', 'order', 'fleet']) {
+      assert.equal(
+        await hidden.page.locator(`[data-part="${part}"]`).first().isHidden(),
+        true,
+        part,
+      );
+    }
+    assert.equal(await hidden.page.locator('[data-state="order"]').isHidden(), true);
+    await hidden.close();
+  });
+
+  for (const colorScheme of ['light', 'dark']) {
+    test(`axe clean (${colorScheme}): order broken, a step answered, a derivation open`, async () => {
+      const lab = await openPage(env, '?seams=data,tensor,pipeline&order=dp,pp,tp', {
+        colorScheme,
+      });
+      const { page } = lab;
+      await answer(page, 'most-bytes', 'data');
+      await page.locator('[data-exercise="most-bytes"] .verdict').waitFor();
+      await page.locator('[data-field="per-gpu"]').click();
+      assert.deepEqual(await axe(page), []);
+      await page.screenshot({ path: `${screenshotDir}book-${colorScheme}.png`, fullPage: true });
+      assert.deepEqual(lab.problems, []);
+      await lab.close();
+    });
+  }
+});
