@@ -147,6 +147,20 @@ export async function setPlannerCase(page) {
   await setField(page, 'global_batch', 2048);
 }
 
+// The largest search the page offers a reason to run: DeepSeek-V3 (128 heads, 256 experts) on
+// 15,360 H800s at 131,072 tokens, where TP, CP, PP and EP all have many divisors to try: about
+// 549,000 configurations (the native CLI's --plan counts them).
+export async function setLargeSearchCase(page) {
+  if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
+    await page.locator('details.advanced > summary').click();
+  }
+  await setField(page, 'gpus', 15360);
+  await setField(page, 'model', 'deepseek-v3');
+  await setField(page, 'gpu', 'H800-80GB');
+  await setField(page, 'seq_len', 131072);
+  await setField(page, 'global_batch', 122880);
+}
+
 // Runs the planner n times from its button; the page reports each search's time.
 export async function plannerSamples(page, n) {
   const out = [];
