@@ -110,9 +110,12 @@ export async function openPage(
       problems.push(`request outside the origin: ${r.url()}`);
     }
   });
-  page.on('requestfailed', (r) =>
-    problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`),
-  );
+  // ERR_ABORTED is a request the page itself dropped (a reload while the lazy modules were
+  // still loading), not a failure; a missing file shows as its HTTP status below.
+  page.on('requestfailed', (r) => {
+    const error = r.failure()?.errorText ?? '';
+    if (!error.includes('ERR_ABORTED')) problems.push(`request failed: ${r.url()} ${error}`);
+  });
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });

@@ -11,6 +11,7 @@ export const TARGETS = {
   toggleWorkP95Ms10240: 50,
   nextFrameP95Ms16: 34,
   plannerMs: 50,
+  plannerLongestTaskMs: 50, // the longest main-thread task while a big search runs
   wasmOverNative: 2,
 };
 
@@ -159,6 +160,39 @@ export async function setLargeSearchCase(page) {
   await setField(page, 'gpu', 'H800-80GB');
   await setField(page, 'seq_len', 131072);
   await setField(page, 'global_batch', 122880);
+}
+
+// The longest main-thread task (PerformanceObserver 'longtask', 0 when none passes 50 ms)
+// from the planner's button to its answer on the page, for the large search case, and how many
+// configurations that search evaluated: { longest, evaluated, status }.
+export async function longestTaskDuringSearch(page) {
+  await setLargeSearchCase(page);
+  await settle(page); // the fleet map of the new case is drawn before the watch starts
+  const before = await page.evaluate(() => {
+    window.__longestTask = 0;
+    window.__longTasks?.disconnect();
+    window.__longTasks = new PerformanceObserver((list) => {
+      for (const e of list.getEntries())
+        window.__longestTask = Math.max(window.__longestTask, e.duration);
+    });
+    window.__longTasks.observe({ type: 'longtask' });
+    return Number(document.querySelector('.plan-status')?.dataset.run ?? 0);
+  });
+  await page.locator('button.run-planner').click();
+  await page.waitForFunction(
+    (k) => Number(document.querySelector('.plan-status')?.dataset.run ?? 0) > k,
+    before,
+    { timeout: 120_000 },
+  );
+  await settle(page);
+  return page.evaluate(() => {
+    const el = document.querySelector('.plan-status');
+    return {
+      longest: window.__longestTask,
+      evaluated: Number(el.dataset.evaluated),
+      status: el.textContent,
+    };
+  });
 }
 
 // Runs the planner n times from its button; the page reports each search's time.

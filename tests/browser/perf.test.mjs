@@ -19,6 +19,7 @@ import {
   setPlannerCase,
   TARGETS,
   toggleSamples,
+  longestTaskDuringSearch,
 } from './measure.mjs';
 
 const SLACK = 1.2;
@@ -126,6 +127,14 @@ test(`planner for 405B on 16,384 H100 at most ${SLACK}x ${TARGETS.plannerMs} ms 
       runs.slice(1).map((r) => r.ms),
       50,
     );
+  });
+});
+
+test(`a half-million-configuration search: no main-thread task over ${SLACK}x ${TARGETS.plannerLongestTaskMs} ms`, async (t) => {
+  await withinBudget(t, SLACK * TARGETS.plannerLongestTaskMs, async () => {
+    const { longest, evaluated } = await longestTaskDuringSearch(lab.page);
+    assert.ok(evaluated > 5e5, `${evaluated} configurations`);
+    return longest;
   });
 });
 

