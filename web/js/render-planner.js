@@ -38,7 +38,11 @@ const scheduleOf = (p) =>
 
 // Every column: its heading, the value it sorts by and the text it shows; num: right-aligned.
 const COLUMNS = [
-  { h: 'DP×TP×PP', v: (p) => p.degrees.dp * 1e8 + p.degrees.tp * 1e4 + p.degrees.pp, t: layoutOf },
+  {
+    h: 'DP×TP×PP',
+    v: ({ degrees: d }) => [d.dp, d.tp, d.pp, d.cp ?? 1, d.ep ?? 1],
+    t: layoutOf,
+  },
   { h: 'ZeRO', v: (p) => p.zero_stage, t: (p) => String(p.zero_stage) },
   { h: 'Recompute', v: (p) => p.recompute, t: (p) => p.recompute },
   {
@@ -59,6 +63,40 @@ const COLUMNS = [
   { h: 'MFU', v: (p) => p.mfu, t: (p) => fmt.percent(p.mfu), num: true },
 ];
 const STEP = 7; // the default order: the core's, by step time
+
+// Sort values: numbers and strings, or a layout's degrees compared seam by seam.
+function compare(a, b) {
+  if (Array.isArray(a)) {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// The line under the buttons after a search, and its figures for tests and tools.
+function describeRun(status, r, ms, run) {
+  const margin = fmt.percent(r.headroom ?? 0);
+  const where = r.inPage ? 'in this page' : 'in a worker';
+  status.textContent =
+    `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
+    `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
+    `The search took ${ms.toFixed(1)} ms ${where}.`;
+  Object.assign(status.dataset, {
+    ms: String(ms),
+    evaluated: String(r.evaluated),
+    feasible: String(r.feasible),
+    run: String(run),
+  });
+}
+
+// While a search runs: Cancel and the progress bar show, Find is disabled.
+function setBusy(ui, section, on) {
+  ui.run.disabled = on;
+  ui.cancel.hidden = !on;
+  ui.progress.hidden = !on;
+  section.setAttribute('aria-busy', String(on));
+  if (on) ui.progress.removeAttribute('value');
+}
 
 // Every row of a result as CSV: the layouts' fastest and their variants, exact numbers.
 export function plansCsv(plans) {
@@ -188,7 +226,7 @@ export function createPlanner(root, { lab, onApply, onChange }) {
 
   const sortRows = (rows) => {
     const { v } = COLUMNS[sort.column];
-    return [...rows].sort((a, b) => (v(a) < v(b) ? -1 : v(a) > v(b) ? 1 : 0) * sort.dir);
+    return [...rows].sort((a, b) => compare(v(a), v(b)) * sort.dir);
   };
 
   function draw() {
@@ -211,30 +249,13 @@ export function createPlanner(root, { lab, onApply, onChange }) {
   function show(r, ms) {
     result = r;
     open.clear();
-    const margin = fmt.percent(r.headroom ?? 0);
-    const where = r.inPage ? 'in this page' : 'in a worker';
-    ui.status.textContent =
-      `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
-      `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
-      `The search took ${ms.toFixed(1)} ms ${where}.`;
-    Object.assign(ui.status.dataset, {
-      ms: String(ms),
-      evaluated: String(r.evaluated),
-      feasible: String(r.feasible),
-      run: String(++runs),
-    });
+    describeRun(ui.status, r, ms, ++runs);
     why.textContent = r.why_best ?? '';
     warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
     draw();
   }
 
-  function busy(on) {
-    ui.run.disabled = on;
-    ui.cancel.hidden = !on;
-    ui.progress.hidden = !on;
-    section.setAttribute('aria-busy', String(on));
-    if (on) ui.progress.removeAttribute('value');
-  }
+  const busy = (on) => setBusy(ui, section, on);
 
   function headroom() {
     const pct = Number(ui.margin.value);
