@@ -40,11 +40,11 @@ after(async () => {
 });
 const sited = () => (published ??= { url: siteServer.url, browser: env.browser });
 
-// The wasm's JSON layer (nlohmann in core/contract_read.cpp and contract_write.cpp) is ~28 KB of
-// the ~58 KB wasm on its own; a smaller writer and reader for that layer is what can bring
-// the page under the target. Until then this budget is reported, not enforced (todo).
+// The wasm (96 KB gzipped of the 140 KB first load) grew with the five seams, the derivations
+// and the planner's variants; the README's "Publish" says what reaching the target takes. Until
+// then this budget is reported, not enforced (todo).
 const PAYLOAD_TODO =
-  'first load is ~89 KB gzipped until the wasm JSON layer shrinks; README "Publish"';
+  'first load is ~140 KB gzipped (wasm 96 KB); README "Publish" says what the target takes';
 test(
   `payload at most ${SLACK}x ${TARGETS.payloadGzipBytes / 1000} KB gzipped`,
   { todo: PAYLOAD_TODO },
