@@ -216,7 +216,11 @@ export function mount(host, options = {}) {
   lab.pending = []; // update()s before the module loaded
   lab.reporter = reporter(js, notes);
   lab.store = createStore({
-    view: { showState: (s) => lab.view.showState(s), render: (...a) => lab.view.render(...a) },
+    view: {
+      showState: (s) => lab.view.showState(s),
+      render: (...a) => lab.view.render(...a),
+      say: (text) => lab.view.say(text),
+    },
     notes,
     onAccepted(report) {
       lab.url.schedule();
@@ -224,7 +228,7 @@ export function mount(host, options = {}) {
     },
   });
   const { onChange, onPreset, onLoad } = lab.store;
-  lab.view = createView(root, { notes, onChange, onPreset, onLoad });
+  lab.view = createView(root, { notes, onChange, onPreset, onLoad, ctx: () => lab.store.ctx });
   lab.url = createUrlSync({
     root,
     current: () => lab.store.good,

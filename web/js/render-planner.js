@@ -36,9 +36,16 @@ const layoutOf = (p) => fmt.degrees(p.degrees);
 const scheduleOf = (p) =>
   p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B';
 
+// A layout's sort key: DP, then TP, then PP (each below 2^17, so the key is exact).
+const KEY = 2 ** 17;
+
 // Every column: its heading, the value it sorts by and the text it shows; num: right-aligned.
 const COLUMNS = [
-  { h: 'DP×TP×PP', v: (p) => p.degrees.dp * 1e8 + p.degrees.tp * 1e4 + p.degrees.pp, t: layoutOf },
+  {
+    h: 'DP×TP×PP',
+    v: (p) => (p.degrees.dp * KEY + p.degrees.tp) * KEY + p.degrees.pp,
+    t: layoutOf,
+  },
   { h: 'ZeRO', v: (p) => p.zero_stage, t: (p) => String(p.zero_stage) },
   { h: 'Recompute', v: (p) => p.recompute, t: (p) => p.recompute },
   {
