@@ -99,6 +99,12 @@ describe('compare', () => {
     await again.page.getByRole('button', { name: 'Unpin pin 1 (2×4×2)' }).click();
     await settle(again.page);
     assert.equal((await table(again.page)).heads.length, 4);
+    // Show a pin: it becomes the current state, the pins stay.
+    await again.page
+      .getByRole('button', { name: 'Show pin 1 (4×1×4) as the current state' })
+      .click();
+    await badge(again.page, 'DP×TP×PP = 4×1×4 = 16');
+    assert.equal((await table(again.page)).heads.length, 4);
     assert.deepEqual(again.problems, []);
     await again.close();
     assert.deepEqual(lab.problems, []);
@@ -241,6 +247,65 @@ describe('embedding', () => {
       assert.match(frame, /allow="clipboard-write"/);
     const share = await readFile(new URL('../../web/js/share-bar.js', import.meta.url), 'utf8');
     assert.match(share, /allow="clipboard-write"/);
+  });
+});
+
+describe('the grid at scale', () => {
+  test('64 GPUs: labels readable, the readout in view, the labels explained', async () => {
+    const lab = await openLab(env, {
+      path: '?advanced=1&gpus=64&seams=data,tensor,pipeline',
+      viewport: { width: 1280, height: 900 },
+    });
+    const { page } = lab;
+    const label = await page
+      .locator('.gpu-grid text.tile-coords')
+      .first()
+      .evaluate((t) => t.getBoundingClientRect().height);
+    assert.ok(label >= 10, `a tile's label is ${label} px tall`);
+    for (const rank of [3, 60]) {
+      const tile = page.locator(`.gpu-grid rect.tile[data-rank="${rank}"]`);
+      await tile.scrollIntoViewIfNeeded();
+      await tile.hover();
+      await settle(page);
+      const title = page.locator('.readout-title');
+      assert.match(await title.textContent(), new RegExp(`^GPU ${rank} `));
+      const box = await title.boundingBox();
+      assert.ok(box.y >= 0 && box.y + box.height <= 900, `readout at ${box.y} for GPU ${rank}`);
+    }
+    const labels = page.locator('.legend [data-legend="labels"]');
+    assert.equal(await labels.isVisible(), true);
+    assert.match(await labels.textContent(), /D0 = data-parallel replica 0.*P = pipeline/s);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test('stage hues stay apart up to 16 stages; past that the labels name the stage', async () => {
+    const lab = await openLab(env, { path: '?advanced=1&gpus=32&degrees=1x1x32' });
+    const { page } = lab;
+    const distance = await page.evaluate(async () => {
+      const { tileColour } = await import('/js/grid-common.js');
+      const lab = (s) => {
+        const [l, c, h] = /oklch\(([\d.]+) ([\d.]+) ([\d.]+)\)/.exec(s).slice(1).map(Number);
+        return [l, c * Math.cos((h * Math.PI) / 180), c * Math.sin((h * Math.PI) / 180)];
+      };
+      const colours = Array.from({ length: 16 }, (_, s) => lab(tileColour(s, 16, 0, 1).fill));
+      let least = Infinity;
+      for (let i = 0; i < 16; i++)
+        for (let j = i + 1; j < 16; j++)
+          least = Math.min(least, Math.hypot(...colours[i].map((v, k) => v - colours[j][k])));
+      return least;
+    });
+    assert.ok(distance >= 0.04, `closest two of 16 stage hues: OKLab distance ${distance}`);
+    assert.match(
+      await page.locator('.gpu-grid rect.tile[data-rank="17"] + text + text').textContent(),
+      /P17/,
+    );
+    assert.match(
+      await page.locator('.legend [data-legend="stage"] .legend-note').textContent(),
+      /32 stages.*P number/,
+    );
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
   });
 });
 

@@ -24,7 +24,7 @@ import { MARKUP } from './markup.js';
 import { createNotes } from './notes.js';
 import { readMountOptions, readOptions, SEAMS, shown, stateFrom, textOf } from './options.js';
 import { createShareBar } from './share-bar.js';
-import { bindSchema, defaults, entry } from './state.js';
+import { bindSchema, defaults, entry, keepPage } from './state.js';
 import { createStore } from './store.js';
 import { createUrlSync } from './url-sync.js';
 import { createView } from './view.js';
@@ -228,7 +228,17 @@ export function mount(host, options = {}) {
     },
   });
   const { onChange, onPreset, onLoad } = lab.store;
-  lab.view = createView(root, { notes, onChange, onPreset, onLoad, ctx: () => lab.store.ctx });
+  // A whole state shown as it is (a pinned one), the pins kept.
+  const onShow = (next) =>
+    notes.add(lab.store.apply(keepPage(next, lab.store.state), lab.store.state));
+  lab.view = createView(root, {
+    notes,
+    onChange,
+    onPreset,
+    onLoad,
+    onShow,
+    ctx: () => lab.store.ctx,
+  });
   lab.url = createUrlSync({
     root,
     current: () => lab.store.good,

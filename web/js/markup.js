@@ -65,7 +65,7 @@ export const MARKUP = `
     <p class="layout-text" id="@@layout" data-part="caption"></p>
     <figcaption class="legend" data-part="legend">
       <div data-legend="stage"><span class="legend-title">pipeline stage = hue</span>
-        <span class="chips"></span></div>
+        <span class="chips"></span><span class="legend-note"></span></div>
       <div data-legend="slice"><span class="legend-title">tensor slice = shade</span>
         <span class="chips"></span>
         <span class="legend-note">(and the mark's place in each tile's strip)</span></div>
@@ -78,6 +78,9 @@ export const MARKUP = `
       <div data-legend="expert" hidden><span class="hl-swatch ep" aria-hidden="true"></span>
         <span class="legend-title">expert-parallel group: pick a GPU to see it</span>
         <span class="legend-note"></span></div>
+      <div data-legend="labels"><span class="legend-title">tile labels:</span>
+        <span class="legend-note">D0 = data-parallel replica 0, T = tensor slice, P = pipeline
+          stage, C = context chunk; "whole" when no seam splits it</span></div>
       <div data-legend="node"><span class="swatch-node" aria-hidden="true"></span>
         <span class="legend-title">shaded box = node</span>
         <span class="legend-note">(GPUs inside share NVLink)</span></div>

@@ -109,8 +109,8 @@ function pinCell(tr, c, now) {
 const nameOf = (p) => (p.report ? fmt.degrees(p.report.degrees) : 'refused');
 
 // The table: a column per pin and one for the current state, a row per quantity (a seam's
-// traffic only where some column uses that seam), an "Unpin" button under each pin.
-function compareTable(pins, report, onUnpin) {
+// traffic only where some column uses that seam), "Show" and "Unpin" buttons under each pin.
+function compareTable(pins, report, { onUnpin, onShow }) {
   const table = make('table', { className: 'compare-table' });
   make('caption', { textContent: 'Pinned states against the current one' }, table);
   const head = make('tr', {}, make('thead', {}, table));
@@ -143,6 +143,12 @@ function compareTable(pins, report, onUnpin) {
     remove.textContent = 'Unpin';
     remove.setAttribute('aria-label', `Unpin pin ${i + 1} (${nameOf(p)})`);
     remove.addEventListener('click', () => onUnpin(i, nameOf(p)));
+    if (p.report) {
+      const show = make('button', { type: 'button', className: 'tool show-pin' }, td);
+      show.textContent = 'Show';
+      show.setAttribute('aria-label', `Show pin ${i + 1} (${nameOf(p)}) as the current state`);
+      show.addEventListener('click', () => onShow(p, i));
+    }
   });
   make('td', {}, foot);
   const scroller = make('div', { className: 'table-wrap' });
@@ -150,7 +156,7 @@ function compareTable(pins, report, onUnpin) {
   return scroller;
 }
 
-export function createCompare(root, { onChange, lab, ctx }) {
+export function createCompare(root, { onChange, onShow, lab, ctx }) {
   const button = root.querySelector('.pin');
   const status = root.querySelector('.compare-status');
   const wrap = root.querySelector('.compare-wrap');
@@ -188,9 +194,15 @@ export function createCompare(root, { onChange, lab, ctx }) {
     }
     const pins = list.map((text) => ({ text, ...evaluate(text) }));
     wrap.replaceChildren(
-      compareTable(pins, report, (i, name) => {
-        status.textContent = `Unpinned pin ${i + 1} (${name}).`;
-        setPins(list.filter((_, k) => k !== i));
+      compareTable(pins, report, {
+        onUnpin(i, name) {
+          status.textContent = `Unpinned pin ${i + 1} (${name}).`;
+          setPins(list.filter((_, k) => k !== i));
+        },
+        onShow(p, i) {
+          status.textContent = `Showing pin ${i + 1} (${nameOf(p)}); the pins stay.`;
+          onShow(pinState(p.text, ctx()).state);
+        },
       }),
     );
   }

@@ -59,7 +59,7 @@ function createKeptRun(box, onChange) {
   };
 }
 
-export function createView(root, { notes, onChange, onPreset, onLoad, ctx }) {
+export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ctx }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
   const outputs = $('.advanced-out');
@@ -74,7 +74,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, ctx }) {
   );
   const fleet = createFleetButton($('.fleet-box'), onPreset);
   const kept = createKeptRun($('.kept-run'), onChange);
-  const compare = createCompare($('.compare'), { onChange, lab: () => lab, ctx });
+  const compare = createCompare($('.compare'), { onChange, onShow, lab: () => lab, ctx });
   let lab = null;
   let state = null; // the state the controls show
   let advanced = null; // the advanced module's view, once loaded
