@@ -160,7 +160,11 @@ describe('the URL', () => {
       await open(page);
       await page.locator('button.run-planner').click();
       await page.waitForSelector('table.plans:not([hidden])');
-      await page.locator('table.plans tbody tr').nth(2).getByRole('button').click();
+      await page
+        .locator('table.plans tbody tr.layout')
+        .nth(2)
+        .getByRole('button', { name: /^Use/ })
+        .click();
       await settle(page);
     });
   });

@@ -168,6 +168,33 @@ function controls(section) {
   return { margin, run, cancel, csv, progress, status };
 }
 
+// The status line after a search: what it evaluated, what fits, where and how long it took.
+function statusText(r, ms) {
+  const margin = fmt.percent(r.headroom ?? 0);
+  const where = r.inPage ? 'in this page' : 'in a worker';
+  return (
+    `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
+    `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
+    `The search took ${ms.toFixed(1)} ms ${where}.`
+  );
+}
+
+// While a search runs: the button off, Cancel and the progress bar shown.
+function setBusy(ui, section, on) {
+  ui.run.disabled = on;
+  ui.cancel.hidden = !on;
+  ui.progress.hidden = !on;
+  section.setAttribute('aria-busy', String(on));
+  if (on) ui.progress.removeAttribute('value');
+}
+
+// The margin field as a fraction of GPU memory, clamped to the row's range.
+function headroomOf(input) {
+  const pct = Number(input.value);
+  const [lo, hi] = entry('plan_headroom').range;
+  return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
+}
+
 export function createPlanner(root, { lab, onApply, onChange }) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
@@ -218,12 +245,7 @@ export function createPlanner(root, { lab, onApply, onChange }) {
   function show(r, ms) {
     result = r;
     open.clear();
-    const margin = fmt.percent(r.headroom ?? 0);
-    const where = r.inPage ? 'in this page' : 'in a worker';
-    ui.status.textContent =
-      `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
-      `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
-      `The search took ${ms.toFixed(1)} ms ${where}.`;
+    ui.status.textContent = statusText(r, ms);
     Object.assign(ui.status.dataset, {
       ms: String(ms),
       evaluated: String(r.evaluated),
@@ -235,19 +257,8 @@ export function createPlanner(root, { lab, onApply, onChange }) {
     draw();
   }
 
-  function busy(on) {
-    ui.run.disabled = on;
-    ui.cancel.hidden = !on;
-    ui.progress.hidden = !on;
-    section.setAttribute('aria-busy', String(on));
-    if (on) ui.progress.removeAttribute('value');
-  }
-
-  function headroom() {
-    const pct = Number(ui.margin.value);
-    const [lo, hi] = entry('plan_headroom').range;
-    return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
-  }
+  const busy = (on) => setBusy(ui, section, on);
+  const headroom = () => headroomOf(ui.margin);
 
   async function runSearch() {
     if (!scenario) return;

@@ -105,6 +105,7 @@ export function createStore({ view, notes, onAccepted }) {
       // The panels and the URL keep the last state the core accepted; the controls keep what
       // was set (so a change that needs two fields, hidden size then heads, can pass through
       // a refused one).
+      changeNote = undefined; // a refused change did nothing to say
       const { key, message } = result.error;
       notes.error(`The model refused this scenario: ${message}`, rowForKey(key, state));
       return;

@@ -1,14 +1,15 @@
 // What one lab draws: the switches and the nesting order, the book's panels (summary, order,
-// grid, memory, wire), the book's fleet button, the "Advanced" section (its module imported
-// the first time the state opens it), the math behind every marked number (explain.js) and
-// the look an author chose (theme, hidden parts). It turns a state and the core's report into
-// pixels and hands the reader's changes back (onChange, onPreset, onLoad); it decides nothing.
-import { createCompare } from './render-compare.js';
+// grid, memory, wire, compare), the book's fleet button, the sized run kept while Advanced is
+// closed, the "Advanced" section (its module imported the first time the state opens it), the
+// math behind every marked number (explain.js) and the look an author chose (theme, hidden
+// parts). It turns a state and the core's report into pixels and hands the reader's changes
+// back (onChange, onPreset, onLoad, onShow); it decides nothing.
 import { createControls } from './controls.js';
 import { createExplain } from './explain.js';
 import * as fmt from './format.js';
 import { createGrid } from './grid.js';
 import { PARTS } from './options.js';
+import { createCompare } from './render-compare.js';
 import { createMemory } from './render-memory.js';
 import { createOrder } from './render-order.js';
 import { createSummary } from './render-summary.js';
@@ -150,9 +151,9 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ct
       if (details.open !== state.advanced) details.open = state.advanced;
       outputs.hidden = !state.advanced || !advanced;
       grid.update(report, ranks);
-      summary.heading(state, report);
+      summary.heading(shown, report);
       for (const r of renderers) r.update(report);
-      kept.update(state);
+      kept.update(shown);
       order.update(report, entry('order').default);
       compare.update(shown, report);
       if (advanced && state.advanced) advanced.update(shown, report);
