@@ -72,6 +72,13 @@ describe('compare', () => {
     assert.equal(t.rows.tensor[1].text, 'idle');
     assert.equal(t.rows['Memory per GPU'][0].diff, true, 'the pinned memory differs: marked');
     assert.match(t.rows['Memory per GPU'][0].text, /(less|more) than now/);
+    assert.equal(
+      await page
+        .locator('.compare-table td.current [data-explain="time.step_s"].explained')
+        .count(),
+      1,
+      "the current state's numbers show their math",
+    );
     for (const row of Object.values(t.rows))
       for (const cell of row) assert.doesNotMatch(cell.text, /NaN|undefined|Infinity/);
 
@@ -148,6 +155,13 @@ describe('layout', () => {
     assert.equal(await field('step'), report.time.step_s);
     assert.equal(await field('mfu'), report.time.mfu);
     assert.equal(await field('cost'), report.cost.usd_per_day);
+    // The summary's numbers show their math by keyboard, as the panels' do.
+    await page.locator('.desk-summary [data-field="step"]').focus();
+    await page.keyboard.press('Enter');
+    const tip = page.locator('.explain-tip');
+    await tip.waitFor();
+    assert.match(await tip.textContent(), /s/);
+    await page.keyboard.press('Escape');
     // The explanations follow ZeRO.
     const dpNote = await page.locator('.memory [data-field="dp-note"]').textContent();
     assert.match(dpNote, /ZeRO-3.*weights, gradients and optimizer states/);

@@ -20,6 +20,7 @@ const SEAM_ROWS = [
 const ROWS = [
   {
     label: 'Memory per GPU',
+    explain: 'memory.per_gpu_bytes',
     cell: (r) => ({
       text: `${fmt.bytes(r.memory.per_gpu_bytes)} of ${fmt.bytes(r.memory.gpu_memory_bytes)}`,
       value: r.memory.per_gpu_bytes,
@@ -28,6 +29,7 @@ const ROWS = [
   ...SEAM_ROWS.map(([seam, name]) => ({
     label: `${name} traffic per GPU per step`,
     seam,
+    explain: `comms.${seam}.bytes_per_gpu_per_step`,
     cell: (r) =>
       r.comms[seam].active
         ? {
@@ -36,17 +38,27 @@ const ROWS = [
           }
         : { text: 'idle', value: 0 },
   })),
-  { label: 'Step time', cell: (r) => ({ text: fmt.seconds(r.time.step_s), value: r.time.step_s }) },
+  {
+    label: 'Step time',
+    explain: 'time.step_s',
+    cell: (r) => ({ text: fmt.seconds(r.time.step_s), value: r.time.step_s }),
+  },
   {
     label: 'Bubble',
+    explain: 'pipeline.bubble_fraction',
     cell: (r) => ({
       text: fmt.percent(r.pipeline.bubble_fraction),
       value: r.pipeline.bubble_fraction,
     }),
   },
-  { label: 'MFU', cell: (r) => ({ text: fmt.percent(r.time.mfu), value: r.time.mfu }) },
+  {
+    label: 'MFU',
+    explain: 'time.mfu',
+    cell: (r) => ({ text: fmt.percent(r.time.mfu), value: r.time.mfu }),
+  },
   {
     label: 'Cost per day',
+    explain: 'cost.usd_per_day',
     cell: (r) => ({ text: fmt.usd(r.cost.usd_per_day), value: r.cost.usd_per_day }),
   },
 ];
@@ -131,8 +143,11 @@ function compareTable(pins, report, { onUnpin, onShow }) {
       if (p.report) pinCell(tr, row.cell(p.report), now);
       else make('td', { className: 'num', textContent: '—' }, tr);
     }
-    const td = make('td', { className: 'num current', textContent: now.text }, tr);
+    // The current state's numbers show their math (explain.js), as the panels' do.
+    const td = make('td', { className: 'num current' }, tr);
     td.dataset.value = String(now.value);
+    const number = make('span', { textContent: now.text }, td);
+    if (now.text !== 'idle') number.dataset.explain = row.explain;
   }
   const foot = make('tr', {}, make('tfoot', {}, table));
   make('th', { scope: 'row', textContent: 'Pin' }, foot);

@@ -39,6 +39,9 @@ export function createDeskSummary(body) {
       fill.style.width = `${Math.min(100, (100 * m.per_gpu_bytes) / m.gpu_memory_bytes)}%`;
       const t = report.time;
       showNumber(step.value, t.step_s, fmt.seconds(t.step_s), `${t.step_s} s`);
+      step.value.dataset.explain = 'time.step_s';
+      mfu.value.dataset.explain = 'time.mfu';
+      cost.value.dataset.explain = 'cost.usd_per_day';
       showNumber(mfu.value, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
       const c = report.cost;
       showNumber(
