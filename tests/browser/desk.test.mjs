@@ -293,6 +293,25 @@ describe('the grid at scale', () => {
     await lab.close();
   });
 
+  test("10,240 GPUs: the fleet map's readout is in view beside the map", async () => {
+    const lab = await openLab(env, {
+      path: '?advanced=1&gpus=10240&degrees=80x8x16&global_batch=2560',
+      viewport: { width: 1280, height: 900 },
+    });
+    const { page } = lab;
+    const map = page.locator('svg.fleet');
+    await map.scrollIntoViewIfNeeded();
+    const b = await map.boundingBox();
+    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+    await settle(page);
+    const title = page.locator('.readout-title');
+    assert.match(await title.textContent(), /^GPU \d+ /);
+    const box = await title.boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= 900, `readout at ${box.y}`);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
   test('stage hues stay apart up to 16 stages; past that the labels name the stage', async () => {
     const lab = await openLab(env, { path: '?advanced=1&gpus=32&degrees=1x1x32' });
     const { page } = lab;
