@@ -227,7 +227,9 @@ describe('no silent state changes', () => {
     const title = () => page.locator('.pe-lab h2 .title-text').textContent();
     assert.match(await title(), /80×8×16 set explicitly on 10,240 GPUs/);
     assert.doesNotMatch(await title(), /auto-factor to/);
-    assert.doesNotMatch(await page.locator('.notice').textContent(), /small enough to see/);
+    const notice = await page.locator('.notice').textContent();
+    assert.doesNotMatch(notice, /small enough to see/);
+    assert.match(notice, /10,240 GPUs, too many for a tile each/);
     await page.getByRole('switch', { name: 'Tensor parallel', exact: true }).click();
     await page.waitForFunction(() => document.querySelector('.change-note').textContent !== '');
     assert.match(

@@ -3,7 +3,7 @@
 // only keeps the numbers quoted in the page's own prose true to the lab's report.
 import { getLab, mount } from './embed.js';
 import * as fmt from './format.js';
-import { TILE_LIMIT } from './grid.js';
+import { usesTiles } from './grid.js';
 import { defaults, toScenario } from './state.js';
 
 // The prose outside the lab ([data-text] inside the lab is the lab's own).
@@ -33,7 +33,7 @@ function pipelineHere(report) {
 // grid, or a fleet too large for a tile per GPU (the grid's own limit).
 function scaleNote(report) {
   const gpus = fmt.integer(report.gpus);
-  if (report.gpus <= TILE_LIMIT) {
+  if (usesTiles(report)) {
     return `This explorer shows the same logic at ${gpus} GPUs, where the factors stay small enough to see.`;
   }
   return (
