@@ -118,13 +118,17 @@ function pinCell(tr, c, now) {
   make('span', { className: 'visually-hidden', textContent: words }, td);
 }
 
+const CAPTION =
+  'Pinned states against the current one: a bold value differs from the current state ' +
+  '(▲ more, ▼ less).';
+
 const nameOf = (p) => (p.report ? fmt.degrees(p.report.degrees) : 'refused');
 
 // The table: a column per pin and one for the current state, a row per quantity (a seam's
 // traffic only where some column uses that seam), "Show" and "Unpin" buttons under each pin.
 function compareTable(pins, report, { onUnpin, onShow }) {
   const table = make('table', { className: 'compare-table' });
-  make('caption', { textContent: 'Pinned states against the current one' }, table);
+  make('caption', { textContent: CAPTION }, table);
   const head = make('tr', {}, make('thead', {}, table));
   make('th', { scope: 'col', textContent: 'DP×TP×PP' }, head);
   pins.forEach((p, i) => {
