@@ -11,6 +11,7 @@
 // page's styles and the lab's leave each other alone. Changing an attribute updates the lab;
 // each report the core accepts is dispatched as a "report" event (event.detail).
 const CSS_URL = new URL('explorer.css', import.meta.url).href;
+const PAGE_URL = new URL('index.html', import.meta.url).href;
 const AHEAD = '400px 0px';
 // Attributes every element may carry: not options, so never "not understood".
 const GLOBAL = new Set([
@@ -92,10 +93,36 @@ export class ParallelismExplorer extends HTMLElement {
     );
   }
 
+  // The module could not load (blocked cross-origin, offline, a CSP): said in the element,
+  // with a link to the lab's own page, instead of a placeholder that never changes.
+  #fail(error) {
+    const placeholder = this.#shadow.querySelector('.pe-placeholder');
+    placeholder.hidden = false;
+    placeholder.classList.add('pe-failed');
+    placeholder.setAttribute('role', 'alert');
+    const link = Object.assign(document.createElement('a'), {
+      href: PAGE_URL,
+      textContent: 'open the explorer on its own page',
+    });
+    placeholder.replaceChildren(
+      `The 3D parallelism explorer could not load here (${error?.message ?? 'its module failed'}). ` +
+        'You can ',
+      link,
+      '.',
+    );
+    this.setAttribute('data-failed', '');
+  }
+
   async #start() {
     this.#starting = true;
     try {
-      const { mount } = await import('./js/embed.js');
+      let mount;
+      try {
+        ({ mount } = await import('./js/embed.js'));
+      } catch (e) {
+        this.#fail(e);
+        return;
+      }
       if (!this.isConnected || this.#lab) return;
       this.#shadow.querySelector('.pe-placeholder').hidden = true;
       const box = document.createElement('div');

@@ -4,6 +4,7 @@
 // downloads nor builds any of it. This module only wires; each panel has its own renderer.
 import { createAdvancedControls } from './controls-advanced.js';
 import { createBreakdown } from './render-breakdown.js';
+import { createDeskSummary } from './render-desk.js';
 import { createPlanner } from './render-planner.js';
 import { createReferences } from './render-references.js';
 import { createStepTime } from './render-time.js';
@@ -13,6 +14,7 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad 
   const row = outputs.appendChild(document.createElement('div'));
   row.className = 'advanced-row';
   const form = createAdvancedControls(body, { onChange, onPreset });
+  const desk = createDeskSummary(body); // first in the section, over the form
   const renderers = [
     createBreakdown(row),
     createStepTime(row),
@@ -23,6 +25,7 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad 
   return {
     update(state, report) {
       form.update(state, report);
+      desk.update(report);
       for (const r of renderers) r.update(report, state);
     },
     // The core's refusal (null clears it), beside the field of `row` when it shows; the

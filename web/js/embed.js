@@ -24,7 +24,7 @@ import { MARKUP } from './markup.js';
 import { createNotes } from './notes.js';
 import { readMountOptions, readOptions, SEAMS, shown, stateFrom, textOf } from './options.js';
 import { createShareBar } from './share-bar.js';
-import { bindSchema, defaults, entry } from './state.js';
+import { bindSchema, defaults, entry, keepPage } from './state.js';
 import { createStore } from './store.js';
 import { createUrlSync } from './url-sync.js';
 import { createView } from './view.js';
@@ -216,7 +216,11 @@ export function mount(host, options = {}) {
   lab.pending = []; // update()s before the module loaded
   lab.reporter = reporter(js, notes);
   lab.store = createStore({
-    view: { showState: (s) => lab.view.showState(s), render: (...a) => lab.view.render(...a) },
+    view: {
+      showState: (s) => lab.view.showState(s),
+      render: (...a) => lab.view.render(...a),
+      say: (text) => lab.view.say(text),
+    },
     notes,
     onAccepted(report) {
       lab.url.schedule();
@@ -224,7 +228,17 @@ export function mount(host, options = {}) {
     },
   });
   const { onChange, onPreset, onLoad } = lab.store;
-  lab.view = createView(root, { notes, onChange, onPreset, onLoad });
+  // A whole state shown as it is (a pinned one), the pins kept.
+  const onShow = (next) =>
+    notes.add(lab.store.apply(keepPage(next, lab.store.state), lab.store.state));
+  lab.view = createView(root, {
+    notes,
+    onChange,
+    onPreset,
+    onLoad,
+    onShow,
+    ctx: () => lab.store.ctx,
+  });
   lab.url = createUrlSync({
     root,
     current: () => lab.store.good,

@@ -93,3 +93,12 @@ export function duration(value) {
 export function integer(value) {
   return exact.format(value);
 }
+
+// Money in US dollars, three significant digits: 98304 -> "$98.3K", 2.5 -> "$2.5".
+const usdFormat = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  notation: 'compact',
+  maximumSignificantDigits: 3,
+});
+export const usd = (value) => usdFormat.format(value);

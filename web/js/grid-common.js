@@ -89,6 +89,10 @@ function chips(n, max, make) {
   return [...head, chip('…'), make(n - 1)];
 }
 
+// Hues 360/16 = 22.5° apart at the tiles' chroma stay told apart (OKLab distance 0.05);
+// closer than that they need the labels.
+export const DISTINCT_HUES = 16;
+
 export function createLegend(legend) {
   let key = '';
   return {
@@ -101,11 +105,20 @@ export function createLegend(legend) {
       const slices = legend.querySelector('[data-legend="slice"] .chips');
       const replicas = legend.querySelector('[data-legend="replica"] .legend-note');
       stages.replaceChildren(
-        ...chips(pp, 16, (s) => chip(`P${s}`, tileColour(s, pp, Math.floor((tp - 1) / 2), tp))),
+        ...chips(pp, DISTINCT_HUES, (s) =>
+          chip(`P${s}`, tileColour(s, pp, Math.floor((tp - 1) / 2), tp)),
+        ),
       );
       slices.replaceChildren(...chips(tp, 16, (t) => chip(`T${t}`, tileColour(0, pp, t, tp))));
       replicas.textContent =
         replicaNote ?? (dp === 1 ? '(one replica)' : `(${fmt.exactNumber(dp)} replicas)`);
+      // Past DISTINCT_HUES stages neighbouring hues look alike: the second cue is named.
+      legend.querySelector('[data-legend="stage"] .legend-note').textContent =
+        pp <= DISTINCT_HUES
+          ? ''
+          : legend.classList.contains('fleet')
+            ? `(${pp} stages: neighbouring hues look alike, so pick a GPU to read its stage)`
+            : `(${pp} stages: neighbouring hues look alike, so each tile's P number names its stage)`;
       // The fourth and fifth seams change no colour or outline: they show as groups when a
       // GPU is picked, and their legend entries show only when they are in use.
       const context = legend.querySelector('[data-legend="context"]');

@@ -12,6 +12,10 @@ const MAX_COLS = 8; // wider nodes wrap onto more rows
 const NARROW_PX = 520;
 const NARROW_COLS = 4;
 
+// Whether a report's fleet is drawn as tiles: up to TILE_LIMIT GPUs, and up to 8 node boxes
+// (small nodes, stacked, would leave the tiles too small).
+export const usesTiles = (report) => report.gpus <= TILE_LIMIT && report.nodes <= 8;
+
 export function createGrid({ svg, legend, readout }) {
   let narrow = false;
   const tiles = createTiles({
@@ -35,8 +39,7 @@ export function createGrid({ svg, legend, readout }) {
 
   function update(report, ranks) {
     last = [report, ranks];
-    // Also past 8 node boxes (small nodes): stacked, they would leave the tiles too small.
-    const next = report.gpus > TILE_LIMIT || report.nodes > 8 ? 'fleet' : 'tiles';
+    const next = usesTiles(report) ? 'tiles' : 'fleet';
     if (next === 'fleet' && !fleet) {
       // The map's module first (the grid stays empty for that moment), then this update.
       if (mode === 'tiles') tiles.clear();

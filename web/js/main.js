@@ -3,6 +3,7 @@
 // only keeps the numbers quoted in the page's own prose true to the lab's report.
 import { getLab, mount } from './embed.js';
 import * as fmt from './format.js';
+import { usesTiles } from './grid.js';
 import { defaults, toScenario } from './state.js';
 
 // The prose outside the lab ([data-text] inside the lab is the lab's own).
@@ -28,12 +29,26 @@ function pipelineHere(report) {
   );
 }
 
+// The closing sentence of "What to notice", true to the fleet the lab shows: the book's small
+// grid, or a fleet too large for a tile per GPU (the grid's own limit).
+function scaleNote(report) {
+  const gpus = fmt.integer(report.gpus);
+  if (usesTiles(report)) {
+    return `This explorer shows the same logic at ${gpus} GPUs, where the factors stay small enough to see.`;
+  }
+  return (
+    `This explorer shows the same logic at ${gpus} GPUs, too many for a tile each: the grid ` +
+    'draws the fleet as a map of nodes, and a GPU picked on it names its groups.'
+  );
+}
+
 const lab = mount(document.querySelector('#lab'), {
   url: 'query',
   onReport(report) {
     fill('gpus', fmt.integer(report.gpus));
     fill('gpu-memory', fmt.bytes(report.memory.gpu_memory_bytes));
     fill('pp-here', pipelineHere(report));
+    fill('scale-note', scaleNote(report));
   },
 });
 

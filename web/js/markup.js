@@ -15,7 +15,7 @@ export const MARKUP = `
 
 <div class="intro" data-part="intro">
   <h2 id="@@title"><span class="eyebrow">Interactive</span>
-    Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</h2>
+    <span class="title-text">Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</span></h2>
   <p class="explain">Each GPU tile is coloured by pipeline stage (hue) and tensor slice (shade);
     the outlined boxes are data-parallel replicas. The badge shows DP×TP×PP =
     <span data-text="gpus">16</span>. Memory and communication are computed for a
@@ -41,8 +41,11 @@ export const MARKUP = `
     <p class="small fleet-hint"></p>
   </div>
 </div>
+<p class="small change-note" role="status"></p>
 <div class="note" role="status" data-part="warnings"><ul class="warnings"></ul></div>
 
+<div class="kept-run" data-part="advanced" hidden><p class="small kept-text"></p>
+  <button type="button" class="tool restore-run">Reopen the sized run</button></div>
 <details class="advanced" data-part="advanced">
   <summary>Advanced: size a real run</summary>
   <div class="advanced-body">
@@ -62,7 +65,7 @@ export const MARKUP = `
     <p class="layout-text" id="@@layout" data-part="caption"></p>
     <figcaption class="legend" data-part="legend">
       <div data-legend="stage"><span class="legend-title">pipeline stage = hue</span>
-        <span class="chips"></span></div>
+        <span class="chips"></span><span class="legend-note"></span></div>
       <div data-legend="slice"><span class="legend-title">tensor slice = shade</span>
         <span class="chips"></span>
         <span class="legend-note">(and the mark's place in each tile's strip)</span></div>
@@ -75,6 +78,9 @@ export const MARKUP = `
       <div data-legend="expert" hidden><span class="hl-swatch ep" aria-hidden="true"></span>
         <span class="legend-title">expert-parallel group: pick a GPU to see it</span>
         <span class="legend-note"></span></div>
+      <div data-legend="labels"><span class="legend-title">tile labels:</span>
+        <span class="legend-note">D0 = data-parallel replica 0, T = tensor slice, P = pipeline
+          stage, C = context chunk; "whole" when no seam splits it</span></div>
       <div data-legend="node"><span class="swatch-node" aria-hidden="true"></span>
         <span class="legend-title">shaded box = node</span>
         <span class="legend-note">(GPUs inside share NVLink)</span></div>
@@ -97,11 +103,11 @@ export const MARKUP = `
       <div><dt>Model size N</dt><dd><span data-field="model-params" data-explain="model_params"></span></dd></div>
       <div><dt>Bytes / param</dt><dd><span data-field="bytes-per-param" data-explain="precision.bytes_per_param"></span></dd></div>
       <div><dt>Params held per GPU</dt><dd><span data-field="params-per-gpu" data-explain="memory.params_per_gpu"></span></dd></div>
-      <div><dt>Shard factor (TP×PP)</dt><dd><span data-field="shard-factor" data-explain="memory.shard_factor"></span></dd></div>
+      <div><dt data-field="shard-label">Shard factor (TP×PP)</dt><dd><span data-field="shard-factor" data-explain="memory.shard_factor"></span></dd></div>
     </dl>
-    <p class="small"><span data-field="breakdown"></span> Data parallelism replicates the
-      model, so it does not shrink per-GPU memory (that is ZeRO/FSDP's job); only tensor and
-      pipeline splits do.</p>
+    <p class="small"><span data-field="breakdown"></span> <span data-field="dp-note">Data
+      parallelism replicates the model, so it does not shrink per-GPU memory (that is
+      ZeRO/FSDP's job); only tensor and pipeline splits do.</span></p>
   </section>
 </div>
 
@@ -142,6 +148,15 @@ export const MARKUP = `
     outermost — following each method's appetite for bandwidth. Context parallelism sits just
     outside TP (Megatron-Core's tp-cp order); expert groups are carved out of the data- and
     context-parallel ranks.</p>
+</section>
+
+<section class="compare" data-part="compare">
+  <h2 id="@@compare-h">Compare</h2>
+  <p class="compare-bar"><button type="button" class="tool pin">Pin…</button>
+    <span class="small">keeps the current state in the table (and the link) to compare with
+      what you change next</span></p>
+  <p class="small compare-status" role="status"></p>
+  <div class="compare-wrap"></div>
 </section>
 
 <section class="exercises" data-part="exercises"></section>

@@ -25,6 +25,7 @@ export const PARTS = [
   'readout',
   'memory',
   'wire',
+  'compare',
   'breakdown',
   'steptime',
   'timeline',
@@ -273,6 +274,10 @@ export function toParams(state, from = defaults()) {
   if (rows.length || state.advanced !== from.advanced)
     params.set('advanced', state.advanced ? '1' : '0');
   for (const e of rows) params.set(e.name, String(state[e.name]));
+  // The page's own rows outside the section (the pinned states), last.
+  for (const e of STATE) {
+    if (e.page && !e.advanced && carried(e, state, from)) params.set(e.name, String(state[e.name]));
+  }
   return params;
 }
 

@@ -26,6 +26,7 @@ const HEAD = 22; // node label band at the top of a node box
 const NODE_GAP = 30; // between node boxes: room for the "network" label
 const OUTLINE = 5; // a replica outline sits this far outside its tiles
 const STRIP_INSET = 7;
+const TALL_NODES = 4;
 
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
@@ -329,6 +330,9 @@ export function createTiles({ svg, legend, readout, maxCols }) {
   function build(gpus, perNode) {
     const shape = shapeOf(gpus, perNode, maxCols());
     svg.setAttribute('viewBox', `0 0 ${shape.width} ${shape.height}`);
+    // Past four node boxes the grid would shrink its labels to fit the screen's height: it
+    // keeps their size and grows down instead (the readout stays in view, explorer.css).
+    svg.classList.toggle('tall', shape.nodes > TALL_NODES);
     for (const layer of Object.values(layers)) layer.replaceChildren();
     replicaRects = [];
     Object.assign(shape, buildNodes(layers.nodes, shape));
@@ -380,6 +384,7 @@ export function createTiles({ svg, legend, readout, maxCols }) {
     },
     // Drops every tile (the fleet map has taken over); the next update builds them again.
     clear() {
+      svg.classList.remove('tall');
       for (const layer of Object.values(layers)) layer.replaceChildren();
       view.shape = null;
       view.tiles = [];

@@ -31,6 +31,8 @@ export function createMemory(root) {
     paramsPerGpu: field('params-per-gpu'),
     shard: field('shard-factor'),
     breakdown: field('breakdown'),
+    dpNote: field('dp-note'),
+    shardLabel: field('shard-label'),
   };
 
   return {
@@ -112,6 +114,17 @@ export function createMemory(root) {
           `Activations add ${fmt.bytes(m.breakdown.activations_bytes)} on the busiest GPU.`,
         );
       }
+      // What data parallelism does to memory, as the state has it.
+      const dpNote =
+        zero > 0
+          ? `With ZeRO-${zero}, data parallelism shrinks per-GPU memory too, by sharding ` +
+            `the ${ZERO_SHARDS[zero]}; the shard factor counts only the tensor and ` +
+            'pipeline splits (TP×PP), not this DP sharding.'
+          : 'Data parallelism replicates the model, so it does not shrink per-GPU memory ' +
+            "(that is ZeRO/FSDP's job); only tensor and pipeline splits do.";
+      if (f.dpNote.textContent !== dpNote) f.dpNote.textContent = dpNote;
+      const label = zero > 0 ? 'Shard factor (TP×PP; ZeRO not counted)' : 'Shard factor (TP×PP)';
+      if (f.shardLabel.textContent !== label) f.shardLabel.textContent = label;
       f.breakdown.textContent = [
         `${fmt.count(p.bytes_per_param)} B/param = ${parts.join(' + ')}.`,
         ...extra,

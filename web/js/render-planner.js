@@ -36,6 +36,15 @@ const layoutOf = (p) => fmt.degrees(p.degrees);
 const scheduleOf = (p) =>
   p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B';
 
+// Sort values: numbers and strings, or a layout's degrees compared seam by seam.
+function compare(a, b) {
+  if (Array.isArray(a)) {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 // Every column: its heading, the value it sorts by and the text it shows; num: right-aligned.
 const COLUMNS = [
   {
@@ -63,40 +72,6 @@ const COLUMNS = [
   { h: 'MFU', v: (p) => p.mfu, t: (p) => fmt.percent(p.mfu), num: true },
 ];
 const STEP = 7; // the default order: the core's, by step time
-
-// Sort values: numbers and strings, or a layout's degrees compared seam by seam.
-function compare(a, b) {
-  if (Array.isArray(a)) {
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
-    return 0;
-  }
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-// The line under the buttons after a search, and its figures for tests and tools.
-function describeRun(status, r, ms, run) {
-  const margin = fmt.percent(r.headroom ?? 0);
-  const where = r.inPage ? 'in this page' : 'in a worker';
-  status.textContent =
-    `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
-    `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
-    `The search took ${ms.toFixed(1)} ms ${where}.`;
-  Object.assign(status.dataset, {
-    ms: String(ms),
-    evaluated: String(r.evaluated),
-    feasible: String(r.feasible),
-    run: String(run),
-  });
-}
-
-// While a search runs: Cancel and the progress bar show, Find is disabled.
-function setBusy(ui, section, on) {
-  ui.run.disabled = on;
-  ui.cancel.hidden = !on;
-  ui.progress.hidden = !on;
-  section.setAttribute('aria-busy', String(on));
-  if (on) ui.progress.removeAttribute('value');
-}
 
 // Every row of a result as CSV: the layouts' fastest and their variants, exact numbers.
 export function plansCsv(plans) {
@@ -199,6 +174,33 @@ function controls(section) {
   return { margin, run, cancel, csv, progress, status };
 }
 
+// The status line after a search: what it evaluated, what fits, where and how long it took.
+function statusText(r, ms) {
+  const margin = fmt.percent(r.headroom ?? 0);
+  const where = r.inPage ? 'in this page' : 'in a worker';
+  return (
+    `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
+    `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
+    `The search took ${ms.toFixed(1)} ms ${where}.`
+  );
+}
+
+// While a search runs: the button off, Cancel and the progress bar shown.
+function setBusy(ui, section, on) {
+  ui.run.disabled = on;
+  ui.cancel.hidden = !on;
+  ui.progress.hidden = !on;
+  section.setAttribute('aria-busy', String(on));
+  if (on) ui.progress.removeAttribute('value');
+}
+
+// The margin field as a fraction of GPU memory, clamped to the row's range.
+function headroomOf(input) {
+  const pct = Number(input.value);
+  const [lo, hi] = entry('plan_headroom').range;
+  return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
+}
+
 export function createPlanner(root, { lab, onApply, onChange }) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
@@ -249,19 +251,20 @@ export function createPlanner(root, { lab, onApply, onChange }) {
   function show(r, ms) {
     result = r;
     open.clear();
-    describeRun(ui.status, r, ms, ++runs);
+    ui.status.textContent = statusText(r, ms);
+    Object.assign(ui.status.dataset, {
+      ms: String(ms),
+      evaluated: String(r.evaluated),
+      feasible: String(r.feasible),
+      run: String(++runs),
+    });
     why.textContent = r.why_best ?? '';
     warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
     draw();
   }
 
   const busy = (on) => setBusy(ui, section, on);
-
-  function headroom() {
-    const pct = Number(ui.margin.value);
-    const [lo, hi] = entry('plan_headroom').range;
-    return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
-  }
+  const headroom = () => headroomOf(ui.margin);
 
   async function runSearch() {
     if (!scenario) return;

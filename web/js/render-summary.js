@@ -24,6 +24,8 @@ export function layoutSentence(report) {
 
 export function createSummary(root) {
   const badge = root.querySelector('.badge');
+  const titleText = root.querySelector('.title-text');
+  const bookTitle = titleText.innerHTML;
   const warnings = root.querySelector('.warnings');
   const caption = root.querySelector('.layout-text');
   const announcer = root.querySelector('.pe-announce');
@@ -49,6 +51,17 @@ export function createSummary(root) {
   }
 
   return {
+    // The lab's heading follows the layout: the book's auto-factoring, or an explicit one.
+    heading(state, report) {
+      if (state.degrees === 'auto') {
+        if (titleText.innerHTML !== bookTitle) titleText.innerHTML = bookTitle;
+        return;
+      }
+      const text =
+        `Layout ${fmt.degrees(report.degrees)} set explicitly on ${fmt.integer(report.gpus)} ` +
+        'GPUs; a seam switch goes back to auto-factoring';
+      if (titleText.textContent !== text) titleText.textContent = text;
+    },
     update(report) {
       const text =
         `${fmt.degreesName(report.degrees)} = ${fmt.degrees(report.degrees)} = ` +

@@ -46,11 +46,32 @@ export function createWire(root) {
       message: field('message'),
       link: field('link'),
       time: field('time'),
+      book: li.querySelector('p.book'),
     };
   });
+  const dataBook = rows[0].book.innerHTML; // the book's sentence, for ZeRO off
+
+  // The data seam's sentence follows ZeRO: reduce-scatter and all-gather in place of the
+  // book's all-reduce (the collective's name is the core's).
+  function dataSentence(report) {
+    const zero = report.scenario.zero_stage ?? 0;
+    const c = report.comms.data;
+    const book = rows[0].book;
+    if (zero === 0 || !c.active) {
+      if (book.innerHTML !== dataBook) book.innerHTML = dataBook;
+      return;
+    }
+    const b = make('b', { textContent: 'Data:' });
+    book.replaceChildren(
+      b,
+      ` with ZeRO-${zero}, ${c.collective} across the replicas, in place of the book's ` +
+        'one all-reduce — each GPU keeps only its shard of what ZeRO splits.',
+    );
+  }
 
   return {
     update(report) {
+      dataSentence(report);
       for (const row of rows) {
         const c = report.comms[row.seam];
         if (BEYOND_THE_BOOK.has(row.seam)) {

@@ -11,13 +11,20 @@ function snippet(src) {
   return (
     `<iframe src="${src.replaceAll('&', '&amp;').replaceAll('"', '&quot;')}" ` +
     'title="3D parallelism explorer" width="100%" height="900" loading="lazy" ' +
-    'style="border:0"></iframe>\n<script>addEventListener("message", (e) => {\n' +
+    'style="border:0" allow="clipboard-write"></iframe>\n<script>addEventListener("message", (e) => {\n' +
     `  if (e.origin !== ${JSON.stringify(origin)} || e.data?.context !== "iframe.resize") return;\n` +
     '  for (const f of document.querySelectorAll("iframe"))\n' +
     '    if (f.contentWindow === e.source) f.style.height = `${e.data.height}px`;\n' +
     '});</script>'
   );
 }
+
+// The report as a person reads it: whole numbers exact, the rest to 6 significant digits
+// (0.30000000000000004 -> 0.3, 1.2345678e-7 -> 1.23457e-7).
+export const rounded = (key, value) =>
+  typeof value === 'number' && !Number.isInteger(value) && Number.isFinite(value)
+    ? Number(value.toPrecision(6))
+    : value;
 
 // `lab` is the mounted lab's parts (embed.js): its store (report, good state), look, url
 // sync, core, view and JavaScript options (linkBase).
@@ -64,7 +71,7 @@ export function createShareBar(root, lab) {
     },
     'export-json'({ download }) {
       const full = lab.core.evaluate(toScenario(lab.store.good));
-      const text = `${JSON.stringify(full, null, 2)}\n`;
+      const text = `${JSON.stringify(full, rounded, 2)}\n`;
       download(new Blob([text], { type: 'application/json' }), `${fileStem()}.json`);
       say('Report downloaded (JSON).');
     },
@@ -74,7 +81,16 @@ export function createShareBar(root, lab) {
       say('Grid downloaded (SVG).');
     },
     async 'export-png'({ download, serializeSvg, svgToPng }) {
-      download(await svgToPng(gridDrawing(serializeSvg)), `${fileStem()}.png`);
+      // A picture on its own: the layout's sentence as a visible title, the legend under it.
+      const { composeFigure, legendRows } = await import('./figure.js');
+      const style = getComputedStyle(root);
+      const figure = composeFigure(gridDrawing(serializeSvg), {
+        title: root.querySelector('.layout-text').textContent,
+        legend: legendRows(root.querySelector('.legend')),
+        background: style.backgroundColor,
+        foreground: style.color,
+      });
+      download(await svgToPng(figure), `${fileStem()}.png`);
       say('Grid downloaded (PNG).');
     },
   };

@@ -22,7 +22,7 @@ const COLOURS = new Set(['fill', 'stroke']);
 
 // Any CSS colour (the tiles are oklch()) as #rrggbb plus an opacity, read back from a 1×1
 // canvas, so the file opens in tools that know only sRGB.
-function colourConverter() {
+export function colourConverter() {
   const ctx = Object.assign(document.createElement('canvas'), { width: 1, height: 1 }).getContext(
     '2d',
     { willReadFrequently: true },

@@ -417,6 +417,16 @@ export const STATE = [
     hint: "0: the GPU's calibrated value (A100 0.68, H100 0.57); bubble and communication are counted apart",
   },
   {
+    name: 'price_per_gpu_hour',
+    scenario: 'price_per_gpu_hour',
+    step: 'any',
+    hint: "the default is the core's round cloud figure; set your own for the cost per day",
+    advanced: true,
+    control: 'number',
+    group: 'hardware',
+    label: 'Price per GPU-hour',
+  },
+  {
     name: 'overlap_grad_reduce',
     scenario: 'overlap_grad_reduce',
     advanced: true,
@@ -590,7 +600,25 @@ export const STATE = [
     advanced: true,
     page: true,
   },
+
+  // The states pinned for comparison (compare.js), up to MAX_PINS, each the URL parameters
+  // of a whole state (toParams from the defaults) joined by PIN_SEPARATOR. Never sent to the
+  // core: each pin is evaluated on its own. Kept by presets and loads, as the planner's rows.
+  {
+    name: 'pins',
+    own: { type: 'pins', default: '' },
+    scenario: 'pins',
+    sendIf: () => false,
+    page: true,
+  },
 ];
+
+export const MAX_PINS = 3;
+export const PIN_SEPARATOR = '|'; // URL parameters encode it (%7C), so no pin holds one
+const MAX_PIN_CHARS = 4000;
+
+// The pins' texts, in order ('' when none).
+export const pinList = (text) => (text ? text.split(PIN_SEPARATOR) : []);
 
 // Buttons that set several rows at once.
 export const PRESETS = [
@@ -731,6 +759,14 @@ export function parseDegrees(text) {
 export const degreesText = ({ dp, tp, pp, cp = 1, ep = 1 }) =>
   cp === 1 && ep === 1 ? `${dp}x${tp}x${pp}` : `${dp}x${tp}x${pp}x${cp}x${ep}`;
 
+// A pins text the row takes: a string of at most MAX_PINS pins, none empty. What each pin
+// holds is read when it is evaluated (a pin the core refuses says so in the comparison).
+function pinsOk(value) {
+  if (typeof value !== 'string' || value.length > MAX_PIN_CHARS) return false;
+  const list = pinList(value);
+  return list.length <= MAX_PINS && list.every((p) => p !== '');
+}
+
 const positive = (d) => d && d.dp > 0 && d.tp > 0 && d.pp > 0 && d.cp > 0 && d.ep > 0;
 
 // A select's options: [[value, label], ...] (a choice's label is the page's, else the choice).
@@ -766,6 +802,8 @@ export function coerce(name, value) {
       const d = parseDegrees(value);
       return positive(d) ? degreesText(d) : e.default;
     }
+    case 'pins':
+      return pinsOk(value) ? value : e.default;
     default:
       throw new Error(`state "${name}" has unknown type ${e.type}`);
   }
@@ -783,6 +821,8 @@ export function allowed(name) {
       return `${e.type === 'integer' ? 'a whole number' : 'a number'} ${e.above ? '' : 'from '}${span(e)}${unset}`;
     case 'enum':
       return `one of ${e.choices.join(', ')}`;
+    case 'pins':
+      return `up to ${MAX_PINS} states pinned by the lab, separated by ${PIN_SEPARATOR}`;
     case 'degrees':
       return (
         'auto, or DP×TP×PP of the GPU count written as 2x4x2 ' +
@@ -827,6 +867,8 @@ export function parseValue(name, value) {
       const d = text === null ? null : parseDegrees(text);
       return positive(d) ? { value: degreesText(d) } : refuse;
     }
+    case 'pins':
+      return pinsOk(value) ? { value } : refuse;
     default:
       return refuse;
   }
@@ -927,7 +969,7 @@ export function applyPreset(state, name, ctx = {}) {
     base = { ...defaults() };
     for (const e of STATE) if (!e.advanced && !e.own) base[e.name] = state[e.name];
   }
-  return changeMany(base, p.values, ctx);
+  return changeMany({ ...base, pins: state.pins }, p.values, ctx);
 }
 
 // The book view shows its way back from a larger fleet ('sixteen') while the GPU count is not

@@ -9,6 +9,7 @@
 // the GPU count changes) goes back to its default, and one set by options to where it was,
 // with a note, as long as the core then accepts the result (one more call, never a loop).
 // Failing that, options are dropped as a whole.
+import * as fmt from './format.js';
 import { rowForKey, shown } from './options.js';
 import {
   applyPreset,
@@ -63,6 +64,19 @@ function consult(check, ctx, candidate, fallback, may) {
   };
 }
 
+// A seam switched on an explicit layout sends the lab back to auto-factoring: said, with the
+// layout it left and the one the core then chose.
+function seamNote(name, on, before, after) {
+  const row = entry(name);
+  if (!row.scenario.startsWith('seams.') || before.degrees === 'auto' || after.degrees !== 'auto')
+    return '';
+  const was = before.degrees.replaceAll('x', '×');
+  return (report) =>
+    `${row.label} switched ${on ? 'on' : 'off'}: the explicit layout ${was} gave way to ` +
+    `auto-factoring the seams, now ${fmt.degrees(report.degrees)} on ` +
+    `${fmt.integer(report.active_gpus)} GPUs.`;
+}
+
 export function createStore({ view, notes, onAccepted }) {
   let lab = null;
   let ctx = {};
@@ -72,6 +86,9 @@ export function createStore({ view, notes, onAccepted }) {
   let report = null;
   let frame = 0;
   let destroyed = false;
+  // What the last change did beyond itself, said once the core has answered: a function of
+  // the report, '' to clear, undefined when nothing is due.
+  let changeNote;
 
   function set(next) {
     state = next;
@@ -88,6 +105,7 @@ export function createStore({ view, notes, onAccepted }) {
       // The panels and the URL keep the last state the core accepted; the controls keep what
       // was set (so a change that needs two fields, hidden size then heads, can pass through
       // a refused one).
+      changeNote = undefined; // a refused change did nothing to say
       const { key, message } = result.error;
       notes.error(`The model refused this scenario: ${message}`, rowForKey(key, state));
       return;
@@ -102,6 +120,10 @@ export function createStore({ view, notes, onAccepted }) {
     // The summary report has no ranks[]: the core's typed array is cheap at any fleet size.
     const { gpus_per_node: perNode, order } = report.scenario;
     view.render(good, report, fresh ? lab.ranks(report.degrees, perNode, order) : null);
+    if (changeNote !== undefined) {
+      view.say(typeof changeNote === 'function' ? changeNote(report) : changeNote);
+      changeNote = undefined;
+    }
     onAccepted(report);
   }
 
@@ -115,6 +137,7 @@ export function createStore({ view, notes, onAccepted }) {
       return;
     }
     const next = change(state, name, parsed.value, ctx);
+    changeNote = seamNote(name, parsed.value, state, next);
     const settled = consult(check, ctx, next, defaults(), (row) => row.name !== name);
     if (settled.note) notes.add([settled.note]);
     set(settled.state);

@@ -1,18 +1,20 @@
 // What one lab draws: the switches and the nesting order, the book's panels (summary, order,
-// grid, memory, wire), the book's fleet button, the "Advanced" section (its module imported
-// the first time the state opens it), the math behind every marked number (explain.js) and
-// the look an author chose (theme, hidden parts). It turns a state and the core's report into
-// pixels and hands the reader's changes back (onChange, onPreset, onLoad); it decides nothing.
+// grid, memory, wire, compare), the book's fleet button, the sized run kept while Advanced is
+// closed, the "Advanced" section (its module imported the first time the state opens it), the
+// math behind every marked number (explain.js) and the look an author chose (theme, hidden
+// parts). It turns a state and the core's report into pixels and hands the reader's changes
+// back (onChange, onPreset, onLoad, onShow); it decides nothing.
 import { createControls } from './controls.js';
 import { createExplain } from './explain.js';
 import * as fmt from './format.js';
 import { createGrid } from './grid.js';
 import { PARTS } from './options.js';
+import { createCompare } from './render-compare.js';
 import { createMemory } from './render-memory.js';
 import { createOrder } from './render-order.js';
 import { createSummary } from './render-summary.js';
 import { createWire } from './render-wire.js';
-import { bookFleetPreset, entry, PRESETS } from './state.js';
+import { bookFleetPreset, entry, PRESETS, STATE } from './state.js';
 
 // The book view's fleet button: to the book's fleet, and back to its 16 GPUs.
 function createFleetButton(box, onPreset) {
@@ -31,7 +33,34 @@ function createFleetButton(box, onPreset) {
   };
 }
 
-export function createView(root, { notes, onChange, onPreset, onLoad }) {
+// Closed, the Advanced section keeps the sized run in the state (and the link): this says so,
+// with a button that opens the section on it again.
+function createKeptRun(box, onChange) {
+  const text = box.querySelector('.kept-text');
+  box.querySelector('.restore-run').addEventListener('click', () => onChange('advanced', true));
+  return {
+    update(state) {
+      const sized = STATE.filter(
+        (e) => e.advanced && !e.page && !e.detailOf && state[e.name] !== e.default,
+      );
+      box.hidden = state.advanced || sized.length === 0;
+      if (box.hidden) return;
+      const parts = [];
+      if (state.gpus !== entry('gpus').default) parts.push(`${fmt.integer(state.gpus)} GPUs`);
+      if (state.model !== entry('model').default) parts.push(`model ${state.model}`);
+      if (state.degrees !== 'auto') parts.push(`layout ${state.degrees.replaceAll('x', '×')}`);
+      const rest = sized.length - parts.length;
+      if (rest > 0)
+        parts.push(`${rest} ${parts.length ? 'more ' : ''}setting${rest === 1 ? '' : 's'}`);
+      const msg =
+        `Advanced is closed, so the lab shows the book's view. Your sized run ` +
+        `(${parts.join(', ')}) is kept, in the link too: reopen it to go back.`;
+      if (text.textContent !== msg) text.textContent = msg;
+    },
+  };
+}
+
+export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ctx }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
   const outputs = $('.advanced-out');
@@ -45,6 +74,8 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
     { onChange },
   );
   const fleet = createFleetButton($('.fleet-box'), onPreset);
+  const kept = createKeptRun($('.kept-run'), onChange);
+  const compare = createCompare($('.compare'), { onChange, onShow, lab: () => lab, ctx });
   let lab = null;
   let state = null; // the state the controls show
   let advanced = null; // the advanced module's view, once loaded
@@ -125,10 +156,18 @@ export function createView(root, { notes, onChange, onPreset, onLoad }) {
         for (const r of renderers) r.update(report);
         order.update(report, entry('order').default);
       }
+      summary.heading(shown, report);
+      kept.update(shown);
+      compare.update(shown, report);
       if (advanced && state.advanced) advanced.update(shown, report);
       if (ranks) explain.update(report);
     },
     drawn: () => grid.drawn(),
+    // What a change did beyond itself (a seam switch on an explicit layout), or '' to clear.
+    say(text) {
+      const note = $('.change-note');
+      if (note.textContent !== text) note.textContent = text;
+    },
     // The drawing the grid shows (the tiles or the fleet map), for the exports.
     gridSvg: () => (grid.mode === 'fleet' ? root.querySelector('svg.fleet') : $('.gpu-grid')),
     destroy() {
