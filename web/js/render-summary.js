@@ -26,6 +26,7 @@ export function createSummary(root) {
   const badge = root.querySelector('.badge');
   const titleText = root.querySelector('.title-text');
   const bookTitle = titleText.innerHTML;
+  let explicit = false; // the heading names an explicit layout instead of the book's title
   const warnings = root.querySelector('.warnings');
   const caption = root.querySelector('.layout-text');
   const announcer = root.querySelector('.pe-announce');
@@ -52,11 +53,15 @@ export function createSummary(root) {
 
   return {
     // The lab's heading follows the layout: the book's auto-factoring, or an explicit one.
+    // Called before update(), which fills the book title's numbers: the title is put back only
+    // when the explicit layout's heading replaced it.
     heading(state, report) {
       if (state.degrees === 'auto') {
-        if (titleText.innerHTML !== bookTitle) titleText.innerHTML = bookTitle;
+        if (explicit) titleText.innerHTML = bookTitle;
+        explicit = false;
         return;
       }
+      explicit = true;
       const text =
         `Layout ${fmt.degrees(report.degrees)} set explicitly on ${fmt.integer(report.gpus)} ` +
         'GPUs; a seam switch goes back to auto-factoring';

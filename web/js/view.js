@@ -151,12 +151,12 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ct
     render(shown, report, ranks) {
       if (details.open !== state.advanced) details.open = state.advanced;
       outputs.hidden = !state.advanced || !advanced;
+      summary.heading(shown, report);
       if (ranks) {
         grid.update(report, ranks);
         for (const r of renderers) r.update(report);
         order.update(report, entry('order').default);
       }
-      summary.heading(shown, report);
       kept.update(shown);
       compare.update(shown, report);
       if (advanced && state.advanced) advanced.update(shown, report);
