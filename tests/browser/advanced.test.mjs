@@ -104,7 +104,7 @@ describe('advanced section', () => {
       .locator('.steptime dl > div')
       .evaluateAll((divs) =>
         Object.fromEntries(
-          divs.map((d) => [d.dataset.time, Number(d.querySelector('dd').dataset.value)]),
+          divs.map((d) => [d.dataset.time, Number(d.querySelector('[data-value]').dataset.value)]),
         ),
       );
     const t = zero3.time;
@@ -473,4 +473,18 @@ describe('advanced section', () => {
   });
 
   test('no error along the way', () => assert.deepEqual(lab.problems, []));
+
+  test('the step time and MFU show their math from the core', async () => {
+    const view = await openLab(env, { path: '?advanced=1' });
+    const { page } = view;
+    await open(page);
+    const report = core.evaluate(ADVANCED);
+    for (const key of ['time.step_s', 'time.mfu']) {
+      await page.locator(`.steptime [data-explain="${key}"]`).focus();
+      assert.equal(await page.locator('.explain-tip').isVisible(), true, key);
+      assert.equal(await page.locator('.explain-text').textContent(), report.explain[key].text);
+    }
+    assert.deepEqual(view.problems, []);
+    await view.close();
+  });
 });

@@ -82,6 +82,10 @@ export function createStepTime(root) {
     dd[key] = make('dd', {}, div);
   }
   const note = make('p', { className: 'small' }, section);
+  // The numbers the core derives (report.explain): explain.js makes them show their math.
+  big.dataset.explain = 'time.step_s';
+  dd.mfu = make('span', {}, dd.mfu); // a dd cannot be the button explain.js makes of it
+  dd.mfu.dataset.explain = 'time.mfu';
 
   return {
     update(report) {

@@ -160,7 +160,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ct
       kept.update(shown);
       compare.update(shown, report);
       if (advanced && state.advanced) advanced.update(shown, report);
-      if (ranks) explain.update(report);
+      explain.update(report); // after every panel: the advanced ones may have just drawn
     },
     drawn: () => grid.drawn(),
     // What a change did beyond itself (a seam switch on an explicit layout), or '' to clear.
