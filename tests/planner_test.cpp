@@ -164,7 +164,7 @@ TEST(Planner, SaysWhenTheBatchIsTheCause) {
 }
 
 TEST(Planner, WarnsWhenTheBatchIsSmallForTheFleet) {
-  // The case: 512 x 2,048 tokens on 16,384 A100s; DP can be at most 512.
+  // The book's batch, 512 x 2,048 tokens, on 16,384 A100s; DP can be at most 512.
   const PlanResult r = plan(book_on(16384), 5);
   ASSERT_FALSE(r.top.empty());
   ASSERT_FALSE(r.warnings.empty());

@@ -134,7 +134,7 @@ export async function setField(page, name, value) {
   await settle(page);
 }
 
-// The planner case: Llama 3 405B on 16,384 H100s, sequence 8,192, global batch 2,048,
+// The planner's yardstick: Llama 3 405B on 16,384 H100s, sequence 8,192, global batch 2,048,
 // NDR network (50 GB/s per GPU), as tests/bench/core_bench.cpp runs it natively.
 export async function setPlannerCase(page) {
   if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {

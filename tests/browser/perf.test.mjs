@@ -1,4 +1,4 @@
-// Budgets for the page at 1.2x the targets (measure.mjs TARGETS): a real miss fails,
+// Budgets for the page at 1.2x the targets (measure.mjs TARGETS): a real miss fails,
 // while a busy machine gets a little room. scripts/test runs this file alone, after the other
 // browser tests, so nothing else competes for the cores. The payload and the time to ready are
 // measured on the published folder (scripts/build-site: minified, what a reader downloads);

@@ -130,7 +130,7 @@ describe('planner', () => {
     await openAdvanced(page);
     await setField(page, 'gpus', 16384);
     await setField(page, 'model', 'book-16b');
-    await setField(page, 'global_batch', 512); // the case: 512 x 2,048 tokens
+    await setField(page, 'global_batch', 512); // 512 x 2,048 tokens: too few for the fleet
     await search(page);
     const warnings = await page.locator('.plan-warnings li').allTextContents();
     assert.ok(
