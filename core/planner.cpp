@@ -7,6 +7,7 @@
 
 #include "comms.h"
 #include "context.h"
+#include "layout_facts.h"
 #include "memory.h"
 #include "moe.h"
 #include "pipeline.h"
@@ -253,7 +254,23 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     ++done;
     tick();
     const int pp = d.pp, tp = d.tp;
-    const StageSplit split = stage_split(s, pp);
+    // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
+    const LayoutFacts facts(s, d);
+    const StageSplit& split = facts.split();
+    // The stages that can hold the most (memory.h peak_stage_memory), and their model states
+    // under each ZeRO stage: neither depends on b, the schedule, SP or recomputation.
+    const std::array<int, kPeakCandidates> peak_stages = peak_candidate_stages(s, d, split);
+    std::array<std::array<double, 4>, kPeakCandidates> states{};
+    for (int z = 0; z <= 3; ++z) {
+      s.zero_stage = z;
+      for (size_t i = 0; i < peak_stages.size(); ++i) {
+        const StageParams& p = facts.params(peak_stages[i]);
+        states[i][static_cast<size_t>(z)] =
+            sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu)
+                .model_state_bytes();
+      }
+    }
+    const double overhead_bytes = s.overhead_gb * 1e9;
     for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
       if (base.global_batch % (b * d.dp) != 0) continue;
       s.micro_batch = b;
@@ -273,12 +290,24 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
           s.sequence_parallel = sp == 1;
           for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
             s.recompute = rc;
+            // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
+            const LayerActivations per_layer = layer_activations(s, d);
+            std::array<double, kPeakCandidates> activations{};
+            for (size_t i = 0; i < peak_stages.size(); ++i) {
+              activations[i] =
+                  stage_activation_bytes(s, d, facts.params(peak_stages[i]), per_layer, m);
+            }
             for (int z = 0; z <= 3; ++z) {
               if (z > 0 && d.dp == 1) break;  // ZeRO shards over DP: nothing to shard
               s.zero_stage = z;
               ++result.evaluated;
-              const StageMemory peak = peak_stage_memory(s, d, m);
-              const double bytes = peak.breakdown.total_bytes();
+              // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
+              double bytes = 0;
+              for (size_t i = 0; i < peak_stages.size(); ++i) {
+                const double stage_bytes =
+                    states[i][static_cast<size_t>(z)] + activations[i] + overhead_bytes;
+                if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
+              }
               result.least_bytes = std::min(result.least_bytes, bytes);
               if (bytes > memory_bytes) continue;
               ++result.feasible;
@@ -291,8 +320,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               p.schedule = s.schedule;
               p.virtual_stages = v;
               p.per_gpu_bytes = bytes;
-              p.comms = comms_report(s, d, m);
-              const TimeReport t = time_report(s, d, pipeline, p.comms, base.global_batch);
+              p.comms = comms_report(s, facts, m);
+              const TimeReport t = time_report(s, facts, pipeline, p.comms, base.global_batch);
               p.step_s = t.step_s;
               p.bubble_fraction = pipeline.bubble_fraction;
               p.mfu = t.mfu;

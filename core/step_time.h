@@ -1,6 +1,7 @@
 // Step time, MFU and HFU.
 #pragma once
 
+#include "layout_facts.h"
 #include "report.h"
 #include "scenario.h"
 
@@ -27,6 +28,9 @@ namespace pe {
 // MFU = model FLOPs / (step x GPUs x peak); HFU the same with hardware FLOPs (Korthikanti
 // Sec. 6.3; PaLM App. B). bubble_fraction = bubble / step.
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch);
+// The same with what depends on the layout only read from `f` (the planner's, per layout).
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch);
 
 // Bytes the elementwise kernels of one layer move per micro-batch (the memory_i term above).
