@@ -178,23 +178,51 @@ DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, doubl
   return p;
 }
 
-CommsReport stage_comms(const Scenario& s, const LayoutFacts& f, int stage, double params_per_gpu,
-                        int stage_layers, int stage_moe_layers, int microbatches,
-                        double expert_params_per_gpu) {
+LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_layers,
+                           int stage_moe_layers, int microbatches) {
   const Degrees& d = f.degrees();
   const NodeSpans& spans = f.spans();
-  CommsReport r;
-  r.stage = stage;
-  r.data = data_traffic(s, d, params_per_gpu, expert_params_per_gpu, microbatches,
-                        spans.dp_cp_group_spans_nodes);
+  LayerTraffic r;
   r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);
-  r.pipeline = pipeline_traffic(s, f, stage, microbatches);
   r.context = context_traffic(s, d, stage_layers, microbatches);
   if (r.context.active) ride(r.context, spans.cp_group_spans_nodes, s);
   if (s.model.moe() && d.ep > 1) {
     r.expert = expert_traffic(s, d, stage_moe_layers, microbatches);
     if (r.expert.active) ride(r.expert, spans.ep_group_spans_nodes, s);
   }
+  return r;
+}
+
+SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
+                                   int microbatches) {
+  return pipeline_traffic(s, f, stage, microbatches);
+}
+
+namespace {
+
+// Every field of `r`, in place: the planner's hot loop fills a few of these per
+// configuration, and a CommsReport is 300-odd bytes to construct and copy.
+void fill_stage_comms(CommsReport& r, const Scenario& s, const LayoutFacts& f, int stage,
+                      double params_per_gpu, int stage_layers, int stage_moe_layers,
+                      int microbatches, double expert_params_per_gpu) {
+  const LayerTraffic layers = layer_traffic(s, f, stage_layers, stage_moe_layers, microbatches);
+  r.stage = stage;
+  r.data = data_traffic(s, f.degrees(), params_per_gpu, expert_params_per_gpu, microbatches,
+                        f.spans().dp_cp_group_spans_nodes);
+  r.tensor = layers.tensor;
+  r.pipeline = pipeline_traffic(s, f, stage, microbatches);
+  r.context = layers.context;
+  r.expert = layers.expert;
+}
+
+}  // namespace
+
+CommsReport stage_comms(const Scenario& s, const LayoutFacts& f, int stage, double params_per_gpu,
+                        int stage_layers, int stage_moe_layers, int microbatches,
+                        double expert_params_per_gpu) {
+  CommsReport r;
+  fill_stage_comms(r, s, f, stage, params_per_gpu, stage_layers, stage_moe_layers, microbatches,
+                   expert_params_per_gpu);
   return r;
 }
 
@@ -211,27 +239,30 @@ CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) 
 }
 
 CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches) {
-  CommsReport best;
+  // The best so far and the one being filled, swapped by index rather than copied.
+  CommsReport reports[2];
+  int best = 0, next = 1;
   double most = -1;
+  auto time = [](const CommsReport& c) {
+    return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s + c.expert.time_s;
+  };
   // One stage of each kind: a stage like one already seen sends the same and cannot be the
   // busiest instead of it (LayoutFacts::traffic_stages).
   for (int stage : f.traffic_stages()) {
     const StageParams& p = f.params(stage);
-    CommsReport r = stage_comms(s, f, stage, p.params_per_gpu, p.layers, p.moe_layers, microbatches,
-                                p.expert_params_per_gpu);
+    CommsReport& r = reports[next];
+    fill_stage_comms(r, s, f, stage, p.params_per_gpu, p.layers, p.moe_layers, microbatches,
+                     p.expert_params_per_gpu);
     const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
                          r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
                          r.expert.bytes_per_gpu_per_step;
-    auto time = [](const CommsReport& c) {
-      return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s +
-             c.expert.time_s;
-    };
-    if (bytes > most * (1 + 1e-12) || (bytes >= most * (1 - 1e-12) && time(r) > time(best))) {
+    if (bytes > most * (1 + 1e-12) ||
+        (bytes >= most * (1 - 1e-12) && time(r) > time(reports[best]))) {
       most = bytes;
-      best = r;
+      std::swap(best, next);
     }
   }
-  return best;
+  return reports[best];
 }
 
 }  // namespace pe

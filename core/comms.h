@@ -36,6 +36,19 @@ CommsReport stage_comms(const Scenario& s, const LayoutFacts& f, int stage, doub
                         int stage_layers, int stage_moe_layers, int microbatches,
                         double expert_params_per_gpu);
 
+// Only the seams that follow a stage's layers: tensor, context and expert. What step_time
+// overlaps with each stage's compute.
+struct LayerTraffic {
+  SeamTraffic tensor;
+  SeamTraffic context;
+  SeamTraffic expert;
+};
+LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_layers,
+                           int stage_moe_layers, int microbatches);
+// Only the pipeline seam's sends of a stage (stage_comms' pipeline).
+SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
+                                   int microbatches);
+
 // The busiest GPU: the stage that sends the most bytes per step (every stage's params and
 // layers from memory.h and pipeline.h). Its stage is in CommsReport::stage. The second form
 // reads what depends on the layout only from `f` (the planner's, per layout).

@@ -84,7 +84,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
     if (moe_here > 0) {
       st.memory_s += moe_here * kElementwisePasses * moe_layer_extra_activation_bytes(s, d) / hbm;
     }
-    const CommsReport wire = stage_comms(s, f, stage, 0, layers, moe_here, 1, 0);
+    const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
     st.tensor_s =
         s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s) : wire.tensor.time_s;
     if (wire.context.active) {
@@ -127,10 +127,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.bubble_s = std::max(0.0, sum - k.total_s()) / v;
 
   // Pipeline sends of the slowest stage: on the critical path.
-  const StageParams& params_k = f.params(slowest);
-  t.exposed_pipeline_s = stage_comms(s, f, slowest, params_k.params_per_gpu, params_k.layers,
-                                     params_k.moe_layers, mb, 0)
-                             .pipeline.time_s;
+  t.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
 
   // Data parallel, for the busiest GPU's parameter shard; overlapped with one micro-batch's
   // backward (the gradient reduction) or forward (the weight gather) of the slowest stage.
