@@ -96,10 +96,11 @@ Candidates candidate_degrees(const Scenario& base) {
 }
 
 // Faster first; among equally fast, less memory first.
-bool better(const Plan& a, const Plan& b) {
-  if (a.step_s != b.step_s) return a.step_s < b.step_s;
-  return a.per_gpu_bytes < b.per_gpu_bytes;
+bool beats(double step_s, double per_gpu_bytes, const Plan& b) {
+  if (step_s != b.step_s) return step_s < b.step_s;
+  return per_gpu_bytes < b.per_gpu_bytes;
 }
+bool better(const Plan& a, const Plan& b) { return beats(a.step_s, a.per_gpu_bytes, b); }
 
 // The explanation speaks as the page does: "a 23.4% bubble", "72.6 GB", "500 MB".
 std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
@@ -315,6 +316,13 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               result.least_bytes = std::min(result.least_bytes, bytes);
               if (bytes > memory_bytes) continue;
               ++result.feasible;
+              const CommsReport comms = comms_report(s, facts, m);
+              const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch);
+              // A full heap keeps only what beats its worst: the rest need no Plan built.
+              if (static_cast<int>(heap.size()) == kVariantsPerLayout &&
+                  !beats(t.step_s, bytes, heap.front())) {
+                continue;
+              }
               Plan p;
               p.degrees = d;
               p.zero_stage = z;
@@ -324,8 +332,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               p.schedule = s.schedule;
               p.virtual_stages = v;
               p.per_gpu_bytes = bytes;
-              p.comms = comms_report(s, facts, m);
-              const TimeReport t = time_report(s, facts, pipeline, p.comms, base.global_batch);
+              p.comms = comms;
               p.step_s = t.step_s;
               p.bubble_fraction = pipeline.bubble_fraction;
               p.mfu = t.mfu;
