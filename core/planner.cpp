@@ -302,6 +302,10 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               activations[i] =
                   stage_activation_bytes(s, d, facts.params(peak_stages[i]), per_layer, m);
             }
+            // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
+            // first ZeRO stage that fits, kept for the others.
+            PipelinePace pace;
+            bool paced = false;
             for (int z = 0; z <= 3; ++z) {
               if (z > 0 && d.dp == 1) break;  // ZeRO shards over DP: nothing to shard
               s.zero_stage = z;
@@ -317,7 +321,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               if (bytes > memory_bytes) continue;
               ++result.feasible;
               const CommsReport comms = comms_report(s, facts, m);
-              const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch);
+              if (!paced) pace = pipeline_pace(s, facts, pipeline), paced = true;
+              const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch, pace);
               // A full heap keeps only what beats its worst: the rest need no Plan built.
               if (static_cast<int>(heap.size()) == kVariantsPerLayout &&
                   !beats(t.step_s, bytes, heap.front())) {

@@ -15,16 +15,6 @@ namespace {
 constexpr double kElementwisePasses = 5;  // per stored byte, forward and backward
 constexpr double kRecomputePasses = 2;    // the re-run forward writes and reads again
 
-struct StageTime {
-  double matmul_s = 0;
-  double memory_s = 0;
-  double tensor_s = 0;   // exposed
-  double context_s = 0;  // exposed
-  double expert_s = 0;   // exposed
-  double compute_s() const { return matmul_s + memory_s; }
-  double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
-};
-
 }  // namespace
 
 double elementwise_bytes_per_layer(const Scenario& s, int tp) {
@@ -47,23 +37,19 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
   return time_report(s, LayoutFacts(s, d), pipeline, comms, effective_global_batch);
 }
 
-TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
-                       const CommsReport& comms, int effective_global_batch) {
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
+                           const PipelineReport& pipeline) {
   const Degrees& d = f.degrees();
-  TimeReport t;
   const ModelSpec& m = s.model;
-  const int gpus = static_cast<int>(d.product());
-  const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
+  const int mb = pipeline.microbatches;
   const double peak = s.gpu.peak_tflops * 1e12;
-  t.matmul_efficiency = s.matmul_efficiency();
-  const double matmul_rate = peak * t.matmul_efficiency;
+  const double matmul_rate = peak * s.matmul_efficiency();
   const double hbm = s.gpu.hbm_gb_s * 1e9;
   const double tokens = 1.0 * s.micro_batch * s.seq_len;
 
   const double layer_flops = tokens * f.dense_layer_step_flops_per_token(s.recompute);
   const double output_flops = tokens * 3 * f.output_forward_flops_per_token();
   const double layer_bytes = elementwise_bytes_per_layer(s, d.tp);
-
   // Stages with equal layers take equal times, so four cover them all: the first, the middle
   // ones with and without an extra layer, the last.
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
@@ -117,7 +103,34 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
       if (st.total_s() > k.total_s()) slowest = kind.stage, k = st;
     }
   }
-  t.slowest_stage = slowest;
+  PipelinePace pace;
+  pace.slowest_stage = slowest;
+  pace.slowest = k;
+  pace.sum_s = sum;
+  // Pipeline sends of the slowest stage: on the critical path.
+  pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
+  return pace;
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch) {
+  return time_report(s, f, pipeline, comms, effective_global_batch, pipeline_pace(s, f, pipeline));
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch,
+                       const PipelinePace& pace) {
+  const Degrees& d = f.degrees();
+  TimeReport t;
+  const int gpus = static_cast<int>(d.product());
+  const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
+  const double peak = s.gpu.peak_tflops * 1e12;
+  t.matmul_efficiency = s.matmul_efficiency();
+  const double hbm = s.gpu.hbm_gb_s * 1e9;
+  const StageSplit& split = pipeline.split;
+  const StageTime& k = pace.slowest;
+  const double sum = pace.sum_s;
+  t.slowest_stage = pace.slowest_stage;
 
   t.compute_s = mb * k.compute_s();
   t.memory_bound_s = mb * k.memory_s;
@@ -126,8 +139,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.exposed_expert_s = mb * k.expert_s;
   t.bubble_s = std::max(0.0, sum - k.total_s()) / v;
 
-  // Pipeline sends of the slowest stage: on the critical path.
-  t.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
+  t.exposed_pipeline_s = pace.exposed_pipeline_s;
 
   // Data parallel, for the busiest GPU's parameter shard; overlapped with one micro-batch's
   // backward (the gradient reduction) or forward (the weight gather) of the slowest stage.
