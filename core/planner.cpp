@@ -102,6 +102,47 @@ bool beats(double step_s, double per_gpu_bytes, const Plan& b) {
 }
 bool better(const Plan& a, const Plan& b) { return beats(a.step_s, a.per_gpu_bytes, b); }
 
+// A layout's best kVariantsPerLayout plans so far. The heap (worst on top) holds only each
+// plan's step time, memory and slot, so that sifting moves 24 bytes rather than a Plan; it
+// makes the same moves a heap of Plans under `better` would, so ties keep the same order.
+struct KeptPlans {
+  struct Key {
+    double step_s;
+    double per_gpu_bytes;
+    int slot;
+  };
+  static bool key_better(const Key& a, const Key& b) {
+    if (a.step_s != b.step_s) return a.step_s < b.step_s;
+    return a.per_gpu_bytes < b.per_gpu_bytes;
+  }
+  std::vector<Key> heap;
+  std::vector<Plan> plans;  // by slot
+
+  bool full() const { return static_cast<int>(heap.size()) >= kVariantsPerLayout; }
+  const Plan& worst() const { return plans[static_cast<size_t>(heap.front().slot)]; }
+  void offer(const Plan& p) {
+    if (!full()) {
+      plans.push_back(p);
+      heap.push_back({p.step_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
+      std::push_heap(heap.begin(), heap.end(), key_better);
+    } else if (better(p, worst())) {
+      std::pop_heap(heap.begin(), heap.end(), key_better);
+      const int slot = heap.back().slot;
+      plans[static_cast<size_t>(slot)] = p;
+      heap.back() = {p.step_s, p.per_gpu_bytes, slot};
+      std::push_heap(heap.begin(), heap.end(), key_better);
+    }
+  }
+  // Fastest first.
+  std::vector<Plan> sorted() {
+    std::sort_heap(heap.begin(), heap.end(), key_better);
+    std::vector<Plan> out;
+    out.reserve(heap.size());
+    for (const Key& k : heap) out.push_back(std::move(plans[static_cast<size_t>(k.slot)]));
+    return out;
+  }
+};
+
 // The explanation speaks as the page does: "a 23.4% bubble", "72.6 GB", "500 MB".
 std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
 std::string gb(double bytes) { return bytes_text(bytes); }
@@ -232,17 +273,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
   // Per layout, its best kVariantsPerLayout configurations so far, worst on top.
   using Key = std::array<int, 5>;
-  std::map<Key, std::vector<Plan>> by_layout;
-  auto offer = [&](std::vector<Plan>& heap, const Plan& p) {
-    if (static_cast<int>(heap.size()) < kVariantsPerLayout) {
-      heap.push_back(p);
-      std::push_heap(heap.begin(), heap.end(), better);
-    } else if (better(p, heap.front())) {
-      std::pop_heap(heap.begin(), heap.end(), better);
-      heap.back() = p;
-      std::push_heap(heap.begin(), heap.end(), better);
-    }
-  };
+  std::map<Key, KeptPlans> by_layout;
   // Progress: one step per (DP, TP, PP, CP, EP) layout searched.
   const Candidates candidates = candidate_degrees(base);
   result.layouts = candidates.layouts;
@@ -260,7 +291,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const int pp = d.pp, tp = d.tp;
     // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
     const LayoutFacts facts(s, d);
-    std::vector<Plan>& heap = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
+    KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
     const StageSplit& split = facts.split();
     // The stages that can hold the most (memory.h peak_stage_memory), and their model states
     // under each ZeRO stage: neither depends on b, the schedule, SP or recomputation.
@@ -324,8 +355,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               if (!paced) pace = pipeline_pace(s, facts, pipeline), paced = true;
               const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch, pace);
               // A full heap keeps only what beats its worst: the rest need no Plan built.
-              if (static_cast<int>(heap.size()) == kVariantsPerLayout &&
-                  !beats(t.step_s, bytes, heap.front())) {
+              if (kept.full() && !beats(t.step_s, bytes, kept.worst())) {
                 continue;
               }
               Plan p;
@@ -342,7 +372,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               p.bubble_fraction = pipeline.bubble_fraction;
               p.mfu = t.mfu;
               p.tokens_per_s = t.tokens_per_s;
-              offer(heap, p);
+              kept.offer(p);
             }
           }
         }
@@ -352,10 +382,9 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
 
   // The layouts by their best configuration, fastest first; the first top_k kept.
   std::vector<std::vector<Plan>> layouts;
-  for (auto& [key, heap] : by_layout) {
-    if (heap.empty()) continue;  // no configuration of the layout fits
-    std::sort_heap(heap.begin(), heap.end(), better);
-    layouts.push_back(std::move(heap));
+  for (auto& [key, kept] : by_layout) {
+    if (kept.plans.empty()) continue;  // no configuration of the layout fits
+    layouts.push_back(kept.sorted());
   }
   std::sort(layouts.begin(), layouts.end(),
             [](const auto& a, const auto& b) { return better(a.front(), b.front()); });
