@@ -239,30 +239,51 @@ CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) 
 }
 
 CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches) {
-  // The best so far and the one being filled, swapped by index rather than copied.
-  CommsReport reports[2];
-  int best = 0, next = 1;
+  std::vector<CommsReport> reports;
+  stage_reports_but_data(s, f, microbatches, reports);
+  return busiest_stage(s, f, microbatches, reports);
+}
+
+void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microbatches,
+                            std::vector<CommsReport>& reports) {
+  // One stage of each kind: a stage like one already seen sends the same and cannot be the
+  // busiest instead of it (LayoutFacts::traffic_stages).
+  reports.resize(f.traffic_stages().size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const int stage = f.traffic_stages()[i];
+    const StageParams& p = f.params(stage);
+    const LayerTraffic layers = layer_traffic(s, f, p.layers, p.moe_layers, microbatches);
+    CommsReport& r = reports[i];
+    r.stage = stage;
+    r.data = SeamTraffic{};
+    r.tensor = layers.tensor;
+    r.pipeline = pipeline_traffic(s, f, stage, microbatches);
+    r.context = layers.context;
+    r.expert = layers.expert;
+  }
+}
+
+CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                          std::vector<CommsReport>& reports) {
+  const CommsReport none;
+  const CommsReport* best = &none;
   double most = -1;
   auto time = [](const CommsReport& c) {
     return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s + c.expert.time_s;
   };
-  // One stage of each kind: a stage like one already seen sends the same and cannot be the
-  // busiest instead of it (LayoutFacts::traffic_stages).
-  for (int stage : f.traffic_stages()) {
-    const StageParams& p = f.params(stage);
-    CommsReport& r = reports[next];
-    fill_stage_comms(r, s, f, stage, p.params_per_gpu, p.layers, p.moe_layers, microbatches,
-                     p.expert_params_per_gpu);
+  for (CommsReport& r : reports) {
+    const StageParams& p = f.params(r.stage);
+    r.data = data_traffic(s, f.degrees(), p.params_per_gpu, p.expert_params_per_gpu, microbatches,
+                          f.spans().dp_cp_group_spans_nodes);
     const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
                          r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
                          r.expert.bytes_per_gpu_per_step;
-    if (bytes > most * (1 + 1e-12) ||
-        (bytes >= most * (1 - 1e-12) && time(r) > time(reports[best]))) {
+    if (bytes > most * (1 + 1e-12) || (bytes >= most * (1 - 1e-12) && time(r) > time(*best))) {
       most = bytes;
-      std::swap(best, next);
+      best = &r;
     }
   }
-  return reports[best];
+  return *best;
 }
 
 }  // namespace pe

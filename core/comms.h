@@ -1,6 +1,8 @@
 // What crosses the wire, per GPU per training step, for each seam, on the busiest GPU.
 #pragma once
 
+#include <vector>
+
 #include "layout_facts.h"
 #include "report.h"
 #include "scenario.h"
@@ -54,6 +56,14 @@ SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int 
 // reads what depends on the layout only from `f` (the planner's, per layout).
 CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches);
 CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches);
+
+// comms_report in two steps, for the planner: every traffic stage's report but its data seam,
+// which alone depends on ZeRO (once per configuration but ZeRO), then the data seams under the
+// scenario's ZeRO stage and the busiest of the reports (once per ZeRO stage).
+void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microbatches,
+                            std::vector<CommsReport>& reports);
+CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                          std::vector<CommsReport>& reports);
 
 // Bytes of one DP all-gather of the weights and of one reduce-scatter of the gradients (or
 // all-reduce with ZeRO 0) for a GPU holding `params_per_gpu`: what step_time overlaps.

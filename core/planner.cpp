@@ -279,6 +279,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   result.layouts = candidates.layouts;
   result.layouts_batch_refused = candidates.batch_refused;
   const int total = static_cast<int>(candidates.degrees.size());
+  std::vector<CommsReport> traffic;  // reused: its capacity outlives the loop
   int done = 0;
   auto tick = [&] {
     if (options.progress) options.progress(done, total, result.evaluated);
@@ -336,7 +337,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
             // first ZeRO stage that fits, kept for the others.
             PipelinePace pace;
-            bool paced = false;
+            bool paced = false;  // and the stages' traffic but the data seam's (comms.h)
             for (int z = 0; z <= 3; ++z) {
               if (z > 0 && d.dp == 1) break;  // ZeRO shards over DP: nothing to shard
               s.zero_stage = z;
@@ -351,8 +352,12 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               result.least_bytes = std::min(result.least_bytes, bytes);
               if (bytes > memory_bytes) continue;
               ++result.feasible;
-              const CommsReport comms = comms_report(s, facts, m);
-              if (!paced) pace = pipeline_pace(s, facts, pipeline), paced = true;
+              if (!paced) {
+                pace = pipeline_pace(s, facts, pipeline);
+                stage_reports_but_data(s, facts, m, traffic);
+                paced = true;
+              }
+              const CommsReport comms = busiest_stage(s, facts, m, traffic);
               const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch, pace);
               // A full heap keeps only what beats its worst: the rest need no Plan built.
               if (kept.full() && !beats(t.step_s, bytes, kept.worst())) {
