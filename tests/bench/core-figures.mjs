@@ -30,4 +30,10 @@ console.log(
   `core figures (${availableParallelism()} cores, load ${loadavg()[0].toFixed(1)}; ` +
     'configurations/s over CPU time):',
 );
-for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+for (const r of rows)
+  console.log(
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
