@@ -121,6 +121,10 @@ struct KeptPlans {
   bool full() const { return static_cast<int>(heap.size()) >= kVariantsPerLayout; }
   const Plan& worst() const { return plans[static_cast<size_t>(heap.front().slot)]; }
   void offer(const Plan& p) {
+    if (plans.empty()) {
+      plans.reserve(kVariantsPerLayout);
+      heap.reserve(kVariantsPerLayout);
+    }
     if (!full()) {
       plans.push_back(p);
       heap.push_back({p.step_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
@@ -296,11 +300,20 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const StageSplit& split = facts.split();
     // The stages that can hold the most (memory.h peak_stage_memory), and their model states
     // under each ZeRO stage: neither depends on b, the schedule, SP or recomputation.
-    const std::array<int, kPeakCandidates> peak_stages = peak_candidate_stages(s, d, split);
+    // Duplicates dropped (with one or two stages most of the five are stage 0): the peak is
+    // their maximum, which the same values give in any order.
+    std::array<int, kPeakCandidates> peak_stages = peak_candidate_stages(s, d, split);
+    size_t peaks = 0;
+    for (int stage : peak_stages) {
+      if (std::find(peak_stages.begin(), peak_stages.begin() + peaks, stage) ==
+          peak_stages.begin() + peaks) {
+        peak_stages[peaks++] = stage;
+      }
+    }
     std::array<std::array<double, 4>, kPeakCandidates> states{};
     for (int z = 0; z <= 3; ++z) {
       s.zero_stage = z;
-      for (size_t i = 0; i < peak_stages.size(); ++i) {
+      for (size_t i = 0; i < peaks; ++i) {
         const StageParams& p = facts.params(peak_stages[i]);
         states[i][static_cast<size_t>(z)] =
             sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu)
@@ -330,7 +343,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
             const LayerActivations per_layer = layer_activations(s, d);
             std::array<double, kPeakCandidates> activations{};
-            for (size_t i = 0; i < peak_stages.size(); ++i) {
+            for (size_t i = 0; i < peaks; ++i) {
               activations[i] =
                   stage_activation_bytes(s, d, facts.params(peak_stages[i]), per_layer, m);
             }
@@ -344,7 +357,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               ++result.evaluated;
               // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
               double bytes = 0;
-              for (size_t i = 0; i < peak_stages.size(); ++i) {
+              for (size_t i = 0; i < peaks; ++i) {
                 const double stage_bytes =
                     states[i][static_cast<size_t>(z)] + activations[i] + overhead_bytes;
                 if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
