@@ -14,42 +14,6 @@ namespace {
 
 constexpr double kActivationBytes = 2;  // bf16 activations and activation gradients
 
-// What depends on the layout only, for the last layout asked about: the planner and step_time
-// ask for every stage and every configuration of one layout in a row. The node spans of each
-// seam's groups, and whether the hop from stage k to k+1 (the last to the first) crosses
-// nodes, filled in as asked.
-struct LayoutMemo {
-  bool valid = false;
-  int dp = 0, tp = 0, pp = 0, cp = 0, ep = 0, per_node = 0;
-  SeamOrder order{};
-  NodeSpans spans;
-  std::vector<signed char> hop;  // -1: not yet known
-};
-
-LayoutMemo& memo_of(const Scenario& s, const Degrees& d) {
-  thread_local LayoutMemo memo;
-  const bool same = memo.valid && memo.dp == d.dp && memo.tp == d.tp && memo.pp == d.pp &&
-                    memo.cp == d.cp && memo.ep == d.ep && memo.per_node == s.gpus_per_node &&
-                    memo.order == s.order;
-  if (!same) {
-    memo.valid = true;
-    memo.dp = d.dp, memo.tp = d.tp, memo.pp = d.pp, memo.cp = d.cp, memo.ep = d.ep;
-    memo.per_node = s.gpus_per_node;
-    memo.order = s.order;
-    memo.spans = node_spans(d, s.gpus_per_node, s.order);
-    memo.hop.assign(static_cast<size_t>(d.pp), -1);
-  }
-  return memo;
-}
-
-// Whether the hop between stage k and the next (the last stage's wraps to the first) crosses.
-bool hop_crosses(const Scenario& s, const Degrees& d, int k) {
-  LayoutMemo& memo = memo_of(s, d);
-  signed char& known = memo.hop[static_cast<size_t>(k)];
-  if (known < 0) known = stages_cross_nodes(s, d, k, (k + 1) % d.pp) ? 1 : 0;
-  return known == 1;
-}
-
 void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
   t.link = crosses_nodes ? "network" : "nvlink";
   t.link_bytes_per_s = link_rate(crosses_nodes, s);
@@ -57,14 +21,14 @@ void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
   t.time_s = t.bytes_per_gpu_per_step / t.link_bytes_per_s;
 }
 
-
 // Pipeline: each stage boundary carries b s h activations forward and their gradients backward
 // per micro-batch (Narayanan Sec. 4.1). Each of the t ranks sends its 1/t slice only with
 // sequence parallelism (Megatron-Core p2p_communication.py) or the 2021-22 scatter/gather. A
 // GPU sends forward to the next stage and backward to the previous one; with v chunks per GPU
 // it crosses its boundaries v times, and the last stage's chunk feeds the first stage's next.
 // Each hop rides its own link: NVLink when the two stages share a node.
-SeamTraffic pipeline_traffic(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage, int microbatches) {
+  const Degrees& d = f.degrees();
   SeamTraffic t;
   t.group_size = d.pp;
   if (d.pp == 1) return t;
@@ -79,8 +43,8 @@ SeamTraffic pipeline_traffic(const Scenario& s, const Degrees& d, int stage, int
   const int next = stage < p - 1 ? v : v - 1;  // the last stage wraps to stage 0 (v > 1)
   const int prev = stage > 0 ? v : v - 1;
   const int prev_stage = (stage + p - 1) % p;
-  const bool next_crosses = hop_crosses(s, d, stage);
-  const bool prev_crosses = hop_crosses(s, d, prev_stage);
+  const bool next_crosses = f.hop_crosses(stage);
+  const bool prev_crosses = f.hop_crosses(prev_stage);
   t.messages_per_step = 1.0 * (next + prev) * microbatches;
   t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
   t.time_s = t.bytes_per_message * microbatches *
@@ -97,8 +61,8 @@ SeamTraffic pipeline_traffic(const Scenario& s, const Degrees& d, int stage, int
 // (t-1)/t b s h each, and the backward all-gathers the sharded layer input again for the weight
 // gradients (Megatron-Core tensor_parallel/layers.py): 10 b s h (t-1)/t. Full recomputation
 // repeats the forward's collectives: 12 and 14.
-SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers,
-                           int microbatches, bool crosses_nodes) {
+SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers, int microbatches,
+                           bool crosses_nodes) {
   SeamTraffic t;
   t.group_size = d.tp;
   if (d.tp == 1) return t;
@@ -177,9 +141,8 @@ bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
 // sequence). Routed experts' gradients are reduced over their own expert-data-parallel group,
 // dp cp tp / (ep etp) ranks (moe.h): the volume below weighs each part by its own group's
 // (n-1)/n.
-DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d,
-                                      double params_per_gpu, int microbatches,
-                                      double expert_params_per_gpu) {
+DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, double params_per_gpu,
+                                      int microbatches, double expert_params_per_gpu) {
   DataParallelParts p;
   const int n = d.dp * d.cp;
   if (n == 1) return p;
@@ -215,68 +178,112 @@ DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d,
   return p;
 }
 
-
-CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
-                        int stage_layers, int microbatches, double expert_params_per_gpu) {
-  const NodeSpans& spans = memo_of(s, d).spans;
-  CommsReport r;
-  r.stage = stage;
-  r.data = data_traffic(s, d, params_per_gpu, expert_params_per_gpu, microbatches,
-                        spans.dp_cp_group_spans_nodes);
+LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_layers,
+                           int stage_moe_layers, int microbatches) {
+  const Degrees& d = f.degrees();
+  const NodeSpans& spans = f.spans();
+  LayerTraffic r;
   r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);
-  r.pipeline = pipeline_traffic(s, d, stage, microbatches);
   r.context = context_traffic(s, d, stage_layers, microbatches);
   if (r.context.active) ride(r.context, spans.cp_group_spans_nodes, s);
   if (s.model.moe() && d.ep > 1) {
-    const int first = stage_split(s, d.pp).first_layer(stage);
-    r.expert = expert_traffic(s, d, moe_layers_in(s.model, first, stage_layers), microbatches);
+    r.expert = expert_traffic(s, d, stage_moe_layers, microbatches);
     if (r.expert.active) ride(r.expert, spans.ep_group_spans_nodes, s);
   }
   return r;
 }
 
+SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
+                                   int microbatches) {
+  return pipeline_traffic(s, f, stage, microbatches);
+}
+
+namespace {
+
+// Every field of `r`, in place: the planner's hot loop fills a few of these per
+// configuration, and a CommsReport is 300-odd bytes to construct and copy.
+void fill_stage_comms(CommsReport& r, const Scenario& s, const LayoutFacts& f, int stage,
+                      double params_per_gpu, int stage_layers, int stage_moe_layers,
+                      int microbatches, double expert_params_per_gpu) {
+  const LayerTraffic layers = layer_traffic(s, f, stage_layers, stage_moe_layers, microbatches);
+  r.stage = stage;
+  r.data = data_traffic(s, f.degrees(), params_per_gpu, expert_params_per_gpu, microbatches,
+                        f.spans().dp_cp_group_spans_nodes);
+  r.tensor = layers.tensor;
+  r.pipeline = pipeline_traffic(s, f, stage, microbatches);
+  r.context = layers.context;
+  r.expert = layers.expert;
+}
+
+}  // namespace
+
+CommsReport stage_comms(const Scenario& s, const LayoutFacts& f, int stage, double params_per_gpu,
+                        int stage_layers, int stage_moe_layers, int microbatches,
+                        double expert_params_per_gpu) {
+  CommsReport r;
+  fill_stage_comms(r, s, f, stage, params_per_gpu, stage_layers, stage_moe_layers, microbatches,
+                   expert_params_per_gpu);
+  return r;
+}
+
+CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
+                        int stage_layers, int microbatches, double expert_params_per_gpu) {
+  const LayoutFacts f(s, d);
+  const int moe = moe_layers_in(s.model, f.split().first_layer(stage), stage_layers);
+  return stage_comms(s, f, stage, params_per_gpu, stage_layers, moe, microbatches,
+                     expert_params_per_gpu);
+}
+
 CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) {
-  CommsReport best;
+  return comms_report(s, LayoutFacts(s, d), microbatches);
+}
+
+CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches) {
+  std::vector<CommsReport> reports;
+  stage_reports_but_data(s, f, microbatches, reports);
+  return busiest_stage(s, f, microbatches, reports);
+}
+
+void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microbatches,
+                            std::vector<CommsReport>& reports) {
+  // One stage of each kind: a stage like one already seen sends the same and cannot be the
+  // busiest instead of it (LayoutFacts::traffic_stages).
+  reports.resize(f.traffic_stages().size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const int stage = f.traffic_stages()[i];
+    const StageParams& p = f.params(stage);
+    const LayerTraffic layers = layer_traffic(s, f, p.layers, p.moe_layers, microbatches);
+    CommsReport& r = reports[i];
+    r.stage = stage;
+    r.data = SeamTraffic{};
+    r.tensor = layers.tensor;
+    r.pipeline = pipeline_traffic(s, f, stage, microbatches);
+    r.context = layers.context;
+    r.expert = layers.expert;
+  }
+}
+
+CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                          std::vector<CommsReport>& reports) {
+  const CommsReport none;
+  const CommsReport* best = &none;
   double most = -1;
-  const StageSplit split = stage_split(s, d.pp);
-  // A stage's traffic depends on whether it is an end stage, its layers (and how many are MoE
-  // layers) and whether its two hops cross nodes: a stage like one already seen sends the same
-  // and cannot be the busiest instead of it, so it is skipped.
-  struct Kind {
-    bool first, last, next_crosses, prev_crosses;
-    int layers, moe;
-    bool operator==(const Kind& o) const {
-      return first == o.first && last == o.last && next_crosses == o.next_crosses &&
-             prev_crosses == o.prev_crosses && layers == o.layers && moe == o.moe;
-    }
+  auto time = [](const CommsReport& c) {
+    return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s + c.expert.time_s;
   };
-  std::vector<Kind> seen;
-  for (int stage = 0; stage < d.pp; ++stage) {
-    const int layers = split.layers_on(stage);
-    const Kind kind{stage == 0,
-                    stage == d.pp - 1,
-                    d.pp > 1 && hop_crosses(s, d, stage),
-                    d.pp > 1 && hop_crosses(s, d, (stage + d.pp - 1) % d.pp),
-                    layers,
-                    moe_layers_in(s.model, split.first_layer(stage), layers)};
-    if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;
-    seen.push_back(kind);
-    const StageMemory mem = stage_memory(s, d, stage, microbatches);
-    CommsReport r = stage_comms(s, d, stage, mem.params_per_gpu, split.layers_on(stage),
-                                microbatches, mem.expert_params_per_gpu);
+  for (CommsReport& r : reports) {
+    const StageParams& p = f.params(r.stage);
+    r.data = data_traffic(s, f.degrees(), p.params_per_gpu, p.expert_params_per_gpu, microbatches,
+                          f.spans().dp_cp_group_spans_nodes);
     const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
                          r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
                          r.expert.bytes_per_gpu_per_step;
-    auto time = [](const CommsReport& c) {
-      return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s +
-             c.expert.time_s;
-    };
-    if (bytes > most * (1 + 1e-12) || (bytes >= most * (1 - 1e-12) && time(r) > time(best))) {
+    if (bytes > most * (1 + 1e-12) || (bytes >= most * (1 - 1e-12) && time(r) > time(*best))) {
       most = bytes;
-      best = r;
+      best = &r;
     }
   }
-  return best;
+  return *best;
 }
 
 }  // namespace pe

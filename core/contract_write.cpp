@@ -5,11 +5,11 @@
 #include "contract.h"
 #include "explain.h"
 #include "explorer.h"
+#include "moe.h"
 #include "planner.h"
 #include "presets.h"
 #include "schema.h"
 #include "timeline.h"
-#include "moe.h"
 #include "transformer.h"
 
 namespace pe {
@@ -62,16 +62,16 @@ json precision_json(const Precision& p) {
 
 json model_json(const ModelSpec& m, int seq_len) {
   json o = {{"name", m.name},
-          {"params", m.params},
-          {"layers", m.layers},
-          {"hidden", m.hidden},
-          {"heads", m.heads},
-          {"vocab", m.vocab},
-          {"kv_heads", m.kv_heads},      // 0: as many as the heads
-          {"ffn_hidden", m.ffn_hidden},  // 0: 4 x hidden
-          {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
-          {"position", m.position == Position::kRope ? "rope" : "learned"},
-          {"tied_embeddings", m.tied_embeddings}};
+            {"params", m.params},
+            {"layers", m.layers},
+            {"hidden", m.hidden},
+            {"heads", m.heads},
+            {"vocab", m.vocab},
+            {"kv_heads", m.kv_heads},      // 0: as many as the heads
+            {"ffn_hidden", m.ffn_hidden},  // 0: 4 x hidden
+            {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
+            {"position", m.position == Position::kRope ? "rope" : "learned"},
+            {"tied_embeddings", m.tied_embeddings}};
   o["attention"] = m.attention == Attention::kLatent ? "latent" : "multi_head";
   o["experts"] = m.experts;
   if (m.moe()) {
@@ -139,8 +139,13 @@ json report_json(const Report& r) {
   }
   json ranks = json::array();
   for (const RankPlace& p : r.ranks) {
-    ranks.push_back({{"rank", p.rank}, {"dp", p.dp}, {"tp", p.tp}, {"pp", p.pp}, {"cp", p.cp},
-                     {"ep", p.ep}, {"node", p.node}});
+    ranks.push_back({{"rank", p.rank},
+                     {"dp", p.dp},
+                     {"tp", p.tp},
+                     {"pp", p.pp},
+                     {"cp", p.cp},
+                     {"ep", p.ep},
+                     {"node", p.node}});
   }
   const MemoryReport& m = r.memory;
   const TimeReport& t = r.time;
@@ -316,22 +321,21 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
   options.headroom = std::isfinite(headroom) ? std::clamp(headroom, 0.0, 0.9) : 0.0;
   options.progress = progress;
   const PlanResult result = plan(base, std::clamp(top_k, 1, 100), options);
+  // Moved, not copied, into place: the plans are about 80 entries with a scenario each, and
+  // copying that tree (an initializer list copies) cost more than the search itself.
   json plans = json::array();
   for (size_t i = 0; i < result.top.size(); ++i) {
     json entry = plan_entry(base, result.top[i]);
     json variants = json::array();
     for (const Plan& v : result.variants[i]) variants.push_back(plan_entry(base, v));
-    entry["variants"] = variants;
-    plans.push_back(entry);
+    entry["variants"] = std::move(variants);
+    plans.push_back(std::move(entry));
   }
-  return json{{"evaluated", result.evaluated},
-              {"feasible", result.feasible},
-              {"why_best", result.why_best},
-              {"warnings", result.warnings},
-              {"headroom", options.headroom},
-              {"memory_limit_bytes", result.memory_limit_bytes},
-              {"plans", plans}}
-      .dump();
+  json out = {{"evaluated", result.evaluated}, {"feasible", result.feasible},
+              {"why_best", result.why_best},   {"warnings", result.warnings},
+              {"headroom", options.headroom},  {"memory_limit_bytes", result.memory_limit_bytes}};
+  out["plans"] = std::move(plans);
+  return out.dump();
 }
 
 }  // namespace pe

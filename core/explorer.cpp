@@ -221,8 +221,9 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.pipeline = pipeline_report(s, d);
   r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;
   r.memory = memory_report(s, d, r.pipeline.microbatches);
-  r.comms = comms_report(s, d, r.pipeline.microbatches);
-  r.time = time_report(s, d, r.pipeline, r.comms, r.global_batch);
+  const LayoutFacts facts(s, d);  // node spans, hops and shards, computed once for both
+  r.comms = comms_report(s, facts, r.pipeline.microbatches);
+  r.time = time_report(s, facts, r.pipeline, r.comms, r.global_batch);
   r.cost = cost_report(s, r.time);
   r.rule_order_step_s = r.time.step_s;
   if (s.order != kBookOrder) {

@@ -35,15 +35,18 @@ double inflight_factor(const Scenario& s, const Degrees& d, int stage, int micro
   return inflight * (1.0 + (d.pp - 1.0) / (1.0 * d.pp * s.virtual_stages));
 }
 
-StageMemory full_stage(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+// The full model's shards: whole layers per stage, the embedding on the first stage and the
+// output layer on the last. The shape's counts, scaled so that the stages add up to
+// model.params. Routed experts are sharded by EP and expert TP, the rest by TP (moe.h).
+StageParams full_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
+                              int stage) {
   const ModelSpec& m = s.model;
-  StageMemory st;
-  st.stage = stage;
-  const StageSplit split = stage_split(s, d.pp);
-  st.layers = split.layers_on(stage);
-  // The shape's counts, scaled so that the stages add up to model.params. Routed experts are
-  // sharded by EP and expert TP, the rest by TP (moe.h).
-  const LayerParams run = layer_run_params(m, split.first_layer(stage), st.layers);
+  StageParams p;
+  p.stage = stage;
+  p.layers = split.layers_on(stage);
+  p.first_layer = split.first_layer(stage);
+  p.moe_layers = moe_layers_in(m, p.first_layer, p.layers);
+  const LayerParams run = layer_run_params(m, p.first_layer, p.layers);
   double params = run.dense;
   if (stage == 0) params += embedding_params(m, s.seq_len);
   if (stage == d.pp - 1) {
@@ -52,70 +55,104 @@ StageMemory full_stage(const Scenario& s, const Degrees& d, int stage, int micro
     if (d.pp > 1 && m.tied_embeddings) params += static_cast<double>(m.vocab) * m.hidden;
   }
   const double scale = param_scale(m, s.seq_len);
-  const double dense = params * scale / d.tp;
-  st.expert_params_per_gpu = run.expert > 0 ? run.expert * scale / (1.0 * d.ep * s.expert_tp) : 0;
-  st.params_per_gpu = dense + st.expert_params_per_gpu;
-  st.breakdown = sharded_model_state_bytes(s, d, dense, st.expert_params_per_gpu);
-
-  // Each CP rank holds s/cp of every sequence: every activation divides by cp, the attention
-  // scores too (s/cp queries against all s keys).
-  st.inflight_microbatches = std::min(d.pp - stage, microbatches);
-  double acts = st.layers * activation_bytes_per_layer(m, s.seq_len, s.micro_batch, d.tp,
-                                                       s.sequence_parallel, s.recompute,
-                                                       s.flash_attention) / d.cp;
-  const int moe_here = moe_layers_in(m, split.first_layer(stage), st.layers);
-  if (moe_here > 0) acts += moe_here * moe_layer_extra_activation_bytes(s, d);
-  acts *= inflight_factor(s, d, stage, microbatches);
-  // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
-  if (stage == 0) {
-    acts += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
-                                               std::min(d.pp, microbatches)) / d.cp;
-  }
-  if (stage == d.pp - 1) {
-    acts += last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab,
-                                              d.tp) / d.cp;
-  }
-  st.breakdown.activations_bytes = acts;
-  st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
-  return st;
+  p.dense_per_gpu = params * scale / d.tp;
+  p.expert_params_per_gpu = run.expert > 0 ? run.expert * scale / (1.0 * d.ep * s.expert_tp) : 0;
+  p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;
+  return p;
 }
 
-StageMemory book_stage(const Scenario& s, const Degrees& d, int stage) {
-  StageMemory st;
-  st.stage = stage;
-  st.layers = stage_split(s, d.pp).layers_on(stage);
-  if (!s.model.moe()) {
-    st.params_per_gpu = s.model.params / (1.0 * d.tp * d.pp);
-    st.breakdown = sharded_model_state_bytes(s, d, st.params_per_gpu, 0);
-    return st;
-  }
-  // The book's even spread, with the experts' share spread over EP x expert TP instead of TP.
+// The book's even spread (params per GPU = N/(TP x PP)), with an MoE's experts' share spread
+// over EP x expert TP instead of TP.
+StageParams book_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
+                              int stage) {
   const ModelSpec& m = s.model;
+  StageParams p;
+  p.stage = stage;
+  p.layers = split.layers_on(stage);
+  p.first_layer = split.first_layer(stage);
+  p.moe_layers = moe_layers_in(m, p.first_layer, p.layers);
+  if (!m.moe()) {
+    p.params_per_gpu = m.params / (1.0 * d.tp * d.pp);
+    p.dense_per_gpu = p.params_per_gpu;
+    return p;
+  }
   const double expert_share = layer_run_params(m, 0, m.layers).expert / shape_params(m, s.seq_len);
-  const double dense = m.params * (1 - expert_share) / (1.0 * d.tp * d.pp);
-  st.expert_params_per_gpu = m.params * expert_share / (1.0 * d.ep * s.expert_tp * d.pp);
-  st.params_per_gpu = dense + st.expert_params_per_gpu;
-  st.breakdown = sharded_model_state_bytes(s, d, dense, st.expert_params_per_gpu);
-  return st;
+  p.dense_per_gpu = m.params * (1 - expert_share) / (1.0 * d.tp * d.pp);
+  p.expert_params_per_gpu = m.params * expert_share / (1.0 * d.ep * s.expert_tp * d.pp);
+  p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;
+  return p;
 }
 
 }  // namespace
 
-StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches) {
-  return s.memory_model == MemoryModel::kFull ? full_stage(s, d, stage, microbatches)
-                                              : book_stage(s, d, stage);
+StageParams stage_params(const Scenario& s, const Degrees& d, const StageSplit& split, int stage) {
+  return s.memory_model == MemoryModel::kFull ? full_stage_params(s, d, split, stage)
+                                              : book_stage_params(s, d, split, stage);
 }
 
-StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches) {
-  StageMemory peak = stage_memory(s, d, 0, microbatches);
-  const StageSplit split = stage_split(s, d.pp);
+LayerActivations layer_activations(const Scenario& s, const Degrees& d) {
+  LayerActivations a;
+  a.per_layer_bytes = activation_bytes_per_layer(
+      s.model, s.seq_len, s.micro_batch, d.tp, s.sequence_parallel, s.recompute, s.flash_attention);
+  if (s.model.moe()) a.moe_extra_bytes = moe_layer_extra_activation_bytes(s, d);
+  return a;
+}
+
+// Each CP rank holds s/cp of every sequence: every activation divides by cp, the attention
+// scores too (s/cp queries against all s keys).
+double stage_activation_bytes(const Scenario& s, const Degrees& d, const StageParams& p,
+                              const LayerActivations& a, int microbatches) {
+  const ModelSpec& m = s.model;
+  const int stage = p.stage;
+  double acts = p.layers * a.per_layer_bytes / d.cp;
+  if (p.moe_layers > 0) acts += p.moe_layers * a.moe_extra_bytes;
+  acts *= inflight_factor(s, d, stage, microbatches);
+  // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
+  if (stage == 0) {
+    acts += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
+                                               std::min(d.pp, microbatches)) /
+            d.cp;
+  }
+  if (stage == d.pp - 1) {
+    acts +=
+        last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp) / d.cp;
+  }
+  return acts;
+}
+
+// The full model adds activations for the micro-batches each stage holds in flight and the
+// overhead; the book's counts model states only.
+StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+  const StageParams p = stage_params(s, d, stage_split(s, d.pp), stage);
+  StageMemory st;
+  st.stage = stage;
+  st.layers = p.layers;
+  st.params_per_gpu = p.params_per_gpu;
+  st.expert_params_per_gpu = p.expert_params_per_gpu;
+  st.breakdown = sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
+  if (s.memory_model != MemoryModel::kFull) return st;
+  st.inflight_microbatches = std::min(d.pp - stage, microbatches);
+  st.breakdown.activations_bytes =
+      stage_activation_bytes(s, d, p, layer_activations(s, d), microbatches);
+  st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
+  return st;
+}
+
+std::array<int, kPeakCandidates> peak_candidate_stages(const Scenario& s, const Degrees& d,
+                                                       const StageSplit& split) {
   // With leading dense layers, the first stage made only of MoE layers can hold more.
   int all_moe = 0;
   while (s.model.moe() && all_moe < d.pp - 1 && split.first_layer(all_moe) < s.model.dense_layers) {
     ++all_moe;
   }
-  for (int stage : {d.pp > 2 ? 1 : 0, split.extra_from, all_moe, d.pp - 1}) {
-    StageMemory candidate = stage_memory(s, d, stage, microbatches);
+  return {0, d.pp > 2 ? 1 : 0, split.extra_from, all_moe, d.pp - 1};
+}
+
+StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches) {
+  const std::array<int, kPeakCandidates> stages = peak_candidate_stages(s, d, stage_split(s, d.pp));
+  StageMemory peak = stage_memory(s, d, stages[0], microbatches);
+  for (size_t i = 1; i < stages.size(); ++i) {
+    StageMemory candidate = stage_memory(s, d, stages[i], microbatches);
     if (candidate.breakdown.total_bytes() > peak.breakdown.total_bytes()) peak = candidate;
   }
   return peak;

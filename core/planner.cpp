@@ -7,6 +7,7 @@
 
 #include "comms.h"
 #include "context.h"
+#include "layout_facts.h"
 #include "memory.h"
 #include "moe.h"
 #include "pipeline.h"
@@ -17,12 +18,17 @@
 namespace pe {
 namespace {
 
+// Ascending. Each divisor i up to sqrt(n) pairs with n / i: O(sqrt n) divisions, where
+// trying every i up to n cost the search a tenth of its time at 16,384 GPUs.
 std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int i = 1; i <= n; ++i) {
-    if (n % i == 0) out.push_back(i);
+  std::vector<int> low, high;
+  for (int i = 1; 1LL * i * i <= n; ++i) {
+    if (n % i != 0) continue;
+    low.push_back(i);
+    if (i != n / i) high.push_back(n / i);
   }
-  return out;
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
 }
 
 // CP is searched where each CP rank still holds at least this many tokens of every sequence,
@@ -90,10 +96,56 @@ Candidates candidate_degrees(const Scenario& base) {
 }
 
 // Faster first; among equally fast, less memory first.
-bool better(const Plan& a, const Plan& b) {
-  if (a.step_s != b.step_s) return a.step_s < b.step_s;
-  return a.per_gpu_bytes < b.per_gpu_bytes;
+bool beats(double step_s, double per_gpu_bytes, const Plan& b) {
+  if (step_s != b.step_s) return step_s < b.step_s;
+  return per_gpu_bytes < b.per_gpu_bytes;
 }
+bool better(const Plan& a, const Plan& b) { return beats(a.step_s, a.per_gpu_bytes, b); }
+
+// A layout's best kVariantsPerLayout plans so far. The heap (worst on top) holds only each
+// plan's step time, memory and slot, so that sifting moves 24 bytes rather than a Plan; it
+// makes the same moves a heap of Plans under `better` would, so ties keep the same order.
+struct KeptPlans {
+  struct Key {
+    double step_s;
+    double per_gpu_bytes;
+    int slot;
+  };
+  static bool key_better(const Key& a, const Key& b) {
+    if (a.step_s != b.step_s) return a.step_s < b.step_s;
+    return a.per_gpu_bytes < b.per_gpu_bytes;
+  }
+  std::vector<Key> heap;
+  std::vector<Plan> plans;  // by slot
+
+  bool full() const { return static_cast<int>(heap.size()) >= kVariantsPerLayout; }
+  const Plan& worst() const { return plans[static_cast<size_t>(heap.front().slot)]; }
+  void offer(const Plan& p) {
+    if (plans.empty()) {
+      plans.reserve(kVariantsPerLayout);
+      heap.reserve(kVariantsPerLayout);
+    }
+    if (!full()) {
+      plans.push_back(p);
+      heap.push_back({p.step_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
+      std::push_heap(heap.begin(), heap.end(), key_better);
+    } else if (better(p, worst())) {
+      std::pop_heap(heap.begin(), heap.end(), key_better);
+      const int slot = heap.back().slot;
+      plans[static_cast<size_t>(slot)] = p;
+      heap.back() = {p.step_s, p.per_gpu_bytes, slot};
+      std::push_heap(heap.begin(), heap.end(), key_better);
+    }
+  }
+  // Fastest first.
+  std::vector<Plan> sorted() {
+    std::sort_heap(heap.begin(), heap.end(), key_better);
+    std::vector<Plan> out;
+    out.reserve(heap.size());
+    for (const Key& k : heap) out.push_back(std::move(plans[static_cast<size_t>(k.slot)]));
+    return out;
+  }
+};
 
 // The explanation speaks as the page does: "a 23.4% bubble", "72.6 GB", "500 MB".
 std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
@@ -225,24 +277,13 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
   // Per layout, its best kVariantsPerLayout configurations so far, worst on top.
   using Key = std::array<int, 5>;
-  std::map<Key, std::vector<Plan>> by_layout;
-  auto offer = [&](const Plan& p) {
-    std::vector<Plan>& heap =
-        by_layout[Key{p.degrees.dp, p.degrees.tp, p.degrees.pp, p.degrees.cp, p.degrees.ep}];
-    if (static_cast<int>(heap.size()) < kVariantsPerLayout) {
-      heap.push_back(p);
-      std::push_heap(heap.begin(), heap.end(), better);
-    } else if (better(p, heap.front())) {
-      std::pop_heap(heap.begin(), heap.end(), better);
-      heap.back() = p;
-      std::push_heap(heap.begin(), heap.end(), better);
-    }
-  };
+  std::map<Key, KeptPlans> by_layout;
   // Progress: one step per (DP, TP, PP, CP, EP) layout searched.
   const Candidates candidates = candidate_degrees(base);
   result.layouts = candidates.layouts;
   result.layouts_batch_refused = candidates.batch_refused;
   const int total = static_cast<int>(candidates.degrees.size());
+  std::vector<CommsReport> traffic;  // reused: its capacity outlives the loop
   int done = 0;
   auto tick = [&] {
     if (options.progress) options.progress(done, total, result.evaluated);
@@ -253,7 +294,33 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     ++done;
     tick();
     const int pp = d.pp, tp = d.tp;
-    const StageSplit split = stage_split(s, pp);
+    // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
+    const LayoutFacts facts(s, d);
+    KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
+    const StageSplit& split = facts.split();
+    // The stages that can hold the most (memory.h peak_stage_memory), and their model states
+    // under each ZeRO stage: neither depends on b, the schedule, SP or recomputation.
+    // Duplicates dropped (with one or two stages most of the five are stage 0): the peak is
+    // their maximum, which the same values give in any order.
+    std::array<int, kPeakCandidates> peak_stages = peak_candidate_stages(s, d, split);
+    size_t peaks = 0;
+    for (int stage : peak_stages) {
+      if (std::find(peak_stages.begin(), peak_stages.begin() + peaks, stage) ==
+          peak_stages.begin() + peaks) {
+        peak_stages[peaks++] = stage;
+      }
+    }
+    std::array<std::array<double, 4>, kPeakCandidates> states{};
+    for (int z = 0; z <= 3; ++z) {
+      s.zero_stage = z;
+      for (size_t i = 0; i < peaks; ++i) {
+        const StageParams& p = facts.params(peak_stages[i]);
+        states[i][static_cast<size_t>(z)] =
+            sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu)
+                .model_state_bytes();
+      }
+    }
+    const double overhead_bytes = s.overhead_gb * 1e9;
     for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
       if (base.global_batch % (b * d.dp) != 0) continue;
       s.micro_batch = b;
@@ -273,15 +340,42 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
           s.sequence_parallel = sp == 1;
           for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
             s.recompute = rc;
+            // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
+            const LayerActivations per_layer = layer_activations(s, d);
+            std::array<double, kPeakCandidates> activations{};
+            for (size_t i = 0; i < peaks; ++i) {
+              activations[i] =
+                  stage_activation_bytes(s, d, facts.params(peak_stages[i]), per_layer, m);
+            }
+            // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
+            // first ZeRO stage that fits, kept for the others.
+            PipelinePace pace;
+            bool paced = false;  // and the stages' traffic but the data seam's (comms.h)
             for (int z = 0; z <= 3; ++z) {
               if (z > 0 && d.dp == 1) break;  // ZeRO shards over DP: nothing to shard
               s.zero_stage = z;
               ++result.evaluated;
-              const StageMemory peak = peak_stage_memory(s, d, m);
-              const double bytes = peak.breakdown.total_bytes();
+              // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
+              double bytes = 0;
+              for (size_t i = 0; i < peaks; ++i) {
+                const double stage_bytes =
+                    states[i][static_cast<size_t>(z)] + activations[i] + overhead_bytes;
+                if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
+              }
               result.least_bytes = std::min(result.least_bytes, bytes);
               if (bytes > memory_bytes) continue;
               ++result.feasible;
+              if (!paced) {
+                pace = pipeline_pace(s, facts, pipeline);
+                stage_reports_but_data(s, facts, m, traffic);
+                paced = true;
+              }
+              const CommsReport comms = busiest_stage(s, facts, m, traffic);
+              const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch, pace);
+              // A full heap keeps only what beats its worst: the rest need no Plan built.
+              if (kept.full() && !beats(t.step_s, bytes, kept.worst())) {
+                continue;
+              }
               Plan p;
               p.degrees = d;
               p.zero_stage = z;
@@ -291,13 +385,12 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               p.schedule = s.schedule;
               p.virtual_stages = v;
               p.per_gpu_bytes = bytes;
-              p.comms = comms_report(s, d, m);
-              const TimeReport t = time_report(s, d, pipeline, p.comms, base.global_batch);
+              p.comms = comms;
               p.step_s = t.step_s;
               p.bubble_fraction = pipeline.bubble_fraction;
               p.mfu = t.mfu;
               p.tokens_per_s = t.tokens_per_s;
-              offer(p);
+              kept.offer(p);
             }
           }
         }
@@ -307,9 +400,9 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
 
   // The layouts by their best configuration, fastest first; the first top_k kept.
   std::vector<std::vector<Plan>> layouts;
-  for (auto& [key, heap] : by_layout) {
-    std::sort_heap(heap.begin(), heap.end(), better);
-    layouts.push_back(std::move(heap));
+  for (auto& [key, kept] : by_layout) {
+    if (kept.plans.empty()) continue;  // no configuration of the layout fits
+    layouts.push_back(kept.sorted());
   }
   std::sort(layouts.begin(), layouts.end(),
             [](const auto& a, const auto& b) { return better(a.front(), b.front()); });

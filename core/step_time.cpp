@@ -12,18 +12,8 @@
 namespace pe {
 namespace {
 
-constexpr double kElementwisePasses = 5;      // per stored byte, forward and backward
-constexpr double kRecomputePasses = 2;        // the re-run forward writes and reads again
-
-struct StageTime {
-  double matmul_s = 0;
-  double memory_s = 0;
-  double tensor_s = 0;   // exposed
-  double context_s = 0;  // exposed
-  double expert_s = 0;   // exposed
-  double compute_s() const { return matmul_s + memory_s; }
-  double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
-};
+constexpr double kElementwisePasses = 5;  // per stored byte, forward and backward
+constexpr double kRecomputePasses = 2;    // the re-run forward writes and reads again
 
 }  // namespace
 
@@ -44,22 +34,22 @@ double elementwise_bytes_per_layer(const Scenario& s, int tp) {
 
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch) {
-  TimeReport t;
+  return time_report(s, LayoutFacts(s, d), pipeline, comms, effective_global_batch);
+}
+
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
+                           const PipelineReport& pipeline) {
+  const Degrees& d = f.degrees();
   const ModelSpec& m = s.model;
-  const int gpus = static_cast<int>(d.product());
-  const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
+  const int mb = pipeline.microbatches;
   const double peak = s.gpu.peak_tflops * 1e12;
-  t.matmul_efficiency = s.matmul_efficiency();
-  const double matmul_rate = peak * t.matmul_efficiency;
+  const double matmul_rate = peak * s.matmul_efficiency();
   const double hbm = s.gpu.hbm_gb_s * 1e9;
   const double tokens = 1.0 * s.micro_batch * s.seq_len;
 
-  const double layer_flops =
-      tokens * (3 * layer_forward_flops_per_token(m, s.seq_len) +
-                recompute_flops_per_token(m, s.seq_len, s.recompute, s.flash_attention));
-  const double output_flops = tokens * 3 * output_forward_flops_per_token(m, s.seq_len);
+  const double layer_flops = tokens * f.dense_layer_step_flops_per_token(s.recompute);
+  const double output_flops = tokens * 3 * f.output_forward_flops_per_token();
   const double layer_bytes = elementwise_bytes_per_layer(s, d.tp);
-
   // Stages with equal layers take equal times, so four cover them all: the first, the middle
   // ones with and without an extra layer, the last.
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
@@ -68,24 +58,24 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
   // all-to-alls sit between the projections and attention, exposed. The expert all-to-alls
   // are exposed unless expert_comm_overlap hides them behind another micro-batch's compute.
   auto stage_time = [&](int stage) {
-    const int layers = pipeline.split.layers_on(stage);
-    const int first = pipeline.split.first_layer(stage);
-    const int moe_here = moe_layers_in(m, first, layers);
+    const StageParams& here = f.params(stage);
+    const int layers = here.layers;
+    const int moe_here = here.moe_layers;
     StageTime st;
-    double flops = moe_here > 0 ? tokens * layer_run_step_flops_per_token(s, first, layers)
-                                : layers * layer_flops;
+    double flops =
+        moe_here > 0 ? tokens * f.step_flops_per_token(stage, s.recompute) : layers * layer_flops;
     if (stage == d.pp - 1) flops += output_flops;
     st.matmul_s = flops / d.tp / d.cp / matmul_rate;
     st.memory_s = layers * layer_bytes / d.cp / hbm;
     if (moe_here > 0) {
       st.memory_s += moe_here * kElementwisePasses * moe_layer_extra_activation_bytes(s, d) / hbm;
     }
-    const CommsReport wire = stage_comms(s, d, stage, 0, layers, 1);
-    st.tensor_s = s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s)
-                                    : wire.tensor.time_s;
+    const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
+    st.tensor_s =
+        s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s) : wire.tensor.time_s;
     if (wire.context.active) {
-      const double core = layers * tokens * 3 *
-                          attention_core_flops_per_token(m, s.seq_len) / d.tp / d.cp / matmul_rate;
+      const double core = layers * tokens * 3 * attention_core_flops_per_token(m, s.seq_len) /
+                          d.tp / d.cp / matmul_rate;
       st.context_s = s.context_parallel == ContextParallel::kRing
                          ? std::max(0.0, wire.context.time_s - core)
                          : wire.context.time_s;
@@ -103,7 +93,9 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
   if (d.pp > 1) {
     const int extra = d.pp - 1 - split.extra_from;  // middle stages with one layer more
     const int plain = d.pp - 2 - extra;
-    struct Kind { int stage, count; };
+    struct Kind {
+      int stage, count;
+    };
     for (const Kind& kind : {Kind{1, plain}, Kind{split.extra_from, extra}, Kind{d.pp - 1, 1}}) {
       if (kind.count <= 0) continue;
       const StageTime st = stage_time(kind.stage);
@@ -111,7 +103,34 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
       if (st.total_s() > k.total_s()) slowest = kind.stage, k = st;
     }
   }
-  t.slowest_stage = slowest;
+  PipelinePace pace;
+  pace.slowest_stage = slowest;
+  pace.slowest = k;
+  pace.sum_s = sum;
+  // Pipeline sends of the slowest stage: on the critical path.
+  pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
+  return pace;
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch) {
+  return time_report(s, f, pipeline, comms, effective_global_batch, pipeline_pace(s, f, pipeline));
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch,
+                       const PipelinePace& pace) {
+  const Degrees& d = f.degrees();
+  TimeReport t;
+  const int gpus = static_cast<int>(d.product());
+  const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
+  const double peak = s.gpu.peak_tflops * 1e12;
+  t.matmul_efficiency = s.matmul_efficiency();
+  const double hbm = s.gpu.hbm_gb_s * 1e9;
+  const StageSplit& split = pipeline.split;
+  const StageTime& k = pace.slowest;
+  const double sum = pace.sum_s;
+  t.slowest_stage = pace.slowest_stage;
 
   t.compute_s = mb * k.compute_s();
   t.memory_bound_s = mb * k.memory_s;
@@ -120,15 +139,12 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
   t.exposed_expert_s = mb * k.expert_s;
   t.bubble_s = std::max(0.0, sum - k.total_s()) / v;
 
-  // Pipeline sends of the slowest stage: on the critical path.
-  const double params_k = stage_memory(s, d, slowest, mb).params_per_gpu;
-  t.exposed_pipeline_s =
-      stage_comms(s, d, slowest, params_k, pipeline.split.layers_on(slowest), mb).pipeline.time_s;
+  t.exposed_pipeline_s = pace.exposed_pipeline_s;
 
   // Data parallel, for the busiest GPU's parameter shard; overlapped with one micro-batch's
   // backward (the gradient reduction) or forward (the weight gather) of the slowest stage.
   if (comms.data.active) {
-    const StageMemory busiest = stage_memory(s, d, comms.stage, mb);
+    const StageParams& busiest = f.params(comms.stage);
     const DataParallelParts parts =
         data_parallel_parts(s, d, busiest.params_per_gpu, mb, busiest.expert_params_per_gpu);
     const double rate = comms.data.link_bytes_per_s;
@@ -140,9 +156,10 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
     double gather_exposed = gather * parts.gathers;
     if (s.overlap_param_gather) {
       // ZeRO-3 gathers for the forward and again for the backward of every micro-batch.
-      gather_exposed = s.zero_stage >= 3 ? mb * (std::max(0.0, gather - forward) +
-                                                 std::max(0.0, gather - backward))
-                                         : parts.gathers * std::max(0.0, gather - forward);
+      gather_exposed =
+          s.zero_stage >= 3
+              ? mb * (std::max(0.0, gather - forward) + std::max(0.0, gather - backward))
+              : parts.gathers * std::max(0.0, gather - forward);
     }
     t.exposed_data_s = parts.reductions * reduce_exposed + gather_exposed;
   }
@@ -155,7 +172,7 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
     // The optimizer shard: dense parameters over dp x cp, experts over their own group (moe.h).
     double shard = 0;
     for (int stage : {0, d.pp > 2 ? 1 : 0, split.extra_from, d.pp - 1}) {
-      const StageMemory st = stage_memory(s, d, stage, mb);
+      const StageParams& st = f.params(stage);
       const bool zero = s.zero_stage >= 1;
       double here = (st.params_per_gpu - st.expert_params_per_gpu) / (zero ? d.dp * d.cp : 1);
       if (st.expert_params_per_gpu > 0) {
@@ -164,15 +181,12 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
       shard = std::max(shard, here);
     }
     const Precision& p = s.precision;
-    t.optimizer_s =
-        shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
+    t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
   }
 
   t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
-  t.model_flops_per_step = model_flops_per_step(m, s.seq_len, effective_global_batch);
-  t.hardware_flops_per_step =
-      hardware_flops_per_step(m, s.seq_len, effective_global_batch, s.recompute,
-                              s.flash_attention, s.expert_capacity());
+  t.model_flops_per_step = f.model_flops_per_step(effective_global_batch);
+  t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recompute);
   t.mfu = t.model_flops_per_step / (t.step_s * gpus * peak);
   t.hfu = t.hardware_flops_per_step / (t.step_s * gpus * peak);
   t.tflops_per_gpu = t.hardware_flops_per_step / (t.step_s * gpus) / 1e12;

@@ -1,6 +1,7 @@
 // Step time, MFU and HFU.
 #pragma once
 
+#include "layout_facts.h"
 #include "report.h"
 #include "scenario.h"
 
@@ -28,6 +29,36 @@ namespace pe {
 // Sec. 6.3; PaLM App. B). bubble_fraction = bubble / step.
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch);
+// One micro-batch on one stage: matmuls, memory-bound kernels and the communication they do
+// not hide.
+struct StageTime {
+  double matmul_s = 0;
+  double memory_s = 0;
+  double tensor_s = 0;   // exposed
+  double context_s = 0;  // exposed
+  double expert_s = 0;   // exposed
+  double compute_s() const { return matmul_s + memory_s; }
+  double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
+};
+
+// The pipeline's pace: its slowest stage (per micro-batch), every stage's time summed (for the
+// bubble) and the slowest stage's sends. It depends on b, the schedule, SP and recomputation
+// but not on ZeRO, so the planner computes it once for the four ZeRO stages.
+struct PipelinePace {
+  int slowest_stage = 0;
+  StageTime slowest;
+  double sum_s = 0;
+  double exposed_pipeline_s = 0;
+};
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline);
+
+// The same with what depends on the layout only read from `f` (the planner's, per layout),
+// and the pace given or computed.
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch);
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch,
+                       const PipelinePace& pace);
 
 // Bytes the elementwise kernels of one layer move per micro-batch (the memory_i term above).
 double elementwise_bytes_per_layer(const Scenario& s, int tp);
