@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The core's figures beside their targets (issue 16), from Google Benchmark's JSON:
+// The core's figures beside their targets, from Google Benchmark's JSON:
 //   node tests/bench/core-figures.mjs build/core-bench.json
 // Figures only, no pass/fail: timed assertions belong to no test (a busy machine is not a
 // regression); "met" / "MISSED" says where today's run stands.
