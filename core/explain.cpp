@@ -314,7 +314,6 @@ Derivation cost_per_day(const Scenario& s, const Report& r) {
   return d;
 }
 
-
 Derivation shard_factor(const Report& r) {
   const Degrees& g = r.degrees;
   Derivation d;

@@ -86,8 +86,10 @@ std::vector<char> base_residues(const Degrees& d, long long per_node, const Seam
     const long long count = std::min<long long>(degree_of(d, seam), per_node);
     std::vector<char> next(at.size(), 0);
     for (long long r = 0; r < per_node; ++r) {
-      if (!at[r]) continue;
-      for (long long c = 0; c < count; ++c) next[(r + c * stride) % per_node] = 1;
+      if (!at[static_cast<size_t>(r)]) continue;
+      for (long long c = 0; c < count; ++c) {
+        next[static_cast<size_t>((r + c * stride) % per_node)] = 1;
+      }
     }
     at.swap(next);
   }
@@ -98,7 +100,7 @@ std::vector<char> base_residues(const Degrees& d, long long per_node, const Seam
 // `low` to `high` ranks above it crosses a node boundary.
 bool any_crosses(const std::vector<char>& at, long long per_node, long long low, long long high) {
   for (long long r = 0; r < per_node; ++r) {
-    if (at[r] && ((r + low) % per_node) + (high - low) >= per_node) return true;
+    if (at[static_cast<size_t>(r)] && ((r + low) % per_node) + (high - low) >= per_node) return true;
   }
   return false;
 }

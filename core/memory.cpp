@@ -35,17 +35,23 @@ double inflight_factor(const Scenario& s, const Degrees& d, int stage, int micro
   return inflight * (1.0 + (d.pp - 1.0) / (1.0 * d.pp * s.virtual_stages));
 }
 
+// Which layers a stage holds, and how many of them are MoE layers.
+StageParams stage_shape(const ModelSpec& m, const StageSplit& split, int stage) {
+  StageParams p;
+  p.stage = stage;
+  p.layers = split.layers_on(stage);
+  p.first_layer = split.first_layer(stage);
+  p.moe_layers = moe_layers_in(m, p.first_layer, p.layers);
+  return p;
+}
+
 // The full model's shards: whole layers per stage, the embedding on the first stage and the
 // output layer on the last. The shape's counts, scaled so that the stages add up to
 // model.params. Routed experts are sharded by EP and expert TP, the rest by TP (moe.h).
 StageParams full_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
                               int stage) {
   const ModelSpec& m = s.model;
-  StageParams p;
-  p.stage = stage;
-  p.layers = split.layers_on(stage);
-  p.first_layer = split.first_layer(stage);
-  p.moe_layers = moe_layers_in(m, p.first_layer, p.layers);
+  StageParams p = stage_shape(m, split, stage);
   const LayerParams run = layer_run_params(m, p.first_layer, p.layers);
   double params = run.dense;
   if (stage == 0) params += embedding_params(m, s.seq_len);
@@ -66,11 +72,7 @@ StageParams full_stage_params(const Scenario& s, const Degrees& d, const StageSp
 StageParams book_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
                               int stage) {
   const ModelSpec& m = s.model;
-  StageParams p;
-  p.stage = stage;
-  p.layers = split.layers_on(stage);
-  p.first_layer = split.first_layer(stage);
-  p.moe_layers = moe_layers_in(m, p.first_layer, p.layers);
+  StageParams p = stage_shape(m, split, stage);
   if (!m.moe()) {
     p.params_per_gpu = m.params / (1.0 * d.tp * d.pp);
     p.dense_per_gpu = p.params_per_gpu;

@@ -14,18 +14,12 @@ using nlohmann::json;
 // 200 Gb/s HDR InfiniBand port (25 GB/s) on DGX A100 nodes.
 json megatron_2022(const char* model, int dp, int tp, int pp, int micro, int global, int v,
                    const char* recompute, bool sp) {
-  json s = {{"gpus", dp * tp * pp},
-            {"degrees", {{"dp", dp}, {"tp", tp}, {"pp", pp}}},
-            {"gpu", "A100-80GB"},
-            {"network_gb_s", 25},
-            {"seq_len", 2048},
-            {"micro_batch", micro},
-            {"global_batch", global},
-            {"recompute", recompute},
-            {"sequence_parallel", sp},
-            {"flash_attention", false},
-            {"pp_scatter_gather", true},
-            {"memory_model", "full"}};
+  json s = {{"gpus", dp * tp * pp},      {"degrees", {{"dp", dp}, {"tp", tp}, {"pp", pp}}},
+            {"gpu", "A100-80GB"},        {"network_gb_s", 25},
+            {"seq_len", 2048},           {"micro_batch", micro},
+            {"global_batch", global},    {"recompute", recompute},
+            {"sequence_parallel", sp},   {"flash_attention", false},
+            {"pp_scatter_gather", true}, {"memory_model", "full"}};
   if (model[0] == '{') {
     s["model"] = json::parse(model);
   } else {
@@ -33,6 +27,34 @@ json megatron_2022(const char* model, int dp, int tp, int pp, int micro, int glo
   }
   if (v > 1) s["schedule"] = "interleaved", s["virtual_stages"] = v;
   return s;
+}
+
+// Llama 3 405B as Meta ran it on H100 (Dubey et al. 2024, Sec. 3.3.2): TP 8, PP 16,
+// interleaved with eight one-layer chunks per GPU and the first and last stages one layer
+// short, ZeRO-1 with overlapped gradient reduction and parameter gathers, 400 Gb/s RoCE per GPU
+// (50 GB/s); the stages differ in DP, CP, sequence length, batch and recomputation.
+json llama3_405b_h100(int dp, int cp, int seq_len, int global, const char* recompute) {
+  json degrees = {{"dp", dp}, {"tp", 8}, {"pp", 16}};
+  if (cp > 1) degrees["cp"] = cp;
+  return {{"model", "llama3-405b"},
+          {"gpus", dp * cp * 128},
+          {"degrees", degrees},
+          {"gpu", "H100-80GB"},
+          {"network_gb_s", 50},
+          {"seq_len", seq_len},
+          {"micro_batch", 1},
+          {"global_batch", global},
+          {"precision", "megatron_fp32_grads"},
+          {"zero_stage", 1},
+          {"recompute", recompute},
+          {"sequence_parallel", true},
+          {"schedule", "interleaved"},
+          {"virtual_stages", 8},
+          {"first_stage_layers", 7},
+          {"last_stage_layers", 7},
+          {"overlap_grad_reduce", true},
+          {"overlap_param_gather", true},
+          {"memory_model", "full"}};
 }
 
 std::vector<ReferenceRun> build() {
@@ -90,7 +112,7 @@ std::vector<ReferenceRun> build() {
                       T1{"1008B", 128, 25600, 160, 8, 64, 3072, 3072, 1, 1, 163, false}}) {
     // The three with presets load into the lab by name.
     const std::string params = r.params;
-    const std::string preset = params == "145.6B" ? "megatron-145b"
+    const std::string preset = params == "145.6B"   ? "megatron-145b"
                                : params == "529.6B" ? "megatron-530b"
                                : params == "1008B"  ? "megatron-1t"
                                                     : "";
@@ -99,9 +121,9 @@ std::vector<ReferenceRun> build() {
                         {"hidden", r.hidden},
                         {"heads", r.heads},
                         {"vocab", 51200}};
-    json s = megatron_2022(preset.empty() ? model.dump().c_str() : preset.c_str(),
-                           r.gpus / (r.tp * r.pp), r.tp, r.pp, r.micro, r.global, r.v, "full",
-                           false);
+    json s =
+        megatron_2022(preset.empty() ? model.dump().c_str() : preset.c_str(),
+                      r.gpus / (r.tp * r.pp), r.tp, r.pp, r.micro, r.global, r.v, "full", false);
     s["overlap_grad_reduce"] = r.torch_ddp;
     ReferenceRun run;
     run.name = std::string("GPT ") + r.params + " on " + std::to_string(r.gpus) + " A100";
@@ -120,25 +142,7 @@ std::vector<ReferenceRun> build() {
   // more than the GPU has: Meta's implementation keeps less than Megatron's accounting
   // (README, "What is left out").
   for (int dp : {64, 128}) {
-    json s = {{"model", "llama3-405b"},
-              {"gpus", dp * 128},
-              {"degrees", {{"dp", dp}, {"tp", 8}, {"pp", 16}}},
-              {"gpu", "H100-80GB"},
-              {"network_gb_s", 50},
-              {"seq_len", 8192},
-              {"micro_batch", 1},
-              {"global_batch", 2048},
-              {"precision", "megatron_fp32_grads"},
-              {"zero_stage", 1},
-              {"recompute", "none"},
-              {"sequence_parallel", true},
-              {"schedule", "interleaved"},
-              {"virtual_stages", 8},
-              {"first_stage_layers", 7},
-              {"last_stage_layers", 7},
-              {"overlap_grad_reduce", true},
-              {"overlap_param_gather", true},
-              {"memory_model", "full"}};
+    json s = llama3_405b_h100(dp, 1, 8192, 2048, "none");
     ReferenceRun run;
     run.name = "Llama 3 405B on " + std::string(dp == 64 ? "8,192" : "16,384") + " H100";
     run.source = "Dubey et al. 2024 (Llama 3), Table 4";
@@ -175,26 +179,8 @@ std::vector<ReferenceRun> build() {
   // a lower bound (the run cannot have recomputed more). The tests check that the published
   // figure lies between the two.
   {
-    json s = {{"model", "llama3-405b"},
-              {"gpus", 16384},
-              {"degrees", {{"dp", 8}, {"tp", 8}, {"pp", 16}, {"cp", 16}}},
-              {"context_parallel", "all_gather"},
-              {"gpu", "H100-80GB"},
-              {"network_gb_s", 50},
-              {"seq_len", 131072},
-              {"micro_batch", 1},
-              {"global_batch", 128},
-              {"precision", "megatron_fp32_grads"},
-              {"zero_stage", 1},
-              {"recompute", "full"},
-              {"sequence_parallel", true},
-              {"schedule", "interleaved"},
-              {"virtual_stages", 8},
-              {"first_stage_layers", 7},
-              {"last_stage_layers", 7},
-              {"overlap_grad_reduce", true},
-              {"overlap_param_gather", true},
-              {"memory_model", "full"}};
+    json s = llama3_405b_h100(8, 16, 131072, 128, "full");
+    s["context_parallel"] = "all_gather";
     ReferenceRun run;
     run.name = "Llama 3 405B long context (CP 16) on 16,384 H100";
     run.source = "Dubey et al. 2024 (Llama 3), Table 4";
@@ -235,12 +221,10 @@ std::vector<ReferenceRun> build() {
     const char* source;
     double total, active;
   };
-  for (const Count& c : {Count{"mixtral-8x7b", "Mixtral 8x7B", "Jiang et al. 2024, Table 1",
-                               46.7e9, 12.9e9},
-                         Count{"mixtral-8x22b", "Mixtral 8x22B", "Mistral AI 2024, model card",
-                               141e9, 39e9},
-                         Count{"deepseek-v3", "DeepSeek-V3", "arXiv:2412.19437, Sec. 1", 671e9,
-                               37e9}}) {
+  for (const Count& c :
+       {Count{"mixtral-8x7b", "Mixtral 8x7B", "Jiang et al. 2024, Table 1", 46.7e9, 12.9e9},
+        Count{"mixtral-8x22b", "Mixtral 8x22B", "Mistral AI 2024, model card", 141e9, 39e9},
+        Count{"deepseek-v3", "DeepSeek-V3", "arXiv:2412.19437, Sec. 1", 671e9, 37e9}}) {
     for (const bool active : {false, true}) {
       ReferenceRun run;
       run.name = std::string(c.name) + (active ? " active parameters" : " parameters");
@@ -308,9 +292,12 @@ std::string reference_runs_json() {
   json out = json::array();
   for (const ReferenceRun& run : reference_runs()) {
     json report = json::parse(evaluate_json(run.scenario_json, false));
-    json row = {{"name", run.name},     {"source", run.source},
-                {"table", run.table},   {"metric", metric_key(run.metric)},
-                {"section", metric_section(run.metric)}, {"published", run.published}};
+    json row = {{"name", run.name},
+                {"source", run.source},
+                {"table", run.table},
+                {"metric", metric_key(run.metric)},
+                {"section", metric_section(run.metric)},
+                {"published", run.published}};
     if (report.contains("time")) {
       const std::string section = metric_section(run.metric);
       const json& from = section.empty() ? report : report[section];

@@ -10,25 +10,31 @@ const SEAMS = ['data', 'tensor', 'pipeline', 'context', 'expert'];
 const DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', expert: 'ep' };
 const BEYOND_THE_BOOK = new Set(['context', 'expert']);
 
+// A number that explains itself from the core's derivation of report key `key`.
+function explained(key, value, text, title) {
+  const span = make('span');
+  span.dataset.explain = key;
+  showNumber(span, value, text, title);
+  return span;
+}
+
 // "52.4 MB × 25,600": the message and the count, each explained on its own (explain.js).
 function messageRow(row, c) {
-  const message = make('span');
-  message.dataset.explain = `comms.${row.seam}.bytes_per_message`;
-  showNumber(
-    message,
-    c.bytes_per_message,
-    fmt.bytes(c.bytes_per_message),
-    `${fmt.exactNumber(c.bytes_per_message)} bytes per message`,
+  const bytes = c.bytes_per_message;
+  const count = c.messages_per_step;
+  const message = explained(
+    `comms.${row.seam}.bytes_per_message`,
+    bytes,
+    fmt.bytes(bytes),
+    `${fmt.exactNumber(bytes)} bytes per message`,
   );
-  const count = make('span');
-  count.dataset.explain = `comms.${row.seam}.messages_per_step`;
-  showNumber(
+  const messages = explained(
+    `comms.${row.seam}.messages_per_step`,
     count,
-    c.messages_per_step,
-    fmt.exactNumber(c.messages_per_step),
-    `${fmt.exactNumber(c.messages_per_step)} messages per step`,
+    fmt.exactNumber(count),
+    `${fmt.exactNumber(count)} messages per step`,
   );
-  row.message.replaceChildren(message, ' × ', count);
+  row.message.replaceChildren(message, ' × ', messages);
   row.message.dataset.value = String(c.bytes_per_message);
 }
 
