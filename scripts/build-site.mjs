@@ -2,7 +2,10 @@
 // node scripts/build-site.mjs DIR: web/ (with the wasm built into web/lab/) as the static folder
 // to publish; scripts/build-site is the command to run. What it does, and why:
 //   - the JS is bundled and minified by esbuild, split at the page's lazy imports (the lab's
-//     core, the advanced section, sharing, the fleet map still load on first use);
+//     core, the advanced section, sharing, the fleet map still load on first use); the
+//     planner's worker is an entry of its own, sharing the lab's chunks with the page;
+//   - both wasm modules are published: lab-module (the first load) and lab-planner (the
+//     planner's worker and the reference runs load it when they first run);
 //   - every file but the pages and the two public entry points gets its content's hash in its
 //     name (explorer-1a2b3c4d5e.css), so a host can cache it for a year and a release can never
 //     mix old and new files; references to it are rewritten (HTML, the CSS and wasm URLs inside
@@ -39,8 +42,8 @@ async function write(path, data) {
 
 await rm(out, { recursive: true, force: true });
 
-// 1. Leaf assets, hashed: the stylesheets (minified), the icon and the wasm. `names` maps each
-//    source path under web/ to its published path.
+// 1. Leaf assets, hashed: the stylesheets (minified), the icon and the two wasm modules. `names`
+//    maps each source path under web/ to its published path.
 const names = new Map();
 for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
   const { code } = await transform(await readFile(join(web, css), 'utf8'), {
@@ -53,20 +56,30 @@ for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
 const icon = await readFile(join(web, 'favicon.svg'));
 names.set('favicon.svg', hashed('favicon.svg', icon));
 await write(names.get('favicon.svg'), icon);
-// The wasm sits beside the JS chunk that loads it (Emscripten resolves it against that chunk).
-const wasm = await readFile(join(web, 'lab/lab-module.wasm'));
-names.set('lab/lab-module.wasm', `js/${basename(hashed('lab-module.wasm', wasm))}`);
-await write(names.get('lab/lab-module.wasm'), wasm);
+// Each wasm sits beside the JS chunk that loads it (Emscripten resolves it against that chunk).
+const MODULES = ['lab-module', 'lab-planner'];
+for (const m of MODULES) {
+  const wasm = await readFile(join(web, `lab/${m}.wasm`));
+  names.set(`lab/${m}.wasm`, `js/${basename(hashed(`${m}.wasm`, wasm))}`);
+  await write(names.get(`lab/${m}.wasm`), wasm);
+}
 
 // 2. The JS. The asset URLs written in the sources are swapped for the hashed ones as esbuild
 //    reads them; each swap must happen (a source that changed its URL fails the build), and
 //    the code must land in the folder its relative URL assumes (checked after the build).
+//    The worker's own hashed name is known only after a build, so the JS is built twice: the
+//    first finds the name, the second writes it into the page's code (the worker's code, and
+//    so its name, does not depend on the page's; checked).
+const WORKER = 'js/planner-worker.js';
 const swaps = {
   'js/embed.js': [["'../explorer.css'", `'../${names.get('explorer.css')}'`, 'js']],
   'parallelism-explorer.js': [["'explorer.css'", `'${names.get('explorer.css')}'`, '.']],
-  'lab/lab-module.js': [
-    ['"lab-module.wasm"', `"${basename(names.get('lab/lab-module.wasm'))}"`, 'js'],
-  ],
+  ...Object.fromEntries(
+    MODULES.map((m) => [
+      `lab/${m}.js`,
+      [[`"${m}.wasm"`, `"${basename(names.get(`lab/${m}.wasm`))}"`, 'js']],
+    ]),
+  ),
 };
 const swapPlugin = {
   name: 'asset-urls',
@@ -82,7 +95,7 @@ const swapPlugin = {
     });
   },
 };
-// Pages' scripts, the two public entry points, and the examples' scripts.
+// Pages' scripts, the two public entry points, the examples' scripts and the planner's worker.
 const entries = [
   'js/main.js',
   'js/embed-page.js',
@@ -90,22 +103,42 @@ const entries = [
   'parallelism-explorer.js',
   'examples/module.js',
   'examples/iframe-host.js',
+  WORKER,
 ];
-const result = await build({
-  entryPoints: entries.map((e) => join(web, e)),
-  outbase: web,
-  outdir: out,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  minify: true,
-  target: 'es2022',
-  entryNames: '[dir]/[name]-[hash]',
-  chunkNames: 'js/[name]-[hash]',
-  metafile: true,
-  plugins: [swapPlugin],
-  logLevel: 'warning',
-});
+const bundle = (write) =>
+  build({
+    entryPoints: entries.map((e) => join(web, e)),
+    outbase: web,
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    minify: true,
+    target: 'es2022',
+    entryNames: '[dir]/[name]-[hash]',
+    chunkNames: 'js/[name]-[hash]',
+    metafile: true,
+    write,
+    plugins: [swapPlugin],
+    logLevel: 'warning',
+  });
+const workerOutput = (r) =>
+  toPosix(
+    relative(
+      out,
+      Object.entries(r.metafile.outputs).find(
+        ([, o]) => o.entryPoint && toPosix(relative(web, join(root, o.entryPoint))) === WORKER,
+      )[0],
+    ),
+  );
+const worker = workerOutput(await bundle(false));
+const workerUrl = `'./${posix.basename(WORKER)}'`;
+swaps['js/planner-search.js'] = [[workerUrl, `'./${posix.basename(worker)}'`, 'js']];
+const result = await bundle(true);
+if (workerOutput(result) !== worker)
+  throw new Error(
+    `the worker's name changed between the builds: ${worker}, ${workerOutput(result)}`,
+  );
 const outputs = Object.entries(result.metafile.outputs).map(([path, o]) => ({
   path: toPosix(relative(out, path)),
   ...o,
@@ -244,6 +277,8 @@ for (const o of outputs) {
   const bytes = await readFile(join(out, o.path));
   rows.push([o.path, bytes.length, gzipSync(bytes, { level: 9 }).length]);
 }
+// (lab-planner's glue and wasm are not in it: they load when the planner or the reference runs
+// first run.)
 const first = new Set([
   'index.html',
   names.get('style.css'),

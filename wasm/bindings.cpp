@@ -3,6 +3,10 @@
 // integers. Errors come back as {"error": {"key", "message"}}; wasm/lab.js turns them into
 // LabError.
 // The one exception is the rank list, which at fleet scale is handed over as a typed array.
+//
+// Compiled twice (wasm/CMakeLists.txt): for lab-module, the page's first load, without the
+// planner and the reference runs, so that LTO drops their code; for lab-planner, with
+// PE_LAB_PLANNER defined, with every binding.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
@@ -13,6 +17,7 @@
 
 #include "contract.h"
 #include "layout.h"
+#ifdef PE_LAB_PLANNER
 #include "reference_runs.h"
 
 // The planner's progress goes to Module.onPlanProgress (lab.js sets it for one call): a
@@ -23,6 +28,7 @@ EM_JS(void, plan_progress, (int done, int total, double evaluated), {
   if (f) f(done, total, evaluated);
 });
 // clang-format on
+#endif
 
 namespace {
 
@@ -33,11 +39,13 @@ std::string evaluate_summary(const std::string& scenario) {
   return pe::evaluate_json(scenario, /*with_ranks=*/false);
 }
 
+#ifdef PE_LAB_PLANNER
 std::string plan(const std::string& scenario, int top_k, double headroom) {
   return pe::plan_json(scenario, top_k, headroom, [](int done, int total, long long evaluated) {
     plan_progress(done, total, static_cast<double>(evaluated));
   });
 }
+#endif
 
 std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
 
@@ -71,11 +79,13 @@ emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
 EMSCRIPTEN_BINDINGS(parallelism_explorer) {
   emscripten::function("evaluate", &evaluate);
   emscripten::function("evaluateSummary", &evaluate_summary);
-  emscripten::function("plan", &plan);
   emscripten::function("timeline", &timeline);
   emscripten::function("layouts", &layouts);
   emscripten::function("ranks", &ranks);
   emscripten::function("presets", &pe::presets_json);
   emscripten::function("schema", &pe::schema_text);
+#ifdef PE_LAB_PLANNER
+  emscripten::function("plan", &plan);
   emscripten::function("referenceRuns", &pe::reference_runs_json);
+#endif
 }

@@ -8,6 +8,13 @@
 // throws LabError carrying the core's message and the dotted key of the field at fault
 // (error.key: "gpus", "model.layers", or null when the scenario as a whole is at fault);
 // the module is unharmed and keeps answering.
+//
+// Two modules behind the same API, built from the same core (wasm/CMakeLists.txt):
+//   createLab()                  lab-module, small (the page's first load): every call but
+//                                plan() and referenceRuns(), which throw a LabError saying so;
+//   createLab({ planner: true }) lab-planner, built for speed and larger: every call. Its
+//                                glue is imported only then, so a page that never plans
+//                                downloads none of it.
 import createLabModule from './lab-module.js';
 
 // key: the dotted scenario key at fault ('gpus', 'model.layers'), or null when the scenario
@@ -36,10 +43,23 @@ function wholeNumber(name, value) {
   return value;
 }
 
-// options are passed to the Emscripten module factory, e.g. { wasmBinary } in Node, where
-// the web build cannot fetch a file path (Emscripten 3.1.6 predates Node's file fetch).
-export async function createLab(options = {}) {
-  const module = await createLabModule({ ...options });
+// The calls only lab-planner has.
+const PLANNER_ONLY = ['plan', 'referenceRuns'];
+
+// planner: load lab-planner rather than lab-module (above). The other options are passed to
+// the Emscripten module factory, e.g. { wasmBinary } in Node, where the web build cannot fetch
+// a file path (Emscripten 3.1.6 predates Node's file fetch).
+export async function createLab({ planner = false, ...options } = {}) {
+  const factory = planner ? (await import('./lab-planner.js')).default : createLabModule;
+  const module = await factory({ ...options });
+  for (const name of PLANNER_ONLY) {
+    module[name] ??= () => {
+      throw new LabError(
+        `${name}() is in the planner's module, not in the first-load one: ` +
+          'create the lab with createLab({ planner: true })',
+      );
+    };
+  }
   const call = (fn, ...args) => {
     const result = JSON.parse(fn(...args));
     if (result && result.error) throw new LabError(result.error.message, result.error.key);

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// The planner in a wasm module under Node, to compare build variants (README, Performance):
-//   node tests/bench/wasm-plan.mjs [DIR with lab.js and lab-module.wasm, default web/lab] [RUNS]
+// The planner's module (lab-planner, the one the page's worker runs) under Node, to compare
+// build variants (README, Performance):
+//   node tests/bench/wasm-plan.mjs [DIR with lab.js and lab-planner.wasm, default web/lab]
+//     [RUNS] [core_bench JSON, default build/core-bench.json]
 // Prints, for 405B on 16,384 H100 and DeepSeek-V3 on 2,048 H800, the whole lab.plan call
 // (search, JSON, JSON.parse) and the search alone (first to last progress call: every layout
-// but the last), fastest and median, the first run dropped (compilation, warm-up).
+// but the last), fastest and median, the first run dropped (compilation, warm-up); with the
+// native benchmark's JSON (scripts/bench writes it), the search's ratio to the native one.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -11,9 +14,30 @@ import { pathToFileURL } from 'node:url';
 
 const dir = resolve(process.argv[2] ?? 'web/lab');
 const runs = Number(process.argv[3] ?? 21);
+const benchJson = process.argv[4] ?? 'build/core-bench.json';
 const { createLab } = await import(pathToFileURL(`${dir}/lab.js`).href);
 // The module is built for the web and workers: Node hands it the bytes.
-const lab = await createLab({ wasmBinary: await readFile(`${dir}/lab-module.wasm`) });
+const lab = await createLab({
+  planner: true,
+  wasmBinary: await readFile(`${dir}/lab-planner.wasm`),
+});
+
+// The native search's mean time in ms per benchmark name prefix, from Google Benchmark's JSON;
+// {} when there is none.
+async function nativeMs() {
+  try {
+    const { benchmarks } = JSON.parse(await readFile(benchJson, 'utf8'));
+    const scale = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 };
+    return Object.fromEntries(
+      benchmarks
+        .filter((b) => (b.run_type ?? 'iteration') === 'iteration')
+        .map((b) => [b.name.split('/')[0], b.real_time * scale[b.time_unit]]),
+    );
+  } catch {
+    return {};
+  }
+}
+const native = await nativeMs();
 
 const cases = {
   '405B on 16,384 H100': {
@@ -33,9 +57,15 @@ const cases = {
     global_batch: 15360,
   },
 };
+// The native benchmark of each case (tests/bench/core_bench.cpp).
+const benchmarkOf = {
+  '405B on 16,384 H100': 'BM_Plan405BOn16384H100',
+  'DeepSeek-V3 on 2,048 H800': 'BM_PlanDeepSeekV3On2048H800',
+};
+const sorted = (ms) => ms.slice(1).sort((a, b) => a - b);
 const summary = (ms) => {
-  const sorted = ms.slice(1).sort((a, b) => a - b);
-  return `min ${sorted[0].toFixed(2)} ms, p50 ${sorted[sorted.length >> 1].toFixed(2)} ms`;
+  const s = sorted(ms);
+  return `min ${s[0].toFixed(2)} ms, p50 ${s[s.length >> 1].toFixed(2)} ms`;
 };
 for (const [name, scenario] of Object.entries(cases)) {
   const whole = [];
@@ -53,8 +83,14 @@ for (const [name, scenario] of Object.entries(cases)) {
     whole.push(performance.now() - start);
     search.push(last - first);
   }
+  const base = native[benchmarkOf[name]];
+  const s = sorted(search);
+  const ratio = base
+    ? `; wasm / native ${(s[0] / base).toFixed(2)}x (min), ` +
+      `${(s[s.length >> 1] / base).toFixed(2)}x (p50), native ${base.toFixed(2)} ms`
+    : '';
   console.log(
     `${name} (${result.evaluated} configurations): call ${summary(whole)}; ` +
-      `search ${summary(search)}`,
+      `search ${summary(search)}${ratio}`,
   );
 }

@@ -19,8 +19,8 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad 
     createBreakdown(row),
     createStepTime(row),
     createTimeline(outputs, { lab }),
-    createPlanner(outputs, { lab, onApply: onLoad, onChange }),
-    createReferences(outputs, { lab, onLoad }),
+    createPlanner(outputs, { onApply: onLoad, onChange }),
+    createReferences(outputs, { onLoad }),
   ];
   return {
     update(state, report) {

@@ -1,11 +1,13 @@
 // Runs the core's planner off the page's thread: a module worker (planner-worker.js) on the
-// same wasm, started on the first search and kept for the next. Cancelling terminates it (a
-// busy wasm call cannot be interrupted otherwise); the next search starts a fresh one. Where a
-// worker cannot start (a page that imports the lab from another origin), the search runs in
-// the page, as before, and says so.
+// planner's module, started on the first search and kept for the next. Cancelling terminates
+// it (a busy wasm call cannot be interrupted otherwise); the next search starts a fresh one.
+// Where a worker cannot start (a page that imports the lab from another origin), the search
+// runs in the page, on the planner's module loaded there (planner-lab.js), and says so.
+import { getPlannerLab } from './planner-lab.js';
+
 const WORKER_URL = new URL('./planner-worker.js', import.meta.url);
 
-export function createPlannerSearch(lab) {
+export function createPlannerSearch() {
   let worker = null;
   let pending = null; // { id, resolve, reject, onProgress }
   let ids = 0;
@@ -40,7 +42,10 @@ export function createPlannerSearch(lab) {
     run(scenario, top, headroom, onProgress) {
       this.cancel();
       if (!worker && !start()) {
-        return Promise.resolve({ ...lab.plan(scenario, top, { headroom }), inPage: true });
+        return getPlannerLab().then((lab) => ({
+          ...lab.plan(scenario, top, { headroom }),
+          inPage: true,
+        }));
       }
       const id = ++ids;
       return new Promise((resolve, reject) => {

@@ -201,7 +201,7 @@ function headroomOf(input) {
   return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
 }
 
-export function createPlanner(root, { lab, onApply, onChange }) {
+export function createPlanner(root, { onApply, onChange }) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
   const ui = controls(section);
@@ -213,7 +213,7 @@ export function createPlanner(root, { lab, onApply, onChange }) {
   );
   const why = make('p', { className: 'why-best' }, section);
   const warnings = make('ul', { className: 'plan-warnings notes' }, section);
-  const search = createPlannerSearch(lab);
+  const search = createPlannerSearch();
   let scenario = null; // the lab's current scenario
   let state = null; // and its state (the margin, whether a search was asked)
   let searchedKey = null;

@@ -1,10 +1,11 @@
 // Reference runs: published training runs with the model's prediction beside the published
 // figure (an iteration time, a throughput or an MFU), the error and the source, each run
-// evaluated by the core with the tool's defaults for its GPU (lab.referenceRuns()), and a
-// button that loads the run's scenario into the lab. Above the table, each group's mean,
-// median and worst error.
+// evaluated by the core with the tool's defaults for its GPU (lab.referenceRuns(), on the
+// planner's module: the first-load one leaves the runs out), and a button that loads the run's
+// scenario into the lab. Above the table, each group's mean, median and worst error.
 import { make, panel } from './dom.js';
 import * as fmt from './format.js';
+import { getPlannerLab } from './planner-lab.js';
 
 // How each metric reads.
 const METRICS = {
@@ -87,7 +88,7 @@ function runRow(body, run, onLoad) {
   button.addEventListener('click', () => onLoad(r.scenario));
 }
 
-export function createReferences(root, { lab, onLoad }) {
+export function createReferences(root, { onLoad }) {
   const section = panel(root, 'references', 'Reference runs');
   make(
     'p',
@@ -102,6 +103,7 @@ export function createReferences(root, { lab, onLoad }) {
     },
     section,
   );
+  const status = make('p', { className: 'small runs-status', hidden: true }, section);
   const totals = make('ul', { className: 'small run-summary' }, section);
   const wrap = make('div', { className: 'table-wrap' }, section);
   const table = make('table', { className: 'runs' }, wrap);
@@ -111,16 +113,27 @@ export function createReferences(root, { lab, onLoad }) {
     make('th', { scope: 'col', textContent: h, className: hidden }, head);
   }
   const body = make('tbody', {}, table);
-  let built = false;
+  let asked = false;
 
   return {
-    // The runs do not depend on the lab's state: built once, when first shown.
+    // The runs do not depend on the lab's state: built once, when first shown, once the
+    // planner's module has loaded (the first time the page needs it).
     update() {
-      if (built) return;
-      built = true;
-      const runs = lab.referenceRuns();
-      for (const line of summary(runs)) make('li', { textContent: line }, totals);
-      for (const run of runs) runRow(body, run, onLoad);
+      if (asked) return;
+      asked = true;
+      Object.assign(status, { hidden: false, textContent: 'Loading the reference runs…' });
+      getPlannerLab().then(
+        (lab) => {
+          const runs = lab.referenceRuns();
+          for (const line of summary(runs)) make('li', { textContent: line }, totals);
+          for (const run of runs) runRow(body, run, onLoad);
+          status.hidden = true;
+        },
+        (e) => {
+          asked = false; // the next update tries again
+          status.textContent = `The reference runs could not load: ${e.message}`;
+        },
+      );
     },
   };
 }
