@@ -1,17 +1,17 @@
-// The lab's JS API (wasm/lab.js) around the module: errors carry the key at fault, and the
-// calls that take plain numbers refuse what a 32-bit int would wrap or cut. Needs the module
+// The lab's JS API (wasm/lab.js) around its two modules: errors carry the key at fault, and
+// the calls that take plain numbers refuse what a 32-bit int would wrap or cut; the first-load
+// module refuses plan() and referenceRuns(), saying which module has them. Needs the modules
 // built first (scripts/build-wasm).
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
 
-import { createLab, LabError } from '../../web/lab/lab.js';
+import { LabError } from '../../web/lab/lab.js';
+import { firstLoadLab, plannerLab } from './labs.mjs';
 
-let lab;
+let lab; // lab-module, the page's first load
+let planner; // lab-planner
 before(async () => {
-  // The module is built for the web; in Node it is handed the bytes.
-  const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
-  lab = await createLab({ wasmBinary });
+  [lab, planner] = await Promise.all([firstLoadLab(), plannerLab()]);
 });
 
 const refused = (key, message) => (e) => {
@@ -36,10 +36,26 @@ describe('LabError carries the key of the field at fault', () => {
     assert.throws(() => lab.evaluateSummary({ micro_batch: 4096 }), refused('micro_batch'));
   });
 
-  test('the key is the same for every call that reads a scenario', () => {
-    for (const call of [lab.evaluate, lab.evaluateSummary, lab.plan, lab.layouts]) {
+  test('the key is the same for every call that reads a scenario, on either module', () => {
+    for (const call of [
+      lab.evaluate,
+      lab.evaluateSummary,
+      lab.layouts,
+      planner.evaluate,
+      planner.plan,
+      planner.layouts,
+    ]) {
       assert.throws(() => call({ gpus_per_node: -1 }), refused('gpus_per_node'));
     }
+  });
+});
+
+describe('the first-load module has no planner and no reference runs', () => {
+  test('plan() and referenceRuns() throw a LabError naming the planner module', () => {
+    const toPlanner = /is in the planner's module.*createLab\(\{ planner: true \}\)/;
+    assert.throws(() => lab.plan({}, 3), refused(null, toPlanner));
+    assert.throws(() => lab.referenceRuns(), refused(null, toPlanner));
+    assert.deepEqual(lab.evaluate({}).degrees, planner.evaluate({}).degrees, 'and keeps answering');
   });
 });
 
@@ -109,8 +125,8 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
   });
 
   test('plan: top is a whole number from 1', () => {
-    assert.throws(() => lab.plan({}, 2 ** 32 + 1), refused('top'));
-    assert.throws(() => lab.plan({}, 0.5), refused('top'));
-    assert.equal(lab.plan({}, 3).plans.length, 3);
+    assert.throws(() => planner.plan({}, 2 ** 32 + 1), refused('top'));
+    assert.throws(() => planner.plan({}, 0.5), refused('top'));
+    assert.equal(planner.plan({}, 3).plans.length, 3);
   });
 });

@@ -1,33 +1,110 @@
-// The wasm module against the native core: for every golden scenario the report computed in
-// WebAssembly must equal the golden report written by the native CLI (scripts/update-golden).
-// Needs the module built first (scripts/build-wasm).
+// The wasm modules against the native core: for every golden scenario the report computed in
+// WebAssembly must equal the golden report written by the native CLI (scripts/update-golden),
+// in both modules (lab-module, the page's first load, and lab-planner, built for speed from the
+// same sources). The planner's plans equal the native CLI's (`explore --plan`), and every plan
+// and reference run the planner's module computes is what the first-load module reports for
+// its scenario. Needs the modules built first (scripts/build-wasm).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { before, describe, test } from 'node:test';
 
-import { createLab, LabError } from '../../web/lab/lab.js';
+import { LabError } from '../../web/lab/lab.js';
+import { firstLoadLab, plannerLab } from './labs.mjs';
 
 const golden = new URL('../golden/', import.meta.url);
 const scenarios = (await readdir(golden)).filter((f) => f.endsWith('.scenario.json')).sort();
 const readJson = async (name) => JSON.parse(await readFile(new URL(name, golden), 'utf8'));
+const cli = fileURLToPath(new URL('../../build/native/core/explore', import.meta.url));
 
-let lab;
+let lab; // lab-module
+let planner; // lab-planner
 before(async () => {
-  // The module is built for the web; in Node we hand it the bytes (Emscripten 3.1.6's web build cannot read a file path in Node).
-  const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
-  lab = await createLab({ wasmBinary });
+  [lab, planner] = await Promise.all([firstLoadLab(), plannerLab()]);
 });
 
-describe('wasm report equals the native golden report', () => {
+describe('wasm report equals the native golden report, in both modules', () => {
   test('there are golden scenarios', () => assert.ok(scenarios.length >= 8, scenarios.join()));
   for (const file of scenarios) {
     const name = file.replace('.scenario.json', '');
     test(name, async () => {
       const scenario = await readJson(file);
       const expected = await readJson(`${name}.report.json`);
-      assert.deepStrictEqual(lab.evaluate(scenario), expected);
+      assert.deepStrictEqual(lab.evaluate(scenario), expected, 'lab-module');
+      assert.deepStrictEqual(planner.evaluate(scenario), expected, 'lab-planner');
     });
   }
+});
+
+// The planner's yardsticks (tests/bench/core_bench.cpp) and the book's default.
+const PLANS = {
+  "the book's default": {},
+  '405B on 16,384 H100': {
+    gpus: 16384,
+    model: 'llama3-405b',
+    gpu: 'H100-80GB',
+    network_gb_s: 50,
+    seq_len: 8192,
+    global_batch: 2048,
+  },
+  'DeepSeek-V3 on 2,048 H800': {
+    gpus: 2048,
+    model: 'deepseek-v3',
+    gpu: 'H800-80GB',
+    network_gb_s: 50,
+    seq_len: 4096,
+    global_batch: 15360,
+  },
+};
+
+// A plan result with each layout's configurations (its best plan and its variants) as a set:
+// configurations of a layout with the same step time tie, and the native build (libstdc++) and
+// the wasm one (libc++) order ties differently. The layouts' order, and every number, stay.
+function tiesAsSets(result) {
+  const plans = result.plans.map(({ variants, ...best }) =>
+    [best, ...variants].map((c) => JSON.stringify(c)).sort(),
+  );
+  return { ...result, plans };
+}
+
+describe("the planner's module", () => {
+  for (const [name, scenario] of Object.entries(PLANS)) {
+    test(
+      `${name}: the plans equal the native CLI's`,
+      {
+        skip:
+          !existsSync(cli) &&
+          'no native CLI (scripts/build-native builds build/native/core/explore)',
+      },
+      () => {
+        const native = JSON.parse(
+          execFileSync(cli, ['--plan', '-'], { input: JSON.stringify(scenario) }).toString(),
+        );
+        assert.deepStrictEqual(tiesAsSets(planner.plan(scenario, 10)), tiesAsSets(native));
+      },
+    );
+
+    test(`${name}: each plan is what the first-load module reports for its scenario`, () => {
+      const { plans } = planner.plan(scenario, 10);
+      assert.ok(plans.length > 0);
+      for (const p of plans) {
+        const report = lab.evaluateSummary(p.scenario);
+        assert.deepEqual(report.degrees, p.degrees);
+        assert.equal(report.time.step_s, p.step_s);
+        assert.equal(report.memory.per_gpu_bytes, p.per_gpu_bytes);
+      }
+    });
+  }
+
+  test('each reference run is what the first-load module reports for its scenario', () => {
+    const runs = planner.referenceRuns();
+    assert.ok(runs.length >= 20, `${runs.length} runs`);
+    for (const run of runs) {
+      assert.deepStrictEqual(run.report, lab.evaluateSummary(run.report.scenario), run.name);
+    }
+  });
 });
 
 describe('bad scenarios', () => {
@@ -62,5 +139,10 @@ describe('bad scenarios', () => {
     const report = lab.evaluate({ seams: { data: true, tensor: true, pipeline: true } });
     assert.deepEqual(report.degrees, { dp: 2, tp: 4, pp: 2, cp: 1, ep: 1 });
     assert.equal(report.memory.per_gpu_bytes, 32e9);
+  });
+
+  test("the planner's module refuses a bad plan with the key at fault, and keeps planning", () => {
+    assert.throws(() => planner.plan({ gpus: 0 }, 10), { name: 'LabError', key: 'gpus' });
+    assert.equal(planner.plan({}, 3).plans.length, 3);
   });
 });
