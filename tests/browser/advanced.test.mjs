@@ -1,21 +1,21 @@
 // "Advanced: size a real run" in real Chromium: closed it leaves the book's scenario alone;
-// open, every panel shows what the core computes for the same scenario (the wasm module in
-// Node is the reference here: tests/wasm checks it against the native core).
+// open, every panel shows what the core computes for the same scenario (the wasm modules in
+// Node are the reference here: tests/wasm checks them against the native core).
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/format.js';
+import { firstLoadLab, plannerLab } from '../wasm/labs.mjs';
 import { axe, openLab, screenshotDir, useLab } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';
 
 let env;
 let lab;
-let core;
+let core; // the page's first-load module
+let plannerCore; // the planner's module: plan() and referenceRuns()
 before(async () => {
-  const { createLab } = await import('../../web/lab/lab.js');
-  const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
-  core = await createLab({ wasmBinary });
+  [core, plannerCore] = await Promise.all([firstLoadLab(), plannerLab()]);
 });
 useLab((opened) => ({ env, lab } = opened));
 
@@ -224,7 +224,8 @@ describe('advanced section', () => {
   test('reference runs: each with the published figure beside the prediction, and loadable', async () => {
     const { page } = lab;
     await open(page);
-    const runs = core.referenceRuns();
+    const runs = plannerCore.referenceRuns();
+    await page.locator('table.runs tbody tr').first().waitFor(); // once the planner's module loads
     const rows = await page.locator('table.runs tbody tr').evaluateAll((trs) =>
       trs.map((tr) => ({
         name: tr.dataset.run,
@@ -321,7 +322,7 @@ describe('advanced section', () => {
     await page.waitForFunction(
       () => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16',
     );
-    const result = core.plan({ ...ADVANCED, model: 'book-16b' }, 50, { headroom: 0.1 });
+    const result = plannerCore.plan({ ...ADVANCED, model: 'book-16b' }, 50, { headroom: 0.1 });
     await page.locator('button.run-planner').click();
     await page.waitForSelector('table.plans:not([hidden])');
     const status = page.locator('.plan-status');

@@ -539,6 +539,7 @@ describe('the Content-Security-Policy', () => {
       '/examples/module.html',
       '/js/embed.js',
       '/lab/lab-module.wasm',
+      '/lab/lab-planner.wasm',
     ]) {
       assert.equal((await headers(path))['content-security-policy'], CSP, path);
     }

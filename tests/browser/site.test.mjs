@@ -78,10 +78,43 @@ describe('the published folder under python3 -m http.server', () => {
       if (stable.has(f) || (f.startsWith('examples/') && f.endsWith('.html'))) continue;
       assert.match(f, /-[0-9A-Za-z]{8,10}\.(js|css|wasm|svg)$/, f);
     }
+    for (const m of ['lab-module', 'lab-planner']) {
+      assert.ok(
+        files.some((f) => new RegExp(`^js/${m}-[0-9a-f]{10}\\.wasm$`).test(f)),
+        `${m}'s wasm is fingerprinted`,
+      );
+    }
     assert.ok(
-      files.some((f) => /^js\/lab-module-[0-9a-f]{10}\.wasm$/.test(f)),
-      'the wasm is fingerprinted',
+      files.some((f) => /^js\/planner-worker-[0-9A-Z]{8}\.js$/.test(f)),
+      "the planner's worker is published",
     );
+  });
+
+  test("the first load fetches no planner code; the reference runs and the planner's worker load lab-planner", async () => {
+    const view = await openPage(env);
+    const { page } = view;
+    const loaded = () =>
+      page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name));
+    assert.deepEqual(
+      (await loaded()).filter((u) => /planner/.test(u)),
+      [],
+      'nothing of the planner before the Advanced section opens',
+    );
+    await page.locator('details.advanced > summary').click();
+    await page.locator('table.runs tbody tr').first().waitFor(); // the reference runs
+    assert.ok(
+      (await loaded()).some((u) => /\/js\/lab-planner-[0-9a-f]{10}\.wasm$/.test(u)),
+      (await loaded()).join('\n'),
+    );
+    await page.locator('button.run-planner').click();
+    await page.waitForFunction(
+      () => Number(document.querySelector('.plan-status')?.dataset.run ?? 0) > 0,
+      null,
+      { timeout: 60_000 },
+    );
+    assert.match(await page.locator('.plan-status').textContent(), /in a worker\./);
+    assert.deepEqual(view.problems, []);
+    await view.close();
   });
 
   test('the standalone page loads with its CSP from the <meta> tag and no error', async () => {
