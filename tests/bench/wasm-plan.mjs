@@ -22,20 +22,28 @@ const lab = await createLab({
   wasmBinary: await readFile(`${dir}/lab-planner.wasm`),
 });
 
-// The native search's mean time in ms per benchmark name prefix, from Google Benchmark's JSON;
-// {} when there is none.
+// The native search's time in ms per benchmark, { min, p50 } over its repetitions (one unless
+// run with --benchmark_repetitions), from Google Benchmark's JSON; {} when there is none. On a
+// shared machine the fastest of each side is the figure the load distorts least.
 async function nativeMs() {
+  let benchmarks;
   try {
-    const { benchmarks } = JSON.parse(await readFile(benchJson, 'utf8'));
-    const scale = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 };
-    return Object.fromEntries(
-      benchmarks
-        .filter((b) => (b.run_type ?? 'iteration') === 'iteration')
-        .map((b) => [b.name.split('/')[0], b.real_time * scale[b.time_unit]]),
-    );
+    ({ benchmarks } = JSON.parse(await readFile(benchJson, 'utf8')));
   } catch {
     return {};
   }
+  const scale = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 };
+  const times = {};
+  for (const b of benchmarks) {
+    if ((b.run_type ?? 'iteration') !== 'iteration') continue;
+    (times[b.name.split('/')[0]] ??= []).push(b.real_time * scale[b.time_unit]);
+  }
+  return Object.fromEntries(
+    Object.entries(times).map(([name, ms]) => {
+      const s = ms.sort((a, b) => a - b);
+      return [name, { min: s[0], p50: s[s.length >> 1] }];
+    }),
+  );
 }
 const native = await nativeMs();
 
@@ -86,8 +94,9 @@ for (const [name, scenario] of Object.entries(cases)) {
   const base = native[benchmarkOf[name]];
   const s = sorted(search);
   const ratio = base
-    ? `; wasm / native ${(s[0] / base).toFixed(2)}x (min), ` +
-      `${(s[s.length >> 1] / base).toFixed(2)}x (p50), native ${base.toFixed(2)} ms`
+    ? `; wasm / native ${(s[0] / base.min).toFixed(2)}x (min / min), ` +
+      `${(s[s.length >> 1] / base.p50).toFixed(2)}x (p50 / p50; native min ` +
+      `${base.min.toFixed(2)} ms, p50 ${base.p50.toFixed(2)} ms)`
     : '';
   console.log(
     `${name} (${result.evaluated} configurations): call ${summary(whole)}; ` +
