@@ -1,15 +1,18 @@
 // The planning desk's planner: a search of millions of configurations runs in a worker, shows
 // progress, can be cancelled, and no main-thread task meanwhile takes over 50 ms; one row per
 // DP×TP×PP layout with its variants folded under it; every column sorts; a headroom margin;
-// a CSV export; the core's warnings when the batch is small for the fleet.
+// a CSV export; the core's warnings when the batch is small for the fleet; where no worker
+// can start, the search in the page, on the planner's module loaded there.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { useLab } from './harness.mjs';
+import { plannerLab } from '../wasm/labs.mjs';
+import { openPage, useLab } from './harness.mjs';
 import { longestTaskDuringSearch, setField, setLargeSearchCase, settle } from './measure.mjs';
 
+let env;
 let lab;
-useLab((opened) => ({ lab } = opened));
+useLab((opened) => ({ env, lab } = opened));
 
 const runs = (page) => page.locator('.plan-status').evaluate((el) => Number(el.dataset.run ?? 0));
 async function search(page) {
@@ -152,5 +155,30 @@ describe('planner', () => {
       warnings.some((w) => /A global batch of [\d,]+ sequences/.test(w)),
       warnings.join('\n'),
     );
+  });
+
+  test('where no worker can start, the search runs in the page on the planner module it loads', async () => {
+    // As on a page that imports the lab from another origin: the Worker constructor throws.
+    const view = await openPage(env, '?gpus=64', {
+      init: () => {
+        window.Worker = function Worker() {
+          throw new DOMException('no worker here', 'SecurityError');
+        };
+      },
+    });
+    const { page } = view;
+    await openAdvanced(page);
+    await search(page);
+    const status = await page.locator('.plan-status').textContent();
+    assert.match(status, /ms in this page\.$/);
+    const scenario = { gpus: 64, model: 'book-16b' };
+    const expected = (await plannerLab()).plan(scenario, 50, { headroom: 0.1 });
+    assert.equal(
+      Number(await page.locator('.plan-status').getAttribute('data-evaluated')),
+      expected.evaluated,
+    );
+    assert.equal(await page.locator('table.plans tbody tr.layout').count(), expected.plans.length);
+    assert.deepEqual(view.problems, []);
+    await view.close();
   });
 });
