@@ -71,8 +71,9 @@ export async function createLab({ planner = false, ...options } = {}) {
     evaluate: (scenario = {}) => call(module.evaluate, toJson(scenario)),
     // The report without ranks[]: for fleets, pair it with ranks().
     evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
-    // The planner: { evaluated, feasible, why_best, warnings, plans: [...] }, one plan per
-    // DP×TP×PP (×CP×EP) layout, fastest first, each with its layout's next fastest in variants.
+    // The planner (createLab({ planner: true }) only): { evaluated, feasible, why_best,
+    // warnings, plans: [...] }, one plan per DP×TP×PP (×CP×EP) layout, fastest first, each
+    // with its layout's next fastest in variants.
     // options: headroom (the fraction of GPU memory a plan leaves free, 0 to 0.9) and
     // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
     plan(scenario = {}, top = 10, { headroom = 0, onProgress = null } = {}) {
@@ -145,6 +146,7 @@ export async function createLab({ planner = false, ...options } = {}) {
       );
     },
     presets: () => call(module.presets),
+    // Published runs beside the model's prediction (createLab({ planner: true }) only).
     referenceRuns: () => call(module.referenceRuns),
     // The scenario's fields: { fields: [{ key, type, default, min, max, choices, unit, group,
     // doc }, ...] }, the same table the core reads, checks and writes scenarios with.
