@@ -1,8 +1,9 @@
 // The contract's JSON value (json.h): building, comparing and writing. Reading is json_read.cpp;
 // numbers are json_number.cpp.
+#include "json.h"
+
 #include <algorithm>
 
-#include "json.h"
 #include "json_number.h"
 
 namespace pe {
@@ -84,13 +85,27 @@ std::string quoted(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += "\\u00";
@@ -106,11 +121,21 @@ std::string quoted(std::string_view text) {
 
 void Json::dump_to(std::string& out) const {
   switch (kind_) {
-    case Kind::kNull: out += "null"; return;
-    case Kind::kBool: out += integer_ ? "true" : "false"; return;
-    case Kind::kInteger: out += std::to_string(integer_); return;
-    case Kind::kNumber: append_number(out, number_); return;
-    case Kind::kString: out += quoted(text_); return;
+    case Kind::kNull:
+      out += "null";
+      return;
+    case Kind::kBool:
+      out += integer_ ? "true" : "false";
+      return;
+    case Kind::kInteger:
+      out += std::to_string(integer_);
+      return;
+    case Kind::kNumber:
+      append_number(out, number_);
+      return;
+    case Kind::kString:
+      out += quoted(text_);
+      return;
     case Kind::kArray:
     case Kind::kObject:
       out += is_array() ? '[' : '{';

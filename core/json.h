@@ -78,9 +78,9 @@ class Json {
 
  private:
   Kind kind_ = Kind::kNull;
-  long long integer_ = 0;  // kBool, kInteger
-  double number_ = 0;      // kNumber
-  std::string text_;       // kString
+  long long integer_ = 0;          // kBool, kInteger
+  double number_ = 0;              // kNumber
+  std::string text_;               // kString
   std::vector<std::string> keys_;  // kObject: sorted, beside items_
   std::vector<Json> items_;        // kArray, kObject
 };

@@ -64,6 +64,7 @@ struct CachedPower {
   int e;
   int k;
 };
+// clang-format off
 constexpr CachedPower kPowers[] = {
     {0xAB70FE17C79AC6CAULL, -1060, -300},
     {0xFF77B1FCBEBCDC4FULL, -1034, -292},
@@ -144,6 +145,7 @@ constexpr CachedPower kPowers[] = {
     {0x8E679C2F5E44FF8FULL, 960, 308},
     {0xD433179D9C8CB841ULL, 986, 316},
     {0x9E19DB92B4E31BA9ULL, 1013, 324},};
+// clang-format on
 
 // The cached power that brings a product with binary exponent `e` into [-60, -32]: then the
 // integral part of a scaled number fits 32 bits and its fraction leaves room for digits.

@@ -168,16 +168,35 @@ class Reader {
     const char c = peek();
     ++at_;
     switch (c) {
-      case '"': out += '"'; return;
-      case '\\': out += '\\'; return;
-      case '/': out += '/'; return;
-      case 'b': out += '\b'; return;
-      case 'f': out += '\f'; return;
-      case 'n': out += '\n'; return;
-      case 'r': out += '\r'; return;
-      case 't': out += '\t'; return;
-      case 'u': return unicode_escape(out);
-      default: --at_; return fail("invalid escape in a string");
+      case '"':
+        out += '"';
+        return;
+      case '\\':
+        out += '\\';
+        return;
+      case '/':
+        out += '/';
+        return;
+      case 'b':
+        out += '\b';
+        return;
+      case 'f':
+        out += '\f';
+        return;
+      case 'n':
+        out += '\n';
+        return;
+      case 'r':
+        out += '\r';
+        return;
+      case 't':
+        out += '\t';
+        return;
+      case 'u':
+        return unicode_escape(out);
+      default:
+        --at_;
+        return fail("invalid escape in a string");
     }
   }
 

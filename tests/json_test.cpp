@@ -1,5 +1,7 @@
 // The core's own JSON (core/json.h) against RFC 8259 and against nlohmann/json, the library it
 // replaced: the reports must be written byte for byte as before.
+#include "json.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,8 +9,6 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
-
-#include "json.h"
 
 namespace pe {
 namespace {
@@ -19,8 +19,8 @@ TEST(JsonNumber, LaysOutDigitsAsJavaScriptAndNlohmannDo) {
   EXPECT_EQ(text_of(0.1), "0.1");
   EXPECT_EQ(text_of(16), "16.0");  // a double stays a double: ".0"
   EXPECT_EQ(text_of(-0.0), "-0.0");
-  EXPECT_EQ(text_of(0.0001), "0.0001");  // positional down to 1e-4 ...
-  EXPECT_EQ(text_of(0.00001), "1e-05");  // ... then an exponent of at least two digits
+  EXPECT_EQ(text_of(0.0001), "0.0001");           // positional down to 1e-4 ...
+  EXPECT_EQ(text_of(0.00001), "1e-05");           // ... then an exponent of at least two digits
   EXPECT_EQ(text_of(1e14), "100000000000000.0");  // positional up to 15 digits ...
   EXPECT_EQ(text_of(1e15), "1e+15");
   EXPECT_EQ(text_of(1.5e300), "1.5e+300");
@@ -77,11 +77,32 @@ TEST(JsonRead, ReadsAnIntegerPast64BitsAsADouble) {
 }
 
 TEST(JsonRead, RefusesWhatRfc8259RefusesAndSaysWhere) {
-  for (const char* text : {"", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", ".5", "1e", "tru",
-                           "nul", "\"\x01\"", "\"\\x\"", "\"\\ud800\"", "\"\\udc00\"",
-                           "\"\xC0\xAF\"", "\"\xED\xA0\x80\"", "\"\xF5\x80\x80\x80\"",
-                           "\"\x80\"", "{\"a\" 1}", "{1:2}", "[1 2]", "{} {}", "// x\n{}",
-                           "NaN", "'a'"}) {
+  for (const char* text : {"",
+                           "{",
+                           "[1,]",
+                           "{\"a\":1,}",
+                           "01",
+                           "1.",
+                           "-",
+                           ".5",
+                           "1e",
+                           "tru",
+                           "nul",
+                           "\"\x01\"",
+                           "\"\\x\"",
+                           "\"\\ud800\"",
+                           "\"\\udc00\"",
+                           "\"\xC0\xAF\"",
+                           "\"\xED\xA0\x80\"",
+                           "\"\xF5\x80\x80\x80\"",
+                           "\"\x80\"",
+                           "{\"a\" 1}",
+                           "{1:2}",
+                           "[1 2]",
+                           "{} {}",
+                           "// x\n{}",
+                           "NaN",
+                           "'a'"}) {
     const Json::Parsed ours = Json::parse(text);
     EXPECT_NE(ours.error, "") << text;
     EXPECT_NE(ours.error.find(" at byte "), std::string::npos) << ours.error;
