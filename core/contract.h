@@ -4,11 +4,11 @@
 
 #include <cstddef>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "json.h"
 #include "report.h"
 #include "result.h"
 #include "scenario.h"
@@ -33,8 +33,8 @@ std::string error_json(const Problem& problem);
 std::string schema_text();
 
 // The scenario with presets expanded: every input the report was computed from.
-nlohmann::json scenario_json(const Scenario& s);
-nlohmann::json report_json(const Report& r);
+Json scenario_json(const Scenario& s);
+Json report_json(const Report& r);
 
 // parse_scenario + evaluate + report_json, with the resolved scenario under "scenario".
 // The report also carries "layouts" (accepted_layouts) so a page needs one call per change,

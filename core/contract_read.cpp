@@ -1,7 +1,7 @@
 // JSON -> Scenario, driven by the field table (schema.h): a key is known when it has a row, a
 // value has the row's type, and the rows are applied in table order, so a preset lands before
-// the fields that override it. Ranges and cross-field rules are validate.cpp's. Built without
-// exceptions: every access checks the type first and parse() never throws.
+// the fields that override it. Ranges and cross-field rules are validate.cpp's. Every access
+// checks the type first (json.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contract.h"
+#include "json.h"
 #include "layout.h"
 #include "presets.h"
 #include "schema.h"
@@ -19,7 +20,7 @@
 namespace pe {
 namespace {
 
-using nlohmann::json;
+using json = Json;
 
 // A scenario nests two levels ({"model": {...}}). Deeper input is refused before parsing:
 // printing a value back in a message recurses once per level, and 64 KB of "[" overflowed the
@@ -58,16 +59,16 @@ std::string show(const json& v) {
   std::string s = v.dump();
   if (s.size() <= 40) return s;
   // Cut at a character boundary: half a UTF-8 character would make the message itself invalid
-  // (dumping it throws natively and aborts the wasm module).
+  // UTF-8, which the page could not show.
   size_t n = 40;
   while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
   return s.substr(0, n) + "...";
 }
 
-std::string joined(const std::vector<std::string>& items, bool quoted) {
+std::string joined(const std::vector<std::string>& items, bool quote) {
   std::string out;
   for (const std::string& item : items) {
-    out += (out.empty() ? "" : ", ") + (quoted ? json(item).dump() : item);
+    out += (out.empty() ? "" : ", ") + (quote ? pe::quoted(item) : item);
   }
   return out;
 }
@@ -85,36 +86,6 @@ std::string listed(const std::vector<std::string>& keys) {
     out += " and " + std::to_string(keys.size() - shown) + " more (explore --schema lists them)";
   }
   return out;
-}
-
-// The first problem of a JSON text that parses: a key given twice in one object (nlohmann
-// would keep one silently). Found with the parser's callback, which sees every key in order.
-Problem duplicate_key(std::string_view text) {
-  std::vector<std::set<std::string>> open;  // the keys seen in each enclosing object
-  std::vector<std::string> path;
-  Problem found;
-  auto callback = [&](int /*depth*/, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      open.emplace_back();
-      path.emplace_back();
-    } else if (event == json::parse_event_t::object_end && !open.empty()) {
-      open.pop_back();
-      path.pop_back();
-    } else if (event == json::parse_event_t::key && !open.empty()) {
-      const std::string key = parsed.get<std::string>();
-      std::string dotted;
-      for (size_t i = 0; i + 1 < path.size(); ++i) dotted += path[i] + ".";
-      dotted += key;
-      path.back() = key;
-      if (!open.back().insert(key).second && found.empty()) {
-        found = {dotted, show(json(dotted)) + " is given twice: allowed once"};
-      }
-    }
-    return true;
-  };
-  const json parsed = json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
-  (void)parsed;  // already parsed once; this pass only looks at the keys
-  return found;
 }
 
 class Reader {
@@ -140,14 +111,15 @@ class Reader {
         allowed.push_back(key.substr(prefix.size()));
       }
     }
-    for (auto it = o.begin(); it != o.end() && !failed(); ++it) {
-      const std::string key = prefix + it.key();
-      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end()) {
+    for (size_t i = 0; i < o.size() && !failed(); ++i) {
+      const std::string& name = o.keys()[i];
+      const std::string key = prefix + name;
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
         return fail(key, "unknown key " + show(json(key)) + ": allowed " + listed(allowed));
       }
       const Field* f = find_field(key);
       const bool group = f->type == FieldType::kObject || key == "model" || key == "precision";
-      if (group && it->is_object()) check_keys(*it, key + ".");
+      if (group && o[i].is_object()) check_keys(o[i], key + ".");
     }
   }
 
@@ -159,19 +131,18 @@ class Reader {
       const size_t dot = key.find('.', start);
       const std::string part = key.substr(start, dot - start);
       if (!at->is_object()) return nullptr;
-      const auto it = at->find(part);
-      if (it == at->end()) return nullptr;
-      at = &*it;
+      at = at->find(part);
+      if (!at) return nullptr;
       if (dot == std::string::npos) return at;
       start = dot + 1;
     }
   }
 
   void read_bytes_value(const json& v) {
-    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+    if (!v.is_number() || !std::isfinite(v.as_number())) {
       return fail("bytes_per_param", "bytes_per_param is " + show(v) + ": allowed a finite number");
     }
-    bytes_per_param = v.get<double>();
+    bytes_per_param = v.as_number();
   }
 
   void read(const Field& f, const json& v, Scenario& s) {
@@ -182,25 +153,25 @@ class Reader {
         return read_number(f, v, s);
       case FieldType::kBoolean:
         if (!v.is_boolean()) return fail(key, key + " is " + show(v) + ": allowed true or false");
-        return f.set(s, v.get<bool>() ? 1 : 0);
+        return f.set(s, v.as_bool() ? 1 : 0);
       case FieldType::kEnum: {
         const auto& c = f.choices;
-        const auto at = v.is_string() ? std::find(c.begin(), c.end(), v.get<std::string>())
+        const auto at = v.is_string() ? std::find(c.begin(), c.end(), v.as_string())
                                       : c.end();
         if (at == c.end()) return fail(key, key + " is " + show(v) + ": allowed " + joined(c, true));
         return f.set(s, static_cast<double>(static_cast<int>(at - c.begin())));
       }
       case FieldType::kString:
-        if (!v.is_string() || static_cast<double>(characters(v.get<std::string>())) > f.max) {
+        if (!v.is_string() || static_cast<double>(characters(v.as_string())) > f.max) {
           return fail(key, key + " is " + show(v) + ": allowed a string of up to " +
                                std::to_string(static_cast<int>(f.max)) + " characters");
         }
-        s.model.name = v.get<std::string>();
+        s.model.name = v.as_string();
         return;
       case FieldType::kPreset:
         return read_preset(f, v, s);
       case FieldType::kOrder: {
-        const auto order = v.is_string() ? order_from_text(v.get<std::string>()) : std::nullopt;
+        const auto order = v.is_string() ? order_from_text(v.as_string()) : std::nullopt;
         if (!order) {
           return fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, false) +
                                " in any order, each once, innermost first, e.g. \"tp,pp,dp\"");
@@ -218,10 +189,10 @@ class Reader {
  private:
   void read_number(const Field& f, const json& v, Scenario& s) {
     const std::string key = f.key;
-    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+    if (!v.is_number() || !std::isfinite(v.as_number())) {
       return fail(key, key + " is " + show(v) + ": allowed a finite number");
     }
-    double x = v.get<double>();
+    double x = v.as_number();
     if (x == 0) x = 0;  // -0 passes every ">= 0" check but shows as "-0.0" in the report
     if (f.type == FieldType::kInteger &&
         (x != std::floor(x) || std::fabs(x) > std::numeric_limits<int>::max())) {
@@ -234,7 +205,7 @@ class Reader {
     const std::string key = f.key;
     const bool takes_object = key == "model" || key == "precision";
     if (takes_object && v.is_object()) return;  // its fields have rows of their own
-    const std::string name = v.is_string() ? v.get<std::string>() : "";
+    const std::string name = v.is_string() ? v.as_string() : "";
     bool found = false;
     if (key == "gpu") {
       if (auto p = find_gpu(name)) s.gpu = *p, found = true;
@@ -346,15 +317,19 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
     return Result<Scenario>::failure("scenario has a NUL byte at byte " + std::to_string(nul) +
                                      ": allowed one JSON object and nothing after it");
   }
-  const json o = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (o.is_discarded()) {
-    return Result<Scenario>::failure(
-        "scenario is not valid JSON (or has bytes after the document): allowed one JSON object");
+  const Json::Parsed parsed = Json::parse(text);
+  if (!parsed.error.empty()) {
+    return Result<Scenario>::failure("scenario is not valid JSON: " + parsed.error +
+                                     ": allowed one JSON object");
   }
+  const json& o = parsed.value;
   if (!o.is_object()) {
     return Result<Scenario>::failure("scenario is " + show(o) + ": allowed a JSON object");
   }
-  if (Problem dup = duplicate_key(text); !dup.empty()) return Result<Scenario>::failure(dup);
+  if (!parsed.duplicate.empty()) {
+    return Result<Scenario>::failure(
+        Problem{parsed.duplicate, quoted(parsed.duplicate) + " is given twice: allowed once"});
+  }
 
   Reader in;
   in.check_keys(o, "");

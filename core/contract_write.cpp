@@ -15,7 +15,7 @@
 namespace pe {
 namespace {
 
-using nlohmann::json;
+using json = Json;
 
 json breakdown_json(const MemoryBreakdown& b) {
   return {{"weights_bytes", b.weights_bytes},         {"grads_bytes", b.grads_bytes},
@@ -119,9 +119,12 @@ json scenario_json(const Scenario& s) {
     if ((key == "precision" && custom_precision) || (key == "gpu" && s.gpu.name == "custom")) {
       continue;
     }
-    std::string pointer = "/" + key;
-    std::replace(pointer.begin(), pointer.end(), '.', '/');
-    o[json::json_pointer(pointer)] = field_value(f, s);
+    Json* at = &o;
+    for (size_t start = 0, dot = 0; dot != std::string::npos; start = dot + 1) {
+      dot = key.find('.', start);
+      at = &(*at)[key.substr(start, dot - start)];
+    }
+    *at = field_value(f, s);
   }
   if (!s.degrees) o["degrees"] = nullptr;
   return o;

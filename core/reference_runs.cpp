@@ -1,13 +1,12 @@
 #include "reference_runs.h"
 
-#include <nlohmann/json.hpp>
-
 #include "contract.h"
+#include "json.h"
 
 namespace pe {
 namespace {
 
-using nlohmann::json;
+using json = Json;
 
 // Megatron-LM as the 2021-22 papers ran it: fp16 (16 B/param: fp16 gradients, Megatron's
 // default then), no fused attention, pipeline sends scattered over the TP ranks, one GPU per
@@ -21,7 +20,7 @@ json megatron_2022(const char* model, int dp, int tp, int pp, int micro, int glo
             {"sequence_parallel", sp},   {"flash_attention", false},
             {"pp_scatter_gather", true}, {"memory_model", "full"}};
   if (model[0] == '{') {
-    s["model"] = json::parse(model);
+    s["model"] = Json::parse(model).value;
   } else {
     s["model"] = model;
   }
@@ -291,7 +290,7 @@ const char* metric_section(Metric metric) {
 std::string reference_runs_json() {
   json out = json::array();
   for (const ReferenceRun& run : reference_runs()) {
-    json report = json::parse(evaluate_json(run.scenario_json, false));
+    json report = Json::parse(evaluate_json(run.scenario_json, false)).value;
     json row = {{"name", run.name},
                 {"source", run.source},
                 {"table", run.table},
@@ -301,7 +300,7 @@ std::string reference_runs_json() {
     if (report.contains("time")) {
       const std::string section = metric_section(run.metric);
       const json& from = section.empty() ? report : report[section];
-      const double predicted = from[metric_key(run.metric)].get<double>();
+      const double predicted = from[metric_key(run.metric)].as_number();
       row["predicted"] = predicted;
       row["error"] = run.published > 0 ? json(predicted / run.published - 1) : json(nullptr);
     }

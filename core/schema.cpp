@@ -8,7 +8,7 @@
 namespace pe {
 namespace {
 
-using nlohmann::json;
+using json = Json;
 using Get = double (*)(const Scenario&);
 using Set = void (*)(Scenario&, double);
 
@@ -374,7 +374,7 @@ std::string schema_markdown() {
   auto allowed = [](const Field& f, const json& row) -> std::string {
     if (row.contains("choices") && f.type != FieldType::kOrder) {
       std::string out;
-      for (const auto& c : row["choices"]) out += (out.empty() ? "" : ", ") + c.dump();
+      for (const json& c : row["choices"]) out += (out.empty() ? "" : ", ") + c.dump();
       return out;
     }
     if (row.contains("min")) {
@@ -390,10 +390,10 @@ std::string schema_markdown() {
   const json rows = schema_json()["fields"];
   for (size_t i = 0; i < rows.size(); ++i) {
     const json& row = rows[i];
-    md += "| `" + row["key"].get<std::string>() + "` | " + row["type"].get<std::string>() +
+    md += "| `" + row["key"].as_string() + "` | " + row["type"].as_string() +
           " | " + (row["default"].is_null() ? "" : "`" + row["default"].dump() + "`") + " | " +
-          allowed(fields()[i], row) + " | " + row["unit"].get<std::string>() + " | " +
-          row["doc"].get<std::string>() + " |\n";
+          allowed(fields()[i], row) + " | " + row["unit"].as_string() + " | " +
+          row["doc"].as_string() + " |\n";
   }
   return md;
 }

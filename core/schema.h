@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
+#include "json.h"
 #include "scenario.h"
 
 namespace pe {
@@ -51,10 +51,10 @@ const std::vector<Field>& fields();
 const Field* find_field(std::string_view key);
 
 // The value a field takes in `s`, as the JSON the echo and the schema write.
-nlohmann::json field_value(const Field& f, const Scenario& s);
+Json field_value(const Field& f, const Scenario& s);
 
 // {"fields": [{"key", "type", "default", "min", "max", "choices", "unit", "group", "doc"}]}.
-nlohmann::json schema_json();
+Json schema_json();
 
 // The README's scenario table, generated from the rows.
 std::string schema_markdown();

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include <nlohmann/json.hpp>
 
+#include "json.h"
 #include "schema.h"
 #include "transformer.h"
 
@@ -45,13 +45,13 @@ Problem degrees_problem(const Scenario& s) {
 
 }  // namespace
 
-// No iostreams: they would add half again to the wasm module; nlohmann's shortest round-trip
-// form is linked anyway.
+// No iostreams: they would add half again to the wasm module; the JSON writer's shortest
+// round-trip form is linked anyway.
 std::string show_number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
     return std::to_string(static_cast<long long>(v));
   }
-  return nlohmann::json(v).dump();
+  return Json(v).dump();
 }
 
 Problem validate(const Scenario& s) {

@@ -1,5 +1,7 @@
 // Context parallelism: the K/V traffic of ring and Ulysses, the auto-factor with the context
 // and expert seams, and the layouts a page may offer.
+#include <nlohmann/json.hpp>
+
 #include "context.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "contract.h"
 
 #include <gtest/gtest.h>

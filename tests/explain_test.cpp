@@ -1,5 +1,7 @@
 // Every derivation recomputes its number from the terms it shows; it must be the number the
 // report gives, or the page would explain a number it does not show.
+#include <nlohmann/json.hpp>
+
 #include "explain.h"
 
 #include <gtest/gtest.h>

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "contract.h"
 #include "reference_runs.h"
 

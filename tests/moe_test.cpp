@@ -1,4 +1,6 @@
 // Mixture-of-experts shapes: the published counts, and the per-layer pieces they are made of.
+#include <nlohmann/json.hpp>
+
 #include "moe.h"
 
 #include <gtest/gtest.h>

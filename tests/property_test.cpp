@@ -10,6 +10,8 @@
 #include <random>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "contract.h"
 #include "explorer.h"
 #include "fuzz/report_checks.h"
@@ -20,6 +22,9 @@ namespace pe {
 namespace {
 
 using nlohmann::json;
+
+// The core's JSON read back by nlohmann, an independent reader.
+json read_back(const Json& j) { return json::parse(j.dump()); }
 
 // 3,000 in the optimised build; the sanitized build (tests/CMakeLists.txt) draws fewer, since
 // there each scenario costs ~20x as much and its job is to catch memory errors on every path,
@@ -121,7 +126,7 @@ TEST(Property, DegreesMultiplyToTheGpuCount) {
   for_random_scenarios(1, [](const Scenario& s, const Report& r) {
     const Degrees d = r.degrees;
     if (s.degrees || s.seams.any()) {
-      EXPECT_EQ(d.product(), s.gpus) << scenario_json(s);
+      EXPECT_EQ(d.product(), s.gpus) << scenario_json(s).dump();
       EXPECT_EQ(r.active_gpus, s.gpus);
     } else {
       EXPECT_EQ(d.product(), 1);  // no seam: one GPU trains, the rest sit idle
@@ -137,9 +142,9 @@ TEST(Property, DegreesMultiplyToTheGpuCount) {
 // plus the C++ values that matter most, in case a field is ever left out of the JSON.
 TEST(Property, EveryNumberIsFiniteAndNotNegative) {
   for_random_scenarios(2, [](const Scenario& s, const Report& r) {
-    json out = report_json(r);
-    out["scenario"] = scenario_json(s);
-    EXPECT_EQ(fuzz::check_report(out, /*with_ranks=*/false), "") << scenario_json(s);
+    json out = read_back(report_json(r));
+    out["scenario"] = read_back(scenario_json(s));
+    EXPECT_EQ(fuzz::check_report(out, /*with_ranks=*/false), "") << scenario_json(s).dump();
     const auto sane = [](double v) { return std::isfinite(v) && v >= 0; };
     EXPECT_TRUE(sane(r.memory.per_gpu_bytes) && sane(r.memory.params_per_gpu));
     for (const StageMemory& st : r.memory.stages) EXPECT_TRUE(sane(st.breakdown.total_bytes()));
@@ -150,7 +155,7 @@ TEST(Property, EveryNumberIsFiniteAndNotNegative) {
     for (double v :
          {t.compute_s, t.bubble_s, t.exposed_comms_s, t.step_s, t.model_flops_per_step,
           t.hardware_flops_per_step, t.mfu, t.tflops_per_gpu, t.tokens_per_s, t.time_to_train_s}) {
-      EXPECT_TRUE(sane(v)) << scenario_json(s);
+      EXPECT_TRUE(sane(v)) << scenario_json(s).dump();
     }
     EXPECT_GT(t.step_s, 0);
     EXPECT_LE(t.mfu, 1.0);
@@ -166,8 +171,8 @@ TEST(Property, ReportJsonReadsBackIdentically) {
     const bool ranks = s.gpus <= 512;
     const Result<Report> r = ranks ? evaluate(s, true) : Result<Report>(without_ranks);
     ASSERT_TRUE(r.ok());
-    json out = report_json(r.value());
-    out["scenario"] = scenario_json(s);
+    json out = read_back(report_json(r.value()));
+    out["scenario"] = read_back(scenario_json(s));
     const std::string text = out.dump();
     EXPECT_EQ(json::parse(text).dump(), text);
     json back = json::parse(evaluate_json(out["scenario"].dump(), ranks));
@@ -233,7 +238,7 @@ void expect_no_growth(const Scenario& base_s, const Report& base, const Scenario
   ++g.compared;
   const double before = measure(base), after = measure(r.value());
   EXPECT_LE(after, before * (1 + 1e-12))
-      << "from " << scenario_json(base_s) << "\nto " << scenario_json(variant);
+      << "from " << scenario_json(base_s).dump() << "\nto " << scenario_json(variant).dump();
 }
 
 TEST(Property, MemoryNeverGrowsWithTheZeroStage) {
@@ -337,10 +342,10 @@ TEST(Property, InterleavedWithOneChunkIsOneFOneB) {
     v.virtual_stages = 1;
     const Result<Report> same = evaluate(v, false);
     ASSERT_TRUE(same.ok()) << same.error();
-    json a = report_json(r), b = report_json(same.value());
+    json a = read_back(report_json(r)), b = read_back(report_json(same.value()));
     a.erase("warnings");  // "with PP = 1 it is plain" when there is no pipeline
     b.erase("warnings");
-    EXPECT_EQ(a, b) << scenario_json(s);
+    EXPECT_EQ(a, b) << scenario_json(s).dump();
   });
 }
 

@@ -2,6 +2,8 @@
 // read from core/reference_runs.cpp or a golden file, so a slip in either shows up as a
 // failure. Layouts: Korthikanti Table 3; Narayanan's scripts (Megatron-LM
 // examples/sc21/run_table_1.sh); Dubey et al. Sec. 3.3.2; BLOOM Sec. 3.4.
+#include <nlohmann/json.hpp>
+
 #include "reference_runs.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,7 @@
 // The field table is the one place a scenario field is declared: the README's table, the fuzz
 // dictionary, the reader and the echo must all agree with it.
+#include <nlohmann/json.hpp>
+
 #include "schema.h"
 
 #include <gtest/gtest.h>

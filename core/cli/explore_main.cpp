@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "";
   if (first == "--schema" || first == "--schema-table") {
     if (argc > 2) return usage();
-    return write_out(first == "--schema" ? pe::schema_json().dump(2) + "\n"
+    return write_out(first == "--schema" ? nlohmann::json::parse(pe::schema_text()).dump(2) + "\n"
                                          : pe::schema_markdown());
   }
   const bool planning = first == "--plan";
