@@ -7,15 +7,25 @@ import { gzipSync } from 'node:zlib';
 export const TARGETS = {
   payloadGzipBytes: 60e3,
   readyMs: 1000,
-  toggleWorkP95Ms16: 8,
-  toggleWorkP95Ms10240: 50,
-  nextFrameP95Ms16: 34,
+  // A seam toggle's work (handler, drawing, style and layout) and its next frame: within a
+  // 240 Hz frame at 16 GPUs, a 60 Hz one at 10,240, the next frame within two.
+  toggleWorkP95Ms16: 4,
+  toggleWorkP95Ms10240: 16,
+  nextFrameP95Ms16: 33,
   // A search from the button to its table (now 50 layouts with their variants, in a worker):
   // 100 ms for the planner's whole five-seam search of 405B on 16,384 GPUs.
   plannerMs: 100,
   plannerLongestTaskMs: 50, // the longest main-thread task while a big search runs
   // The planner's search in its wasm module (lab-planner) against the native one.
   wasmOverNative: 1.5,
+};
+
+// Where a target is not met yet (README, Performance, says where the time goes), what the
+// page does today: perf.test.mjs enforces these as regression guards and reports the target
+// itself as a todo.
+export const TODAY = {
+  toggleWorkP95Ms16: 8,
+  toggleWorkP95Ms10240: 50,
 };
 
 export function percentile(values, p) {
