@@ -12,6 +12,8 @@ import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
+import { PLANNER_CASES } from './planner-cases.mjs';
+
 const dir = resolve(process.argv[2] ?? 'web/lab');
 const runs = Number(process.argv[3] ?? 21);
 const benchJson = process.argv[4] ?? 'build/core-bench.json';
@@ -47,24 +49,7 @@ async function nativeMs() {
 }
 const native = await nativeMs();
 
-const cases = {
-  '405B on 16,384 H100': {
-    gpus: 16384,
-    model: 'llama3-405b',
-    gpu: 'H100-80GB',
-    network_gb_s: 50,
-    seq_len: 8192,
-    global_batch: 2048,
-  },
-  'DeepSeek-V3 on 2,048 H800': {
-    gpus: 2048,
-    model: 'deepseek-v3',
-    gpu: 'H800-80GB',
-    network_gb_s: 50,
-    seq_len: 4096,
-    global_batch: 15360,
-  },
-};
+const cases = PLANNER_CASES;
 // The native benchmark of each case (tests/bench/core_bench.cpp).
 const benchmarkOf = {
   '405B on 16,384 H100': 'BM_Plan405BOn16384H100',

@@ -3,12 +3,14 @@
 // Every timing is taken inside the page with performance.now(); playwright only drives.
 import { gzipSync } from 'node:zlib';
 
+import { PLANNER_CASES } from '../bench/planner-cases.mjs';
+
 // The page's performance targets, on this project's 2-core machines. perf.test.mjs allows 1.2x.
 export const TARGETS = {
   payloadGzipBytes: 60e3,
   readyMs: 1000,
-  // A seam toggle's work (handler, drawing, style and layout) and its next frame: within a
-  // 240 Hz frame at 16 GPUs, a 60 Hz one at 10,240, the next frame within two.
+  // A seam toggle's work (handler, drawing, style and layout) at p95: 4 ms at 16 GPUs, a 60 Hz
+  // frame at 10,240; and the next frame within two.
   toggleWorkP95Ms16: 4,
   toggleWorkP95Ms10240: 16,
   nextFrameP95Ms16: 33,
@@ -209,14 +211,7 @@ export async function longestTaskDuringSearch(page) {
 }
 
 // The planner's yardstick as a scenario, for the lab's API.
-export const PLANNER_CASE = {
-  gpus: 16384,
-  model: 'llama3-405b',
-  gpu: 'H100-80GB',
-  network_gb_s: 50,
-  seq_len: 8192,
-  global_batch: 2048,
-};
+export const PLANNER_CASE = PLANNER_CASES['405B on 16,384 H100'];
 
 // The planner's search alone, in the page's browser on the planner's module (the worker's),
 // n times: first to last progress call, as tests/bench/wasm-plan.mjs times it in Node, sorted.

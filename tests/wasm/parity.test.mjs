@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { before, describe, test } from 'node:test';
 
 import { LabError } from '../../web/lab/lab.js';
+import { PLANNER_CASES } from '../bench/planner-cases.mjs';
 import { firstLoadLab, plannerLab } from './labs.mjs';
 
 const golden = new URL('../golden/', import.meta.url);
@@ -41,22 +42,7 @@ describe('wasm report equals the native golden report, in both modules', () => {
 // The planner's yardsticks (tests/bench/core_bench.cpp) and the book's default.
 const PLANS = {
   "the book's default": {},
-  '405B on 16,384 H100': {
-    gpus: 16384,
-    model: 'llama3-405b',
-    gpu: 'H100-80GB',
-    network_gb_s: 50,
-    seq_len: 8192,
-    global_batch: 2048,
-  },
-  'DeepSeek-V3 on 2,048 H800': {
-    gpus: 2048,
-    model: 'deepseek-v3',
-    gpu: 'H800-80GB',
-    network_gb_s: 50,
-    seq_len: 4096,
-    global_batch: 15360,
-  },
+  ...PLANNER_CASES,
 };
 
 // A plan result with each layout's configurations (its best plan and its variants) as a set:
