@@ -140,19 +140,23 @@ json report_json(const Report& r) {
                       {"per_gpu_bytes", st.breakdown.total_bytes()},
                       {"breakdown", breakdown_json(st.breakdown)}});
   }
+  // Member by member, in key order: one rank per GPU, 16,384 at most, and a braced list
+  // copies every member (an initializer list's items are const) where this moves none.
   json ranks = json::array();
   for (const RankPlace& p : r.ranks) {
-    ranks.push_back({{"rank", p.rank},
-                     {"dp", p.dp},
-                     {"tp", p.tp},
-                     {"pp", p.pp},
-                     {"cp", p.cp},
-                     {"ep", p.ep},
-                     {"node", p.node}});
+    json rank = json::object();
+    rank["cp"] = p.cp;
+    rank["dp"] = p.dp;
+    rank["ep"] = p.ep;
+    rank["node"] = p.node;
+    rank["pp"] = p.pp;
+    rank["rank"] = p.rank;
+    rank["tp"] = p.tp;
+    ranks.push_back(std::move(rank));
   }
   const MemoryReport& m = r.memory;
   const TimeReport& t = r.time;
-  return {
+  json out = {
       {"degrees", degrees_json(r.degrees)},
       {"gpus", r.gpus},
       {"active_gpus", r.active_gpus},
@@ -205,7 +209,6 @@ json report_json(const Report& r) {
         {"tflops_per_gpu", t.tflops_per_gpu},
         {"tokens_per_s", t.tokens_per_s},
         {"time_to_train_s", t.time_to_train_s}}},
-      {"ranks", ranks},
       {"cost",
        {{"price_per_gpu_hour", r.cost.price_per_gpu_hour},
         {"gpu_hours_per_step", r.cost.gpu_hours_per_step},
@@ -219,6 +222,8 @@ json report_json(const Report& r) {
       {"order", {{"rule_order_step_s", r.rule_order_step_s}, {"order_cost_s", r.order_cost_s}}},
       {"warnings", r.warnings},
   };
+  out["ranks"] = std::move(ranks);  // moved in, not copied through a braced list
+  return out;
 }
 
 std::string error_json(const Problem& problem) {

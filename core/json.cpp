@@ -3,6 +3,7 @@
 #include "json.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "json_number.h"
 
@@ -79,10 +80,11 @@ bool Json::operator==(const Json& other) const {
 }
 
 // As nlohmann escapes (and JSON.stringify): the two that must be, the five short forms, any
-// other control character as \u00xx; everything else, UTF-8 included, as it is.
-std::string quoted(std::string_view text) {
+// other control character as \u00xx; everything else, UTF-8 included, as it is. Appended in
+// place: the report writes a few thousand strings.
+void append_quoted(std::string& out, std::string_view text) {
   static const char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
+  out += '"';
   for (const char c : text) {
     switch (c) {
       case '"':
@@ -116,7 +118,13 @@ std::string quoted(std::string_view text) {
         }
     }
   }
-  return out += '"';
+  out += '"';
+}
+
+std::string quoted(std::string_view text) {
+  std::string out;
+  append_quoted(out, text);
+  return out;
 }
 
 void Json::dump_to(std::string& out) const {
@@ -127,21 +135,26 @@ void Json::dump_to(std::string& out) const {
     case Kind::kBool:
       out += integer_ ? "true" : "false";
       return;
-    case Kind::kInteger:
-      out += std::to_string(integer_);
+    case Kind::kInteger: {
+      char digits[24];
+      out.append(digits, std::to_chars(digits, digits + sizeof digits, integer_).ptr);
       return;
+    }
     case Kind::kNumber:
       append_number(out, number_);
       return;
     case Kind::kString:
-      out += quoted(text_);
+      append_quoted(out, text_);
       return;
     case Kind::kArray:
     case Kind::kObject:
       out += is_array() ? '[' : '{';
       for (size_t i = 0; i < items_.size(); ++i) {
         if (i > 0) out += ',';
-        if (is_object()) out += quoted(keys_[i]) += ':';
+        if (is_object()) {
+          append_quoted(out, keys_[i]);
+          out += ':';
+        }
         items_[i].dump_to(out);
       }
       out += is_array() ? ']' : '}';

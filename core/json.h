@@ -93,5 +93,6 @@ struct Json::Parsed {
 
 // A string as a JSON string literal, quotes and escapes included.
 std::string quoted(std::string_view text);
+void append_quoted(std::string& out, std::string_view text);
 
 }  // namespace pe
