@@ -80,12 +80,17 @@ bool Json::operator==(const Json& other) const {
 }
 
 // As nlohmann escapes (and JSON.stringify): the two that must be, the five short forms, any
-// other control character as \u00xx; everything else, UTF-8 included, as it is. Appended in
-// place: the report writes a few thousand strings.
+// other control character as \u00xx; everything else, UTF-8 included, as it is, a run at a
+// time. Appended in place: the report writes a few thousand strings.
 void append_quoted(std::string& out, std::string_view text) {
   static const char kHex[] = "0123456789abcdef";
   out += '"';
-  for (const char c : text) {
+  size_t plain = 0;  // the start of the run of characters copied as they are
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+    out.append(text.substr(plain, i - plain));
+    plain = i + 1;
     switch (c) {
       case '"':
         out += "\\\"";
@@ -109,15 +114,12 @@ void append_quoted(std::string& out, std::string_view text) {
         out += "\\t";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += c;
-        }
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
     }
   }
+  out.append(text.substr(plain));
   out += '"';
 }
 
