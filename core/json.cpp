@@ -70,15 +70,6 @@ const Json& Json::operator[](std::string_view key) const {
   return found ? *found : kNone;
 }
 
-bool Json::operator==(const Json& other) const {
-  if (is_number() && other.is_number()) {
-    if (kind_ == other.kind_ && kind_ == Kind::kInteger) return integer_ == other.integer_;
-    return as_number() == other.as_number();
-  }
-  return kind_ == other.kind_ && integer_ == other.integer_ && text_ == other.text_ &&
-         keys_ == other.keys_ && items_ == other.items_;
-}
-
 // As nlohmann escapes (and JSON.stringify): the two that must be, the five short forms, any
 // other control character as \u00xx; everything else, UTF-8 included, as it is, a run at a
 // time. Appended in place: the report writes a few thousand strings.

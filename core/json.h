@@ -18,8 +18,6 @@ namespace pe {
 
 class Json {
  public:
-  enum class Kind : unsigned char { kNull, kBool, kInteger, kNumber, kString, kArray, kObject };
-
   Json() = default;
   Json(std::nullptr_t) {}
   Json(bool b) : kind_(Kind::kBool), integer_(b) {}
@@ -42,7 +40,6 @@ class Json {
   struct Parsed;
   static Parsed parse(std::string_view text);
 
-  Kind kind() const { return kind_; }
   bool is_null() const { return kind_ == Kind::kNull; }
   bool is_boolean() const { return kind_ == Kind::kBool; }
   bool is_number() const { return kind_ == Kind::kInteger || kind_ == Kind::kNumber; }
@@ -56,7 +53,6 @@ class Json {
 
   // Arrays and objects: their items (for an object, in key order beside keys()).
   size_t size() const { return items_.size(); }
-  const std::vector<Json>& items() const { return items_; }
   const std::vector<std::string>& keys() const { return keys_; }
   const Json& operator[](size_t i) const { return items_[i]; }
   std::vector<Json>::const_iterator begin() const { return items_.begin(); }
@@ -71,12 +67,12 @@ class Json {
   const Json& operator[](std::string_view key) const;
 
   std::string dump() const;
-  void dump_to(std::string& out) const;
-
-  bool operator==(const Json& other) const;
-  bool operator!=(const Json& other) const { return !(*this == other); }
 
  private:
+  enum class Kind : unsigned char { kNull, kBool, kInteger, kNumber, kString, kArray, kObject };
+
+  void dump_to(std::string& out) const;
+
   Kind kind_ = Kind::kNull;
   long long integer_ = 0;          // kBool, kInteger
   double number_ = 0;              // kNumber

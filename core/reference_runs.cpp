@@ -11,7 +11,7 @@ using json = Json;
 // Megatron-LM as the 2021-22 papers ran it: fp16 (16 B/param: fp16 gradients, Megatron's
 // default then), no fused attention, pipeline sends scattered over the TP ranks, one GPU per
 // 200 Gb/s HDR InfiniBand port (25 GB/s) on DGX A100 nodes.
-json megatron_2022(const char* model, int dp, int tp, int pp, int micro, int global, int v,
+json megatron_2022(Json model, int dp, int tp, int pp, int micro, int global, int v,
                    const char* recompute, bool sp) {
   json s = {{"gpus", dp * tp * pp},      {"degrees", {{"dp", dp}, {"tp", tp}, {"pp", pp}}},
             {"gpu", "A100-80GB"},        {"network_gb_s", 25},
@@ -19,11 +19,7 @@ json megatron_2022(const char* model, int dp, int tp, int pp, int micro, int glo
             {"global_batch", global},    {"recompute", recompute},
             {"sequence_parallel", sp},   {"flash_attention", false},
             {"pp_scatter_gather", true}, {"memory_model", "full"}};
-  if (model[0] == '{') {
-    s["model"] = Json::parse(model).value;
-  } else {
-    s["model"] = model;
-  }
+  s["model"] = std::move(model);  // a preset's name, or the architecture as an object
   if (v > 1) s["schedule"] = "interleaved", s["virtual_stages"] = v;
   return s;
 }
@@ -120,9 +116,8 @@ std::vector<ReferenceRun> build() {
                         {"hidden", r.hidden},
                         {"heads", r.heads},
                         {"vocab", 51200}};
-    json s =
-        megatron_2022(preset.empty() ? model.dump().c_str() : preset.c_str(),
-                      r.gpus / (r.tp * r.pp), r.tp, r.pp, r.micro, r.global, r.v, "full", false);
+    json s = megatron_2022(preset.empty() ? model : Json(preset), r.gpus / (r.tp * r.pp), r.tp,
+                           r.pp, r.micro, r.global, r.v, "full", false);
     s["overlap_grad_reduce"] = r.torch_ddp;
     ReferenceRun run;
     run.name = std::string("GPT ") + r.params + " on " + std::to_string(r.gpus) + " A100";

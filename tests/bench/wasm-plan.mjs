@@ -49,7 +49,6 @@ async function nativeMs() {
 }
 const native = await nativeMs();
 
-const cases = PLANNER_CASES;
 // The native benchmark of each case (tests/bench/core_bench.cpp).
 const benchmarkOf = {
   '405B on 16,384 H100': 'BM_Plan405BOn16384H100',
@@ -60,7 +59,7 @@ const summary = (ms) => {
   const s = sorted(ms);
   return `min ${s[0].toFixed(2)} ms, p50 ${s[s.length >> 1].toFixed(2)} ms`;
 };
-for (const [name, scenario] of Object.entries(cases)) {
+for (const [name, scenario] of Object.entries(PLANNER_CASES)) {
   const whole = [];
   const search = [];
   let result;

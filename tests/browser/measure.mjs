@@ -211,7 +211,7 @@ export async function longestTaskDuringSearch(page) {
 }
 
 // The planner's yardstick as a scenario, for the lab's API.
-export const PLANNER_CASE = PLANNER_CASES['405B on 16,384 H100'];
+const PLANNER_CASE = PLANNER_CASES['405B on 16,384 H100'];
 
 // The planner's search alone, in the page's browser on the planner's module (the worker's),
 // n times: first to last progress call, as tests/bench/wasm-plan.mjs times it in Node, sorted.

@@ -9,20 +9,22 @@ export function createDeskSummary(body) {
   box.setAttribute('role', 'group');
   box.setAttribute('aria-label', 'Run summary');
   body.prepend(box);
-  const item = (key, label) => {
+  // explain: the report key whose derivation the value shows (explain.js).
+  const item = (key, label, explain) => {
     const div = make('div', { className: `desk-${key}` }, box);
     make('span', { className: 'desk-label', textContent: label }, div);
     const value = make('span', { className: 'desk-value num' }, div);
     value.dataset.field = key;
+    value.dataset.explain = explain;
     return { div, value };
   };
-  const memory = item('memory', 'Memory per GPU');
+  const memory = item('memory', 'Memory per GPU', 'memory.per_gpu_bytes');
   const meter = make('span', { className: 'desk-meter' }, memory.div);
   meter.setAttribute('aria-hidden', 'true');
   const fill = make('span', { className: 'desk-meter-fill' }, meter);
-  const step = item('step', 'Step time');
-  const mfu = item('mfu', 'MFU');
-  const cost = item('cost', 'Cost per day');
+  const step = item('step', 'Step time', 'time.step_s');
+  const mfu = item('mfu', 'MFU', 'time.mfu');
+  const cost = item('cost', 'Cost per day', 'cost.usd_per_day');
 
   return {
     update(report) {
@@ -34,14 +36,10 @@ export function createDeskSummary(body) {
         `${fmt.exactNumber(m.per_gpu_bytes)} of ${fmt.exactNumber(m.gpu_memory_bytes)} bytes` +
           (m.fits ? ': fits' : ': does not fit'),
       );
-      memory.value.dataset.explain = 'memory.per_gpu_bytes';
       memory.div.classList.toggle('over', !m.fits);
       fill.style.width = `${Math.min(100, (100 * m.per_gpu_bytes) / m.gpu_memory_bytes)}%`;
       const t = report.time;
       showNumber(step.value, t.step_s, fmt.seconds(t.step_s), `${t.step_s} s`);
-      step.value.dataset.explain = 'time.step_s';
-      mfu.value.dataset.explain = 'time.mfu';
-      cost.value.dataset.explain = 'cost.usd_per_day';
       showNumber(mfu.value, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
       const c = report.cost;
       showNumber(

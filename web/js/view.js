@@ -40,10 +40,12 @@ function createKeptRun(box, onChange) {
   box.querySelector('.restore-run').addEventListener('click', () => onChange('advanced', true));
   return {
     update(state) {
+      box.hidden = true;
+      if (state.advanced) return; // the section shows the run itself
       const sized = STATE.filter(
         (e) => e.advanced && !e.page && !e.detailOf && state[e.name] !== e.default,
       );
-      box.hidden = state.advanced || sized.length === 0;
+      box.hidden = sized.length === 0;
       if (box.hidden) return;
       const parts = [];
       if (state.gpus !== entry('gpus').default) parts.push(`${fmt.integer(state.gpus)} GPUs`);
