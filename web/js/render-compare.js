@@ -201,16 +201,20 @@ export function createCompare(root, { onChange, onShow, lab, ctx }) {
     setPins([...list, pin]);
   });
 
+  let hinted = false;
   function draw() {
     const list = pinList(state.pins);
     root.dataset.pins = String(list.length);
-    if (!list.length) {
+    // Without pins the section is one fixed hint: drawn once, not on every change.
+    const hinting = !list.length;
+    if (hinting && !hinted) {
       const text =
         'Pin the state you are looking at, change something, and compare: up to ' +
         `${MAX_PINS} pins sit beside the current state.`;
       wrap.replaceChildren(make('p', { className: 'small', textContent: text }));
-      return;
     }
+    hinted = hinting;
+    if (hinting) return;
     const pins = list.map((text) => ({ text, ...evaluate(text) }));
     wrap.replaceChildren(
       compareTable(pins, report, {
