@@ -9,6 +9,17 @@
 
 namespace pe {
 
+Json::Json(bool b) : kind_(Kind::kBool), integer_(b) {}
+Json::Json(long long v, Integer) : kind_(Kind::kInteger), integer_(v) {}
+Json::Json(double v) : kind_(Kind::kNumber), number_(v) {}
+Json::Json(const char* s) : kind_(Kind::kString), text_(s) {}
+Json::Json(std::string s) : kind_(Kind::kString), text_(std::move(s)) {}
+Json::Json(const Json& other) = default;
+Json::Json(Json&& other) noexcept = default;
+Json& Json::operator=(const Json& other) = default;
+Json& Json::operator=(Json&& other) noexcept = default;
+Json::~Json() = default;
+
 Json::Json(const std::vector<std::string>& strings) : kind_(Kind::kArray) {
   items_.assign(strings.begin(), strings.end());
 }

@@ -18,19 +18,27 @@ namespace pe {
 
 class Json {
  public:
+  // The constructors, destructor and copies are defined in json.cpp, not here: written
+  // inline, every member of every braced list in the report's writer inlined its own string
+  // and vector code, and the first-load wasm module carried it hundreds of times.
   Json() = default;
   Json(std::nullptr_t) {}
-  Json(bool b) : kind_(Kind::kBool), integer_(b) {}
+  Json(bool b);
   template <typename T,
             std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  Json(T v) : kind_(Kind::kInteger), integer_(static_cast<long long>(v)) {}
-  Json(double v) : kind_(Kind::kNumber), number_(v) {}
-  Json(const char* s) : kind_(Kind::kString), text_(s) {}
-  Json(std::string s) : kind_(Kind::kString), text_(std::move(s)) {}
+  Json(T v) : Json(static_cast<long long>(v), Integer{}) {}
+  Json(double v);
+  Json(const char* s);
+  Json(std::string s);
   Json(const std::vector<std::string>& strings);
   // As nlohmann reads a braced list: an object when every item is a [string, value] pair
   // ({{"dp", 2}, {"tp", 4}}), an array otherwise ({2, 4, 1}).
   Json(std::initializer_list<Json> items);
+  Json(const Json& other);
+  Json(Json&& other) noexcept;
+  Json& operator=(const Json& other);
+  Json& operator=(Json&& other) noexcept;
+  ~Json();
 
   static Json array();
   static Json object();
@@ -70,6 +78,8 @@ class Json {
 
  private:
   enum class Kind : unsigned char { kNull, kBool, kInteger, kNumber, kString, kArray, kObject };
+  struct Integer {};
+  Json(long long v, Integer);
 
   void dump_to(std::string& out) const;
 
