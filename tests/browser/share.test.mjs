@@ -11,16 +11,11 @@ import { openFleet, setField, settle } from './measure.mjs';
 
 let env;
 let core;
-let shared; // one browser context for the round trips' pages
 before(async () => {
   const { createLab } = await import('../../web/lab/lab.js');
   const wasmBinary = await readFile(new URL('../../web/lab/lab-module.wasm', import.meta.url));
   core = await createLab({ wasmBinary });
   env = await startBrowser();
-  shared = await env.browser.newContext({
-    viewport: { width: 1200, height: 900 },
-    reducedMotion: 'reduce',
-  });
 });
 after(() => env?.close());
 
@@ -63,13 +58,13 @@ const open = async (page) => {
 // Reaches a state by hand, then checks its URL (its query, when given) and that a fresh page
 // opened at it shows exactly the same.
 async function roundTrip(name, steps, { query, alsoOpen = false } = {}) {
-  const lab = await openLab(env, { context: shared });
+  const lab = await openLab(env);
   await steps(lab.page);
   const url = await settledUrl(lab.page);
   if (process.env.PE_SHOW_URLS) console.log(name, new URL(url).search);
   if (query !== undefined) assert.equal(new URL(url).search, query, name);
   const shown = await snapshot(lab.page);
-  const again = await openLab(env, { path: url, context: shared });
+  const again = await openLab(env, { path: url });
   assert.deepEqual(await snapshot(again.page), shown, name);
   assert.equal(await settledUrl(again.page), url, `${name}: the URL is already canonical`);
   if (alsoOpen) {
