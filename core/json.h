@@ -19,8 +19,8 @@ namespace pe {
 class Json {
  public:
   // The constructors, destructor and copies are defined in json.cpp, not here: written
-  // inline, every member of every braced list in the report's writer inlined its own string
-  // and vector code, and the first-load wasm module carried it hundreds of times.
+  // inline, -O3 copied their string and vector code into every member of every braced list
+  // of the report's writer, and the planner's wasm module was 452 KB rather than 366 KB.
   Json() = default;
   Json(std::nullptr_t) {}
   Json(bool b);
