@@ -201,20 +201,19 @@ export function createCompare(root, { onChange, onShow, lab, ctx }) {
     setPins([...list, pin]);
   });
 
-  let hinted = false;
   function draw() {
     const list = pinList(state.pins);
+    const hinted = root.dataset.pins === '0'; // the hint is what the section shows now
     root.dataset.pins = String(list.length);
-    // Without pins the section is one fixed hint: drawn once, not on every change.
-    const hinting = !list.length;
-    if (hinting && !hinted) {
+    if (!list.length) {
+      // Without pins the section is one fixed hint: drawn once, not on every change.
+      if (hinted) return;
       const text =
         'Pin the state you are looking at, change something, and compare: up to ' +
         `${MAX_PINS} pins sit beside the current state.`;
       wrap.replaceChildren(make('p', { className: 'small', textContent: text }));
+      return;
     }
-    hinted = hinting;
-    if (hinting) return;
     const pins = list.map((text) => ({ text, ...evaluate(text) }));
     wrap.replaceChildren(
       compareTable(pins, report, {

@@ -40,11 +40,10 @@ function createKeptRun(box, onChange) {
   box.querySelector('.restore-run').addEventListener('click', () => onChange('advanced', true));
   return {
     update(state) {
-      box.hidden = true;
-      if (state.advanced) return; // the section shows the run itself
-      const sized = STATE.filter(
-        (e) => e.advanced && !e.page && !e.detailOf && state[e.name] !== e.default,
-      );
+      // Open, the section shows the run itself.
+      const sized = state.advanced
+        ? []
+        : STATE.filter((e) => e.advanced && !e.page && !e.detailOf && state[e.name] !== e.default);
       box.hidden = sized.length === 0;
       if (box.hidden) return;
       const parts = [];
