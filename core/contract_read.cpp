@@ -328,7 +328,7 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
   }
   if (!parsed.duplicate.empty()) {
     return Result<Scenario>::failure(
-        Problem{parsed.duplicate, quoted(parsed.duplicate) + " is given twice: allowed once"});
+        Problem{parsed.duplicate, show(json(parsed.duplicate)) + " is given twice: allowed once"});
   }
 
   Reader in;

@@ -93,6 +93,18 @@ TEST(FuzzFound, UnknownKeysAreEchoedShort) {
   EXPECT_EQ(e.rfind("unknown key \"aaaa", 0), 0u) << e;
 }
 
+// Found by the fuzzer: a key given twice was named whole, so a 1,100-character key holding
+// an object with a repeated member gave a 1,100-character message. Cut like an unknown key.
+TEST(FuzzFound, RepeatedKeysAreNamedShort) {
+  const std::string key(1100, 'a');
+  const json r = run("{\"" + key + "\":{\"x\":0,\"x\":0}}");
+  const std::string e = r["error"]["message"];
+  EXPECT_LT(e.size(), 700u);
+  EXPECT_EQ(e.rfind("\"aaaa", 0), 0u) << e;
+  EXPECT_NE(e.find("... is given twice: allowed once"), std::string::npos) << e;
+  EXPECT_EQ(r["error"]["key"], key + ".x");  // the key itself stays whole, for the page
+}
+
 // Found by replaying the corpus under the sanitizer build: a deeply nested value was dumped
 // whole to be quoted in the message, one stack frame per level; 32,000 levels (64 KB, the size
 // limit) overflowed the stack. Nesting is now checked before parsing.
