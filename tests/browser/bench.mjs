@@ -47,7 +47,7 @@ async function nativePlanMs(path) {
   }
 }
 
-const env = await startBrowser();
+const env = await startBrowser({ measure: true });
 // The payload and the time to ready of the published folder (scripts/build-site: minified,
 // what a reader downloads); the interactions on the development page (the same code).
 const site = await buildSite();

@@ -1,5 +1,6 @@
 // Shared by the browser tests: a static server on a free port, headless Chromium (the one
-// chrome.mjs finds) driven by playwright-core, a page that collects every error, and the core's own report for
+// chrome.mjs finds: a headless shell for the functional tests, the reader's browser for the
+// timings) driven by playwright-core, a page that collects every error, and the core's own report for
 // a scenario (from the native CLI, so the page's wasm numbers are checked against a separate
 // build of the same core).
 import { execFileSync } from 'node:child_process';
@@ -37,10 +38,11 @@ export const COMBINATIONS = [
   { name: 'D+T+P', data: true, tensor: true, pipeline: true },
 ];
 
-// A server for web/ (or `root`, e.g. the published folder) and a headless Chromium.
-export async function startBrowser({ root } = {}) {
+// A server for web/ (or `root`, e.g. the published folder) and a headless Chromium; `measure`
+// for the timings, which take the reader's browser (chrome.mjs).
+export async function startBrowser({ root, measure = false } = {}) {
   const server = await serve({ port: 0, ...(root ? { root } : {}) });
-  const browser = await launchChromium();
+  const browser = await launchChromium({ measure });
   return {
     url: server.url,
     browser,
@@ -51,9 +53,9 @@ export async function startBrowser({ root } = {}) {
   };
 }
 
-export function launchChromium() {
+export function launchChromium({ measure = false } = {}) {
   return chromium.launch({
-    executablePath: chromePath(),
+    executablePath: chromePath({ shell: !measure }),
     args: [
       '--disable-background-networking',
       '--disable-component-update',
@@ -196,11 +198,11 @@ export async function cspViolations(page) {
 export const openLab = (env, options = {}) => openPage(env, options.path ?? '', options);
 
 // One Chromium and one open lab for a whole test file: registers the before/after hooks and
-// hands `use` the { env, lab } pair once both are ready.
-export function useLab(use, options = {}) {
+// hands `use` the { env, lab } pair once both are ready. `measure`: as startBrowser's.
+export function useLab(use, { measure = false, ...options } = {}) {
   let opened;
   before(async () => {
-    const env = await startBrowser();
+    const env = await startBrowser({ measure });
     opened = { env, lab: await openLab(env, options) };
     use(opened);
   });

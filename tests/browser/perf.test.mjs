@@ -27,7 +27,7 @@ import {
 const SLACK = 1.2;
 let env;
 let lab;
-useLab((opened) => ({ env, lab } = opened));
+useLab((opened) => ({ env, lab } = opened), { measure: true });
 
 let site;
 let siteServer;
