@@ -44,28 +44,37 @@ const sited = () => (published ??= { url: siteServer.url, browser: env.browser }
 
 // The first-load wasm (70 KB gzipped of the 117 KB first load, the planner and the reference
 // runs moved to lab-planner) grew with the five seams and the derivations; the README's
-// "Publish" says what reaching the target takes. Until then this budget is reported, not
-// enforced (todo).
+// "Publish" says what reaching the target takes. Until then today's figure is enforced at 1.2x
+// (a regression guard: the payload does not depend on the machine's load), and the target is a
+// todo that prints the figure.
 const PAYLOAD_TODO =
   'first load is ~117 KB gzipped (wasm 70 KB); README "Publish" says what the target takes';
+let firstLoadBytes; // measured by the first test, held against the target by the second
+test(`payload at most ${SLACK}x today's ${TODAY.payloadGzipBytes / 1000} KB gzipped`, async (t) => {
+  const files = await payload(sited());
+  firstLoadBytes = files.reduce((s, f) => s + f.gzip, 0);
+  const byKind = {};
+  for (const f of files) byKind[f.kind] = (byKind[f.kind] ?? 0) + f.gzip;
+  t.diagnostic(
+    `${firstLoadBytes} bytes gzipped: ${Object.entries(byKind)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  assert.ok(
+    files.some((f) => f.kind === 'wasm'),
+    'the wasm module was downloaded',
+  );
+  assert.ok(firstLoadBytes <= SLACK * TODAY.payloadGzipBytes, `${firstLoadBytes} bytes gzipped`);
+});
 test(
   `payload at most ${SLACK}x ${TARGETS.payloadGzipBytes / 1000} KB gzipped`,
   { todo: PAYLOAD_TODO },
-  async (t) => {
-    const files = await payload(sited());
-    const total = files.reduce((s, f) => s + f.gzip, 0);
-    const byKind = {};
-    for (const f of files) byKind[f.kind] = (byKind[f.kind] ?? 0) + f.gzip;
-    t.diagnostic(
-      `${total} bytes gzipped: ${Object.entries(byKind)
-        .map(([k, v]) => `${k} ${v}`)
-        .join(', ')}`,
-    );
+  () => {
+    assert.ok(firstLoadBytes !== undefined, 'measured by the test before');
     assert.ok(
-      files.some((f) => f.kind === 'wasm'),
-      'the wasm module was downloaded',
+      firstLoadBytes <= SLACK * TARGETS.payloadGzipBytes,
+      `${firstLoadBytes} bytes gzipped`,
     );
-    assert.ok(total <= SLACK * TARGETS.payloadGzipBytes, `${total} bytes gzipped`);
   },
 );
 
