@@ -42,6 +42,11 @@ after(async () => {
 });
 const sited = () => (published ??= { url: siteServer.url, browser: env.browser });
 
+// Where a target is not met yet, a test enforces today's figure (TODAY) and keeps its best
+// under a name, for the todo test after it that holds it against the target.
+const best = {};
+const keep = (name, figure) => (best[name] = Math.min(best[name] ?? Infinity, figure));
+
 // The first-load wasm (70 KB gzipped of the 117 KB first load, the planner and the reference
 // runs moved to lab-planner) grew with the five seams and the derivations; the README's
 // "Publish" says what reaching the target takes. Until then today's figure is enforced at 1.2x
@@ -49,14 +54,15 @@ const sited = () => (published ??= { url: siteServer.url, browser: env.browser }
 // todo that prints the figure.
 const PAYLOAD_TODO =
   'first load is ~117 KB gzipped (wasm 70 KB); README "Publish" says what the target takes';
-let firstLoadBytes; // measured by the first test, held against the target by the second
+const FIRST_LOAD = 'first load, bytes gzipped';
 test(`payload at most ${SLACK}x today's ${TODAY.payloadGzipBytes / 1000} KB gzipped`, async (t) => {
   const files = await payload(sited());
-  firstLoadBytes = files.reduce((s, f) => s + f.gzip, 0);
+  const total = files.reduce((s, f) => s + f.gzip, 0);
+  keep(FIRST_LOAD, total);
   const byKind = {};
   for (const f of files) byKind[f.kind] = (byKind[f.kind] ?? 0) + f.gzip;
   t.diagnostic(
-    `${firstLoadBytes} bytes gzipped: ${Object.entries(byKind)
+    `${total} bytes gzipped: ${Object.entries(byKind)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
   );
@@ -64,16 +70,16 @@ test(`payload at most ${SLACK}x today's ${TODAY.payloadGzipBytes / 1000} KB gzip
     files.some((f) => f.kind === 'wasm'),
     'the wasm module was downloaded',
   );
-  assert.ok(firstLoadBytes <= SLACK * TODAY.payloadGzipBytes, `${firstLoadBytes} bytes gzipped`);
+  assert.ok(total <= SLACK * TODAY.payloadGzipBytes, `${total} bytes gzipped`);
 });
 test(
   `payload at most ${SLACK}x ${TARGETS.payloadGzipBytes / 1000} KB gzipped`,
   { todo: PAYLOAD_TODO },
   () => {
-    assert.ok(firstLoadBytes !== undefined, 'measured by the test before');
+    assert.ok(FIRST_LOAD in best, 'measured by the test before');
     assert.ok(
-      firstLoadBytes <= SLACK * TARGETS.payloadGzipBytes,
-      `${firstLoadBytes} bytes gzipped`,
+      best[FIRST_LOAD] <= SLACK * TARGETS.payloadGzipBytes,
+      `${best[FIRST_LOAD]} bytes gzipped`,
     );
   },
 );
@@ -109,8 +115,6 @@ test(`ready within ${SLACK}x ${TARGETS.readyMs} ms of navigation`, (t) =>
 
 // The toggles' targets are not met yet: each test enforces today's figure (TODAY) and keeps
 // its best p95, which the todo test after it holds against the target.
-const best = {};
-const keep = (name, figure) => (best[name] = Math.min(best[name] ?? Infinity, figure));
 const TOGGLE_TODO = 'not met yet: README, Performance, says where the time goes';
 function targetTest(name, target) {
   test(`${name} within ${SLACK}x the target ${target} ms`, { todo: TOGGLE_TODO }, () => {
