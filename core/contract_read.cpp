@@ -11,9 +11,9 @@
 #include "contract.h"
 #include "json.h"
 #include "layout.h"
+#include "moe.h"
 #include "presets.h"
 #include "schema.h"
-#include "moe.h"
 #include "transformer.h"
 #include "validate.h"
 
@@ -156,9 +156,9 @@ class Reader {
         return f.set(s, v.as_bool() ? 1 : 0);
       case FieldType::kEnum: {
         const auto& c = f.choices;
-        const auto at = v.is_string() ? std::find(c.begin(), c.end(), v.as_string())
-                                      : c.end();
-        if (at == c.end()) return fail(key, key + " is " + show(v) + ": allowed " + joined(c, true));
+        const auto at = v.is_string() ? std::find(c.begin(), c.end(), v.as_string()) : c.end();
+        if (at == c.end())
+          return fail(key, key + " is " + show(v) + ": allowed " + joined(c, true));
         return f.set(s, static_cast<double>(static_cast<int>(at - c.begin())));
       }
       case FieldType::kString:
@@ -222,15 +222,14 @@ class Reader {
 };
 
 bool changed(const ModelSpec& a, const ModelSpec& b) {
-  return a.layers != b.layers || a.hidden != b.hidden || a.heads != b.heads ||
-         a.vocab != b.vocab || a.kv_heads != b.kv_heads || a.ffn_hidden != b.ffn_hidden ||
-         a.activation != b.activation || a.position != b.position ||
-         a.tied_embeddings != b.tied_embeddings || a.attention != b.attention ||
-         a.experts != b.experts ||
+  return a.layers != b.layers || a.hidden != b.hidden || a.heads != b.heads || a.vocab != b.vocab ||
+         a.kv_heads != b.kv_heads || a.ffn_hidden != b.ffn_hidden || a.activation != b.activation ||
+         a.position != b.position || a.tied_embeddings != b.tied_embeddings ||
+         a.attention != b.attention || a.experts != b.experts ||
          // The MoE fields mean nothing for a dense model (a warning says so).
-         (a.moe() && (a.experts_per_token != b.experts_per_token ||
-                      a.moe_ffn_hidden != b.moe_ffn_hidden ||
-                      a.shared_experts != b.shared_experts || a.dense_layers != b.dense_layers));
+         (a.moe() &&
+          (a.experts_per_token != b.experts_per_token || a.moe_ffn_hidden != b.moe_ffn_hidden ||
+           a.shared_experts != b.shared_experts || a.dense_layers != b.dense_layers));
 }
 
 // bytes_per_param alone: bf16 weight 2 + bf16 grad 2, the rest split evenly between the three
@@ -262,11 +261,11 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
   ModelSpec& m = s.model;
   const bool arch_changed = changed(m, model_preset);
   bool arch_given = false;
-  for (const char* k : {"model.layers", "model.hidden", "model.heads", "model.vocab",
-                        "model.kv_heads", "model.ffn_hidden", "model.activation",
-                        "model.position", "model.tied_embeddings", "model.attention",
-                        "model.experts", "model.experts_per_token", "model.moe_ffn_hidden",
-                        "model.shared_experts", "model.dense_layers"}) {
+  for (const char* k :
+       {"model.layers", "model.hidden", "model.heads", "model.vocab", "model.kv_heads",
+        "model.ffn_hidden", "model.activation", "model.position", "model.tied_embeddings",
+        "model.attention", "model.experts", "model.experts_per_token", "model.moe_ffn_hidden",
+        "model.shared_experts", "model.dense_layers"}) {
     arch_given = arch_given || given(k);
   }
   // params without any architecture (or preset) make the shape a template scaled to them.
@@ -280,7 +279,8 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
       m.name = "custom (from " + model_preset.name + ")";
       in.warnings.push_back("model: the " + model_preset.name +
                             " preset is overridden by its architecture or params fields, so "
-                            "the model is called \"" + m.name + "\".");
+                            "the model is called \"" +
+                            m.name + "\".");
     } else {
       m.name = "custom";
     }
@@ -302,8 +302,7 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
 
 Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>* warnings) {
   if (text.size() > kMaxScenarioBytes) {
-    return Result<Scenario>::failure("scenario is more than " +
-                                     std::to_string(kMaxScenarioBytes) +
+    return Result<Scenario>::failure("scenario is more than " + std::to_string(kMaxScenarioBytes) +
                                      " bytes: allowed at most " +
                                      std::to_string(kMaxScenarioBytes));
   }
@@ -346,7 +345,8 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
     } else {
       in.read(f, *v, s);
     }
-    if (std::string(f.key) == "model" || std::string(f.key) == "model.preset") model_preset = s.model;
+    if (std::string(f.key) == "model" || std::string(f.key) == "model.preset")
+      model_preset = s.model;
     if (std::string(f.key) == "gpu") gpu_preset = s.gpu;
   }
   if (!in.failed()) resolve(in, model_preset, precision_before, gpu_preset, s);

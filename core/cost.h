@@ -7,7 +7,6 @@
 
 namespace pe {
 
-
 CostReport cost_report(const Scenario& s, const TimeReport& time);
 
 }  // namespace pe

@@ -70,8 +70,9 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
   if (expert > 0) {
     const int edp = expert_data_parallel(s, r.degrees);
     d.result += states(p, expert, z, edp);
-    d.formula = "dense Ψ × (weight + grad + optimizer) B/param, each ÷ DP×CP where ZeRO shards "
-                "it, + expert Ψ the same ÷ the expert data-parallel group, + activations";
+    d.formula =
+        "dense Ψ × (weight + grad + optimizer) B/param, each ÷ DP×CP where ZeRO shards "
+        "it, + expert Ψ the same ÷ the expert data-parallel group, + activations";
     d.text = bytes(d.result) + " = " + num(psi) + " dense params ZeRO " + str(z) + " over " +
              str(dp) + " + " + num(expert) + " expert params over " + str(edp);
     if (b.activations_bytes > 0) d.text += " + " + bytes(b.activations_bytes) + " activations";
@@ -79,8 +80,9 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
     d.source = "Rajbhandari et al. 2020 (ZeRO) Fig. 1; Megatron-Core's expert data-parallel group";
     return d;
   }
-  d.formula = "Ψ × (weight + grad + optimizer) B/param, each ÷ DP where ZeRO shards it, "
-              "+ activations";
+  d.formula =
+      "Ψ × (weight + grad + optimizer) B/param, each ÷ DP where ZeRO shards it, "
+      "+ activations";
   const bool plain = z == 0 && b.activations_bytes == 0;
   d.text = bytes(d.result) + " = " + num(psi) + " params";
   if (plain) {
@@ -92,8 +94,9 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
   }
   if (b.activations_bytes > 0) d.text += " + " + bytes(b.activations_bytes) + " activations";
   if (b.overhead_bytes > 0) d.text += " + " + bytes(b.overhead_bytes) + " overhead";
-  d.source = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Fig. 1; activations: "
-             "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2";
+  d.source =
+      "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Fig. 1; activations: "
+      "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2";
   return d;
 }
 
@@ -115,18 +118,19 @@ Derivation params_per_gpu(const Scenario& s, const Report& r) {
   if (s.memory_model == MemoryModel::kBook) {
     d.result = r.model_params / (1.0 * g.tp * g.pp);
     d.formula = "N ÷ (TP × PP)";
-    d.text = num(d.result) + " = " + num(r.model_params) + " params ÷ (TP " + str(g.tp) +
-             " × PP " + str(g.pp) + ")";
+    d.text = num(d.result) + " = " + num(r.model_params) + " params ÷ (TP " + str(g.tp) + " × PP " +
+             str(g.pp) + ")";
     d.source = "the book lab: tensor and pipeline splits cut the model, data parallelism copies it";
     return d;
   }
   const StageMemory& st = r.memory.stages[r.memory.peak_stage];
   const double stage_params = st.params_per_gpu * g.tp;
   d.result = stage_params / g.tp;
-  d.formula = "parameters of the busiest stage (its whole layers, plus the embedding or output "
-              "layer on an end stage) ÷ TP";
-  d.text = num(d.result) + " = " + num(stage_params) + " params on stage " + str(st.stage) +
-           " (" + str(st.layers) + " layers) ÷ TP " + str(g.tp);
+  d.formula =
+      "parameters of the busiest stage (its whole layers, plus the embedding or output "
+      "layer on an end stage) ÷ TP";
+  d.text = num(d.result) + " = " + num(stage_params) + " params on stage " + str(st.stage) + " (" +
+           str(st.layers) + " layers) ÷ TP " + str(g.tp);
   d.source = "Megatron-LM: whole layers per stage, word embedding on the first stage";
   return d;
 }
@@ -146,9 +150,9 @@ Derivation link_time(const char* seam, const SeamTraffic& t) {
 // message's terms are shown only when they multiply to the message the model sends (a stage
 // other than the memory peak, or a rule not written out here, shows the message's bytes).
 // Two derivations: the message, and the bytes per step.
-std::vector<Derivation> traffic(const char* seam, const SeamTraffic& t,
-                                std::string message_formula, std::string message_text,
-                                double message_bytes, std::string source) {
+std::vector<Derivation> traffic(const char* seam, const SeamTraffic& t, std::string message_formula,
+                                std::string message_text, double message_bytes,
+                                std::string source) {
   Derivation m;
   m.key = std::string("comms.") + seam + ".bytes_per_message";
   m.result = t.bytes_per_message;
@@ -163,8 +167,7 @@ std::vector<Derivation> traffic(const char* seam, const SeamTraffic& t,
   d.key = std::string("comms.") + seam + ".bytes_per_gpu_per_step";
   d.result = t.bytes_per_message * t.messages_per_step;
   d.formula = message_formula + ", × messages per step";
-  d.text = bytes(d.result) + " = " + message_text + " × " + num(t.messages_per_step) +
-           " per step";
+  d.text = bytes(d.result) + " = " + message_text + " × " + num(t.messages_per_step) + " per step";
   d.source = std::move(source);
   return {m, d};
 }
@@ -173,7 +176,8 @@ std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;
   const double n = 1.0 * r.degrees.dp * r.degrees.cp, psi = r.memory.params_per_gpu;
   if (r.memory.stages[r.comms.stage].expert_params_per_gpu > 0) {
-    return traffic("data", r.comms.data, "(n−1)/n × Ψ × gradient (and weight) bytes, dense "
+    return traffic("data", r.comms.data,
+                   "(n−1)/n × Ψ × gradient (and weight) bytes, dense "
                    "parameters over DP×CP, experts over their own data-parallel group",
                    bytes(r.comms.data.bytes_per_message) + " per message",
                    r.comms.data.bytes_per_message,
@@ -187,11 +191,11 @@ std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
                    "ring all-reduce volume, nccl-tests PERFORMANCE.md");
   }
   const double w = s.zero_stage >= 3 ? 2 * p.weight_bytes : p.weight_bytes;
-  return traffic("data", r.comms.data,
-                 "(d−1)/d × Ψ × (grad + weight bytes): reduce-scatter gradients, all-gather weights",
-                 share + " × " + num(psi) + " params × (" + num(p.grad_bytes) + " + " + num(w) +
-                     ") B",
-                 (n - 1) / n * psi * (p.grad_bytes + w), "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
+  return traffic(
+      "data", r.comms.data,
+      "(d−1)/d × Ψ × (grad + weight bytes): reduce-scatter gradients, all-gather weights",
+      share + " × " + num(psi) + " params × (" + num(p.grad_bytes) + " + " + num(w) + ") B",
+      (n - 1) / n * psi * (p.grad_bytes + w), "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
 }
 
 std::vector<Derivation> context_traffic(const Scenario& s, const Report& r) {
@@ -219,27 +223,25 @@ std::vector<Derivation> context_traffic(const Scenario& s, const Report& r) {
 
 std::vector<Derivation> expert_traffic(const Scenario& s, const Report& r) {
   const double ep = r.degrees.ep;
-  const double tokens = s.micro_batch * s.seq_len / (1.0 * r.degrees.cp) * s.expert_tp /
-                        r.degrees.tp;
-  return traffic("expert", r.comms.expert,
-                 "tokens × top-k × capacity × h × 2 B × (ep−1)/ep per all-to-all",
-                 num(tokens) + " tokens × " + str(s.model.experts_per_token) + " × " +
-                     num(s.expert_capacity()) + " × " + str(s.model.hidden) + " × 2 B × (" +
-                     num(ep) + "−1)/" + num(ep),
-                 tokens * s.model.experts_per_token * s.expert_capacity() * s.model.hidden * 2 *
-                     (ep - 1) / ep,
-                 "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
+  const double tokens =
+      s.micro_batch * s.seq_len / (1.0 * r.degrees.cp) * s.expert_tp / r.degrees.tp;
+  return traffic(
+      "expert", r.comms.expert, "tokens × top-k × capacity × h × 2 B × (ep−1)/ep per all-to-all",
+      num(tokens) + " tokens × " + str(s.model.experts_per_token) + " × " +
+          num(s.expert_capacity()) + " × " + str(s.model.hidden) + " × 2 B × (" + num(ep) + "−1)/" +
+          num(ep),
+      tokens * s.model.experts_per_token * s.expert_capacity() * s.model.hidden * 2 * (ep - 1) / ep,
+      "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
 }
 
 std::vector<Derivation> tensor_traffic(const Scenario& s, const Report& r) {
   const double t = r.degrees.tp;
   const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
   if (s.sequence_parallel) {
-    return traffic("tensor", r.comms.tensor,
-                   "(t−1)/t × b·s·h × 2 B per all-gather or reduce-scatter",
-                   "(" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
-                   (t - 1) / t * bsh * 2,
-                   "Korthikanti et al. 2022 Sec. 4.2.2; Megatron-Core tensor_parallel/layers.py");
+    return traffic(
+        "tensor", r.comms.tensor, "(t−1)/t × b·s·h × 2 B per all-gather or reduce-scatter",
+        "(" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B", (t - 1) / t * bsh * 2,
+        "Korthikanti et al. 2022 Sec. 4.2.2; Megatron-Core tensor_parallel/layers.py");
   }
   return traffic("tensor", r.comms.tensor, "2 × (t−1)/t × b·s·h × 2 B per all-reduce",
                  "2 × (" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
@@ -255,9 +257,8 @@ std::vector<Derivation> pipeline_traffic(const Scenario& s, const Report& r) {
                    bsh / r.degrees.tp * 2,
                    "Narayanan et al. 2021 Sec. 4.1; sliced across the TP ranks with SP");
   }
-  return traffic("pipeline", r.comms.pipeline, "b·s·h × 2 B per send",
-                 num(bsh) + " (b·s·h) × 2 B", bsh * 2,
-                 "Narayanan et al. 2021 Sec. 4.1; Megatron-Core sends whole without SP");
+  return traffic("pipeline", r.comms.pipeline, "b·s·h × 2 B per send", num(bsh) + " (b·s·h) × 2 B",
+                 bsh * 2, "Narayanan et al. 2021 Sec. 4.1; Megatron-Core sends whole without SP");
 }
 
 Derivation step_time(const Report& r) {
@@ -265,14 +266,15 @@ Derivation step_time(const Report& r) {
   Derivation d;
   d.key = "time.step_s";
   d.result = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
-  d.formula = "slowest stage's compute + pipeline bubble + communication not hidden behind "
-              "compute + optimizer step";
-  d.text = secs(d.result) + " = " + secs(t.compute_s) + " compute (stage " +
-           str(t.slowest_stage) + ") + " + secs(t.bubble_s) + " bubble + " +
-           secs(t.exposed_comms_s) + " exposed communication + " + secs(t.optimizer_s) +
-           " optimizer";
-  d.source = "Narayanan et al. 2021 Sec. 2.2 (1F1B runs at its slowest stage's pace); "
-             "README \"How the numbers are computed\"";
+  d.formula =
+      "slowest stage's compute + pipeline bubble + communication not hidden behind "
+      "compute + optimizer step";
+  d.text = secs(d.result) + " = " + secs(t.compute_s) + " compute (stage " + str(t.slowest_stage) +
+           ") + " + secs(t.bubble_s) + " bubble + " + secs(t.exposed_comms_s) +
+           " exposed communication + " + secs(t.optimizer_s) + " optimizer";
+  d.source =
+      "Narayanan et al. 2021 Sec. 2.2 (1F1B runs at its slowest stage's pace); "
+      "README \"How the numbers are computed\"";
   return d;
 }
 
@@ -294,10 +296,11 @@ Derivation bubble(const Report& r) {
   Derivation d;
   d.key = "pipeline.bubble_fraction";
   d.result = t.step_s > 0 ? t.bubble_s / t.step_s : 0;
-  d.formula = "bubble time ÷ step time: the idle share of the step; the bubble is (p − 1) ÷ v "
-              "micro-batch times of the slowest stage";
-  d.text = num(d.result) + " = " + secs(t.bubble_s) + " bubble ÷ " + secs(t.step_s) +
-           " step (p " + str(r.degrees.pp) + ", v " + str(r.pipeline.virtual_stages) + ", m " +
+  d.formula =
+      "bubble time ÷ step time: the idle share of the step; the bubble is (p − 1) ÷ v "
+      "micro-batch times of the slowest stage";
+  d.text = num(d.result) + " = " + secs(t.bubble_s) + " bubble ÷ " + secs(t.step_s) + " step (p " +
+           str(r.degrees.pp) + ", v " + str(r.pipeline.virtual_stages) + ", m " +
            str(r.pipeline.microbatches) + ")";
   d.source = "Narayanan et al. 2021 Sec. 2.2";
   return d;
@@ -343,9 +346,9 @@ Derivation bytes_per_param(const Report& r) {
   d.key = "precision.bytes_per_param";
   d.result = p.weight_bytes + p.grad_bytes + p.master_bytes + p.adam_m_bytes + p.adam_v_bytes;
   d.formula = "weight + gradient + master copy + Adam m + Adam v, bytes per parameter";
-  d.text = num(d.result) + " B/param = " + num(p.weight_bytes) + " weight + " +
-           num(p.grad_bytes) + " grad + " + num(p.master_bytes) + " master + " +
-           num(p.adam_m_bytes) + " Adam m + " + num(p.adam_v_bytes) + " Adam v (" + p.name + ")";
+  d.text = num(d.result) + " B/param = " + num(p.weight_bytes) + " weight + " + num(p.grad_bytes) +
+           " grad + " + num(p.master_bytes) + " master + " + num(p.adam_m_bytes) + " Adam m + " +
+           num(p.adam_v_bytes) + " Adam v (" + p.name + ")";
   d.source = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1: mixed-precision Adam";
   return d;
 }
@@ -369,8 +372,9 @@ Derivation model_params(const Scenario& s, const Report& r) {
                        : (dense > 0 ? str(dense) + " dense × " + num(layer) + " + " : "") +
                              str(moe) + " MoE × " + num(moe_layer)) +
              " + " + num(embedding) + " embedding + " + num(output) + " output";
-    d.source = "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
-               "MLP (core/transformer.h)";
+    d.source =
+        "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
+        "MLP (core/transformer.h)";
     return d;
   }
   d.formula = "N, as the model gives it";
@@ -391,8 +395,8 @@ std::string spacing(const Scenario& s, const Degrees& g, Seam seam) {
   std::string inner;
   for (Seam other : s.order) {
     if (other == seam) break;
-    inner += (inner.empty() ? "" : " × ") + std::string(upper(other)) + " " +
-             str(degree_of(g, other));
+    inner +=
+        (inner.empty() ? "" : " × ") + std::string(upper(other)) + " " + str(degree_of(g, other));
   }
   return str(stride) + " ranks apart (" + inner + " nested inside)";
 }
@@ -428,16 +432,18 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const char* name)
   Derivation d;
   d.key = std::string("comms.") + name + ".link_bytes_per_s";
   d.result = link_rate(spans, s);
-  d.formula = "NVLink (at the share of its rate NCCL reaches) when the seam's groups sit in one "
-              "node, else the network";
-  d.text = bytes(d.result) + "/s, " +
-           (spans ? std::string("the network: ")
-                  : "NVLink (" + num(s.gpu.nvlink_gb_s) + " GB/s × " + num(kNvlinkEfficiency) +
-                        "): ") +
-           upper(seam);
+  d.formula =
+      "NVLink (at the share of its rate NCCL reaches) when the seam's groups sit in one "
+      "node, else the network";
+  d.text =
+      bytes(d.result) + "/s, " +
+      (spans ? std::string("the network: ")
+             : "NVLink (" + num(s.gpu.nvlink_gb_s) + " GB/s × " + num(kNvlinkEfficiency) + "): ") +
+      upper(seam);
   if (pipeline) {
     d.text += " stages are " + spacing(s, g, seam) + "; stage " + str(r.comms.stage) +
-              (spans ? " has a neighbouring stage on another node" : "'s neighbouring stages share its node");
+              (spans ? " has a neighbouring stage on another node"
+                     : "'s neighbouring stages share its node");
   } else {
     d.text += " groups of " + str(degree_of(g, seam)) + " GPUs, " + spacing(s, g, seam) + ", " +
               (spans ? "span nodes" : "each sit in one node");
@@ -457,20 +463,22 @@ Derivation messages(const Scenario& s, const Report& r, const char* name) {
     d.result = parts.reductions + parts.gathers;
     d.formula = "gradient reductions + weight gathers per step (ZeRO-2/3: every micro-batch)";
     d.text = num(d.result) + " = " + num(parts.reductions) +
-             (s.zero_stage == 0 ? " all-reduce" : " reduce-scatter") + " + " +
-             num(parts.gathers) + " all-gather per step";
+             (s.zero_stage == 0 ? " all-reduce" : " reduce-scatter") + " + " + num(parts.gathers) +
+             " all-gather per step";
     d.source = "nccl-tests PERFORMANCE.md; Rajbhandari et al. 2020 (ZeRO) Sec. 7";
   } else if (std::string(name) == "tensor") {
     const bool full = s.recompute == Recompute::kFull;
     const int per_layer = s.sequence_parallel ? (full ? 14 : 10) : (full ? 6 : 4);
     const int layers = r.pipeline.split.layers_on(stage);
     d.result = 1.0 * per_layer * layers * m;
-    d.formula = "collectives per layer (2 forward + 2 backward; sequence parallel and full "
-                "recompute add theirs) × layers on the stage × micro-batches";
-    d.text = num(d.result) + " = " + str(per_layer) + " per layer × " + str(layers) +
-             " layers × " + str(m) + " micro-batches";
-    d.source = "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; Megatron-Core "
-               "tensor_parallel/layers.py";
+    d.formula =
+        "collectives per layer (2 forward + 2 backward; sequence parallel and full "
+        "recompute add theirs) × layers on the stage × micro-batches";
+    d.text = num(d.result) + " = " + str(per_layer) + " per layer × " + str(layers) + " layers × " +
+             str(m) + " micro-batches";
+    d.source =
+        "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; Megatron-Core "
+        "tensor_parallel/layers.py";
   } else {
     const int p = r.degrees.pp, v = r.pipeline.virtual_stages;
     const int next = stage < p - 1 ? v : v - 1, prev = stage > 0 ? v : v - 1;
@@ -490,13 +498,13 @@ Derivation pipeline_time(const Scenario& s, const Report& r) {
   const int stage = r.comms.stage;
   const int next = stage < p - 1 ? v : v - 1, prev = stage > 0 ? v : v - 1;
   const double to_next = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + 1) % p), s);
-  const double to_prev =
-      link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + p - 1) % p), s);
+  const double to_prev = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + p - 1) % p), s);
   Derivation d;
   d.key = "comms.pipeline.time_s";
   d.result = t.bytes_per_message * m * (next / to_next + prev / to_prev);
-  d.formula = "message × micro-batches × (sends forward ÷ that hop's link + sends backward ÷ "
-              "its link)";
+  d.formula =
+      "message × micro-batches × (sends forward ÷ that hop's link + sends backward ÷ "
+      "its link)";
   d.text = secs(d.result) + " = " + bytes(t.bytes_per_message) + " × " + str(m) + " × (" +
            str(next) + " ÷ " + bytes(to_next) + "/s + " + str(prev) + " ÷ " + bytes(to_prev) +
            "/s), stage " + str(stage);
@@ -523,9 +531,9 @@ Derivation order_cost(const Scenario& s, const Report& r) {
 
 std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
   std::vector<Derivation> out = {
-      memory_per_gpu(s, r), params_per_gpu(s, r), shard_factor(r), headroom(r),
-      bytes_per_param(r),   model_params(s, r),   step_time(r),    mfu(s, r),
-      bubble(r),            cost_per_day(s, r),   order_cost(s, r)};
+      memory_per_gpu(s, r), params_per_gpu(s, r), shard_factor(r), headroom(r), bytes_per_param(r),
+      model_params(s, r),   step_time(r),         mfu(s, r),       bubble(r),   cost_per_day(s, r),
+      order_cost(s, r)};
   const auto add = [&out](std::vector<Derivation> more) {
     for (Derivation& d : more) out.push_back(std::move(d));
   };

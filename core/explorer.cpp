@@ -1,19 +1,19 @@
 #include "explorer.h"
 
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 
 #include "comms.h"
-#include "cost.h"
 #include "context.h"
+#include "cost.h"
 #include "factorize.h"
 #include "layout.h"
 #include "memory.h"
 #include "moe.h"
-#include "transformer.h"
 #include "pipeline.h"
 #include "step_time.h"
 #include "text.h"
+#include "transformer.h"
 #include "validate.h"
 
 namespace pe {
@@ -31,8 +31,8 @@ std::string seconds(double s) {
 std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
   std::vector<std::string> w;
   if (!s.seams.any() && !s.degrees) {
-    w.push_back("No seam is on: one GPU trains the whole model and the other " +
-                str(s.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
+    w.push_back("No seam is on: one GPU trains the whole model and the other " + str(s.gpus - 1) +
+                " GPUs sit idle. Turn on a seam to use them.");
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     w.push_back("Tensor parallelism spans nodes: its per-layer all-reduces ride the " +
@@ -64,10 +64,9 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   const std::string layers_text =
       "first stage " + str(split.first) +
       (d.pp > 2 ? ", middle stages " + str(split.middle) +
-                      (split.extra_from < d.pp - 1
-                           ? " (" + str(split.middle + 1) + " from stage " +
-                                 str(split.extra_from) + " on)"
-                           : std::string())
+                      (split.extra_from < d.pp - 1 ? " (" + str(split.middle + 1) + " from stage " +
+                                                         str(split.extra_from) + " on)"
+                                                   : std::string())
                 : std::string()) +
       ", last stage " + str(split.last);
   if (std::string(split.rule) == "ends") {
@@ -78,14 +77,17 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   } else if (std::string(split.rule) == "balanced") {
     w.push_back(str(s.model.layers) + " layers do not divide over " + str(d.pp) +
                 " stages, which Megatron-LM refuses unless first_stage_layers and "
-                "last_stage_layers set the end stages. Assumed " + layers_text + ".");
+                "last_stage_layers set the end stages. Assumed " +
+                layers_text + ".");
   }
   if (r.pipeline.virtual_stages > 1) {
     const int v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
     if (m % d.pp != 0) {
-      w.push_back("Interleaving: Megatron-Core needs the micro-batch count to be a multiple of "
-                  "the " + str(d.pp) + " stages, and it is " + str(m) +
-                  ". Assumed a bubble of (p-1)/v micro-batch times all the same.");
+      w.push_back(
+          "Interleaving: Megatron-Core needs the micro-batch count to be a multiple of "
+          "the " +
+          str(d.pp) + " stages, and it is " + str(m) +
+          ". Assumed a bubble of (p-1)/v micro-batch times all the same.");
     }
     bool uneven = split.first % v != 0 || split.last % v != 0 ||
                   (d.pp > 2 && split.middle % v != 0) ||
@@ -103,32 +105,33 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 "use the shape as it is.");
   }
   const Scenario plain;
-  const bool practitioner = s.recompute != plain.recompute ||
-                            s.sequence_parallel != plain.sequence_parallel ||
-                            s.schedule != plain.schedule || s.micro_batch != plain.micro_batch ||
-                            s.seq_len != plain.seq_len || s.first_stage_layers != 0 ||
-                            s.last_stage_layers != 0;
+  const bool practitioner =
+      s.recompute != plain.recompute || s.sequence_parallel != plain.sequence_parallel ||
+      s.schedule != plain.schedule || s.micro_batch != plain.micro_batch ||
+      s.seq_len != plain.seq_len || s.first_stage_layers != 0 || s.last_stage_layers != 0;
   if (s.memory_model == MemoryModel::kBook && practitioner) {
-    w.push_back("memory_model is \"book\": weights and optimizer only, no activations and no "
-                "overhead, so recomputation, sequence parallelism, the micro-batch and the "
-                "sequence length do not change the memory. Set memory_model to \"full\" to "
-                "count them.");
+    w.push_back(
+        "memory_model is \"book\": weights and optimizer only, no activations and no "
+        "overhead, so recomputation, sequence parallelism, the micro-batch and the "
+        "sequence length do not change the memory. Set memory_model to \"full\" to "
+        "count them.");
   }
   const double gb = s.gpu.memory_gb;
   if (r.memory.per_gpu_bytes > r.memory.gpu_memory_bytes) {
     w.push_back("Does not fit: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) +
                 ", more than its " + bytes_text(gb * 1e9) + ".");
   } else if (!r.memory.fits) {
-    w.push_back("Tight: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) +
-                " of its " + bytes_text(gb * 1e9) + ", " + bytes_text(r.memory.headroom_bytes) +
+    w.push_back("Tight: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) + " of its " +
+                bytes_text(gb * 1e9) + ", " + bytes_text(r.memory.headroom_bytes) +
                 " of headroom. Past " + str(std::llround(100 * r.memory.safe_fraction)) +
                 "% of the GPU, estimates like this one have run out of memory in practice " +
                 "(Fujii et al. 2024), so it does not count as fitting.");
   }
   if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
-    w.push_back("Expert parallelism carves its groups out of the data- and context-parallel "
-                "ranks, and there are none: turn on data or context parallelism to split the "
-                "experts.");
+    w.push_back(
+        "Expert parallelism carves its groups out of the data- and context-parallel "
+        "ranks, and there are none: turn on data or context parallelism to split the "
+        "experts.");
   }
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
     w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +

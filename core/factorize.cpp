@@ -70,7 +70,8 @@ Degrees auto_factor(const Scenario& s) {
     }
     *(best ? best : fallback)->degree *= factor;
   }
-  if (seams.expert && s.model.moe()) d.ep = largest_common_divisor(1LL * d.dp * d.cp, s.model.experts);
+  if (seams.expert && s.model.moe())
+    d.ep = largest_common_divisor(1LL * d.dp * d.cp, s.model.experts);
   return d;
 }
 

@@ -7,10 +7,14 @@ namespace pe {
 
 const char* seam_name(Seam seam) {
   switch (seam) {
-    case Seam::kTensor: return "tp";
-    case Seam::kPipeline: return "pp";
-    case Seam::kData: return "dp";
-    case Seam::kContext: return "cp";
+    case Seam::kTensor:
+      return "tp";
+    case Seam::kPipeline:
+      return "pp";
+    case Seam::kData:
+      return "dp";
+    case Seam::kContext:
+      return "cp";
   }
   return "";
 }
@@ -100,7 +104,8 @@ std::vector<char> base_residues(const Degrees& d, long long per_node, const Seam
 // `low` to `high` ranks above it crosses a node boundary.
 bool any_crosses(const std::vector<char>& at, long long per_node, long long low, long long high) {
   for (long long r = 0; r < per_node; ++r) {
-    if (at[static_cast<size_t>(r)] && ((r + low) % per_node) + (high - low) >= per_node) return true;
+    if (at[static_cast<size_t>(r)] && ((r + low) % per_node) + (high - low) >= per_node)
+      return true;
   }
   return false;
 }
@@ -123,8 +128,7 @@ bool ep_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder&
   const long long CP = d.cp, EP = d.ep;
   const long long s_cp = stride_of(d, order, Seam::kContext);
   const long long s_dp = stride_of(d, order, Seam::kData);
-  const std::vector<char> at =
-      base_residues(d, per_node, order, {Seam::kTensor, Seam::kPipeline});
+  const std::vector<char> at = base_residues(d, per_node, order, {Seam::kTensor, Seam::kPipeline});
   const long long groups = CP * d.dp / EP;
   for (long long g = 0; g < std::min(groups, CP * per_node); ++g) {
     const long long first = g * EP, last = first + EP - 1;
@@ -149,8 +153,8 @@ NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order
   s.pp_neighbours_span_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kPipeline);
   s.dp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kData);
   s.cp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kContext);
-  s.dp_cp_group_spans_nodes = d.cp == 1 ? s.dp_group_spans_nodes
-                                        : dp_cp_group_spans_nodes(d, gpus_per_node, order);
+  s.dp_cp_group_spans_nodes =
+      d.cp == 1 ? s.dp_group_spans_nodes : dp_cp_group_spans_nodes(d, gpus_per_node, order);
   s.ep_group_spans_nodes = ep_group_spans_nodes(d, gpus_per_node, order);
   return s;
 }

@@ -37,10 +37,14 @@ struct RankPlace {
 
 inline int degree_of(const Degrees& d, Seam seam) {
   switch (seam) {
-    case Seam::kTensor: return d.tp;
-    case Seam::kPipeline: return d.pp;
-    case Seam::kData: return d.dp;
-    case Seam::kContext: return d.cp;
+    case Seam::kTensor:
+      return d.tp;
+    case Seam::kPipeline:
+      return d.pp;
+    case Seam::kData:
+      return d.dp;
+    case Seam::kContext:
+      return d.cp;
   }
   return 1;
 }
@@ -62,10 +66,9 @@ inline long long stride_of(const Degrees& d, const SeamOrder& order, Seam seam) 
 
 inline int rank_of(const Degrees& d, int dp, int tp, int pp, const SeamOrder& order = kBookOrder,
                    int cp = 0) {
-  return static_cast<int>(dp * stride_of(d, order, Seam::kData) +
-                          tp * stride_of(d, order, Seam::kTensor) +
-                          pp * stride_of(d, order, Seam::kPipeline) +
-                          cp * stride_of(d, order, Seam::kContext));
+  return static_cast<int>(
+      dp * stride_of(d, order, Seam::kData) + tp * stride_of(d, order, Seam::kTensor) +
+      pp * stride_of(d, order, Seam::kPipeline) + cp * stride_of(d, order, Seam::kContext));
 }
 
 inline RankPlace place_of(const Degrees& d, int gpus_per_node, int rank,
@@ -74,8 +77,13 @@ inline RankPlace place_of(const Degrees& d, int gpus_per_node, int rank,
     return static_cast<int>(rank / stride_of(d, order, seam) % degree_of(d, seam));
   };
   const int dp = coordinate(Seam::kData), cp = coordinate(Seam::kContext);
-  return {rank, dp, coordinate(Seam::kTensor), coordinate(Seam::kPipeline), cp,
-          (cp + d.cp * dp) % d.ep, rank / gpus_per_node};
+  return {rank,
+          dp,
+          coordinate(Seam::kTensor),
+          coordinate(Seam::kPipeline),
+          cp,
+          (cp + d.cp * dp) % d.ep,
+          rank / gpus_per_node};
 }
 
 // "tp,pp,dp" <-> an order: every seam once, innermost first. nullopt for anything else.

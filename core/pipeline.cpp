@@ -85,8 +85,7 @@ int microbatches_per_step(const Scenario& s, const Degrees& d) {
 PipelineReport pipeline_report(const Scenario& s, const Degrees& d) {
   PipelineReport r;
   r.microbatches = microbatches_per_step(s, d);
-  r.virtual_stages =
-      (s.schedule == Schedule::kInterleaved && d.pp > 1) ? s.virtual_stages : 1;
+  r.virtual_stages = (s.schedule == Schedule::kInterleaved && d.pp > 1) ? s.virtual_stages : 1;
   r.split = stage_split(s, d.pp);
   return r;
 }

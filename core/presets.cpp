@@ -73,18 +73,18 @@ const std::vector<ModelSpec>& model_presets() {
         book,
         // Black et al. 2022: rotary, untied; 20.55 B.
         gpt("gpt-neox-20b", 44, 6144, 64, 50432, Position::kRope, false),
-        gpt("megatron-22b", 48, 6144, 64, 51200),          // Korthikanti Table 3
+        gpt("megatron-22b", 48, 6144, 64, 51200),             // Korthikanti Table 3
         llama("llama3-8b", 32, 4096, 32, 8, 14336, 128256),   // Dubey et al. 2024 Table 3
         llama("llama2-70b", 80, 8192, 64, 8, 28672, 32000),   // Touvron et al. 2023: 69.0 B
         llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256),  // 70.6 B
-        gpt("megatron-145b", 80, 12288, 96, 51200),          // Narayanan Table 1: 145.6 B
+        gpt("megatron-145b", 80, 12288, 96, 51200),           // Narayanan Table 1: 145.6 B
         gpt("gpt3-175b", 96, 12288, 96, 51200),  // Brown et al. 2020 (Megatron's padded vocab)
         // BigScience 2022: ALiBi (no position table), tied, vocabulary padded to 250,880;
         // 176.2 B (the paper's 176,247,271,424 also counts the embedding's own LayerNorm).
         gpt("bloom-176b", 70, 14336, 112, 250880, Position::kRope, true),
         llama("llama3-405b", 126, 16384, 128, 8, 53248, 128256),  // 405.9 B
         gpt("megatron-530b", 105, 20480, 128, 51200),  // Korthikanti Table 3; Narayanan 529.6 B
-        gpt("megatron-1t", 128, 25600, 160, 51200),     // Korthikanti Table 3; Narayanan 1008 B
+        gpt("megatron-1t", 128, 25600, 160, 51200),    // Korthikanti Table 3; Narayanan 1008 B
         // Jiang et al. 2024 (arXiv:2401.04088), Table 1: 46.7B total, 12.9B active.
         moe("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 8, 2),
         // Mistral AI 2024 (model card): 141B total, 39B active.
@@ -132,9 +132,7 @@ const std::vector<Precision>& precision_presets() {
   return presets;
 }
 
-std::optional<ModelSpec> find_model(const std::string& name) {
-  return find(model_presets(), name);
-}
+std::optional<ModelSpec> find_model(const std::string& name) { return find(model_presets(), name); }
 std::optional<GpuSpec> find_gpu(const std::string& name) { return find(gpu_presets(), name); }
 std::optional<Precision> find_precision(const std::string& name) {
   return find(precision_presets(), name);

@@ -18,8 +18,8 @@ enum class Metric {
 
 struct ReferenceRun {
   std::string name;
-  std::string source;   // paper and table
-  std::string table;    // the group the run is checked with ("Korthikanti et al. 2022, Table 5")
+  std::string source;  // paper and table
+  std::string table;   // the group the run is checked with ("Korthikanti et al. 2022, Table 5")
   std::string scenario_json;
   Metric metric = Metric::kTflopsPerGpu;
   double published = 0;  // 0 where the source gives no figure (then only the fit is checked)
@@ -29,7 +29,7 @@ const std::vector<ReferenceRun>& reference_runs();
 
 // The model's value of a run's metric: report.time.<key> for times, throughputs and MFU,
 // report.cost.<key> for GPU-hours, report.<key> for parameter counts.
-const char* metric_key(Metric metric);  // "step_s", "tflops_per_gpu", "mfu", ...
+const char* metric_key(Metric metric);      // "step_s", "tflops_per_gpu", "mfu", ...
 const char* metric_section(Metric metric);  // "time", "cost" or "" (the report itself)
 
 // [{name, source, table, metric, section, published, predicted, error, report}] with the

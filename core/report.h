@@ -51,8 +51,8 @@ struct SeamTraffic {
   bool active = false;
   int group_size = 1;
   // Static strings, so the planner's hot loop allocates nothing.
-  const char* collective = "idle";  // "ring all-reduce of gradients", "point-to-point", ...
-  const char* link = "none";        // "nvlink" (inside a node), "network" (across nodes)
+  const char* collective = "idle";    // "ring all-reduce of gradients", "point-to-point", ...
+  const char* link = "none";          // "nvlink" (inside a node), "network" (across nodes)
   double bytes_per_gpu_per_step = 0;  // bytes one GPU sends per step (the busiest one)
   double bytes_per_message = 0;       // one collective or one send
   double messages_per_step = 0;
@@ -97,7 +97,8 @@ struct StageSplit {
   }
   int most() const {
     int m = first > last ? first : last;
-    if (pp > 2) m = m > middle + (extra_from < pp - 1 ? 1 : 0) ? m : middle + (extra_from < pp - 1 ? 1 : 0);
+    if (pp > 2)
+      m = m > middle + (extra_from < pp - 1 ? 1 : 0) ? m : middle + (extra_from < pp - 1 ? 1 : 0);
     return m;
   }
 };
@@ -112,24 +113,24 @@ struct PipelineReport {
 struct TimeReport {
   double matmul_efficiency = 0;  // the fraction of dense peak the matmuls ran at
   int slowest_stage = 0;
-  double compute_s = 0;         // the slowest stage's m micro-batches: matmuls + memory-bound
-  double memory_bound_s = 0;    // of compute_s: elementwise kernels at HBM bandwidth
-  double bubble_s = 0;          // pipeline fill and drain
-  double exposed_data_s = 0;    // communication not hidden behind compute, per seam
+  double compute_s = 0;       // the slowest stage's m micro-batches: matmuls + memory-bound
+  double memory_bound_s = 0;  // of compute_s: elementwise kernels at HBM bandwidth
+  double bubble_s = 0;        // pipeline fill and drain
+  double exposed_data_s = 0;  // communication not hidden behind compute, per seam
   double exposed_tensor_s = 0;
   double exposed_pipeline_s = 0;
   double exposed_context_s = 0;  // K/V exchange beyond the attention it overlaps (context.h)
   double exposed_expert_s = 0;   // expert all-to-alls (moe.h), hidden with expert_comm_overlap
-  double exposed_comms_s = 0;   // their sum
-  double optimizer_s = 0;       // the optimizer step, at HBM bandwidth
+  double exposed_comms_s = 0;    // their sum
+  double optimizer_s = 0;        // the optimizer step, at HBM bandwidth
   double step_s = 0;
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
-  double mfu = 0;               // model FLOPs / (step x GPUs x peak)
-  double hfu = 0;               // hardware FLOPs (recomputation included) / (step x GPUs x peak)
-  double tflops_per_gpu = 0;    // hardware FLOPs per GPU per second, Narayanan's convention
+  double mfu = 0;             // model FLOPs / (step x GPUs x peak)
+  double hfu = 0;             // hardware FLOPs (recomputation included) / (step x GPUs x peak)
+  double tflops_per_gpu = 0;  // hardware FLOPs per GPU per second, Narayanan's convention
   double tokens_per_s = 0;
-  double time_to_train_s = 0;   // 0 when no token budget is given
+  double time_to_train_s = 0;  // 0 when no token budget is given
 };
 
 // What a run costs: GPU-hours and money per step, per day and for a token budget (cost.h).
@@ -137,8 +138,8 @@ struct CostReport {
   double price_per_gpu_hour = 0;  // USD, the scenario's
   double gpu_hours_per_step = 0;  // gpus x step / 3600
   double usd_per_step = 0;
-  double tokens_per_day = 0;      // tokens/s x 86,400
-  double gpu_hours_per_day = 0;   // gpus x 24
+  double tokens_per_day = 0;     // tokens/s x 86,400
+  double gpu_hours_per_day = 0;  // gpus x 24
   double usd_per_day = 0;
   // gpus x (1e12 / tokens/s) / 3600: the unit DeepSeek-V3's report gives (180K H800
   // GPU-hours per trillion tokens, arXiv:2412.19437 Sec. 1).
@@ -155,7 +156,7 @@ struct Report {
   int nodes = 0;
   double model_params = 0;
   double model_active_params = 0;  // what one token uses: all of a dense model, MoE's top-k
-  int global_batch = 0;  // effective: micro_batch x DP x micro-batches
+  int global_batch = 0;            // effective: micro_batch x DP x micro-batches
   std::vector<RankPlace> ranks;
   MemoryReport memory;
   CommsReport comms;

@@ -105,10 +105,10 @@ inline constexpr double kH100MatmulEfficiency = 0.57;
 
 struct GpuSpec {
   std::string name = "A100-80GB";
-  double memory_gb = 80;       // GB = 1e9 bytes
-  double peak_tflops = 312;    // dense bf16
-  double nvlink_gb_s = 300;    // per direction, per GPU
-  double hbm_gb_s = 2039;      // memory bandwidth (elementwise kernels, the optimizer step)
+  double memory_gb = 80;     // GB = 1e9 bytes
+  double peak_tflops = 312;  // dense bf16
+  double nvlink_gb_s = 300;  // per direction, per GPU
+  double hbm_gb_s = 2039;    // memory bandwidth (elementwise kernels, the optimizer step)
   // Fraction of dense peak the transformer's matmuls reach, calibrated per GPU (presets.cpp
   // says from what). Bubble, communication and memory-bound kernels are modelled separately.
   double matmul_efficiency = kA100MatmulEfficiency;

@@ -13,26 +13,25 @@ using Get = double (*)(const Scenario&);
 using Set = void (*)(Scenario&, double);
 
 // Accessors for one member of Scenario, as a getter and a setter of doubles.
-#define PE_INT(m)                                                  \
-  [](const Scenario& s) { return static_cast<double>(s.m); },     \
+#define PE_INT(m)                                             \
+  [](const Scenario& s) { return static_cast<double>(s.m); }, \
       [](Scenario& s, double v) { s.m = static_cast<int>(v); }
 #define PE_REAL(m) [](const Scenario& s) { return s.m; }, [](Scenario& s, double v) { s.m = v; }
-#define PE_BOOL(m)                                                 \
-  [](const Scenario& s) { return s.m ? 1.0 : 0.0; },              \
-      [](Scenario& s, double v) { s.m = v != 0; }
-#define PE_ENUM(m, T)                                                          \
+#define PE_BOOL(m) \
+  [](const Scenario& s) { return s.m ? 1.0 : 0.0; }, [](Scenario& s, double v) { s.m = v != 0; }
+#define PE_ENUM(m, T)                                                           \
   [](const Scenario& s) { return static_cast<double>(static_cast<int>(s.m)); }, \
       [](Scenario& s, double v) { s.m = static_cast<T>(static_cast<int>(v)); }
 // Explicit degrees are optional: reading one of them creates them (the others stay 1).
-#define PE_DEGREE(m)                                                          \
+#define PE_DEGREE(m)                                                                     \
   [](const Scenario& s) { return s.degrees ? static_cast<double>(s.degrees->m) : 1.0; }, \
-      [](Scenario& s, double v) {                                             \
-        if (!s.degrees) s.degrees.emplace();                                  \
-        s.degrees->m = static_cast<int>(v);                                   \
+      [](Scenario& s, double v) {                                                        \
+        if (!s.degrees) s.degrees.emplace();                                             \
+        s.degrees->m = static_cast<int>(v);                                              \
       }
 
-Field make(const char* key, FieldType type, const char* group, const char* unit,
-           const char* doc, double lo = 0, double hi = 0) {
+Field make(const char* key, FieldType type, const char* group, const char* unit, const char* doc,
+           double lo = 0, double hi = 0) {
   Field f{};
   f.key = key;
   f.type = type;
@@ -68,8 +67,8 @@ Field boolean(const char* key, const char* group, const char* doc, Get get, Set 
   return f;
 }
 
-Field choice(const char* key, const char* group, std::vector<std::string> choices,
-             const char* doc, Get get, Set set) {
+Field choice(const char* key, const char* group, std::vector<std::string> choices, const char* doc,
+             Get get, Set set) {
   Field f = make(key, FieldType::kEnum, group, "", doc);
   f.choices = std::move(choices);
   f.get = get;
@@ -78,8 +77,8 @@ Field choice(const char* key, const char* group, std::vector<std::string> choice
 }
 
 // Fields the reader resolves itself: presets, text, groups and derived values.
-Field special(const char* key, FieldType type, const char* group, const char* unit,
-              const char* doc, std::vector<std::string> choices = {}) {
+Field special(const char* key, FieldType type, const char* group, const char* unit, const char* doc,
+              std::vector<std::string> choices = {}) {
   Field f = make(key, type, group, unit, doc);
   f.choices = std::move(choices);
   return f;
@@ -110,10 +109,11 @@ std::vector<Field> make_fields() {
       boolean("seams.expert", "fleet",
               "expert parallelism on: MoE experts split over the data and context ranks",
               PE_BOOL(seams.expert)),
-      special("order", T::kOrder, "fleet", "",
-              "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp); cp sits just "
-              "outside tp",
-              {"tp", "pp", "dp"}),
+      special(
+          "order", T::kOrder, "fleet", "",
+          "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp); cp sits just "
+          "outside tp",
+          {"tp", "pp", "dp"}),
       special("degrees", T::kObject, "fleet", "",
               "explicit degrees (product = gpus); override the seams; null: auto-factor"),
       integer("degrees.dp", "fleet", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
@@ -132,8 +132,8 @@ std::vector<Field> make_fields() {
               "tensor-parallel degree inside each expert; divides the TP degree",
               PE_INT(expert_tp)),
 
-      special("model", T::kPreset, "model", "",
-              "a preset name, or an object of the model.* fields", models),
+      special("model", T::kPreset, "model", "", "a preset name, or an object of the model.* fields",
+              models),
       special("model.preset", T::kPreset, "model", "", "the preset the other fields override",
               models),
       special("model.name", T::kString, "model", "", "a name to show", {}),
@@ -151,7 +151,8 @@ std::vector<Field> make_fields() {
              "gelu: GPT's MLP, biases, LayerNorm; swiglu: Llama's gated MLP, RMSNorm, no biases",
              PE_ENUM(model.activation, Activation)),
       choice("model.position", "model", {"learned", "rope"},
-             "learned: an s x h position table; rope (or ALiBi): none", PE_ENUM(model.position, Position)),
+             "learned: an s x h position table; rope (or ALiBi): none",
+             PE_ENUM(model.position, Position)),
       boolean("model.tied_embeddings", "model", "the output layer reuses the word embedding",
               PE_BOOL(model.tied_embeddings)),
       choice("model.attention", "model", {"multi_head", "latent"},
@@ -165,15 +166,16 @@ std::vector<Field> make_fields() {
               "width of each expert's MLP; 0: the dense MLP's", PE_INT(model.moe_ffn_hidden)),
       integer("model.shared_experts", "model", "", 0, 64,
               "experts every token uses, beside the routed ones", PE_INT(model.shared_experts)),
-      integer("model.dense_layers", "model", "", 0, 10000,
-              "leading layers that keep a dense MLP", PE_INT(model.dense_layers)),
+      integer("model.dense_layers", "model", "", 0, 10000, "leading layers that keep a dense MLP",
+              PE_INT(model.dense_layers)),
       number("model.params", "model", "parameters", 1e6, 1e14,
              "parameters; counted from the shape when absent; within 5% of that count unless "
              "given without an architecture, which scales the shape to them",
              PE_REAL(model.params)),
       boolean("model.shape_nominal", "model",
               "the shape only a template scaled to params (set when params come without an "
-              "architecture)", PE_BOOL(model.shape_nominal)),
+              "architecture)",
+              PE_BOOL(model.shape_nominal)),
       integer("seq_len", "model", "tokens", 1, 1 << 20, "sequence length (s)", PE_INT(seq_len)),
       integer("micro_batch", "model", "sequences", 1, 1 << 16, "micro-batch (b)",
               PE_INT(micro_batch)),
@@ -204,8 +206,7 @@ std::vector<Field> make_fields() {
       special("bytes_per_param", T::kNumber, "memory", "B/param",
               "total bytes per parameter without precision: 2 + 2 + the rest split over the "
               "three optimizer states"),
-      integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group",
-              PE_INT(zero_stage)),
+      integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group", PE_INT(zero_stage)),
       choice("recompute", "memory", {"none", "selective", "full"}, "activation recomputation",
              PE_ENUM(recompute, Recompute)),
       boolean("sequence_parallel", "memory", "sequence parallelism (with TP)",
@@ -225,14 +226,15 @@ std::vector<Field> make_fields() {
              "memory bandwidth (elementwise kernels, optimizer step)", PE_REAL(gpu.hbm_gb_s)),
       number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
              "network per GPU per direction (HDR 25, NDR 50)", PE_REAL(network_gb_s)),
-      number("efficiency", "hardware", "", 0, 1,
-             "fraction of dense peak the matmuls reach; 0: the GPU preset's calibrated value",
-             [](const Scenario& s) {
-               // A custom GPU no longer names its preset: write its value out to read back.
-               return s.efficiency > 0 || s.gpu.name != "custom" ? s.efficiency
-                                                                 : s.gpu.matmul_efficiency;
-             },
-             [](Scenario& s, double v) { s.efficiency = v; }),
+      number(
+          "efficiency", "hardware", "", 0, 1,
+          "fraction of dense peak the matmuls reach; 0: the GPU preset's calibrated value",
+          [](const Scenario& s) {
+            // A custom GPU no longer names its preset: write its value out to read back.
+            return s.efficiency > 0 || s.gpu.name != "custom" ? s.efficiency
+                                                              : s.gpu.matmul_efficiency;
+          },
+          [](Scenario& s, double v) { s.efficiency = v; }),
       boolean("overlap_grad_reduce", "hardware",
               "hide the DP gradient reduction behind the backward (Megatron --overlap-grad-reduce)",
               PE_BOOL(overlap_grad_reduce)),
@@ -244,11 +246,12 @@ std::vector<Field> make_fields() {
               PE_BOOL(tp_comm_overlap)),
       boolean("pp_scatter_gather", "hardware",
               "pipeline sends split over the TP ranks without sequence parallelism (Megatron-LM "
-              "2021-22)", PE_BOOL(pp_scatter_gather)),
+              "2021-22)",
+              PE_BOOL(pp_scatter_gather)),
       boolean("flash_attention", "memory",
               "fused attention: no s x s scores stored or moved (Megatron-Core's default)",
               PE_BOOL(flash_attention)),
-      number("overhead_gb", "memory", "GB",  0, 1e4,
+      number("overhead_gb", "memory", "GB", 0, 1e4,
              "CUDA context, NCCL buffers and allocator reserve per GPU (full memory model)",
              PE_REAL(overhead_gb)),
 
@@ -267,9 +270,12 @@ std::vector<Field> make_fields() {
               PE_BOOL(expert_comm_overlap)),
   };
   auto row = [&f](const char* key) -> Field& {
-    return *std::find_if(f.begin(), f.end(), [key](const Field& x) { return std::string(x.key) == key; });
+    return *std::find_if(f.begin(), f.end(),
+                         [key](const Field& x) { return std::string(x.key) == key; });
   };
-  row("virtual_stages").inert = [](const Scenario& s) { return s.schedule != Schedule::kInterleaved; };
+  row("virtual_stages").inert = [](const Scenario& s) {
+    return s.schedule != Schedule::kInterleaved;
+  };
   row("virtual_stages").inert_reason = "it applies only to the interleaved schedule";
   row("model.name").max = 64;
   // Context parallelism is on when its seam is, or an explicit degree asks for it.
@@ -280,9 +286,9 @@ std::vector<Field> make_fields() {
   // Mixture-of-experts settings mean nothing for a dense model; seams.expert is inert only
   // when on (off is the dense model's own state).
   const auto dense = [](const Scenario& s) { return !s.model.moe(); };
-  for (const char* key : {"model.experts_per_token", "model.moe_ffn_hidden", "model.shared_experts",
-                          "model.dense_layers", "expert_tp", "capacity_factor",
-                          "expert_comm_overlap"}) {
+  for (const char* key :
+       {"model.experts_per_token", "model.moe_ffn_hidden", "model.shared_experts",
+        "model.dense_layers", "expert_tp", "capacity_factor", "expert_comm_overlap"}) {
     row(key).inert = dense;
     row(key).inert_reason = "it applies only to mixture-of-experts models (model.experts > 0)";
   }
@@ -300,14 +306,22 @@ std::vector<Field> make_fields() {
 
 const char* type_name(FieldType t) {
   switch (t) {
-    case FieldType::kInteger: return "integer";
-    case FieldType::kNumber: return "number";
-    case FieldType::kBoolean: return "boolean";
-    case FieldType::kEnum: return "enum";
-    case FieldType::kString: return "string";
-    case FieldType::kPreset: return "preset";
-    case FieldType::kObject: return "object";
-    case FieldType::kOrder: return "order";
+    case FieldType::kInteger:
+      return "integer";
+    case FieldType::kNumber:
+      return "number";
+    case FieldType::kBoolean:
+      return "boolean";
+    case FieldType::kEnum:
+      return "enum";
+    case FieldType::kString:
+      return "string";
+    case FieldType::kPreset:
+      return "preset";
+    case FieldType::kObject:
+      return "object";
+    case FieldType::kOrder:
+      return "order";
   }
   return "";
 }
@@ -390,8 +404,8 @@ std::string schema_markdown() {
   const json rows = schema_json()["fields"];
   for (size_t i = 0; i < rows.size(); ++i) {
     const json& row = rows[i];
-    md += "| `" + row["key"].as_string() + "` | " + row["type"].as_string() +
-          " | " + (row["default"].is_null() ? "" : "`" + row["default"].dump() + "`") + " | " +
+    md += "| `" + row["key"].as_string() + "` | " + row["type"].as_string() + " | " +
+          (row["default"].is_null() ? "" : "`" + row["default"].dump() + "`") + " | " +
           allowed(fields()[i], row) + " | " + row["unit"].as_string() + " | " +
           row["doc"].as_string() + " |\n";
   }

@@ -9,7 +9,6 @@
 #include <string_view>
 #include <vector>
 
-
 #include "json.h"
 #include "scenario.h"
 
@@ -19,21 +18,21 @@ enum class FieldType {
   kInteger,  // a whole number
   kNumber,   // a finite real number
   kBoolean,
-  kEnum,     // one of `choices`
-  kString,   // free text of at most `max` characters
-  kPreset,   // a preset's name (model, gpu, precision); model and precision also take an object
-  kObject,   // a group of fields (seams, degrees), read through their own rows
-  kOrder,    // a permutation of `choices`, comma-separated: "tp,pp,dp"
+  kEnum,    // one of `choices`
+  kString,  // free text of at most `max` characters
+  kPreset,  // a preset's name (model, gpu, precision); model and precision also take an object
+  kObject,  // a group of fields (seams, degrees), read through their own rows
+  kOrder,   // a permutation of `choices`, comma-separated: "tp,pp,dp"
 };
 
 struct Field {
   const char* key;  // the dotted path in the scenario JSON: "gpus", "model.layers"
   FieldType type;
-  const char* group;  // fleet | model | hardware | memory | schedule | run
-  const char* unit;   // "" when the value has none
-  const char* doc;    // one line
-  double min = 0, max = 0;     // integer and number: allowed range, inclusive
-  bool min_exclusive = false;  // "more than min"
+  const char* group;                 // fleet | model | hardware | memory | schedule | run
+  const char* unit;                  // "" when the value has none
+  const char* doc;                   // one line
+  double min = 0, max = 0;           // integer and number: allowed range, inclusive
+  bool min_exclusive = false;        // "more than min"
   std::vector<std::string> choices;  // enum values and preset names, in order
   // Numbers, booleans and enums (as their index) read and written as doubles; nullptr where
   // the reader resolves the field itself (presets, text, objects, bytes_per_param).

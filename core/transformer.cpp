@@ -58,7 +58,8 @@ double output_params(const ModelSpec& m) {
 }
 
 double shape_params(const ModelSpec& m, int seq_len) {
-  const double layers = m.moe() ? layer_run_params(m, 0, m.layers).total() : m.layers * layer_params(m);
+  const double layers =
+      m.moe() ? layer_run_params(m, 0, m.layers).total() : m.layers * layer_params(m);
   return layers + embedding_params(m, seq_len) + output_params(m);
 }
 

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-
 #include "json.h"
 #include "schema.h"
 #include "transformer.h"
@@ -14,17 +13,17 @@ std::string str(long long v) { return std::to_string(v); }
 
 // The row's range: lo <= v <= hi (lo < v when the row says so), finite.
 Problem out_of_range(const Field& f, double v) {
-  const bool ok =
-      std::isfinite(v) && (f.min_exclusive ? v > f.min : v >= f.min) && v <= f.max;
+  const bool ok = std::isfinite(v) && (f.min_exclusive ? v > f.min : v >= f.min) && v <= f.max;
   if (ok) return {};
   return {f.key, std::string(f.key) + " is " + show_number(v) + ": allowed " +
-                     (f.min_exclusive ? "more than " : "") + show_number(f.min) + " to " + show_number(f.max)};
+                     (f.min_exclusive ? "more than " : "") + show_number(f.min) + " to " +
+                     show_number(f.max)};
 }
 
 Problem ranges(const Scenario& s) {
   for (const Field& f : fields()) {
-    const bool ranged = (f.type == FieldType::kInteger || f.type == FieldType::kNumber) &&
-                        f.get && f.max > f.min;
+    const bool ranged =
+        (f.type == FieldType::kInteger || f.type == FieldType::kNumber) && f.get && f.max > f.min;
     if (!ranged) continue;
     if (std::string(f.key).rfind("degrees.", 0) == 0 && !s.degrees) continue;
     if (Problem p = out_of_range(f, f.get(s)); !p.empty()) return p;
@@ -35,10 +34,10 @@ Problem ranges(const Scenario& s) {
 Problem degrees_problem(const Scenario& s) {
   const Degrees& d = *s.degrees;
   if (d.product() == s.gpus) return {};
-  const std::string factors = d.cp == 1 ? "dp x tp x pp = " + str(d.dp) + "x" + str(d.tp) + "x" +
-                                              str(d.pp)
-                                        : "dp x tp x pp x cp = " + str(d.dp) + "x" + str(d.tp) +
-                                              "x" + str(d.pp) + "x" + str(d.cp);
+  const std::string factors =
+      d.cp == 1 ? "dp x tp x pp = " + str(d.dp) + "x" + str(d.tp) + "x" + str(d.pp)
+                : "dp x tp x pp x cp = " + str(d.dp) + "x" + str(d.tp) + "x" + str(d.pp) + "x" +
+                      str(d.cp);
   return {"degrees", "degrees: " + factors + " = " + str(d.product()) + ", but gpus is " +
                          str(s.gpus) + ": the product must equal gpus"};
 }
@@ -67,10 +66,10 @@ Problem validate(const Scenario& s) {
                                   ") so the query heads share key/value heads evenly"};
   }
   if (m.moe() && m.experts_per_token > m.experts) {
-    return {"model.experts_per_token",
-            "model.experts_per_token is " + str(m.experts_per_token) +
-                ": allowed 1 to model.experts (" + str(m.experts) + "); a token cannot use more "
-                "experts than there are"};
+    return {"model.experts_per_token", "model.experts_per_token is " + str(m.experts_per_token) +
+                                           ": allowed 1 to model.experts (" + str(m.experts) +
+                                           "); a token cannot use more "
+                                           "experts than there are"};
   }
   if (m.moe() && m.dense_layers >= m.layers) {
     return {"model.dense_layers", "model.dense_layers is " + str(m.dense_layers) +

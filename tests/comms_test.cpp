@@ -77,7 +77,7 @@ TEST(TensorTraffic, SequenceParallelAddsTheBackwardRegather) {
   const SeamTraffic t = report_of(s).comms.tensor;
   EXPECT_DOUBLE_EQ(t.bytes_per_gpu_per_step, 10 * kBsh * 3 / 4 * 2 * 50 * 128);
   EXPECT_DOUBLE_EQ(t.bytes_per_message, kBsh * 3 / 4 * 2);  // one all-gather or reduce-scatter
-  s.recompute = Recompute::kFull;  // the forward's 4 collectives again: 14
+  s.recompute = Recompute::kFull;                           // the forward's 4 collectives again: 14
   EXPECT_DOUBLE_EQ(report_of(s).comms.tensor.bytes_per_gpu_per_step,
                    14 * kBsh * 3 / 4 * 2 * 50 * 128);
   s.sequence_parallel = false;  // 2 more all-reduces: 12

@@ -1,10 +1,10 @@
 // Context parallelism: the K/V traffic of ring and Ulysses, the auto-factor with the context
 // and expert seams, and the layouts a page may offer.
-#include <nlohmann/json.hpp>
-
 #include "context.h"
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "contract.h"
 #include "explorer.h"
@@ -54,8 +54,7 @@ TEST(Context, UlyssesAllToAllsQueriesKeysValuesAndTheOutput) {
   s.context_parallel = ContextParallel::kUlysses;
   const Degrees d{8, 8, 16, 16};
   const SeamTraffic t = context_traffic(s, d, 8, 16);
-  EXPECT_EQ(t.bytes_per_message,
-            131072.0 / 16 * (2.0 * 16384 + 2 * 8 * 128) / 8 * 15 / 16 * 2);
+  EXPECT_EQ(t.bytes_per_message, 131072.0 / 16 * (2.0 * 16384 + 2 * 8 * 128) / 8 * 15 / 16 * 2);
   EXPECT_EQ(t.messages_per_step, 2.0 * 8 * 16);
 }
 
@@ -119,7 +118,7 @@ TEST(Context, LayoutsListTheFiveSeamTuplesOnlyWhenTheSeamsAreOn) {
   for (const json& l : book) EXPECT_EQ(l.size(), 3u);
   const json five = json::parse(layouts_json(
       R"({"gpus":8,"model":"mixtral-8x7b","seams":{"data":true,"context":true,"expert":true}})"))
-                        ["layouts"];
+      ["layouts"];
   bool found = false;
   for (const json& l : five) {
     ASSERT_TRUE(l.size() == 3 || l.size() == 5);

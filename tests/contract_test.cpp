@@ -1,11 +1,10 @@
-#include <nlohmann/json.hpp>
-
 #include "contract.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace pe {
@@ -25,8 +24,9 @@ TEST(Contract, EmptyScenarioIsTheBookLab) {
   EXPECT_EQ(r["comms"]["data"]["bytes_per_gpu_per_step"], 60e9);
   EXPECT_EQ(r["comms"]["data"]["link"], "network");
   ASSERT_EQ(r["ranks"].size(), 16u);
-  EXPECT_EQ(r["ranks"][9], json({{"rank", 9}, {"dp", 9}, {"tp", 0}, {"pp", 0}, {"cp", 0},
-                                 {"ep", 0}, {"node", 1}}));
+  EXPECT_EQ(
+      r["ranks"][9],
+      json({{"rank", 9}, {"dp", 9}, {"tp", 0}, {"pp", 0}, {"cp", 0}, {"ep", 0}, {"node", 1}}));
 }
 
 TEST(Contract, AllThreeSeamsGive2x4x2And32GB) {
@@ -108,7 +108,8 @@ INSTANTIATE_TEST_SUITE_P(
                     "model":{"heads":20,"hidden":5120}})",
                  "degrees.cp", "Ulysses gives each CP rank whole heads"},
         BadInput{R"({"model":{"preset":"mixtral-8x7b","experts_per_token":9}})",
-                 "model.experts_per_token", "model.experts_per_token is 9: allowed 1 to model.experts (8)"},
+                 "model.experts_per_token",
+                 "model.experts_per_token is 9: allowed 1 to model.experts (8)"},
         BadInput{R"({"model":{"preset":"mixtral-8x7b","dense_layers":32}})", "model.dense_layers",
                  "model.dense_layers is 32: allowed 0 to model.layers - 1 (31)"},
         BadInput{R"({"model":"mixtral-8x7b","expert_tp":2})", "expert_tp",
@@ -117,12 +118,14 @@ INSTANTIATE_TEST_SUITE_P(
                  "context_parallel is \"zigzag\": allowed \"ring\", \"all_gather\", \"ulysses\""},
         BadInput{R"({"degrees":{"dp":-16,"tp":-1,"pp":1}})", "degrees.dp",
                  "degrees.dp is -16: allowed 1 to 16384"},
-        BadInput{R"({"model":{"layers":0}})", "model.layers", "model.layers is 0: allowed 1 to 10000"},
+        BadInput{R"({"model":{"layers":0}})", "model.layers",
+                 "model.layers is 0: allowed 1 to 10000"},
         BadInput{R"({"model":{"heads":7}})", "model.heads",
                  "model.heads is 7: it must divide model.hidden"},
         BadInput{R"({"model":"gpt-5"})", "model", "model is \"gpt-5\": allowed \"book-16b\","},
         BadInput{R"({"gpu":"V100"})", "gpu", "gpu is \"V100\": allowed \"A100-40GB\","},
-        BadInput{R"({"bytes_per_param":2})", "bytes_per_param", "bytes_per_param is 2: allowed 4 to 64"},
+        BadInput{R"({"bytes_per_param":2})", "bytes_per_param",
+                 "bytes_per_param is 2: allowed 4 to 64"},
         BadInput{R"({"micro_batch":1024})", "micro_batch",
                  "micro_batch is 1024: allowed 1 to global_batch"},
         BadInput{R"({"zero_stage":4})", "zero_stage", "zero_stage is 4: allowed 0 to 3"},
@@ -142,8 +145,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"{} {}", nullptr, "bytes after the document"},
         BadInput{"{}x", nullptr, "bytes after the document"},
         BadInput{R"({"model":{"params":0}})", "model.params", "model.params is 0: allowed 1000000"},
-        BadInput{R"({"model":{"name":"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"}})",
-                 "model.name", "allowed a string of up to 64 characters"}));
+        BadInput{
+            R"({"model":{"name":"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"}})",
+            "model.name", "allowed a string of up to 64 characters"}));
 
 // Golden files: every tests/golden/NAME.scenario.json must produce NAME.report.json exactly.
 // Regenerate with scripts/update-golden after a deliberate change, and review the diff.
@@ -152,8 +156,8 @@ TEST(Contract, GoldenReports) {
   for (const auto& entry : std::filesystem::directory_iterator(PE_GOLDEN_DIR)) {
     const std::string path = entry.path().string();
     const std::string suffix = ".scenario.json";
-    if (path.size() < suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(),
-                                                    suffix) != 0) {
+    if (path.size() < suffix.size() ||
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
       continue;
     }
     std::ifstream scenario(path);

@@ -1,10 +1,10 @@
 // Every derivation recomputes its number from the terms it shows; it must be the number the
 // report gives, or the page would explain a number it does not show.
-#include <nlohmann/json.hpp>
-
 #include "explain.h"
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "contract.h"
 
@@ -52,26 +52,26 @@ INSTANTIATE_TEST_SUITE_P(
 // The book's own numbers, as the chapter would write them.
 TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {
   const json r = json::parse(evaluate_json("{}"));
-  EXPECT_EQ(r["explain"]["memory.per_gpu_bytes"]["text"],
-            "256 GB = 16e9 params × 16 B/param");
-  EXPECT_EQ(r["explain"]["memory.params_per_gpu"]["text"],
-            "16e9 = 16e9 params ÷ (TP 1 × PP 1)");
+  EXPECT_EQ(r["explain"]["memory.per_gpu_bytes"]["text"], "256 GB = 16e9 params × 16 B/param");
+  EXPECT_EQ(r["explain"]["memory.params_per_gpu"]["text"], "16e9 = 16e9 params ÷ (TP 1 × PP 1)");
   EXPECT_EQ(r["explain"]["comms.data.bytes_per_gpu_per_step"]["text"],
             "60 GB = 2 × (16−1)/16 × 16e9 params × 2 B × 1 per step");
 }
 
 // Where each seam's groups sit, in words that follow the nesting order.
 TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
-  const json rule = json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
-  EXPECT_EQ(rule["explain"]["comms.tensor.link_bytes_per_s"]["text"],
-            "240 GB/s, NVLink (300 GB/s × 0.8): TP groups of 4 GPUs, neighbouring ranks, each sit in one "
-            "node of 8 GPUs");
+  const json rule =
+      json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
+  EXPECT_EQ(
+      rule["explain"]["comms.tensor.link_bytes_per_s"]["text"],
+      "240 GB/s, NVLink (300 GB/s × 0.8): TP groups of 4 GPUs, neighbouring ranks, each sit in one "
+      "node of 8 GPUs");
   EXPECT_EQ(rule["explain"]["comms.data.group_size"]["text"],
             "2 GPUs = DP 2; members are 8 ranks apart (TP 4 × PP 2 nested inside), order tp,pp,dp");
   EXPECT_EQ(rule["explain"]["order.order_cost_s"]["text"], "0 s: tp,pp,dp is the chapter's order");
 
-  const json broken = json::parse(evaluate_json(
-      R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})"));
+  const json broken = json::parse(
+      evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})"));
   EXPECT_EQ(broken["explain"]["comms.tensor.link_bytes_per_s"]["text"],
             "25 GB/s, the network: TP groups of 4 GPUs, 4 ranks apart (DP 2 × PP 2 nested "
             "inside), span nodes of 8 GPUs");
@@ -79,7 +79,8 @@ TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
 }
 
 TEST(Explain, TheBooksFactorsAndMessages) {
-  const json r = json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
+  const json r =
+      json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
   EXPECT_EQ(r["explain"]["memory.shard_factor"]["text"], "8× = TP 4 × PP 2");
   EXPECT_EQ(r["explain"]["precision.bytes_per_param"]["text"],
             "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v (mixed_bf16)");

@@ -83,11 +83,11 @@ class KorthikantiTable2 : public ::testing::TestWithParam<Table2Row> {};
 
 TEST_P(KorthikantiTable2, PerLayerBytes) {
   const Table2Row r = GetParam();
-  EXPECT_NEAR(activation_bytes_per_layer(2048, 4, 6144, 64, r.tp, r.sp, r.recompute),
-              r.bytes_22b, 1e3)
+  EXPECT_NEAR(activation_bytes_per_layer(2048, 4, 6144, 64, r.tp, r.sp, r.recompute), r.bytes_22b,
+              1e3)
       << r.row;
-  EXPECT_NEAR(activation_bytes_per_layer(2048, 1, 12288, 96, r.tp, r.sp, r.recompute),
-              r.bytes_175b, 1e3)
+  EXPECT_NEAR(activation_bytes_per_layer(2048, 1, 12288, 96, r.tp, r.sp, r.recompute), r.bytes_175b,
+              1e3)
       << r.row;
 }
 
@@ -121,8 +121,8 @@ TEST(FullMemory, FirstStageHoldsPInFlightMicroBatchesOfItsLayers) {
   EXPECT_EQ(r.memory.stages[0].layers, 12);
   EXPECT_EQ(r.memory.stages[1].layers, 13);
   EXPECT_EQ(r.memory.stages[3].layers, 12);
-  const double per_layer = activation_bytes_per_layer(2048, 1, 5120, 40, 1, false,
-                                                      Recompute::kNone);
+  const double per_layer =
+      activation_bytes_per_layer(2048, 1, 5120, 40, 1, false, Recompute::kNone);
   // 12 layers x 4 in flight + embedding dropout s b h p / t.
   EXPECT_DOUBLE_EQ(r.memory.stages[0].breakdown.activations_bytes,
                    12 * 4 * per_layer + 2048.0 * 5120 * 4);
@@ -136,8 +136,8 @@ TEST(FullMemory, WithFewerMicroBatchesThanStagesOnlyThoseAreInFlight) {
   s.global_batch = 2;  // m = 2 < p = 4
   const Report r = report_of(s);
   EXPECT_EQ(r.memory.stages[0].inflight_microbatches, 2);
-  const double per_layer = activation_bytes_per_layer(2048, 1, 5120, 40, 1, false,
-                                                      Recompute::kNone);
+  const double per_layer =
+      activation_bytes_per_layer(2048, 1, 5120, 40, 1, false, Recompute::kNone);
   // 12 layers x 2 in flight + embedding dropout s b h x 2 / t.
   EXPECT_DOUBLE_EQ(r.memory.stages[0].breakdown.activations_bytes,
                    12 * 2 * per_layer + 2048.0 * 5120 * 2);

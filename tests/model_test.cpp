@@ -23,14 +23,14 @@ double count(const char* preset) { return shape_params(*find_model(preset), 2048
 
 // The presets' shapes give their papers' published counts.
 TEST(Presets, ShapesCountThePublishedParameters) {
-  EXPECT_NEAR(count("llama3-8b") / 1e9, 8.03, 0.005);      // Dubey et al. 2024, Table 3
+  EXPECT_NEAR(count("llama3-8b") / 1e9, 8.03, 0.005);  // Dubey et al. 2024, Table 3
   EXPECT_NEAR(count("llama3-70b") / 1e9, 70.6, 0.05);
   EXPECT_NEAR(count("llama3-405b") / 1e9, 405.9, 0.05);
-  EXPECT_NEAR(count("llama2-70b") / 1e9, 68.98, 0.01);     // "70B" (Touvron et al. 2023)
-  EXPECT_NEAR(count("gpt3-175b") / 1e9, 174.6, 0.05);      // "175B" (Brown et al. 2020)
+  EXPECT_NEAR(count("llama2-70b") / 1e9, 68.98, 0.01);           // "70B" (Touvron et al. 2023)
+  EXPECT_NEAR(count("gpt3-175b") / 1e9, 174.6, 0.05);            // "175B" (Brown et al. 2020)
   EXPECT_NEAR(count("bloom-176b"), 176'247'271'424, 28672 + 1);  // less its embedding LayerNorm
-  EXPECT_NEAR(count("megatron-22b") / 1e9, 22.07, 0.005);  // Korthikanti Table 3: 22B
-  EXPECT_NEAR(count("megatron-145b") / 1e9, 145.6, 0.05);  // Narayanan Table 1
+  EXPECT_NEAR(count("megatron-22b") / 1e9, 22.07, 0.005);        // Korthikanti Table 3: 22B
+  EXPECT_NEAR(count("megatron-145b") / 1e9, 145.6, 0.05);        // Narayanan Table 1
   EXPECT_NEAR(count("megatron-530b") / 1e9, 529.6, 0.1);
   EXPECT_NEAR(count("megatron-1t") / 1e9, 1008.0, 0.1);
   EXPECT_NEAR(count("gpt-neox-20b") / 1e9, 20.55, 0.01);   // Black et al. 2022
@@ -69,8 +69,8 @@ TEST(Shapes, ActivationsFollowTheShape) {
 
 // Explicit params with no architecture scale the book's shape: memory and FLOPs agree.
 TEST(Shapes, ParamsWithoutArchitectureScaleTheShape) {
-  const json r = json::parse(evaluate_json(
-      R"({"model":{"params":1e6},"memory_model":"full","recompute":"full"})"));
+  const json r = json::parse(
+      evaluate_json(R"({"model":{"params":1e6},"memory_model":"full","recompute":"full"})"));
   ASSERT_FALSE(r.contains("error")) << r;
   // 1M params x 16 B over 16 data-parallel GPUs (no sharding): 16 MB of model states.
   const auto& b = r["memory"]["breakdown"];
@@ -174,7 +174,8 @@ TEST(Memory, FullModelCountsTheOverheadAndFitsUnderTheSafeFraction) {
   EXPECT_NEAR(r.memory.per_gpu_bytes, 66e9, 1);
   EXPECT_FALSE(r.memory.fits);
   bool warned = false;
-  for (const std::string& w : r.warnings) warned = warned || w.find("14 GB of headroom") != std::string::npos;
+  for (const std::string& w : r.warnings)
+    warned = warned || w.find("14 GB of headroom") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -184,7 +185,8 @@ TEST(Memory, BookModelWarnsThatPractitionerFieldsDoNotCount) {
   const Report r = report_of(s);
   EXPECT_DOUBLE_EQ(r.memory.per_gpu_bytes, 256e9);  // the book's number stays
   bool warned = false;
-  for (const std::string& w : r.warnings) warned = warned || w.find("memory_model is") != std::string::npos;
+  for (const std::string& w : r.warnings)
+    warned = warned || w.find("memory_model is") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -208,13 +210,13 @@ TEST(StepTime, HardwareFlopsIncludeRecomputation) {
   // GPT with full recompute: 96 B s L h^2 (1 + s/(6h) + V/(16 L h)) against 72 (... V/(12 L h)).
   const double B = 512, sl = 2048, L = 50, h = 5120, V = 51200;
   const double k = param_scale(s.model, 2048);
-  const double model = 72 * B * sl * L * h * h * k + 12 * B * sl * sl * h * L +
-                       6 * B * sl * h * V * k;
+  const double model =
+      72 * B * sl * L * h * h * k + 12 * B * sl * sl * h * L + 6 * B * sl * h * V * k;
   EXPECT_NEAR(r.time.model_flops_per_step / model, 1, 1e-3);  // + biases' FLOPs (13h)
   EXPECT_NEAR(r.time.hardware_flops_per_step - r.time.model_flops_per_step,
               r.time.model_flops_per_step / 3 - 2 * B * sl * h * V * k, 1e-9 * model);
-  EXPECT_NEAR(r.time.hfu / r.time.mfu,
-              r.time.hardware_flops_per_step / r.time.model_flops_per_step, 1e-12);
+  EXPECT_NEAR(r.time.hfu / r.time.mfu, r.time.hardware_flops_per_step / r.time.model_flops_per_step,
+              1e-12);
 }
 
 TEST(StepTime, OverlapSwitchesHideCommunication) {

@@ -1,9 +1,9 @@
 // Mixture-of-experts shapes: the published counts, and the per-layer pieces they are made of.
-#include <nlohmann/json.hpp>
-
 #include "moe.h"
 
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "contract.h"
 #include "presets.h"
@@ -22,8 +22,8 @@ TEST(Moe, MixtralLayerPieces) {
   EXPECT_EQ(attention_matmul_params(m), 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024);
   EXPECT_EQ(mlp_matmul_params(m, 14336), 3.0 * 4096 * 14336);
   EXPECT_EQ(routed_expert_params(m), 8 * 3.0 * 4096 * 14336);
-  EXPECT_EQ(moe_layer_params(m), 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 2 * 4096 + 4096 * 8 +
-                                     8 * 3.0 * 4096 * 14336);
+  EXPECT_EQ(moe_layer_params(m),
+            2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 2 * 4096 + 4096 * 8 + 8 * 3.0 * 4096 * 14336);
   EXPECT_EQ(moe_layers(m), 32);
 }
 

@@ -2,14 +2,13 @@
 // read from core/reference_runs.cpp or a golden file, so a slip in either shows up as a
 // failure. Layouts: Korthikanti Table 3; Narayanan's scripts (Megatron-LM
 // examples/sc21/run_table_1.sh); Dubey et al. Sec. 3.3.2; BLOOM Sec. 3.4.
-#include <nlohmann/json.hpp>
-
 #include "reference_runs.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <vector>
 
@@ -39,14 +38,14 @@ double median(std::vector<double> v) {
 double worst(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
 
 // Megatron-LM 2021-22 as the papers ran it (reference_runs.cpp says why each switch).
-std::string megatron(const std::string& model, int dp, int tp, int pp, int micro, int global,
-                     int v, const char* recompute, bool sp, bool overlap = false) {
+std::string megatron(const std::string& model, int dp, int tp, int pp, int micro, int global, int v,
+                     const char* recompute, bool sp, bool overlap = false) {
   std::string s = "{\"model\":" + model + ",\"gpus\":" + std::to_string(dp * tp * pp) +
                   ",\"degrees\":{\"dp\":" + std::to_string(dp) + ",\"tp\":" + std::to_string(tp) +
                   ",\"pp\":" + std::to_string(pp) + "},\"gpu\":\"A100-80GB\",\"network_gb_s\":25" +
                   ",\"seq_len\":2048,\"micro_batch\":" + std::to_string(micro) +
-                  ",\"global_batch\":" + std::to_string(global) + ",\"recompute\":\"" +
-                  recompute + "\",\"sequence_parallel\":" + (sp ? "true" : "false") +
+                  ",\"global_batch\":" + std::to_string(global) + ",\"recompute\":\"" + recompute +
+                  "\",\"sequence_parallel\":" + (sp ? "true" : "false") +
                   ",\"flash_attention\":false,\"pp_scatter_gather\":true" +
                   ",\"overlap_grad_reduce\":" + (overlap ? "true" : "false") +
                   ",\"memory_model\":\"full\"";
@@ -116,14 +115,14 @@ TEST(ReferenceRuns, NarayananTable1MedianWithin8PercentWorstWithin15) {
 // must land within 5 points of the published 38-43%.
 TEST(ReferenceRuns, Llama3405BMfuWithin5PointsOfPublished) {
   for (auto [dp, published] : {std::pair{64, 0.43}, std::pair{128, 0.41}}) {
-    const Report r = report_of(
-        "{\"model\":\"llama3-405b\",\"gpus\":" + std::to_string(dp * 128) +
-        ",\"degrees\":{\"dp\":" + std::to_string(dp) +
-        ",\"tp\":8,\"pp\":16},\"gpu\":\"H100-80GB\",\"network_gb_s\":50,\"seq_len\":8192,"
-        "\"global_batch\":2048,\"precision\":\"megatron_fp32_grads\",\"zero_stage\":1,"
-        "\"sequence_parallel\":true,\"schedule\":\"interleaved\",\"virtual_stages\":8,"
-        "\"first_stage_layers\":7,\"last_stage_layers\":7,\"overlap_grad_reduce\":true,"
-        "\"overlap_param_gather\":true,\"memory_model\":\"full\"}");
+    const Report r =
+        report_of("{\"model\":\"llama3-405b\",\"gpus\":" + std::to_string(dp * 128) +
+                  ",\"degrees\":{\"dp\":" + std::to_string(dp) +
+                  ",\"tp\":8,\"pp\":16},\"gpu\":\"H100-80GB\",\"network_gb_s\":50,\"seq_len\":8192,"
+                  "\"global_batch\":2048,\"precision\":\"megatron_fp32_grads\",\"zero_stage\":1,"
+                  "\"sequence_parallel\":true,\"schedule\":\"interleaved\",\"virtual_stages\":8,"
+                  "\"first_stage_layers\":7,\"last_stage_layers\":7,\"overlap_grad_reduce\":true,"
+                  "\"overlap_param_gather\":true,\"memory_model\":\"full\"}");
     EXPECT_NEAR(r.time.mfu, published, 0.05) << dp;
     EXPECT_GE(r.time.mfu, 0.38 - 0.05);
     EXPECT_LE(r.time.mfu, 0.43 + 0.05);

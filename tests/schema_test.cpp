@@ -1,12 +1,11 @@
 // The field table is the one place a scenario field is declared: the README's table, the fuzz
 // dictionary, the reader and the echo must all agree with it.
-#include <nlohmann/json.hpp>
-
 #include "schema.h"
 
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "contract.h"
@@ -55,7 +54,8 @@ TEST(Schema, JsonHasEveryRowWithItsDefaultAndRange) {
         "min":1,"max":16384,"unit":"GPUs","doc":"GPUs in the fleet"})"));
     }
   }
-  EXPECT_EQ(find_field("recompute")->choices, (std::vector<std::string>{"none", "selective", "full"}));
+  EXPECT_EQ(find_field("recompute")->choices,
+            (std::vector<std::string>{"none", "selective", "full"}));
   EXPECT_EQ(find_field("degrees")->type, FieldType::kObject);
 }
 
@@ -91,8 +91,9 @@ TEST(Schema, EveryNumericFieldRefusesOneStepPastItsRange) {
 // Kept, and said: a field with no effect, a preset overridden, bytes beside a precision.
 TEST(Schema, WhatChangesMeaningIsKeptWithAWarning) {
   auto warnings = [](const char* s) { return run(s)["warnings"].dump(); };
-  EXPECT_NE(warnings(R"({"virtual_stages":4})").find("virtual_stages is ignored: it applies "
-                                                       "only to the interleaved schedule"),
+  EXPECT_NE(warnings(R"({"virtual_stages":4})")
+                .find("virtual_stages is ignored: it applies "
+                      "only to the interleaved schedule"),
             std::string::npos);
   const json custom = run(R"({"model":{"preset":"gpt3-175b","layers":48}})");
   EXPECT_EQ(custom["scenario"]["model"]["name"], "custom (from gpt3-175b)");
@@ -116,8 +117,7 @@ TEST(Schema, LengthLimitsCountCharactersNotBytes) {
 TEST(Schema, ANulByteAfterTheDocumentIsRefused) {
   const json r = run(std::string("{}\0", 3));
   EXPECT_EQ(r["error"]["key"], nullptr);
-  EXPECT_NE(r["error"]["message"].get<std::string>().find("NUL byte at byte 2"),
-            std::string::npos);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("NUL byte at byte 2"), std::string::npos);
 }
 
 TEST(Schema, TheReportCarriesTheLayoutsThePageMayOffer) {

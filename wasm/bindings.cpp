@@ -63,8 +63,8 @@ emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
   flat.clear();
   const long long n = 1LL * dp * tp * pp * cp;
   const auto seams = pe::order_from_text(order);
-  if (dp < 1 || tp < 1 || pp < 1 || cp < 1 || ep < 1 || gpus_per_node < 1 || n > 16384 ||
-      !seams || (1LL * dp * cp) % ep != 0) {
+  if (dp < 1 || tp < 1 || pp < 1 || cp < 1 || ep < 1 || gpus_per_node < 1 || n > 16384 || !seams ||
+      (1LL * dp * cp) % ep != 0) {
     return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
   }
   flat.reserve(6 * n);

@@ -9,9 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "contract.h"
 #include "schema.h"
@@ -71,8 +70,8 @@ std::string read_input(const std::string& arg, std::string& problem) {
 
 // Writes the whole text or says why not: a full disk must not pass for a report.
 int write_out(const std::string& text) {
-  const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() &&
-                       std::fflush(stdout) == 0;
+  const bool written =
+      std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
   if (written) return 0;
   std::fprintf(stderr, "error: cannot write the report: %s\n", std::strerror(errno));
   return 1;
