@@ -1,10 +1,10 @@
-#include "comms.h"
+#include "model/comms.h"
 
 #include <gtest/gtest.h>
 
-#include "presets.h"
+#include "model/presets.h"
 #include "scenario_builders.h"
-#include "transformer.h"
+#include "model/transformer.h"
 
 namespace pe {
 namespace {

@@ -1,17 +1,17 @@
 // Context parallelism: the K/V traffic of ring and Ulysses, the auto-factor with the context
 // and expert seams, and the layouts a page may offer.
-#include "context.h"
+#include "model/context.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "contract.h"
-#include "explorer.h"
-#include "factorize.h"
-#include "moe.h"
-#include "presets.h"
-#include "transformer.h"
+#include "contract/contract.h"
+#include "model/explorer.h"
+#include "model/factorize.h"
+#include "model/moe.h"
+#include "model/presets.h"
+#include "model/transformer.h"
 
 namespace pe {
 namespace {

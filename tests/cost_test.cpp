@@ -1,4 +1,4 @@
-#include "cost.h"
+#include "model/cost.h"
 
 #include <gtest/gtest.h>
 

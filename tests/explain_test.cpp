@@ -1,12 +1,12 @@
 // Every derivation recomputes its number from the terms it shows; it must be the number the
 // report gives, or the page would explain a number it does not show.
-#include "explain.h"
+#include "explain/explain.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "contract.h"
+#include "contract/contract.h"
 
 namespace pe {
 namespace {

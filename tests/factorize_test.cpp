@@ -1,4 +1,4 @@
-#include "factorize.h"
+#include "model/factorize.h"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // The context and expert seams against published runs (tables derived by hand from the papers;
-// the same runs the page's reference panel shows, core/reference_runs.cpp).
+// the same runs the page's reference panel shows, core/contract/reference_runs.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "contract.h"
-#include "reference_runs.h"
+#include "contract/contract.h"
+#include "contract/reference_runs.h"
 
 namespace pe {
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "contract.h"
+#include "contract/contract.h"
 #include "fuzz/report_checks.h"
 
 namespace pe {

@@ -1,6 +1,6 @@
-// The core's own JSON (core/json.h) against RFC 8259 and against nlohmann/json, the library it
+// The core's own JSON (core/json/json.h) against RFC 8259 and against nlohmann/json, the library it
 // replaced: the reports must be written byte for byte as before.
-#include "json.h"
+#include "json/json.h"
 
 #include <gtest/gtest.h>
 

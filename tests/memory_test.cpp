@@ -1,8 +1,8 @@
-#include "memory.h"
+#include "model/memory.h"
 
 #include <gtest/gtest.h>
 
-#include "activations.h"
+#include "model/activations.h"
 #include "scenario_builders.h"
 
 namespace pe {

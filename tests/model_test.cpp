@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "activations.h"
-#include "contract.h"
-#include "pipeline.h"
-#include "presets.h"
+#include "model/activations.h"
+#include "contract/contract.h"
+#include "model/pipeline.h"
+#include "model/presets.h"
 #include "scenario_builders.h"
-#include "transformer.h"
+#include "model/transformer.h"
 
 namespace pe {
 namespace {

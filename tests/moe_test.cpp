@@ -1,13 +1,13 @@
 // Mixture-of-experts shapes: the published counts, and the per-layer pieces they are made of.
-#include "moe.h"
+#include "model/moe.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "contract.h"
-#include "presets.h"
-#include "transformer.h"
+#include "contract/contract.h"
+#include "model/presets.h"
+#include "model/transformer.h"
 
 namespace pe {
 namespace {

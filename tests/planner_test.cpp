@@ -1,4 +1,4 @@
-#include "planner.h"
+#include "planner/planner.h"
 
 #include <gtest/gtest.h>
 
@@ -6,10 +6,10 @@
 #include <array>
 #include <set>
 
-#include "explorer.h"
-#include "presets.h"
-#include "text.h"
-#include "transformer.h"
+#include "model/explorer.h"
+#include "model/presets.h"
+#include "model/text.h"
+#include "model/transformer.h"
 
 namespace pe {
 namespace {

@@ -11,11 +11,11 @@
 #include <random>
 #include <vector>
 
-#include "contract.h"
-#include "explorer.h"
+#include "contract/contract.h"
+#include "model/explorer.h"
 #include "fuzz/report_checks.h"
-#include "presets.h"
-#include "transformer.h"
+#include "model/presets.h"
+#include "model/transformer.h"
 
 namespace pe {
 namespace {

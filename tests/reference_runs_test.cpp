@@ -1,8 +1,8 @@
 // The model against published runs. The expected figures are typed here from the papers, not
-// read from core/reference_runs.cpp or a golden file, so a slip in either shows up as a
+// read from core/contract/reference_runs.cpp or a golden file, so a slip in either shows up as a
 // failure. Layouts: Korthikanti Table 3; Narayanan's scripts (Megatron-LM
 // examples/sc21/run_table_1.sh); Dubey et al. Sec. 3.3.2; BLOOM Sec. 3.4.
-#include "reference_runs.h"
+#include "contract/reference_runs.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <numeric>
 #include <vector>
 
-#include "contract.h"
-#include "explorer.h"
+#include "contract/contract.h"
+#include "model/explorer.h"
 
 namespace pe {
 namespace {

@@ -1,8 +1,8 @@
 // Small helpers that read like the book: "16 GPUs, data + tensor on".
 #pragma once
 
-#include "explorer.h"
-#include "scenario.h"
+#include "model/explorer.h"
+#include "model/scenario.h"
 
 namespace pe::test {
 

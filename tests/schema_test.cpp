@@ -1,6 +1,6 @@
 // The field table is the one place a scenario field is declared: the README's table, the fuzz
 // dictionary, the reader and the echo must all agree with it.
-#include "schema.h"
+#include "model/schema.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "contract.h"
+#include "contract/contract.h"
 
 namespace pe {
 namespace {

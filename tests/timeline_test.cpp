@@ -1,4 +1,4 @@
-#include "timeline.h"
+#include "model/timeline.h"
 
 #include <gtest/gtest.h>
 

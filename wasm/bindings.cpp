@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "contract.h"
-#include "layout.h"
+#include "contract/contract.h"
+#include "model/layout.h"
 #ifdef PE_LAB_PLANNER
-#include "reference_runs.h"
+#include "contract/reference_runs.h"
 
 // The planner's progress goes to Module.onPlanProgress (lab.js sets it for one call): a
 // function written into the glue at build time, so nothing is evaluated under the CSP.

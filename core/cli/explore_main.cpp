@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "contract.h"
-#include "schema.h"
+#include "contract/contract.h"
+#include "model/schema.h"
 
 namespace {
 

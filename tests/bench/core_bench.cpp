@@ -2,11 +2,11 @@
 // book's 10,240-GPU fleet. scripts/bench prints the table.
 #include <benchmark/benchmark.h>
 
-#include "contract.h"
-#include "explorer.h"
-#include "planner.h"
-#include "presets.h"
-#include "transformer.h"
+#include "contract/contract.h"
+#include "model/explorer.h"
+#include "planner/planner.h"
+#include "model/presets.h"
+#include "model/transformer.h"
 
 namespace {
 

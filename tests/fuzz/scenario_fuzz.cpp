@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "contract.h"
+#include "contract/contract.h"
 #include "report_checks.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -96,7 +96,7 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
       [...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2, 'dp,pp,tp')],
       [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1],
     );
-    // CP sits just outside TP; EP 2 runs over x = cp + CP dp (core/layout.h).
+    // CP sits just outside TP; EP 2 runs over x = cp + CP dp (core/model/layout.h).
     assert.deepEqual(
       [...lab.ranks({ dp: 1, tp: 1, pp: 1, cp: 2, ep: 2 }, 8)],
       [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0],

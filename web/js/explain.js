@@ -1,7 +1,7 @@
 // Show the math. A number marked data-explain="<report key>" (the dotted path of the number in
 // the report: "memory.per_gpu_bytes", "comms.data.time_s") explains itself from the core's
 // derivation of it, report.explain[key]: the formula with its values plugged in and the
-// result, the formula in symbols, and the source (core/explain.cpp). The page does no model
+// result, the formula in symbols, and the source (core/explain/explain.cpp). The page does no model
 // math: a number the core gives no derivation for stays plain text.
 //
 // One instance per lab, listening on the lab's root, so any panel (the book's, the advanced

@@ -1,0 +1,68 @@
+// The one contract: scenario JSON in, report JSON out. The CLI, the wasm module and the tests
+// all speak it; README.md documents every key.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json/json.h"
+#include "model/report.h"
+#include "model/result.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+// A scenario is a few hundred bytes; anything past this is refused (the CLI stops reading at
+// one byte more, so /dev/zero is refused at once).
+constexpr size_t kMaxScenarioBytes = 64 * 1024;
+
+// Reads a scenario through the field table (schema.h). Missing keys take the book's defaults;
+// an unknown or repeated key, a wrong type, bytes after the document or a value out of range
+// fail with a Problem that names the key and what is allowed. What is kept but changes
+// meaning (a field with no effect, a preset overridden) is added to `warnings`.
+Result<Scenario> parse_scenario(std::string_view json_text,
+                                std::vector<std::string>* warnings = nullptr);
+
+// {"error": {"key": "gpus" | null, "message": "..."}}: how every call reports a Problem.
+std::string error_json(const Problem& problem);
+
+// The field table as JSON (schema.h schema_json), for `explore --schema` and lab.schema().
+std::string schema_text();
+
+// The scenario with presets expanded: every input the report was computed from.
+Json scenario_json(const Scenario& s);
+Json report_json(const Report& r);
+
+// parse_scenario + evaluate + report_json, with the resolved scenario under "scenario".
+// The report also carries "layouts" (accepted_layouts) so a page needs one call per change,
+// and "explain": {report key: {formula, text, result, source}} (explain.h).
+// On failure: error_json.
+std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
+
+// The explicit layouts the scenario's GPU count and model allow (explorer.h accepted_layouts):
+// {"layouts": [[dp, tp, pp], ...]}, or {"error": "..."} for a bad scenario.
+std::string layouts_json(std::string_view scenario_text);
+
+// The presets a user can pick: {"models": [...], "gpus": [...], "precisions": [...]}, each
+// with its numbers (model params resolved by Narayanan Eq. 2 where the preset has none).
+std::string presets_json();
+
+// The 1F1B timeline (timeline.h) for drawing: {"stages", "microbatches", "shown_microbatches",
+// "span", "blocks": [[stage, microbatch, backward 0/1, start, duration], ...]}. Only the first
+// micro-batches are laid out when stages x micro-batches would exceed 1,024 (a readable
+// drawing); stages are clamped to 1..1024 and micro-batches to 1..2^24.
+std::string timeline_json(int stages, int microbatches);
+
+// Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
+// "why_best", "warnings", "headroom", "memory_limit_bytes", "plans": [{...the plan's choices and
+// figures, "scenario": {...}, "variants": [...the layout's next fastest, same shape]}]} (one
+// plan per DP x TP x PP layout), or {"error": "..."}. top_k is clamped to 1..100; headroom
+// (the fraction of GPU memory a plan leaves free) to 0..0.9; progress is called with layouts
+// done, layouts in all and configurations evaluated.
+std::string plan_json(std::string_view scenario_text, int top_k, double headroom = 0,
+                      const std::function<void(int, int, long long)>& progress = {});
+
+}  // namespace pe

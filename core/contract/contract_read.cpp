@@ -1,0 +1,364 @@
+// JSON -> Scenario, driven by the field table (schema.h): a key is known when it has a row, a
+// value has the row's type, and the rows are applied in table order, so a preset lands before
+// the fields that override it. Ranges and cross-field rules are validate.cpp's. Every access
+// checks the type first (json.h).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "contract/contract.h"
+#include "json/json.h"
+#include "model/layout.h"
+#include "model/moe.h"
+#include "model/presets.h"
+#include "model/schema.h"
+#include "model/transformer.h"
+#include "model/validate.h"
+
+namespace pe {
+namespace {
+
+using json = Json;
+
+// A scenario nests two levels ({"model": {...}}). Deeper input is refused before parsing:
+// printing a value back in a message recurses once per level, and 64 KB of "[" overflowed the
+// stack (found by the fuzz corpus under the sanitizer build).
+constexpr int kMaxNesting = 16;
+
+// The deepest nesting of [ and { outside strings; approximate for invalid JSON, which the
+// parser refuses anyway.
+int nesting(std::string_view text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (escaped) {
+      escaped = false;
+    } else if (in_string) {
+      escaped = c == '\\';
+      in_string = c != '"';
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Characters, not bytes: a UTF-8 continuation byte starts no character.
+size_t characters(const std::string& s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string show(const json& v) {
+  std::string s = v.dump();
+  if (s.size() <= 40) return s;
+  // Cut at a character boundary: half a UTF-8 character would make the message itself invalid
+  // UTF-8, which the page could not show.
+  size_t n = 40;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "...";
+}
+
+std::string joined(const std::vector<std::string>& items, bool quote) {
+  std::string out;
+  for (const std::string& item : items) {
+    out += (out.empty() ? "" : ", ") + (quote ? pe::quoted(item) : item);
+  }
+  return out;
+}
+
+// Keys for a message, cut short so that the message stays readable (and under the 400 bytes
+// the fuzz checks allow): the schema names them all.
+std::string listed(const std::vector<std::string>& keys) {
+  constexpr size_t kMaxChars = 200;
+  std::string out;
+  size_t shown = 0;
+  for (; shown < keys.size() && out.size() + keys[shown].size() < kMaxChars; ++shown) {
+    out += (out.empty() ? "" : ", ") + keys[shown];
+  }
+  if (shown < keys.size()) {
+    out += " and " + std::to_string(keys.size() - shown) + " more (explore --schema lists them)";
+  }
+  return out;
+}
+
+class Reader {
+ public:
+  Problem problem;
+  std::set<std::string> given;  // dotted keys present in the input
+  std::vector<std::string> warnings;
+
+  double bytes_per_param = 0;  // read on its own: it resolves against the precision
+
+  bool failed() const { return !problem.empty(); }
+  void fail(const std::string& key, std::string message) {
+    if (!failed()) problem = {key, std::move(message)};
+  }
+
+  // Every key of every object must have a row; groups and presets read as objects recurse.
+  void check_keys(const json& o, const std::string& prefix) {
+    std::vector<std::string> allowed;
+    for (const Field& f : fields()) {
+      const std::string key = f.key;
+      if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
+          key.find('.', prefix.size()) == std::string::npos) {
+        allowed.push_back(key.substr(prefix.size()));
+      }
+    }
+    for (size_t i = 0; i < o.size() && !failed(); ++i) {
+      const std::string& name = o.keys()[i];
+      const std::string key = prefix + name;
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+        return fail(key, "unknown key " + show(json(key)) + ": allowed " + listed(allowed));
+      }
+      const Field* f = find_field(key);
+      const bool group = f->type == FieldType::kObject || key == "model" || key == "precision";
+      if (group && o[i].is_object()) check_keys(o[i], key + ".");
+    }
+  }
+
+  // The value at a dotted key, or nullptr when it (or an object above it) is absent.
+  static const json* find(const json& root, const std::string& key) {
+    const json* at = &root;
+    size_t start = 0;
+    while (true) {
+      const size_t dot = key.find('.', start);
+      const std::string part = key.substr(start, dot - start);
+      if (!at->is_object()) return nullptr;
+      at = at->find(part);
+      if (!at) return nullptr;
+      if (dot == std::string::npos) return at;
+      start = dot + 1;
+    }
+  }
+
+  void read_bytes_value(const json& v) {
+    if (!v.is_number() || !std::isfinite(v.as_number())) {
+      return fail("bytes_per_param", "bytes_per_param is " + show(v) + ": allowed a finite number");
+    }
+    bytes_per_param = v.as_number();
+  }
+
+  void read(const Field& f, const json& v, Scenario& s) {
+    const std::string key = f.key;
+    switch (f.type) {
+      case FieldType::kInteger:
+      case FieldType::kNumber:
+        return read_number(f, v, s);
+      case FieldType::kBoolean:
+        if (!v.is_boolean()) return fail(key, key + " is " + show(v) + ": allowed true or false");
+        return f.set(s, v.as_bool() ? 1 : 0);
+      case FieldType::kEnum: {
+        const auto& c = f.choices;
+        const auto at = v.is_string() ? std::find(c.begin(), c.end(), v.as_string()) : c.end();
+        if (at == c.end())
+          return fail(key, key + " is " + show(v) + ": allowed " + joined(c, true));
+        return f.set(s, static_cast<double>(static_cast<int>(at - c.begin())));
+      }
+      case FieldType::kString:
+        if (!v.is_string() || static_cast<double>(characters(v.as_string())) > f.max) {
+          return fail(key, key + " is " + show(v) + ": allowed a string of up to " +
+                               std::to_string(static_cast<int>(f.max)) + " characters");
+        }
+        s.model.name = v.as_string();
+        return;
+      case FieldType::kPreset:
+        return read_preset(f, v, s);
+      case FieldType::kOrder: {
+        const auto order = v.is_string() ? order_from_text(v.as_string()) : std::nullopt;
+        if (!order) {
+          return fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, false) +
+                               " in any order, each once, innermost first, e.g. \"tp,pp,dp\"");
+        }
+        s.order = *order;
+        return;
+      }
+      case FieldType::kObject:
+        if (v.is_object() || (key == "degrees" && v.is_null())) return;
+        return fail(key, key + " is " + show(v) + ": allowed an object" +
+                             (key == "degrees" ? " or null" : ""));
+    }
+  }
+
+ private:
+  void read_number(const Field& f, const json& v, Scenario& s) {
+    const std::string key = f.key;
+    if (!v.is_number() || !std::isfinite(v.as_number())) {
+      return fail(key, key + " is " + show(v) + ": allowed a finite number");
+    }
+    double x = v.as_number();
+    if (x == 0) x = 0;  // -0 passes every ">= 0" check but shows as "-0.0" in the report
+    if (f.type == FieldType::kInteger &&
+        (x != std::floor(x) || std::fabs(x) > std::numeric_limits<int>::max())) {
+      return fail(key, key + " is " + show(v) + ": allowed a whole number");
+    }
+    if (f.set) f.set(s, x);
+  }
+
+  void read_preset(const Field& f, const json& v, Scenario& s) {
+    const std::string key = f.key;
+    const bool takes_object = key == "model" || key == "precision";
+    if (takes_object && v.is_object()) return;  // its fields have rows of their own
+    const std::string name = v.is_string() ? v.as_string() : "";
+    bool found = false;
+    if (key == "gpu") {
+      if (auto p = find_gpu(name)) s.gpu = *p, found = true;
+    } else if (key == "precision") {
+      if (auto p = find_precision(name)) s.precision = *p, found = true;
+    } else if (auto p = find_model(name)) {
+      s.model = *p, found = true;
+    }
+    if (!found) {
+      fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, true) +
+                    (takes_object ? ", or an object" : ""));
+    }
+  }
+};
+
+bool changed(const ModelSpec& a, const ModelSpec& b) {
+  return a.layers != b.layers || a.hidden != b.hidden || a.heads != b.heads || a.vocab != b.vocab ||
+         a.kv_heads != b.kv_heads || a.ffn_hidden != b.ffn_hidden || a.activation != b.activation ||
+         a.position != b.position || a.tied_embeddings != b.tied_embeddings ||
+         a.attention != b.attention || a.experts != b.experts ||
+         // The MoE fields mean nothing for a dense model (a warning says so).
+         (a.moe() &&
+          (a.experts_per_token != b.experts_per_token || a.moe_ffn_hidden != b.moe_ffn_hidden ||
+           a.shared_experts != b.shared_experts || a.dense_layers != b.dense_layers));
+}
+
+// bytes_per_param alone: bf16 weight 2 + bf16 grad 2, the rest split evenly between the three
+// optimizer states (16 gives the book's 4 + 4 + 4). Beside a precision, the precision wins.
+void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
+  const double bytes = in.bytes_per_param;
+  if (in.given.count("precision")) {
+    if (std::fabs(bytes - s.precision.total_bytes()) > 1e-9) {
+      in.warnings.push_back("bytes_per_param " + show_number(bytes) +
+                            " is overridden by precision, which adds up to " +
+                            show_number(s.precision.total_bytes()) + " bytes per parameter.");
+    }
+    return;
+  }
+  if (bytes < 4 || bytes > 64) {
+    return in.fail("bytes_per_param",
+                   "bytes_per_param is " + show_number(bytes) + ": allowed 4 to 64");
+  }
+  if (bytes == before.total_bytes()) return;
+  const double state = (bytes - 4) / 3;
+  s.precision = bytes == 16 ? Precision{} : Precision{"custom", 2, 2, state, state, state};
+}
+
+// What the fields around a preset mean once every row is read: the model's name and count,
+// the precision's name, the GPU's name, the interleaved default.
+void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precision_before,
+             const GpuSpec& gpu_preset, Scenario& s) {
+  const auto given = [&in](const char* key) { return in.given.count(key) > 0; };
+  ModelSpec& m = s.model;
+  const bool arch_changed = changed(m, model_preset);
+  bool arch_given = false;
+  for (const char* k :
+       {"model.layers", "model.hidden", "model.heads", "model.vocab", "model.kv_heads",
+        "model.ffn_hidden", "model.activation", "model.position", "model.tied_embeddings",
+        "model.attention", "model.experts", "model.experts_per_token", "model.moe_ffn_hidden",
+        "model.shared_experts", "model.dense_layers"}) {
+    arch_given = arch_given || given(k);
+  }
+  // params without any architecture (or preset) make the shape a template scaled to them.
+  if (!given("model.shape_nominal")) {
+    m.shape_nominal = given("model.params") && !arch_given && !given("model.preset");
+  }
+  if (!given("model.params") && arch_changed) m.params = 0;  // a new architecture: count it
+  if (!given("model.params") && m.params == 0) m.params = shape_params(m, s.seq_len);
+  if (!given("model.name") && (arch_changed || given("model.params"))) {
+    if (given("model.preset")) {
+      m.name = "custom (from " + model_preset.name + ")";
+      in.warnings.push_back("model: the " + model_preset.name +
+                            " preset is overridden by its architecture or params fields, so "
+                            "the model is called \"" +
+                            m.name + "\".");
+    } else {
+      m.name = "custom";
+    }
+  }
+  if (in.given.count("precision") && !find_precision(s.precision.name)) s.precision.name = "custom";
+  for (const char* k : {"precision.weight", "precision.grad", "precision.master",
+                        "precision.adam_m", "precision.adam_v"}) {
+    if (given(k)) s.precision.name = "custom";
+  }
+  if (given("bytes_per_param")) read_bytes_per_param(in, precision_before, s);
+  if (s.gpu.memory_gb != gpu_preset.memory_gb || s.gpu.peak_tflops != gpu_preset.peak_tflops ||
+      s.gpu.nvlink_gb_s != gpu_preset.nvlink_gb_s || s.gpu.hbm_gb_s != gpu_preset.hbm_gb_s) {
+    s.gpu.name = "custom";
+  }
+  if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;
+}
+
+}  // namespace
+
+Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>* warnings) {
+  if (text.size() > kMaxScenarioBytes) {
+    return Result<Scenario>::failure("scenario is more than " + std::to_string(kMaxScenarioBytes) +
+                                     " bytes: allowed at most " +
+                                     std::to_string(kMaxScenarioBytes));
+  }
+  if (const int depth = nesting(text); depth > kMaxNesting) {
+    return Result<Scenario>::failure("scenario nests " + std::to_string(depth) +
+                                     " levels deep: allowed at most " +
+                                     std::to_string(kMaxNesting));
+  }
+  // JSON never holds a raw NUL (strings escape it), and the parser would stop reading there.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return Result<Scenario>::failure("scenario has a NUL byte at byte " + std::to_string(nul) +
+                                     ": allowed one JSON object and nothing after it");
+  }
+  const Json::Parsed parsed = Json::parse(text);
+  if (!parsed.error.empty()) {
+    return Result<Scenario>::failure("scenario is not valid JSON: " + parsed.error +
+                                     ": allowed one JSON object");
+  }
+  const json& o = parsed.value;
+  if (!o.is_object()) {
+    return Result<Scenario>::failure("scenario is " + show(o) + ": allowed a JSON object");
+  }
+  if (!parsed.duplicate.empty()) {
+    return Result<Scenario>::failure(
+        Problem{parsed.duplicate, show(json(parsed.duplicate)) + " is given twice: allowed once"});
+  }
+
+  Reader in;
+  in.check_keys(o, "");
+  Scenario s;
+  ModelSpec model_preset = s.model;
+  const Precision precision_before = s.precision;
+  GpuSpec gpu_preset = s.gpu;
+  for (const Field& f : fields()) {
+    const json* v = in.failed() ? nullptr : Reader::find(o, f.key);
+    if (!v) continue;
+    in.given.insert(f.key);
+    if (std::string(f.key) == "bytes_per_param") {
+      in.read_bytes_value(*v);
+    } else {
+      in.read(f, *v, s);
+    }
+    if (std::string(f.key) == "model" || std::string(f.key) == "model.preset")
+      model_preset = s.model;
+    if (std::string(f.key) == "gpu") gpu_preset = s.gpu;
+  }
+  if (!in.failed()) resolve(in, model_preset, precision_before, gpu_preset, s);
+  if (in.failed()) return Result<Scenario>::failure(in.problem);
+  if (Problem problem = validate(s); !problem.empty()) return Result<Scenario>::failure(problem);
+  for (const Field& f : fields()) {
+    if (f.inert && f.inert(s) && in.given.count(f.key)) {
+      in.warnings.push_back(std::string(f.key) + " is ignored: " + f.inert_reason + ".");
+    }
+  }
+  if (warnings) *warnings = std::move(in.warnings);
+  return s;
+}
+
+}  // namespace pe

@@ -1,0 +1,349 @@
+// Scenario and Report -> JSON. Key names are the contract documented in README.md.
+#include <algorithm>
+#include <cmath>
+
+#include "contract/contract.h"
+#include "explain/explain.h"
+#include "model/explorer.h"
+#include "model/moe.h"
+#include "planner/planner.h"
+#include "model/presets.h"
+#include "model/schema.h"
+#include "model/timeline.h"
+#include "model/transformer.h"
+
+namespace pe {
+namespace {
+
+using json = Json;
+
+json breakdown_json(const MemoryBreakdown& b) {
+  return {{"weights_bytes", b.weights_bytes},         {"grads_bytes", b.grads_bytes},
+          {"master_bytes", b.master_bytes},           {"adam_m_bytes", b.adam_m_bytes},
+          {"adam_v_bytes", b.adam_v_bytes},           {"optimizer_bytes", b.optimizer_bytes()},
+          {"activations_bytes", b.activations_bytes}, {"overhead_bytes", b.overhead_bytes}};
+}
+
+json traffic_json(const SeamTraffic& t) {
+  return {{"active", t.active},
+          {"group_size", t.group_size},
+          {"collective", t.collective},
+          {"link", t.link},
+          {"bytes_per_gpu_per_step", t.bytes_per_gpu_per_step},
+          {"bytes_per_message", t.bytes_per_message},
+          {"messages_per_step", t.messages_per_step},
+          {"link_bytes_per_s", t.link_bytes_per_s},
+          {"time_s", t.time_s}};
+}
+
+json comms_json(const CommsReport& c) {
+  return {{"stage", c.stage},
+          {"data", traffic_json(c.data)},
+          {"tensor", traffic_json(c.tensor)},
+          {"pipeline", traffic_json(c.pipeline)},
+          {"context", traffic_json(c.context)},
+          {"expert", traffic_json(c.expert)}};
+}
+
+json degrees_json(const Degrees& d) {
+  return {{"dp", d.dp}, {"tp", d.tp}, {"pp", d.pp}, {"cp", d.cp}, {"ep", d.ep}};
+}
+
+// Bytes per parameter of each training state: the report's and the presets' one shape.
+json precision_json(const Precision& p) {
+  return {{"name", p.name},
+          {"weight", p.weight_bytes},
+          {"grad", p.grad_bytes},
+          {"master", p.master_bytes},
+          {"adam_m", p.adam_m_bytes},
+          {"adam_v", p.adam_v_bytes},
+          {"bytes_per_param", p.total_bytes()}};
+}
+
+json model_json(const ModelSpec& m, int seq_len) {
+  json o = {{"name", m.name},
+            {"params", m.params},
+            {"layers", m.layers},
+            {"hidden", m.hidden},
+            {"heads", m.heads},
+            {"vocab", m.vocab},
+            {"kv_heads", m.kv_heads},      // 0: as many as the heads
+            {"ffn_hidden", m.ffn_hidden},  // 0: 4 x hidden
+            {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
+            {"position", m.position == Position::kRope ? "rope" : "learned"},
+            {"tied_embeddings", m.tied_embeddings}};
+  o["attention"] = m.attention == Attention::kLatent ? "latent" : "multi_head";
+  o["experts"] = m.experts;
+  if (m.moe()) {
+    o["experts_per_token"] = m.experts_per_token;
+    o["moe_ffn_hidden"] = m.moe_ffn_hidden;
+    o["shared_experts"] = m.shared_experts;
+    o["dense_layers"] = m.dense_layers;
+    o["active_params"] = m.params * active_params(m, seq_len) / shape_params(m, seq_len);
+  }
+  return o;
+}
+
+// [dp, tp, pp], or [dp, tp, pp, cp, ep] when the layout uses context or expert parallelism.
+json layouts_of(const Scenario& s) {
+  json layouts = json::array();
+  for (const Degrees& d : accepted_layouts(s)) {
+    if (d.cp == 1 && d.ep == 1) {
+      layouts.push_back({d.dp, d.tp, d.pp});
+    } else {
+      layouts.push_back({d.dp, d.tp, d.pp, d.cp, d.ep});
+    }
+  }
+  return layouts;
+}
+
+const char* name_of(Schedule s) { return s == Schedule::kInterleaved ? "interleaved" : "1f1b"; }
+
+const char* name_of(Recompute r) {
+  return r == Recompute::kFull ? "full" : r == Recompute::kSelective ? "selective" : "none";
+}
+
+}  // namespace
+
+// Every row of the field table at its dotted path, so the echo reads back to the same report:
+// presets by name and custom values written out, nothing that has no effect in this scenario.
+json scenario_json(const Scenario& s) {
+  json o = json::object();
+  for (const Field& f : fields()) {
+    const std::string key = f.key;
+    const bool custom_precision = s.precision.name == "custom";
+    if (f.type == FieldType::kObject || key == "model" || key == "model.preset") continue;
+    if (f.inert && f.inert(s)) continue;
+    if (key.rfind("degrees.", 0) == 0 && !s.degrees) continue;
+    if (key.rfind("precision.", 0) == 0 && !custom_precision) continue;
+    if ((key == "precision" && custom_precision) || (key == "gpu" && s.gpu.name == "custom")) {
+      continue;
+    }
+    Json* at = &o;
+    for (size_t start = 0, dot = 0; dot != std::string::npos; start = dot + 1) {
+      dot = key.find('.', start);
+      at = &(*at)[key.substr(start, dot - start)];
+    }
+    *at = field_value(f, s);
+  }
+  if (!s.degrees) o["degrees"] = nullptr;
+  return o;
+}
+
+json report_json(const Report& r) {
+  json stages = json::array();
+  for (const StageMemory& st : r.memory.stages) {
+    stages.push_back({{"stage", st.stage},
+                      {"layers", st.layers},
+                      {"params_per_gpu", st.params_per_gpu},
+                      {"inflight_microbatches", st.inflight_microbatches},
+                      {"per_gpu_bytes", st.breakdown.total_bytes()},
+                      {"breakdown", breakdown_json(st.breakdown)}});
+  }
+  // Member by member, in key order: one rank per GPU, 16,384 at most, and a braced list
+  // copies every member (an initializer list's items are const) where this moves none.
+  json ranks = json::array();
+  for (const RankPlace& p : r.ranks) {
+    json rank = json::object();
+    rank["cp"] = p.cp;
+    rank["dp"] = p.dp;
+    rank["ep"] = p.ep;
+    rank["node"] = p.node;
+    rank["pp"] = p.pp;
+    rank["rank"] = p.rank;
+    rank["tp"] = p.tp;
+    ranks.push_back(std::move(rank));
+  }
+  const MemoryReport& m = r.memory;
+  const TimeReport& t = r.time;
+  json out = {
+      {"degrees", degrees_json(r.degrees)},
+      {"gpus", r.gpus},
+      {"active_gpus", r.active_gpus},
+      {"nodes", r.nodes},
+      {"model_params", r.model_params},
+      {"model_active_params", r.model_active_params},
+      {"precision", precision_json(r.precision)},
+      {"global_batch", r.global_batch},
+      {"memory",
+       {{"params_per_gpu", m.params_per_gpu},
+        {"per_gpu_bytes", m.per_gpu_bytes},
+        {"shard_factor", m.shard_factor},
+        {"peak_stage", m.peak_stage},
+        {"fits", m.fits},
+        {"safe_fraction", m.safe_fraction},
+        {"gpu_memory_bytes", m.gpu_memory_bytes},
+        {"headroom_bytes", m.headroom_bytes},
+        {"breakdown", breakdown_json(m.breakdown)},
+        {"stages", stages}}},
+      {"comms", comms_json(r.comms)},
+      {"pipeline",
+       {{"microbatches", r.pipeline.microbatches},
+        {"virtual_stages", r.pipeline.virtual_stages},
+        {"stage_layers",
+         {{"first", r.pipeline.split.first},
+          {"middle", r.pipeline.split.middle},
+          {"last", r.pipeline.split.last},
+          {"extra_from", r.pipeline.split.extra_from},
+          {"rule", r.pipeline.split.rule},
+          {"megatron_default", r.pipeline.split.megatron_default}}},
+        {"bubble_fraction", r.pipeline.bubble_fraction}}},
+      {"time",
+       {{"matmul_efficiency", t.matmul_efficiency},
+        {"slowest_stage", t.slowest_stage},
+        {"compute_s", t.compute_s},
+        {"memory_bound_s", t.memory_bound_s},
+        {"bubble_s", t.bubble_s},
+        {"exposed_data_s", t.exposed_data_s},
+        {"exposed_tensor_s", t.exposed_tensor_s},
+        {"exposed_pipeline_s", t.exposed_pipeline_s},
+        {"exposed_context_s", t.exposed_context_s},
+        {"exposed_expert_s", t.exposed_expert_s},
+        {"exposed_comms_s", t.exposed_comms_s},
+        {"optimizer_s", t.optimizer_s},
+        {"step_s", t.step_s},
+        {"model_flops_per_step", t.model_flops_per_step},
+        {"hardware_flops_per_step", t.hardware_flops_per_step},
+        {"mfu", t.mfu},
+        {"hfu", t.hfu},
+        {"tflops_per_gpu", t.tflops_per_gpu},
+        {"tokens_per_s", t.tokens_per_s},
+        {"time_to_train_s", t.time_to_train_s}}},
+      {"cost",
+       {{"price_per_gpu_hour", r.cost.price_per_gpu_hour},
+        {"gpu_hours_per_step", r.cost.gpu_hours_per_step},
+        {"usd_per_step", r.cost.usd_per_step},
+        {"tokens_per_day", r.cost.tokens_per_day},
+        {"gpu_hours_per_day", r.cost.gpu_hours_per_day},
+        {"usd_per_day", r.cost.usd_per_day},
+        {"gpu_hours_per_trillion_tokens", r.cost.gpu_hours_per_trillion_tokens},
+        {"gpu_hours_to_train", r.cost.gpu_hours_to_train},
+        {"usd_to_train", r.cost.usd_to_train}}},
+      {"order", {{"rule_order_step_s", r.rule_order_step_s}, {"order_cost_s", r.order_cost_s}}},
+      {"warnings", r.warnings},
+  };
+  out["ranks"] = std::move(ranks);  // moved in, not copied through a braced list
+  return out;
+}
+
+std::string error_json(const Problem& problem) {
+  return json{{"error",
+               {{"key", problem.key.empty() ? json(nullptr) : json(problem.key)},
+                {"message", problem.message}}}}
+      .dump();
+}
+
+std::string schema_text() { return schema_json().dump(); }
+
+std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
+  std::vector<std::string> read_warnings;
+  const Result<Scenario> scenario = parse_scenario(scenario_text, &read_warnings);
+  if (!scenario.ok()) return error_json(scenario.problem());
+  const Result<Report> report = evaluate(scenario.value(), with_ranks);
+  if (!report.ok()) return error_json(report.problem());
+  json out = report_json(report.value());
+  json warnings = read_warnings;
+  for (const auto& w : out["warnings"]) warnings.push_back(w);
+  out["warnings"] = warnings;
+  out["scenario"] = scenario_json(scenario.value());
+  out["layouts"] = layouts_of(scenario.value());
+  json explained = json::object();
+  for (const Derivation& d : derivations(scenario.value(), report.value())) {
+    explained[d.key] = {
+        {"formula", d.formula}, {"text", d.text}, {"result", d.result}, {"source", d.source}};
+  }
+  out["explain"] = explained;
+  return out.dump();
+}
+
+std::string timeline_json(int stages, int microbatches) {
+  const int p = std::clamp(stages, 1, 1024);
+  const int m = std::clamp(microbatches, 1, 1 << 24);
+  const int shown = std::min(m, std::max(1, 1024 / p));
+  json blocks = json::array();
+  int span = 0;
+  for (const TimelineBlock& b : one_f_one_b_timeline(p, shown)) {
+    blocks.push_back({b.stage, b.microbatch, b.backward ? 1 : 0, b.start, b.duration});
+    span = std::max(span, b.start + b.duration);
+  }
+  return json{{"stages", p},
+              {"microbatches", m},
+              {"shown_microbatches", shown},
+              {"span", span},
+              {"blocks", blocks}}
+      .dump();
+}
+
+std::string layouts_json(std::string_view scenario_text) {
+  const Result<Scenario> scenario = parse_scenario(scenario_text);
+  if (!scenario.ok()) return error_json(scenario.problem());
+  return json{{"layouts", layouts_of(scenario.value())}}.dump();
+}
+
+std::string presets_json() {
+  const Scenario defaults;
+  json models = json::array(), gpus = json::array(), precisions = json::array();
+  for (ModelSpec m : model_presets()) {
+    if (m.params == 0) m.params = shape_params(m, defaults.seq_len);
+    models.push_back(model_json(m, defaults.seq_len));
+  }
+  for (const GpuSpec& g : gpu_presets()) {
+    gpus.push_back({{"name", g.name},
+                    {"gpu_memory_gb", g.memory_gb},
+                    {"gpu_peak_tflops", g.peak_tflops},
+                    {"nvlink_gb_s", g.nvlink_gb_s},
+                    {"hbm_gb_s", g.hbm_gb_s},
+                    {"matmul_efficiency", g.matmul_efficiency}});
+  }
+  for (const Precision& p : precision_presets()) {
+    precisions.push_back(precision_json(p));
+  }
+  return json{{"models", models}, {"gpus", gpus}, {"precisions", precisions}}.dump();
+}
+
+namespace {
+json plan_entry(const Scenario& base, const Plan& p) {
+  return {{"degrees", degrees_json(p.degrees)},
+          {"zero_stage", p.zero_stage},
+          {"recompute", name_of(p.recompute)},
+          {"sequence_parallel", p.sequence_parallel},
+          {"micro_batch", p.micro_batch},
+          {"schedule", name_of(p.schedule)},
+          {"virtual_stages", p.virtual_stages},
+          {"per_gpu_bytes", p.per_gpu_bytes},
+          {"step_s", p.step_s},
+          {"bubble_fraction", p.bubble_fraction},
+          {"mfu", p.mfu},
+          {"tokens_per_s", p.tokens_per_s},
+          {"comms", comms_json(p.comms)},
+          {"scenario", scenario_json(scenario_of(base, p))}};
+}
+}  // namespace
+
+std::string plan_json(std::string_view scenario_text, int top_k, double headroom,
+                      const std::function<void(int, int, long long)>& progress) {
+  const Result<Scenario> scenario = parse_scenario(scenario_text);
+  if (!scenario.ok()) return error_json(scenario.problem());
+  const Scenario& base = scenario.value();
+  PlanOptions options;
+  options.headroom = std::isfinite(headroom) ? std::clamp(headroom, 0.0, 0.9) : 0.0;
+  options.progress = progress;
+  const PlanResult result = plan(base, std::clamp(top_k, 1, 100), options);
+  // Moved, not copied, into place: the plans are about 80 entries with a scenario each, and
+  // copying that tree (an initializer list copies) cost more than the search itself.
+  json plans = json::array();
+  for (size_t i = 0; i < result.top.size(); ++i) {
+    json entry = plan_entry(base, result.top[i]);
+    json variants = json::array();
+    for (const Plan& v : result.variants[i]) variants.push_back(plan_entry(base, v));
+    entry["variants"] = std::move(variants);
+    plans.push_back(std::move(entry));
+  }
+  json out = {{"evaluated", result.evaluated}, {"feasible", result.feasible},
+              {"why_best", result.why_best},   {"warnings", result.warnings},
+              {"headroom", options.headroom},  {"memory_limit_bytes", result.memory_limit_bytes}};
+  out["plans"] = std::move(plans);
+  return out.dump();
+}
+
+}  // namespace pe

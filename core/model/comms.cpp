@@ -1,0 +1,289 @@
+#include "model/comms.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "model/context.h"
+#include "model/layout.h"
+#include "model/memory.h"
+#include "model/moe.h"
+#include "model/pipeline.h"
+
+namespace pe {
+namespace {
+
+constexpr double kActivationBytes = 2;  // bf16 activations and activation gradients
+
+void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
+  t.link = crosses_nodes ? "network" : "nvlink";
+  t.link_bytes_per_s = link_rate(crosses_nodes, s);
+  t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
+  t.time_s = t.bytes_per_gpu_per_step / t.link_bytes_per_s;
+}
+
+// Pipeline: each stage boundary carries b s h activations forward and their gradients backward
+// per micro-batch (Narayanan Sec. 4.1). Each of the t ranks sends its 1/t slice only with
+// sequence parallelism (Megatron-Core p2p_communication.py) or the 2021-22 scatter/gather. A
+// GPU sends forward to the next stage and backward to the previous one; with v chunks per GPU
+// it crosses its boundaries v times, and the last stage's chunk feeds the first stage's next.
+// Each hop rides its own link: NVLink when the two stages share a node.
+SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage, int microbatches) {
+  const Degrees& d = f.degrees();
+  SeamTraffic t;
+  t.group_size = d.pp;
+  if (d.pp == 1) return t;
+  t.active = true;
+  t.collective = "point-to-point send/recv";
+  const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
+  const bool sliced = s.sequence_parallel || s.pp_scatter_gather;
+  t.bytes_per_message = bsh * kActivationBytes / (sliced ? d.tp : 1);
+  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  const int p = d.pp;
+  // Sends per micro-batch to the next stage (forward) and the previous one (backward).
+  const int next = stage < p - 1 ? v : v - 1;  // the last stage wraps to stage 0 (v > 1)
+  const int prev = stage > 0 ? v : v - 1;
+  const int prev_stage = (stage + p - 1) % p;
+  const bool next_crosses = f.hop_crosses(stage);
+  const bool prev_crosses = f.hop_crosses(prev_stage);
+  t.messages_per_step = 1.0 * (next + prev) * microbatches;
+  t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
+  t.time_s = t.bytes_per_message * microbatches *
+             (next / link_rate(next_crosses, s) + prev / link_rate(prev_crosses, s));
+  const bool crosses = (next > 0 && next_crosses) || (prev > 0 && prev_crosses);
+  t.link = crosses ? "network" : "nvlink";
+  t.link_bytes_per_s = link_rate(crosses, s);
+  return t;
+}
+
+// Tensor: per layer per micro-batch, two all-reduces of b s h forward and two backward
+// (Narayanan Sec. 3.2), each 2 (t-1)/t b s h per GPU (ring, nccl-tests PERFORMANCE.md): 8 b s h
+// (t-1)/t. With sequence parallelism each becomes an all-gather plus a reduce-scatter of
+// (t-1)/t b s h each, and the backward all-gathers the sharded layer input again for the weight
+// gradients (Megatron-Core tensor_parallel/layers.py): 10 b s h (t-1)/t. Full recomputation
+// repeats the forward's collectives: 12 and 14.
+SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers, int microbatches,
+                           bool crosses_nodes) {
+  SeamTraffic t;
+  t.group_size = d.tp;
+  if (d.tp == 1) return t;
+  t.active = true;
+  const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
+  const double share = (d.tp - 1.0) / d.tp;
+  const bool full = s.recompute == Recompute::kFull;
+  int per_layer;
+  if (s.sequence_parallel) {
+    t.collective = "all-gather + reduce-scatter every layer";
+    t.bytes_per_message = share * bsh * kActivationBytes;
+    per_layer = full ? 14 : 10;
+  } else {
+    t.collective = "all-reduce every layer";
+    t.bytes_per_message = 2 * share * bsh * kActivationBytes;
+    per_layer = full ? 6 : 4;
+  }
+  t.messages_per_step = 1.0 * per_layer * stage_layers * microbatches;
+  ride(t, crosses_nodes, s);
+  return t;
+}
+
+SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_gpu,
+                         double expert_params_per_gpu, int microbatches, bool crosses_nodes) {
+  SeamTraffic t;
+  t.group_size = d.dp * d.cp;
+  if (d.dp * d.cp == 1) return t;
+  t.active = true;
+  static const char* const names[] = {
+      "ring all-reduce of gradients", "reduce-scatter gradients + all-gather weights",
+      "reduce-scatter gradients every micro-batch + all-gather weights",
+      "all-gather weights twice + reduce-scatter gradients, every micro-batch"};
+  t.collective = names[std::clamp(s.zero_stage, 0, 3)];
+  const DataParallelParts parts =
+      data_parallel_parts(s, d, params_per_gpu, microbatches, expert_params_per_gpu);
+  const double bytes = parts.reduce_bytes * parts.reductions + parts.gather_bytes * parts.gathers;
+  t.messages_per_step = parts.reductions + parts.gathers;
+  t.bytes_per_message = bytes / t.messages_per_step;
+  ride(t, crosses_nodes, s);
+  return t;
+}
+
+}  // namespace
+
+double link_rate(bool crosses_nodes, const Scenario& s) {
+  return crosses_nodes ? s.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
+}
+
+// Rank offsets modulo the node size repeat within gpus_per_node steps of each coordinate, so
+// that many of each suffice.
+bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
+  const long long g = s.gpus_per_node;
+  const long long sdp = stride_of(d, s.order, Seam::kData);
+  const long long stp = stride_of(d, s.order, Seam::kTensor);
+  const long long spp = stride_of(d, s.order, Seam::kPipeline);
+  const long long scp = stride_of(d, s.order, Seam::kContext);
+  for (long long i = 0; i < std::min<long long>(d.dp, g); ++i) {
+    for (long long j = 0; j < std::min<long long>(d.tp, g); ++j) {
+      for (long long c = 0; c < std::min<long long>(d.cp, g); ++c) {
+        const long long base = i * sdp + j * stp + c * scp;
+        if ((base + a * spp) / g != (base + b * spp) / g) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Data parallel. ZeRO 0: one ring all-reduce of the gradients per step, 2 (d-1)/d of their
+// bytes (nccl-tests PERFORMANCE.md). ZeRO-1 (Megatron's distributed optimizer): reduce-scatter
+// the gradients and all-gather the updated weights once per step, (d-1)/d each. ZeRO-2
+// (DeepSpeed) reduce-scatters the gradients after every micro-batch's backward; ZeRO-3 / FSDP
+// also all-gathers the weights for every forward and again for every backward (DeepSpeed,
+// PyTorch FSDP; Rajbhandari et al. 2020 Sec. 7 counts one micro-batch: 1.5x plain DP).
+//
+// With context parallelism the group is the dp x cp ranks (each CP rank saw part of every
+// sequence). Routed experts' gradients are reduced over their own expert-data-parallel group,
+// dp cp tp / (ep etp) ranks (moe.h): the volume below weighs each part by its own group's
+// (n-1)/n.
+DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, double params_per_gpu,
+                                      int microbatches, double expert_params_per_gpu) {
+  DataParallelParts p;
+  const int n = d.dp * d.cp;
+  if (n == 1) return p;
+  const double share = (n - 1.0) / n;
+  // The parameters as the dp x cp ring sees them: the experts' count weighted by their own
+  // group's (n_e-1)/n_e against (n-1)/n.
+  double params = params_per_gpu;
+  if (expert_params_per_gpu > 0) {
+    const int n_e = expert_data_parallel(s, d);
+    params = params_per_gpu - expert_params_per_gpu +
+             expert_params_per_gpu * ((n_e - 1.0) / n_e) / share;
+  }
+  const Precision& pr = s.precision;
+  switch (s.zero_stage) {
+    case 0:
+      p.reduce_bytes = 2 * share * params * pr.grad_bytes;
+      p.reductions = 1;
+      break;
+    case 1:
+    case 2:
+      p.reduce_bytes = share * params * pr.grad_bytes;
+      p.reductions = s.zero_stage == 1 ? 1 : microbatches;
+      p.gather_bytes = share * params * pr.weight_bytes;
+      p.gathers = 1;
+      break;
+    default:
+      p.reduce_bytes = share * params * pr.grad_bytes;
+      p.reductions = microbatches;
+      p.gather_bytes = share * params * pr.weight_bytes;
+      p.gathers = 2.0 * microbatches;
+      break;
+  }
+  return p;
+}
+
+LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_layers,
+                           int stage_moe_layers, int microbatches) {
+  const Degrees& d = f.degrees();
+  const NodeSpans& spans = f.spans();
+  LayerTraffic r;
+  r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);
+  r.context = context_traffic(s, d, stage_layers, microbatches);
+  if (r.context.active) ride(r.context, spans.cp_group_spans_nodes, s);
+  if (s.model.moe() && d.ep > 1) {
+    r.expert = expert_traffic(s, d, stage_moe_layers, microbatches);
+    if (r.expert.active) ride(r.expert, spans.ep_group_spans_nodes, s);
+  }
+  return r;
+}
+
+SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
+                                   int microbatches) {
+  return pipeline_traffic(s, f, stage, microbatches);
+}
+
+namespace {
+
+// Every field of `r`, in place: the planner's hot loop fills a few of these per
+// configuration, and a CommsReport is 300-odd bytes to construct and copy.
+void fill_stage_comms(CommsReport& r, const Scenario& s, const LayoutFacts& f, int stage,
+                      double params_per_gpu, int stage_layers, int stage_moe_layers,
+                      int microbatches, double expert_params_per_gpu) {
+  const LayerTraffic layers = layer_traffic(s, f, stage_layers, stage_moe_layers, microbatches);
+  r.stage = stage;
+  r.data = data_traffic(s, f.degrees(), params_per_gpu, expert_params_per_gpu, microbatches,
+                        f.spans().dp_cp_group_spans_nodes);
+  r.tensor = layers.tensor;
+  r.pipeline = pipeline_traffic(s, f, stage, microbatches);
+  r.context = layers.context;
+  r.expert = layers.expert;
+}
+
+}  // namespace
+
+CommsReport stage_comms(const Scenario& s, const LayoutFacts& f, int stage, double params_per_gpu,
+                        int stage_layers, int stage_moe_layers, int microbatches,
+                        double expert_params_per_gpu) {
+  CommsReport r;
+  fill_stage_comms(r, s, f, stage, params_per_gpu, stage_layers, stage_moe_layers, microbatches,
+                   expert_params_per_gpu);
+  return r;
+}
+
+CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
+                        int stage_layers, int microbatches, double expert_params_per_gpu) {
+  const LayoutFacts f(s, d);
+  const int moe = moe_layers_in(s.model, f.split().first_layer(stage), stage_layers);
+  return stage_comms(s, f, stage, params_per_gpu, stage_layers, moe, microbatches,
+                     expert_params_per_gpu);
+}
+
+CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) {
+  return comms_report(s, LayoutFacts(s, d), microbatches);
+}
+
+CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches) {
+  std::vector<CommsReport> reports;
+  stage_reports_but_data(s, f, microbatches, reports);
+  return busiest_stage(s, f, microbatches, reports);
+}
+
+void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microbatches,
+                            std::vector<CommsReport>& reports) {
+  // One stage of each kind: a stage like one already seen sends the same and cannot be the
+  // busiest instead of it (LayoutFacts::traffic_stages).
+  reports.resize(f.traffic_stages().size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const int stage = f.traffic_stages()[i];
+    const StageParams& p = f.params(stage);
+    const LayerTraffic layers = layer_traffic(s, f, p.layers, p.moe_layers, microbatches);
+    CommsReport& r = reports[i];
+    r.stage = stage;
+    r.data = SeamTraffic{};
+    r.tensor = layers.tensor;
+    r.pipeline = pipeline_traffic(s, f, stage, microbatches);
+    r.context = layers.context;
+    r.expert = layers.expert;
+  }
+}
+
+CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                          std::vector<CommsReport>& reports) {
+  const CommsReport none;
+  const CommsReport* best = &none;
+  double most = -1;
+  auto time = [](const CommsReport& c) {
+    return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s + c.expert.time_s;
+  };
+  for (CommsReport& r : reports) {
+    const StageParams& p = f.params(r.stage);
+    r.data = data_traffic(s, f.degrees(), p.params_per_gpu, p.expert_params_per_gpu, microbatches,
+                          f.spans().dp_cp_group_spans_nodes);
+    const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
+                         r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
+                         r.expert.bytes_per_gpu_per_step;
+    if (bytes > most * (1 + 1e-12) || (bytes >= most * (1 - 1e-12) && time(r) > time(*best))) {
+      most = bytes;
+      best = &r;
+    }
+  }
+  return *best;
+}
+
+}  // namespace pe

@@ -1,0 +1,79 @@
+// What crosses the wire, per GPU per training step, for each seam, on the busiest GPU.
+#pragma once
+
+#include <vector>
+
+#include "model/layout_facts.h"
+#include "model/report.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+// NCCL's collectives reach about 80% of NVLink's nominal rate: nccl-tests (PERFORMANCE.md's
+// bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100 and 360-370 of 450 GB/s on
+// DGX H100 for large all-reduces. The network is taken at its line rate, which large messages
+// come close to.
+constexpr double kNvlinkEfficiency = 0.8;
+
+// Bytes per second a seam's traffic gets: the network's line rate across nodes, else NVLink at
+// the share NCCL reaches.
+double link_rate(bool crosses_nodes, const Scenario& s);
+
+// Whether some GPU of pipeline stage a and its counterpart on stage b (same DP, TP and CP
+// coordinates) sit on different nodes, with the ranks numbered in the scenario's order
+// (layout.h).
+bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b);
+
+// The traffic of one GPU on pipeline stage `stage`, holding `params_per_gpu` parameters
+// (whose gradients the DP group reduces; `expert_params_per_gpu` of them routed experts', which
+// the expert-data-parallel group reduces) and `stage_layers` layers, with m micro-batches.
+// With context parallelism each GPU holds s/cp of every sequence, so TP and PP move s/cp tokens,
+// and the gradients are reduced over the dp x cp ranks (Megatron-Core). The context and expert
+// seams are context.h's and moe.h's.
+CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
+                        int stage_layers, int microbatches, double expert_params_per_gpu = 0);
+
+// The same with the layout's node spans and hops from `f`, and the stage's MoE layers given.
+CommsReport stage_comms(const Scenario& s, const LayoutFacts& f, int stage, double params_per_gpu,
+                        int stage_layers, int stage_moe_layers, int microbatches,
+                        double expert_params_per_gpu);
+
+// Only the seams that follow a stage's layers: tensor, context and expert. What step_time
+// overlaps with each stage's compute.
+struct LayerTraffic {
+  SeamTraffic tensor;
+  SeamTraffic context;
+  SeamTraffic expert;
+};
+LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_layers,
+                           int stage_moe_layers, int microbatches);
+// Only the pipeline seam's sends of a stage (stage_comms' pipeline).
+SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
+                                   int microbatches);
+
+// The busiest GPU: the stage that sends the most bytes per step (every stage's params and
+// layers from memory.h and pipeline.h). Its stage is in CommsReport::stage. The second form
+// reads what depends on the layout only from `f` (the planner's, per layout).
+CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches);
+CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches);
+
+// comms_report in two steps, for the planner: every traffic stage's report but its data seam,
+// which alone depends on ZeRO (once per configuration but ZeRO), then the data seams under the
+// scenario's ZeRO stage and the busiest of the reports (once per ZeRO stage).
+void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microbatches,
+                            std::vector<CommsReport>& reports);
+CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                          std::vector<CommsReport>& reports);
+
+// Bytes of one DP all-gather of the weights and of one reduce-scatter of the gradients (or
+// all-reduce with ZeRO 0) for a GPU holding `params_per_gpu`: what step_time overlaps.
+struct DataParallelParts {
+  double reduce_bytes = 0;  // per reduction
+  double gather_bytes = 0;  // per gather
+  double reductions = 0;    // per step: 1, or m with ZeRO-2/3 (every micro-batch)
+  double gathers = 0;       // per step: 0 (ZeRO 0), 1 (ZeRO-1/2), 2m (ZeRO-3)
+};
+DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, double params_per_gpu,
+                                      int microbatches, double expert_params_per_gpu = 0);
+
+}  // namespace pe

@@ -1,0 +1,77 @@
+#include "model/context.h"
+
+#include <string>
+
+#include "model/moe.h"
+#include "model/transformer.h"
+
+namespace pe {
+namespace {
+
+constexpr double kActivationBytes = 2;  // bf16 activations and their gradients
+
+std::string str(long long v) { return std::to_string(v); }
+
+// Queries and attention outputs per token, in elements: h each, or MLA's per-head sizes.
+double q_and_o_elements_per_token(const ModelSpec& m) {
+  if (m.attention == Attention::kLatent) {
+    const LatentAttentionShape mla;
+    return 1.0 * m.heads * (mla.qk_nope + mla.qk_rope + mla.v);
+  }
+  return 2.0 * m.hidden;
+}
+
+}  // namespace
+
+double kv_elements_per_token(const ModelSpec& m) {
+  if (m.attention == Attention::kLatent) {
+    const LatentAttentionShape mla;
+    return 1.0 * m.heads * (mla.qk_nope + mla.qk_rope + mla.v);
+  }
+  return 2.0 * m.kv() * m.hidden / m.heads;
+}
+
+SeamTraffic context_traffic(const Scenario& s, const Degrees& d, int stage_layers,
+                            int microbatches) {
+  SeamTraffic t;
+  t.group_size = d.cp;
+  if (d.cp == 1) return t;
+  t.active = true;
+  const double cp = d.cp;
+  const double tokens = 1.0 * s.seq_len / cp * s.micro_batch;
+  const double kv = kv_elements_per_token(s.model) / d.tp;
+  const bool full = s.recompute == Recompute::kFull;
+  const double per_layer = 1.0 * stage_layers * microbatches;
+  if (s.context_parallel == ContextParallel::kRing) {
+    t.collective = "ring K/V passes every layer";
+    t.bytes_per_message = tokens * kv * kActivationBytes;
+    t.messages_per_step = (full ? 4.0 : 3.0) * (cp - 1) * per_layer;
+  } else if (s.context_parallel == ContextParallel::kAllGather) {
+    t.collective = "all-gather of K/V every layer";
+    t.bytes_per_message = tokens * kv * (cp - 1) * kActivationBytes;
+    t.messages_per_step = (full ? 4.0 : 3.0) * per_layer;
+  } else {
+    t.collective = "all-to-all of Q, K, V and the output every layer";
+    const double elements = q_and_o_elements_per_token(s.model) / d.tp + kv;
+    t.bytes_per_message = tokens * elements * (cp - 1) / cp * kActivationBytes;
+    t.messages_per_step = (full ? 3.0 : 2.0) * per_layer;
+  }
+  return t;
+}
+
+Problem context_problem(const Scenario& s, const Degrees& d) {
+  if (d.cp == 1) return {};
+  const char* key = s.degrees ? "degrees.cp" : "seams.context";
+  if (s.seq_len % d.cp != 0) {
+    return {key, "context-parallel degree " + str(d.cp) + " does not divide seq_len (" +
+                     str(s.seq_len) + "): each CP rank takes an equal share of every sequence"};
+  }
+  if (s.context_parallel == ContextParallel::kUlysses && s.model.heads % d.cp != 0) {
+    return {key, "context-parallel degree " + str(d.cp) + " does not divide the " +
+                     str(s.model.heads) +
+                     " attention heads: Ulysses gives each CP rank whole heads (use ring)"};
+  }
+  return {};
+}
+
+}  // namespace pe

@@ -1,0 +1,20 @@
+#include "model/cost.h"
+
+namespace pe {
+
+CostReport cost_report(const Scenario& s, const TimeReport& t) {
+  constexpr double kSecondsPerHour = 3600, kSecondsPerDay = 86400;
+  CostReport c;
+  c.price_per_gpu_hour = s.price_per_gpu_hour;
+  c.gpu_hours_per_step = s.gpus * t.step_s / kSecondsPerHour;
+  c.usd_per_step = c.gpu_hours_per_step * s.price_per_gpu_hour;
+  c.tokens_per_day = t.tokens_per_s * kSecondsPerDay;
+  c.gpu_hours_per_day = s.gpus * kSecondsPerDay / kSecondsPerHour;
+  c.usd_per_day = c.gpu_hours_per_day * s.price_per_gpu_hour;
+  c.gpu_hours_per_trillion_tokens = s.gpus * (1e12 / t.tokens_per_s) / kSecondsPerHour;
+  c.gpu_hours_to_train = s.gpus * t.time_to_train_s / kSecondsPerHour;
+  c.usd_to_train = c.gpu_hours_to_train * s.price_per_gpu_hour;
+  return c;
+}
+
+}  // namespace pe

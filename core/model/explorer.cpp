@@ -1,0 +1,243 @@
+#include "model/explorer.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "model/comms.h"
+#include "model/context.h"
+#include "model/cost.h"
+#include "model/factorize.h"
+#include "model/layout.h"
+#include "model/memory.h"
+#include "model/moe.h"
+#include "model/pipeline.h"
+#include "model/step_time.h"
+#include "model/text.h"
+#include "model/transformer.h"
+#include "model/validate.h"
+
+namespace pe {
+namespace {
+
+std::string str(long long v) { return std::to_string(v); }
+
+// Seconds to three significant digits, as the warning speaks: "0.352", "41.2".
+std::string seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", s);
+  return text;
+}
+
+std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
+  std::vector<std::string> w;
+  if (!s.seams.any() && !s.degrees) {
+    w.push_back("No seam is on: one GPU trains the whole model and the other " + str(s.gpus - 1) +
+                " GPUs sit idle. Turn on a seam to use them.");
+  }
+  if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
+    w.push_back("Tensor parallelism spans nodes: its per-layer all-reduces ride the " +
+                short_number(s.network_gb_s) + " GB/s network instead of NVLink. Keep TP within " +
+                str(s.gpus_per_node) + " GPUs.");
+  }
+  if (s.model.heads % d.tp != 0) {
+    w.push_back("TP = " + str(d.tp) + " does not divide the " + str(s.model.heads) +
+                " attention heads: Megatron-LM would refuse this split.");
+  }
+  if (r.global_batch != s.global_batch) {
+    w.push_back("Global batch rounded up from " + str(s.global_batch) + " to " +
+                str(r.global_batch) + " sequences so each of the " + str(d.dp) +
+                " replicas gets whole micro-batches of " + str(s.micro_batch) + ".");
+  }
+  if (d.pp > 1 && r.pipeline.microbatches < d.pp) {
+    w.push_back("Only " + str(r.pipeline.microbatches) + " micro-batches for " + str(d.pp) +
+                " pipeline stages: the bubble dominates. Raise the global batch.");
+  }
+  if (s.schedule == Schedule::kInterleaved && d.pp == 1) {
+    w.push_back("The interleaved schedule needs pipeline stages; with PP = 1 it is plain.");
+  }
+  if (s.order != kBookOrder && r.order_cost_s > 0) {
+    w.push_back("Nesting order " + order_text(s.order) + " costs " + seconds(r.order_cost_s) +
+                " s per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
+                str(d.tp) + "x" + str(d.pp) + " layout.");
+  }
+  const StageSplit& split = r.pipeline.split;
+  const std::string layers_text =
+      "first stage " + str(split.first) +
+      (d.pp > 2 ? ", middle stages " + str(split.middle) +
+                      (split.extra_from < d.pp - 1 ? " (" + str(split.middle + 1) + " from stage " +
+                                                         str(split.extra_from) + " on)"
+                                                   : std::string())
+                : std::string()) +
+      ", last stage " + str(split.last);
+  if (std::string(split.rule) == "ends") {
+    w.push_back(str(s.model.layers) + " layers do not divide over " + str(d.pp) +
+                " stages; with the embedding and the loss counted as a layer each, as "
+                "Megatron-Core's --account-for-embedding/loss-in-pipeline-split do, they do: " +
+                layers_text + ".");
+  } else if (std::string(split.rule) == "balanced") {
+    w.push_back(str(s.model.layers) + " layers do not divide over " + str(d.pp) +
+                " stages, which Megatron-LM refuses unless first_stage_layers and "
+                "last_stage_layers set the end stages. Assumed " +
+                layers_text + ".");
+  }
+  if (r.pipeline.virtual_stages > 1) {
+    const int v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
+    if (m % d.pp != 0) {
+      w.push_back(
+          "Interleaving: Megatron-Core needs the micro-batch count to be a multiple of "
+          "the " +
+          str(d.pp) + " stages, and it is " + str(m) +
+          ". Assumed a bubble of (p-1)/v micro-batch times all the same.");
+    }
+    bool uneven = split.first % v != 0 || split.last % v != 0 ||
+                  (d.pp > 2 && split.middle % v != 0) ||
+                  (split.extra_from < d.pp - 1 && (split.middle + 1) % v != 0);
+    if (uneven) {
+      w.push_back("Interleaving: Megatron-Core splits each stage's layers into " + str(v) +
+                  " equal chunks, and the stages hold " + layers_text +
+                  " layers. Assumed uneven chunks, as custom schedules run them (Llama 3).");
+    }
+  }
+  if (s.model.shape_nominal) {
+    w.push_back("model.params is given without an architecture: the " + str(s.model.layers) +
+                "-layer, " + str(s.model.hidden) +
+                "-wide shape is scaled to it for weights and FLOPs; activations and traffic "
+                "use the shape as it is.");
+  }
+  const Scenario plain;
+  const bool practitioner =
+      s.recompute != plain.recompute || s.sequence_parallel != plain.sequence_parallel ||
+      s.schedule != plain.schedule || s.micro_batch != plain.micro_batch ||
+      s.seq_len != plain.seq_len || s.first_stage_layers != 0 || s.last_stage_layers != 0;
+  if (s.memory_model == MemoryModel::kBook && practitioner) {
+    w.push_back(
+        "memory_model is \"book\": weights and optimizer only, no activations and no "
+        "overhead, so recomputation, sequence parallelism, the micro-batch and the "
+        "sequence length do not change the memory. Set memory_model to \"full\" to "
+        "count them.");
+  }
+  const double gb = s.gpu.memory_gb;
+  if (r.memory.per_gpu_bytes > r.memory.gpu_memory_bytes) {
+    w.push_back("Does not fit: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) +
+                ", more than its " + bytes_text(gb * 1e9) + ".");
+  } else if (!r.memory.fits) {
+    w.push_back("Tight: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) + " of its " +
+                bytes_text(gb * 1e9) + ", " + bytes_text(r.memory.headroom_bytes) +
+                " of headroom. Past " + str(std::llround(100 * r.memory.safe_fraction)) +
+                "% of the GPU, estimates like this one have run out of memory in practice " +
+                "(Fujii et al. 2024), so it does not count as fitting.");
+  }
+  if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
+    w.push_back(
+        "Expert parallelism carves its groups out of the data- and context-parallel "
+        "ranks, and there are none: turn on data or context parallelism to split the "
+        "experts.");
+  }
+  if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
+    w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
+                str(static_cast<long long>(s.network_gb_s)) + " GB/s network.");
+  }
+  return w;
+}
+
+}  // namespace
+
+Degrees resolve_degrees(const Scenario& s) {
+  if (s.degrees) return *s.degrees;
+  return auto_factor(s);
+}
+
+Problem layout_problem(const Scenario& s, const Degrees& d) {
+  if (d.pp > s.model.layers) {
+    // Explicit degrees are at fault; auto-factored ones come from the GPU count.
+    return {s.degrees ? "degrees.pp" : "gpus",
+            "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
+                " layers: allowed at most one stage per layer (fewer GPUs, or another seam)"};
+  }
+  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  if (d.pp > 1 && 1LL * d.pp * v > s.model.layers + 2) {
+    return {"virtual_stages", "virtual_stages is " + str(v) +
+                                  ": pipeline degree x virtual_stages (" + str(1LL * d.pp * v) +
+                                  ") may not exceed the " + str(s.model.layers) +
+                                  " layers (+ 2 for an embedding-only and an output-only chunk)"};
+  }
+  if (std::string problem = split_problem(s, d.pp); !problem.empty()) {
+    return {"first_stage_layers", problem};
+  }
+  // Every chunk holds a layer, but the first stage's first chunk may hold the embedding alone
+  // and the last stage's last chunk the output layer alone (Llama 3's schedule).
+  if (d.pp > 1 && v > 1) {
+    const StageSplit split = stage_split(s, d.pp);
+    if (split.first < v - 1 || split.last < v - 1 || (d.pp > 2 && split.middle < v)) {
+      return {"virtual_stages",
+              "virtual_stages is " + str(v) + ": the stages hold " + str(split.first) + ", " +
+                  str(split.middle) + " and " + str(split.last) +
+                  " layers, too few for a layer in every chunk (the end stages may give one "
+                  "chunk to the embedding or the output layer alone)"};
+    }
+  }
+  if (Problem p = context_problem(s, d); !p.empty()) return p;
+  return expert_problem(s, d);
+}
+
+std::vector<Degrees> accepted_layouts(const Scenario& s) {
+  std::vector<Degrees> out;
+  const bool context = s.seams.context || (s.degrees && s.degrees->cp > 1);
+  const bool expert = s.model.moe() && (s.seams.expert || (s.degrees && s.degrees->ep > 1));
+  for (int tp = 1; tp <= s.gpus; ++tp) {
+    if (s.gpus % tp != 0) continue;
+    for (int cp = 1; cp <= (context ? s.gpus / tp : 1); ++cp) {
+      if ((s.gpus / tp) % cp != 0) continue;
+      const int rest = s.gpus / (tp * cp);
+      for (int pp = 1; pp <= rest; ++pp) {
+        if (rest % pp != 0) continue;
+        const int dp = rest / pp;
+        for (int ep = 1; ep <= (expert ? dp * cp : 1); ++ep) {
+          if ((dp * cp) % ep != 0) continue;
+          const Degrees d{dp, tp, pp, cp, ep};
+          if (layout_problem(s, d).empty()) out.push_back(d);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Result<Report> evaluate(const Scenario& s, bool with_ranks) {
+  if (Problem problem = validate(s); !problem.empty()) return Result<Report>::failure(problem);
+  const Degrees d = resolve_degrees(s);
+  if (Problem problem = layout_problem(s, d); !problem.empty()) {
+    return Result<Report>::failure(problem);
+  }
+
+  Report r;
+  r.degrees = d;
+  r.gpus = s.gpus;
+  r.active_gpus = static_cast<int>(d.product());
+  r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
+  r.model_params = s.model.params;
+  r.model_active_params = s.model.moe() ? s.model.params * active_params(s.model, s.seq_len) /
+                                              shape_params(s.model, s.seq_len)
+                                        : s.model.params;
+  r.precision = s.precision;
+  if (with_ranks) r.ranks = layout(d, s.gpus_per_node, s.order);
+  r.pipeline = pipeline_report(s, d);
+  r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;
+  r.memory = memory_report(s, d, r.pipeline.microbatches);
+  const LayoutFacts facts(s, d);  // node spans, hops and shards, computed once for both
+  r.comms = comms_report(s, facts, r.pipeline.microbatches);
+  r.time = time_report(s, facts, r.pipeline, r.comms, r.global_batch);
+  r.cost = cost_report(s, r.time);
+  r.rule_order_step_s = r.time.step_s;
+  if (s.order != kBookOrder) {
+    Scenario rule = s;
+    rule.order = kBookOrder;
+    rule.degrees = d;
+    r.rule_order_step_s = evaluate(rule, false).value().time.step_s;
+  }
+  r.order_cost_s = r.time.step_s - r.rule_order_step_s;
+  r.warnings = warnings_for(s, d, r);
+  return r;
+}
+
+}  // namespace pe

@@ -1,0 +1,162 @@
+#include "model/layout.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+namespace pe {
+
+const char* seam_name(Seam seam) {
+  switch (seam) {
+    case Seam::kTensor:
+      return "tp";
+    case Seam::kPipeline:
+      return "pp";
+    case Seam::kData:
+      return "dp";
+    case Seam::kContext:
+      return "cp";
+  }
+  return "";
+}
+
+std::string order_text(const SeamOrder& order) {
+  std::string text;
+  for (Seam seam : order) text += (text.empty() ? "" : ",") + std::string(seam_name(seam));
+  return text;
+}
+
+std::optional<SeamOrder> order_from_text(const std::string& text) {
+  SeamOrder order{};
+  size_t start = 0, count = 0;
+  bool seen[3] = {false, false, false};
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, comma - start);
+    int found = -1;
+    for (Seam seam : kBookOrder) {
+      if (part == seam_name(seam)) found = static_cast<int>(seam);
+    }
+    if (found < 0 || seen[found] || count == order.size()) return std::nullopt;
+    seen[found] = true;
+    order[count++] = static_cast<Seam>(found);
+    start = comma + 1;
+  }
+  if (count != order.size()) return std::nullopt;
+  return order;
+}
+
+std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node, const SeamOrder& order) {
+  const int n = static_cast<int>(d.product());
+  std::vector<RankPlace> ranks;
+  ranks.reserve(n);
+  for (int r = 0; r < n; ++r) ranks.push_back(place_of(d, gpus_per_node, r, order));
+  return ranks;
+}
+
+// A group of `seam` is the ranks base + i * stride, i < degree. Its base is an inner offset in
+// [0, stride) plus a multiple k of the block stride * degree. Members are increasing, so the
+// group stays in one node iff its first and last do. Only base modulo the node size matters,
+// and the block offsets k * block modulo the node size repeat within gpus_per_node steps, so
+// the check costs O(gpus_per_node x min(stride, gpus_per_node)) whatever the fleet size.
+bool group_spans_nodes(const Degrees& d, int gpus_per_node, const SeamOrder& order, Seam seam) {
+  const long long degree = degree_of(d, seam);
+  if (degree == 1) return false;
+  const long long per_node = gpus_per_node;
+  const long long stride = stride_of(d, order, seam);
+  if (stride >= per_node) return true;  // neighbours are a node or more apart
+  const long long block = stride * degree;
+  const long long blocks = d.product() / block;
+  const long long reach = (degree - 1) * stride;
+  for (long long k = 0; k < std::min(blocks, per_node); ++k) {
+    for (long long inner = 0; inner < stride; ++inner) {
+      const long long first = (k * block + inner) % per_node;
+      if (first + reach >= per_node) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// The residues modulo the node size of sum c_s stride_s over the given seams' coordinates:
+// where a group's lowest rank can fall within its node. c_s beyond the node size repeats a
+// residue, so each seam costs O(gpus_per_node^2) at most.
+std::vector<char> base_residues(const Degrees& d, long long per_node, const SeamOrder& order,
+                                std::initializer_list<Seam> seams) {
+  std::vector<char> at(static_cast<size_t>(per_node), 0);
+  at[0] = 1;
+  for (Seam seam : seams) {
+    const long long stride = stride_of(d, order, seam) % per_node;
+    const long long count = std::min<long long>(degree_of(d, seam), per_node);
+    std::vector<char> next(at.size(), 0);
+    for (long long r = 0; r < per_node; ++r) {
+      if (!at[static_cast<size_t>(r)]) continue;
+      for (long long c = 0; c < count; ++c) {
+        next[static_cast<size_t>((r + c * stride) % per_node)] = 1;
+      }
+    }
+    at.swap(next);
+  }
+  return at;
+}
+
+// Some group whose lowest rank falls at a residue in `at` and whose members lie from
+// `low` to `high` ranks above it crosses a node boundary.
+bool any_crosses(const std::vector<char>& at, long long per_node, long long low, long long high) {
+  for (long long r = 0; r < per_node; ++r) {
+    if (at[static_cast<size_t>(r)] && ((r + low) % per_node) + (high - low) >= per_node)
+      return true;
+  }
+  return false;
+}
+
+// The DP x CP group of (tp, pp): every dp and cp coordinate.
+bool dp_cp_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder& order) {
+  const long long reach = (d.dp - 1) * stride_of(d, order, Seam::kData) +
+                          (d.cp - 1) * stride_of(d, order, Seam::kContext);
+  if (reach == 0) return false;
+  return any_crosses(base_residues(d, per_node, order, {Seam::kTensor, Seam::kPipeline}), per_node,
+                     0, reach);
+}
+
+// EP group g holds x in [g ep, (g+1) ep), x = cp + CP dp, at tp and pp fixed. Rank grows with
+// each coordinate, so the group's lowest and highest ranks are those of its lowest and highest
+// (cp, dp) within each run of one dp. Groups g and g + CP N shift every rank by a multiple of
+// N (dp moves by N ep), so min(groups, CP N) of them cover every case.
+bool ep_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder& order) {
+  if (d.ep == 1) return false;
+  const long long CP = d.cp, EP = d.ep;
+  const long long s_cp = stride_of(d, order, Seam::kContext);
+  const long long s_dp = stride_of(d, order, Seam::kData);
+  const std::vector<char> at = base_residues(d, per_node, order, {Seam::kTensor, Seam::kPipeline});
+  const long long groups = CP * d.dp / EP;
+  for (long long g = 0; g < std::min(groups, CP * per_node); ++g) {
+    const long long first = g * EP, last = first + EP - 1;
+    long long low = -1, high = 0;
+    for (long long dp = first / CP; dp <= last / CP; ++dp) {
+      const long long c_lo = dp == first / CP ? first % CP : 0;
+      const long long c_hi = dp == last / CP ? last % CP : CP - 1;
+      const long long lo = dp * s_dp + c_lo * s_cp, hi = dp * s_dp + c_hi * s_cp;
+      low = low < 0 ? lo : std::min(low, lo);
+      high = std::max(high, hi);
+    }
+    if (any_crosses(at, per_node, low, high)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order) {
+  NodeSpans s;
+  s.tp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kTensor);
+  s.pp_neighbours_span_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kPipeline);
+  s.dp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kData);
+  s.cp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kContext);
+  s.dp_cp_group_spans_nodes =
+      d.cp == 1 ? s.dp_group_spans_nodes : dp_cp_group_spans_nodes(d, gpus_per_node, order);
+  s.ep_group_spans_nodes = ep_group_spans_nodes(d, gpus_per_node, order);
+  return s;
+}
+
+}  // namespace pe

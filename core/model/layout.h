@@ -1,0 +1,115 @@
+// Where each rank sits: its (dp, tp, pp, cp, ep) coordinate and its node. The scenario's
+// `order` says which of TP, PP and DP varies fastest. The book's (and Megatron-LM's, Narayanan
+// et al. 2021, Sec. 3.3) is TP fastest, then PP, then DP, so a TP group is a run of consecutive
+// ranks and lands inside one node whenever TP divides gpus_per_node. Node = rank / gpus_per_node.
+//
+// Context parallelism always sits just outside TP, wherever the order puts TP: Megatron-Core's
+// default order is "tp-cp-ep-dp-pp" (parallel_state.py), TP then CP, and CP passes keys and
+// values every layer, the chattiest seam after TP. With the chapter's order the ranks run
+// tp, cp, pp, dp, fastest first: Megatron-Core's order with the pipeline moved inside data
+// parallelism, as the chapter's rule (the chattiest seam innermost) puts it. With cp = 1 this
+// is exactly the book's numbering.
+//
+// Expert parallelism takes no coordinate of its own: its groups are carved out of the dp x cp
+// ranks of a stage (Megatron-Core builds expert groups inside the tp x cp x dp ranks of each
+// pipeline stage). Number those ranks x = cp + CP dp, cp fastest as in Megatron's cp-before-dp;
+// an EP group is a run of ep consecutive x (same tp and pp), and a rank's ep coordinate is
+// x mod ep. So ep divides dp x cp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/scenario.h"
+
+namespace pe {
+
+struct RankPlace {
+  int rank;
+  int dp;
+  int tp;
+  int pp;
+  int cp;
+  int ep;
+  int node;
+};
+
+inline int degree_of(const Degrees& d, Seam seam) {
+  switch (seam) {
+    case Seam::kTensor:
+      return d.tp;
+    case Seam::kPipeline:
+      return d.pp;
+    case Seam::kData:
+      return d.dp;
+    case Seam::kContext:
+      return d.cp;
+  }
+  return 1;
+}
+
+// The rank distance between neighbours of `seam`'s group: the product of the degrees of the
+// seams inside it (CP counts as inside every seam outside TP).
+inline long long stride_of(const Degrees& d, const SeamOrder& order, Seam seam) {
+  long long stride = 1;
+  for (Seam inner : order) {
+    if (inner == Seam::kTensor) {
+      if (seam == Seam::kContext) return stride * d.tp;
+      if (seam != Seam::kTensor) stride *= d.cp;
+    }
+    if (inner == seam) break;
+    stride *= degree_of(d, inner);
+  }
+  return stride;
+}
+
+inline int rank_of(const Degrees& d, int dp, int tp, int pp, const SeamOrder& order = kBookOrder,
+                   int cp = 0) {
+  return static_cast<int>(
+      dp * stride_of(d, order, Seam::kData) + tp * stride_of(d, order, Seam::kTensor) +
+      pp * stride_of(d, order, Seam::kPipeline) + cp * stride_of(d, order, Seam::kContext));
+}
+
+inline RankPlace place_of(const Degrees& d, int gpus_per_node, int rank,
+                          const SeamOrder& order = kBookOrder) {
+  auto coordinate = [&](Seam seam) {
+    return static_cast<int>(rank / stride_of(d, order, seam) % degree_of(d, seam));
+  };
+  const int dp = coordinate(Seam::kData), cp = coordinate(Seam::kContext);
+  return {rank,
+          dp,
+          coordinate(Seam::kTensor),
+          coordinate(Seam::kPipeline),
+          cp,
+          (cp + d.cp * dp) % d.ep,
+          rank / gpus_per_node};
+}
+
+// "tp,pp,dp" <-> an order: every seam once, innermost first. nullopt for anything else.
+std::optional<SeamOrder> order_from_text(const std::string& text);
+std::string order_text(const SeamOrder& order);
+const char* seam_name(Seam seam);  // "tp", "pp", "dp", "cp"
+
+std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node,
+                              const SeamOrder& order = kBookOrder);
+
+// Whether any group of a seam has members on two different nodes. A group's members are
+// evenly spaced ranks, so a group spans nodes exactly when two of its neighbours do: for PP,
+// when some adjacent stages sit on different nodes.
+struct NodeSpans {
+  bool tp_group_spans_nodes = false;
+  bool pp_neighbours_span_nodes = false;
+  bool dp_group_spans_nodes = false;  // the ranks with the same tp, pp and cp
+  bool cp_group_spans_nodes = false;
+  bool ep_group_spans_nodes = false;
+  // The ranks that reduce the same gradients: dp x cp (Megatron-Core reduces over the data
+  // and context ranks together, since each CP rank saw part of every sequence).
+  bool dp_cp_group_spans_nodes = false;
+};
+NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order = kBookOrder);
+
+// Whether some group of `seam` (tp, pp, dp or cp) has members on two nodes.
+bool group_spans_nodes(const Degrees& d, int gpus_per_node, const SeamOrder& order, Seam seam);
+
+}  // namespace pe

@@ -1,0 +1,122 @@
+#include "model/layout_facts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/comms.h"
+#include "model/moe.h"
+#include "model/pipeline.h"
+#include "model/transformer.h"
+
+namespace pe {
+namespace {
+
+int index_of(Recompute r) { return static_cast<int>(r); }
+
+}  // namespace
+
+LayoutFacts::LayoutFacts(const Scenario& s, const Degrees& d)
+    : s_(s),
+      d_(d),
+      split_(stage_split(s, d.pp)),
+      spans_(node_spans(d, s.gpus_per_node, s.order)),
+      hops_(static_cast<size_t>(std::max(d.pp, 1)), -1),
+      params_(static_cast<size_t>(std::max(d.pp, 1))),
+      params_known_(static_cast<size_t>(std::max(d.pp, 1)), 0),
+      step_flops_(static_cast<size_t>(std::max(d.pp, 1)), {NAN, NAN, NAN}),
+      dense_layer_flops_{NAN, NAN, NAN},
+      output_flops_(NAN),
+      hardware_flops_{NAN, NAN, NAN} {}
+
+bool LayoutFacts::hop_crosses(int k) const {
+  signed char& known = hops_[static_cast<size_t>(k)];
+  if (known < 0) known = stages_cross_nodes(s_, d_, k, (k + 1) % d_.pp) ? 1 : 0;
+  return known == 1;
+}
+
+const StageParams& LayoutFacts::params(int stage) const {
+  const size_t i = static_cast<size_t>(stage);
+  if (!params_known_[i]) {
+    params_[i] = stage_params(s_, d_, split_, stage);
+    params_known_[i] = 1;
+  }
+  return params_[i];
+}
+
+// A stage's traffic depends on whether it is an end stage, its layers (and how many are MoE
+// layers) and whether its two hops cross nodes: a stage like one already seen sends the same
+// and cannot be the busiest instead of it.
+const std::vector<int>& LayoutFacts::traffic_stages() const {
+  if (traffic_known_) return traffic_stages_;
+  struct Kind {
+    bool first, last, next_crosses, prev_crosses;
+    int layers, moe;
+    bool operator==(const Kind& o) const {
+      return first == o.first && last == o.last && next_crosses == o.next_crosses &&
+             prev_crosses == o.prev_crosses && layers == o.layers && moe == o.moe;
+    }
+  };
+  std::vector<Kind> seen;
+  for (int stage = 0; stage < d_.pp; ++stage) {
+    const int layers = split_.layers_on(stage);
+    const Kind kind{stage == 0,
+                    stage == d_.pp - 1,
+                    d_.pp > 1 && hop_crosses(stage),
+                    d_.pp > 1 && hop_crosses((stage + d_.pp - 1) % d_.pp),
+                    layers,
+                    moe_layers_in(s_.model, split_.first_layer(stage), layers)};
+    if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;
+    seen.push_back(kind);
+    traffic_stages_.push_back(stage);
+  }
+  traffic_known_ = true;
+  return traffic_stages_;
+}
+
+double LayoutFacts::step_flops_per_token(int stage, Recompute recompute) const {
+  double& known = step_flops_[static_cast<size_t>(stage)][index_of(recompute)];
+  if (std::isnan(known)) {
+    Scenario s = s_;
+    s.recompute = recompute;
+    const StageParams& p = params(stage);
+    known = layer_run_step_flops_per_token(s, p.first_layer, p.layers);
+  }
+  return known;
+}
+
+double LayoutFacts::dense_layer_step_flops_per_token(Recompute recompute) const {
+  double& known = dense_layer_flops_[index_of(recompute)];
+  if (std::isnan(known)) {
+    known = 3 * layer_forward_flops_per_token(s_.model, s_.seq_len) +
+            recompute_flops_per_token(s_.model, s_.seq_len, recompute, s_.flash_attention);
+  }
+  return known;
+}
+
+double LayoutFacts::output_forward_flops_per_token() const {
+  if (std::isnan(output_flops_)) {
+    output_flops_ = pe::output_forward_flops_per_token(s_.model, s_.seq_len);
+  }
+  return output_flops_;
+}
+
+double LayoutFacts::model_flops_per_step(int global_batch) const {
+  if (flops_batch_ != global_batch) {
+    flops_batch_ = global_batch;
+    model_flops_ = pe::model_flops_per_step(s_.model, s_.seq_len, global_batch);
+    hardware_flops_ = {NAN, NAN, NAN};
+  }
+  return model_flops_;
+}
+
+double LayoutFacts::hardware_flops_per_step(int global_batch, Recompute recompute) const {
+  model_flops_per_step(global_batch);  // resets the cache when the batch changes
+  double& known = hardware_flops_[index_of(recompute)];
+  if (std::isnan(known)) {
+    known = pe::hardware_flops_per_step(s_.model, s_.seq_len, global_batch, recompute,
+                                        s_.flash_attention, s_.expert_capacity());
+  }
+  return known;
+}
+
+}  // namespace pe

@@ -1,0 +1,73 @@
+// What every configuration of one layout shares: the planner evaluates thousands of
+// configurations (micro-batch, schedule, SP, recomputation, ZeRO) per layout, and their memory,
+// traffic and step time all need the same split, node spans, hops and parameter shards.
+// LayoutFacts computes each of those once, when first asked; the reports read them from it
+// instead of recomputing them, so every figure stays the same to the bit.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "model/layout.h"
+#include "model/memory.h"
+#include "model/report.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+class LayoutFacts {
+ public:
+  // `s` must outlive the facts and keep the fields they depend on: the model, the sequence,
+  // the split's end stages, the memory model, the node size, the nesting order, expert_tp,
+  // capacity_factor and flash_attention (the planner varies only b, the schedule, SP,
+  // recomputation and ZeRO).
+  LayoutFacts(const Scenario& s, const Degrees& d);
+
+  const Degrees& degrees() const { return d_; }
+  const StageSplit& split() const { return split_; }
+  const NodeSpans& spans() const { return spans_; }
+
+  // Whether the hop from stage k to the next (the last stage's wraps to the first) crosses
+  // nodes (comms.h stages_cross_nodes).
+  bool hop_crosses(int k) const;
+
+  // A stage's layers and parameter shards (memory.h stage_params).
+  const StageParams& params(int stage) const;
+
+  // The stages whose traffic can differ: one per kind of stage (end stage or not, layers, MoE
+  // layers, whether its two hops cross nodes), the first of each kind (comms_report).
+  const std::vector<int>& traffic_stages() const;
+
+  // FLOPs per token of one training step of the stage's layers under the scenario's
+  // recomputation (moe.h layer_run_step_flops_per_token).
+  double step_flops_per_token(int stage, Recompute recompute) const;
+
+  // Forward FLOPs per token of one dense layer three times, plus what recomputation re-runs
+  // (transformer.h); and the output layer's forward.
+  double dense_layer_step_flops_per_token(Recompute recompute) const;
+  double output_forward_flops_per_token() const;
+
+  // Model and hardware FLOPs of one step for a global batch (transformer.h).
+  double model_flops_per_step(int global_batch) const;
+  double hardware_flops_per_step(int global_batch, Recompute recompute) const;
+
+ private:
+  const Scenario& s_;
+  Degrees d_;
+  StageSplit split_;
+  NodeSpans spans_;
+  mutable std::vector<signed char> hops_;  // -1: not yet known
+  mutable std::vector<StageParams> params_;
+  mutable std::vector<char> params_known_;
+  mutable std::vector<int> traffic_stages_;
+  mutable bool traffic_known_ = false;
+  // Per stage and recomputation; NaN: not yet known.
+  mutable std::vector<std::array<double, 3>> step_flops_;
+  mutable std::array<double, 3> dense_layer_flops_;
+  mutable double output_flops_;
+  mutable int flops_batch_ = -1;
+  mutable double model_flops_ = 0;
+  mutable std::array<double, 3> hardware_flops_;
+};
+
+}  // namespace pe

@@ -1,0 +1,184 @@
+#include "model/memory.h"
+
+#include <algorithm>
+
+#include "model/activations.h"
+#include "model/moe.h"
+#include "model/pipeline.h"
+#include "model/transformer.h"
+
+namespace pe {
+
+double safe_memory_fraction() { return 0.8; }
+
+MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
+                                  int dp) {
+  MemoryBreakdown m;
+  m.weights_bytes = params * precision.weight_bytes / (zero_stage >= 3 ? dp : 1);
+  m.grads_bytes = params * precision.grad_bytes / (zero_stage >= 2 ? dp : 1);
+  const double optimizer_share = 1.0 / (zero_stage >= 1 ? dp : 1);
+  m.master_bytes = params * precision.master_bytes * optimizer_share;
+  m.adam_m_bytes = params * precision.adam_m_bytes * optimizer_share;
+  m.adam_v_bytes = params * precision.adam_v_bytes * optimizer_share;
+  return m;
+}
+
+namespace {
+
+// In-flight micro-batches on a stage with 1F1B: stage i has run p - i forwards before its
+// first backward (Narayanan Sec. 2.2.1; Korthikanti Sec. 4.2.3), never more than m. The
+// interleaved schedule holds (1 + (p-1)/(p v)) times as much (Korthikanti Sec. 4.2.3).
+double inflight_factor(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+  const double inflight = std::min(d.pp - stage, microbatches);
+  // One model chunk per GPU is plain 1F1B, as the bubble and the traffic already count it.
+  if (s.schedule != Schedule::kInterleaved || d.pp == 1 || s.virtual_stages == 1) return inflight;
+  return inflight * (1.0 + (d.pp - 1.0) / (1.0 * d.pp * s.virtual_stages));
+}
+
+// Which layers a stage holds, and how many of them are MoE layers.
+StageParams stage_shape(const ModelSpec& m, const StageSplit& split, int stage) {
+  StageParams p;
+  p.stage = stage;
+  p.layers = split.layers_on(stage);
+  p.first_layer = split.first_layer(stage);
+  p.moe_layers = moe_layers_in(m, p.first_layer, p.layers);
+  return p;
+}
+
+// The full model's shards: whole layers per stage, the embedding on the first stage and the
+// output layer on the last. The shape's counts, scaled so that the stages add up to
+// model.params. Routed experts are sharded by EP and expert TP, the rest by TP (moe.h).
+StageParams full_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
+                              int stage) {
+  const ModelSpec& m = s.model;
+  StageParams p = stage_shape(m, split, stage);
+  const LayerParams run = layer_run_params(m, p.first_layer, p.layers);
+  double params = run.dense;
+  if (stage == 0) params += embedding_params(m, s.seq_len);
+  if (stage == d.pp - 1) {
+    params += output_params(m);
+    // Megatron keeps a copy of the tied word embedding on the last stage for the output layer.
+    if (d.pp > 1 && m.tied_embeddings) params += static_cast<double>(m.vocab) * m.hidden;
+  }
+  const double scale = param_scale(m, s.seq_len);
+  p.dense_per_gpu = params * scale / d.tp;
+  p.expert_params_per_gpu = run.expert > 0 ? run.expert * scale / (1.0 * d.ep * s.expert_tp) : 0;
+  p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;
+  return p;
+}
+
+// The book's even spread (params per GPU = N/(TP x PP)), with an MoE's experts' share spread
+// over EP x expert TP instead of TP.
+StageParams book_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
+                              int stage) {
+  const ModelSpec& m = s.model;
+  StageParams p = stage_shape(m, split, stage);
+  if (!m.moe()) {
+    p.params_per_gpu = m.params / (1.0 * d.tp * d.pp);
+    p.dense_per_gpu = p.params_per_gpu;
+    return p;
+  }
+  const double expert_share = layer_run_params(m, 0, m.layers).expert / shape_params(m, s.seq_len);
+  p.dense_per_gpu = m.params * (1 - expert_share) / (1.0 * d.tp * d.pp);
+  p.expert_params_per_gpu = m.params * expert_share / (1.0 * d.ep * s.expert_tp * d.pp);
+  p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;
+  return p;
+}
+
+}  // namespace
+
+StageParams stage_params(const Scenario& s, const Degrees& d, const StageSplit& split, int stage) {
+  return s.memory_model == MemoryModel::kFull ? full_stage_params(s, d, split, stage)
+                                              : book_stage_params(s, d, split, stage);
+}
+
+LayerActivations layer_activations(const Scenario& s, const Degrees& d) {
+  LayerActivations a;
+  a.per_layer_bytes = activation_bytes_per_layer(
+      s.model, s.seq_len, s.micro_batch, d.tp, s.sequence_parallel, s.recompute, s.flash_attention);
+  if (s.model.moe()) a.moe_extra_bytes = moe_layer_extra_activation_bytes(s, d);
+  return a;
+}
+
+// Each CP rank holds s/cp of every sequence: every activation divides by cp, the attention
+// scores too (s/cp queries against all s keys).
+double stage_activation_bytes(const Scenario& s, const Degrees& d, const StageParams& p,
+                              const LayerActivations& a, int microbatches) {
+  const ModelSpec& m = s.model;
+  const int stage = p.stage;
+  double acts = p.layers * a.per_layer_bytes / d.cp;
+  if (p.moe_layers > 0) acts += p.moe_layers * a.moe_extra_bytes;
+  acts *= inflight_factor(s, d, stage, microbatches);
+  // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
+  if (stage == 0) {
+    acts += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
+                                               std::min(d.pp, microbatches)) /
+            d.cp;
+  }
+  if (stage == d.pp - 1) {
+    acts +=
+        last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp) / d.cp;
+  }
+  return acts;
+}
+
+// The full model adds activations for the micro-batches each stage holds in flight and the
+// overhead; the book's counts model states only.
+StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+  const StageParams p = stage_params(s, d, stage_split(s, d.pp), stage);
+  StageMemory st;
+  st.stage = stage;
+  st.layers = p.layers;
+  st.params_per_gpu = p.params_per_gpu;
+  st.expert_params_per_gpu = p.expert_params_per_gpu;
+  st.breakdown = sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
+  if (s.memory_model != MemoryModel::kFull) return st;
+  st.inflight_microbatches = std::min(d.pp - stage, microbatches);
+  st.breakdown.activations_bytes =
+      stage_activation_bytes(s, d, p, layer_activations(s, d), microbatches);
+  st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
+  return st;
+}
+
+std::array<int, kPeakCandidates> peak_candidate_stages(const Scenario& s, const Degrees& d,
+                                                       const StageSplit& split) {
+  // With leading dense layers, the first stage made only of MoE layers can hold more.
+  int all_moe = 0;
+  while (s.model.moe() && all_moe < d.pp - 1 && split.first_layer(all_moe) < s.model.dense_layers) {
+    ++all_moe;
+  }
+  return {0, d.pp > 2 ? 1 : 0, split.extra_from, all_moe, d.pp - 1};
+}
+
+StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches) {
+  const std::array<int, kPeakCandidates> stages = peak_candidate_stages(s, d, stage_split(s, d.pp));
+  StageMemory peak = stage_memory(s, d, stages[0], microbatches);
+  for (size_t i = 1; i < stages.size(); ++i) {
+    StageMemory candidate = stage_memory(s, d, stages[i], microbatches);
+    if (candidate.breakdown.total_bytes() > peak.breakdown.total_bytes()) peak = candidate;
+  }
+  return peak;
+}
+
+MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches) {
+  MemoryReport r;
+  r.shard_factor = d.tp * d.pp;
+  r.stages.reserve(d.pp);
+  for (int stage = 0; stage < d.pp; ++stage) {
+    r.stages.push_back(stage_memory(s, d, stage, microbatches));
+  }
+  const auto peak = std::max_element(r.stages.begin(), r.stages.end(), [](auto& a, auto& b) {
+    return a.breakdown.total_bytes() < b.breakdown.total_bytes();
+  });
+  r.peak_stage = peak->stage;
+  r.params_per_gpu = peak->params_per_gpu;
+  r.breakdown = peak->breakdown;
+  r.per_gpu_bytes = peak->breakdown.total_bytes();
+  r.gpu_memory_bytes = s.gpu.memory_gb * 1e9;
+  r.headroom_bytes = r.gpu_memory_bytes - r.per_gpu_bytes;
+  r.safe_fraction = safe_memory_fraction();
+  r.fits = r.per_gpu_bytes <= r.safe_fraction * r.gpu_memory_bytes;
+  return r;
+}
+
+}  // namespace pe

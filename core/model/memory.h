@@ -1,0 +1,70 @@
+// Memory per GPU: model states (ZeRO, Rajbhandari et al. SC'20, arXiv:1910.02054) and
+// activations (Korthikanti et al. 2022).
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "model/report.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+// Model states of one GPU holding `params` parameters, with ZeRO stage z over a DP group of d:
+//   stage 0: (w + g + o) Psi       stage 1: (w + g) Psi + o Psi / d
+//   stage 2: w Psi + (g + o) Psi/d stage 3: (w + g + o) Psi / d
+// With the book's w=2, g=2, o=12 this is ZeRO's 16 Psi, 4 Psi + 12 Psi/d, 2 Psi + 14 Psi/d,
+// 16 Psi/d (Sec. 5, Fig. 1).
+MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
+                                  int dp);
+
+// One pipeline stage's GPU (every GPU of a stage holds the same).
+StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches);
+
+// What a stage holds that depends on the layout alone (its layers and parameter shards), not
+// on the micro-batch, recomputation, ZeRO or schedule: the planner computes it once per layout
+// and stage instead of once per configuration. Either memory model's (stage_memory).
+struct StageParams {
+  int stage = 0;
+  int layers = 0;
+  int first_layer = 0;
+  int moe_layers = 0;                // of `layers`, the MoE ones
+  double dense_per_gpu = 0;          // sharded by TP
+  double expert_params_per_gpu = 0;  // routed experts', sharded by EP x expert TP (moe.h)
+  double params_per_gpu = 0;         // their sum
+};
+StageParams stage_params(const Scenario& s, const Degrees& d, const StageSplit& split, int stage);
+
+// One micro-batch's stored activations per layer: a dense layer's (activations.h) and what an
+// MoE layer stores beyond it (moe.h). They depend on b, SP, recomputation, TP and CP only.
+struct LayerActivations {
+  double per_layer_bytes = 0;
+  double moe_extra_bytes = 0;
+};
+LayerActivations layer_activations(const Scenario& s, const Degrees& d);
+
+// The full memory model's activations of a stage: its layers' times the micro-batches it
+// holds in flight, plus the end stages' extras. stage_memory's activations_bytes.
+double stage_activation_bytes(const Scenario& s, const Degrees& d, const StageParams& p,
+                              const LayerActivations& a, int microbatches);
+
+// The most-loaded stage without computing them all: among middle stages with equal layers the
+// first holds the most in-flight micro-batches, so only the first stage, the second, the first
+// with an extra layer and the last (output layer, logits) can be the peak.
+StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches);
+// Those stages: the first, the second, the first with an extra layer, the first made only of
+// MoE layers (after an MoE's leading dense layers), the last; some may repeat.
+inline constexpr size_t kPeakCandidates = 5;
+std::array<int, kPeakCandidates> peak_candidate_stages(const Scenario& s, const Degrees& d,
+                                                       const StageSplit& split);
+
+// Memory of every stage and of the most-loaded GPU. The "book" model spreads N evenly
+// (params per GPU = N/(TP x PP)) and counts model states only, as the book's panel does; the
+// "full" model places whole layers on stages (pipeline.h stage_split), the embedding on the
+// first stage and the output layer on the last, and adds activations for the micro-batches each
+// stage holds in flight and the overhead (overhead_gb). Either way `fits` means under
+// safe_fraction (80%) of the GPU's memory (report.h).
+double safe_memory_fraction();
+MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches);
+
+}  // namespace pe

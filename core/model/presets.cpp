@@ -1,0 +1,145 @@
+#include "model/presets.h"
+
+namespace pe {
+namespace {
+
+template <class T>
+std::optional<T> find(const std::vector<T>& all, const std::string& name) {
+  for (const T& item : all) {
+    if (item.name == name) return item;
+  }
+  return std::nullopt;
+}
+
+template <class T>
+std::string names(const std::vector<T>& all) {
+  std::string out;
+  for (const T& item : all) out += (out.empty() ? "" : ", ") + item.name;
+  return out;
+}
+
+// GPT: GELU, learned positions, tied embeddings. Llama: SwiGLU, RoPE, untied, GQA.
+ModelSpec gpt(const char* name, int layers, int hidden, int heads, int vocab,
+              Position position = Position::kLearned, bool tied = true) {
+  ModelSpec m;
+  m.name = name;
+  m.params = 0;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.vocab = vocab;
+  m.position = position;
+  m.tied_embeddings = tied;
+  return m;
+}
+
+ModelSpec llama(const char* name, int layers, int hidden, int heads, int kv, int ffn, int vocab) {
+  ModelSpec m = gpt(name, layers, hidden, heads, vocab, Position::kRope, false);
+  m.kv_heads = kv;
+  m.ffn_hidden = ffn;
+  m.activation = Activation::kSwiglu;
+  return m;
+}
+
+// A Llama-style decoder whose MLPs are routed experts (Mixtral): top_k of `experts` SwiGLU
+// experts of width ffn per token.
+ModelSpec moe(const char* name, int layers, int hidden, int heads, int kv, int ffn, int vocab,
+              int experts, int top_k) {
+  ModelSpec m = llama(name, layers, hidden, heads, kv, ffn, vocab);
+  m.experts = experts;
+  m.experts_per_token = top_k;
+  return m;
+}
+
+// DeepSeek-V3 (arXiv:2412.19437, Sec. 4.2): 61 layers of h 7168, the first 3 dense (MLP
+// 18432 wide), the other 58 with 256 routed experts (top-8) and 1 shared, each 2048 wide;
+// 128-head multi-head latent attention; vocabulary 129,280.
+ModelSpec deepseek_v3() {
+  ModelSpec m = moe("deepseek-v3", 61, 7168, 128, 128, 18432, 129280, 256, 8);
+  m.attention = Attention::kLatent;
+  m.moe_ffn_hidden = 2048;
+  m.shared_experts = 1;
+  m.dense_layers = 3;
+  return m;
+}
+
+}  // namespace
+
+const std::vector<ModelSpec>& model_presets() {
+  static const std::vector<ModelSpec> presets = [] {
+    ModelSpec book = gpt("book-16b", 50, 5120, 40, 51200);
+    book.params = 16e9;  // the book's round figure; the shape counts 16.0 B
+    return std::vector<ModelSpec>{
+        book,
+        // Black et al. 2022: rotary, untied; 20.55 B.
+        gpt("gpt-neox-20b", 44, 6144, 64, 50432, Position::kRope, false),
+        gpt("megatron-22b", 48, 6144, 64, 51200),             // Korthikanti Table 3
+        llama("llama3-8b", 32, 4096, 32, 8, 14336, 128256),   // Dubey et al. 2024 Table 3
+        llama("llama2-70b", 80, 8192, 64, 8, 28672, 32000),   // Touvron et al. 2023: 69.0 B
+        llama("llama3-70b", 80, 8192, 64, 8, 28672, 128256),  // 70.6 B
+        gpt("megatron-145b", 80, 12288, 96, 51200),           // Narayanan Table 1: 145.6 B
+        gpt("gpt3-175b", 96, 12288, 96, 51200),  // Brown et al. 2020 (Megatron's padded vocab)
+        // BigScience 2022: ALiBi (no position table), tied, vocabulary padded to 250,880;
+        // 176.2 B (the paper's 176,247,271,424 also counts the embedding's own LayerNorm).
+        gpt("bloom-176b", 70, 14336, 112, 250880, Position::kRope, true),
+        llama("llama3-405b", 126, 16384, 128, 8, 53248, 128256),  // 405.9 B
+        gpt("megatron-530b", 105, 20480, 128, 51200),  // Korthikanti Table 3; Narayanan 529.6 B
+        gpt("megatron-1t", 128, 25600, 160, 51200),    // Korthikanti Table 3; Narayanan 1008 B
+        // Jiang et al. 2024 (arXiv:2401.04088), Table 1: 46.7B total, 12.9B active.
+        moe("mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 8, 2),
+        // Mistral AI 2024 (model card): 141B total, 39B active.
+        moe("mixtral-8x22b", 56, 6144, 48, 8, 16384, 32768, 8, 2),
+        deepseek_v3(),
+    };
+  }();
+  return presets;
+}
+
+// Dense bf16 peak, NVLink per direction and HBM bandwidth from the vendors' data sheets.
+//
+// matmul_efficiency, the fraction of dense peak the transformer's matmuls reach, is the one
+// calibrated number per GPU. A100: one value fitted (least squares on the log error, every row
+// at once) to the 18 published Megatron-LM runs on A100s, Korthikanti et al. 2022 Table 5 and
+// Narayanan et al. 2021 Table 1, with everything else in the model fixed beforehand; no row has
+// its own constant (tests/reference_runs_test.cpp holds both tables). H100 and H200 (the same
+// compute die): fitted to the Llama 3 405B run on 8,192 H100s (Dubey et al. 2024 Table 4,
+// 430 TFLOP/s); the 16,384-GPU run is held out as the check. B200: no published run to
+// calibrate against; it takes H100's value, so its times are rough.
+const std::vector<GpuSpec>& gpu_presets() {
+  static const std::vector<GpuSpec> presets = {
+      {"A100-40GB", 40, 312, 300, 1555, kA100MatmulEfficiency},
+      {"A100-80GB", 80, 312, 300, 2039, kA100MatmulEfficiency},
+      {"H100-80GB", 80, 989, 450, 3350, kH100MatmulEfficiency},
+      {"H200-141GB", 141, 989, 450, 4800, kH100MatmulEfficiency},
+      // H100's compute and memory with NVLink cut to 400 GB/s both ways; DeepSeek-V3
+      // (arXiv:2412.19437, Sec. 3.2.2) measured 160 GB/s of it. H100's calibration.
+      {"H800-80GB", 80, 989, 200, 3350, kH100MatmulEfficiency},
+      {"B200-192GB", 192, 2250, 900, 8000, kH100MatmulEfficiency},
+  };
+  return presets;
+}
+
+const std::vector<Precision>& precision_presets() {
+  static const std::vector<Precision> presets = {
+      // bf16 weight + bf16 grad + fp32 master, Adam m, Adam v: the book and ZeRO (16 B).
+      {"mixed_bf16", 2, 2, 4, 4, 4},
+      // Megatron-LM keeps fp32 main gradients (docs dist_optimizer.md,
+      // theoretical_memory_usage.py): 18 B.
+      {"megatron_fp32_grads", 2, 4, 4, 4, 4},
+      // Pure fp32 Adam: the weights are the master copy (16 B).
+      {"fp32", 4, 4, 0, 4, 4},
+  };
+  return presets;
+}
+
+std::optional<ModelSpec> find_model(const std::string& name) { return find(model_presets(), name); }
+std::optional<GpuSpec> find_gpu(const std::string& name) { return find(gpu_presets(), name); }
+std::optional<Precision> find_precision(const std::string& name) {
+  return find(precision_presets(), name);
+}
+
+std::string model_names() { return names(model_presets()); }
+std::string gpu_names() { return names(gpu_presets()); }
+std::string precision_names() { return names(precision_presets()); }
+
+}  // namespace pe

@@ -1,0 +1,173 @@
+// What the core says about a scenario. Every number the page shows comes from here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/layout.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+struct MemoryBreakdown {
+  double weights_bytes = 0;
+  double grads_bytes = 0;
+  double master_bytes = 0;
+  double adam_m_bytes = 0;
+  double adam_v_bytes = 0;
+  double activations_bytes = 0;
+  double overhead_bytes = 0;  // CUDA context, NCCL buffers, allocator (full model only)
+  double optimizer_bytes() const { return master_bytes + adam_m_bytes + adam_v_bytes; }
+  double model_state_bytes() const { return weights_bytes + grads_bytes + optimizer_bytes(); }
+  double total_bytes() const { return model_state_bytes() + activations_bytes + overhead_bytes; }
+};
+
+struct StageMemory {
+  int stage = 0;
+  int layers = 0;
+  double params_per_gpu = 0;
+  double expert_params_per_gpu = 0;  // of params_per_gpu, what routed experts hold (moe.h)
+  int inflight_microbatches = 0;
+  MemoryBreakdown breakdown;
+};
+
+struct MemoryReport {
+  double params_per_gpu = 0;  // the most-loaded GPU's parameter shard
+  double per_gpu_bytes = 0;   // the most-loaded GPU
+  int shard_factor = 1;       // TP x PP
+  int peak_stage = 0;
+  // Under safe_fraction of the GPU's memory: real runs use more than any analytic model
+  // (fragmentation, transient buffers), and Fujii et al. 2024 (arXiv:2411.06465) saw no
+  // out-of-memory failure in 454 runs whose estimate stayed under 80% of device memory.
+  bool fits = true;
+  double safe_fraction = 0.8;
+  double gpu_memory_bytes = 0;
+  double headroom_bytes = 0;  // GPU memory minus the estimate; negative when it exceeds it
+  MemoryBreakdown breakdown;  // of the most-loaded GPU
+  std::vector<StageMemory> stages;
+};
+
+struct SeamTraffic {
+  bool active = false;
+  int group_size = 1;
+  // Static strings, so the planner's hot loop allocates nothing.
+  const char* collective = "idle";    // "ring all-reduce of gradients", "point-to-point", ...
+  const char* link = "none";          // "nvlink" (inside a node), "network" (across nodes)
+  double bytes_per_gpu_per_step = 0;  // bytes one GPU sends per step (the busiest one)
+  double bytes_per_message = 0;       // one collective or one send
+  double messages_per_step = 0;
+  double link_bytes_per_s = 0;  // the slowest link the busiest GPU's traffic rides
+  double time_s = 0;            // on the wire, per step (time.exposed_* says what is hidden)
+};
+
+struct CommsReport {
+  int stage = 0;  // the busiest GPU's pipeline stage: the most bytes sent per step
+  SeamTraffic data;
+  SeamTraffic tensor;
+  SeamTraffic pipeline;
+  SeamTraffic context;  // K/V ring passes or Ulysses all-to-alls (context.h)
+  SeamTraffic expert;   // MoE dispatch and combine all-to-alls (moe.h)
+};
+
+// Layers per pipeline stage (pipeline.h stage_split): the first, the last, and the middle
+// stages, of which those from `extra_from` on hold one layer more.
+struct StageSplit {
+  int pp = 1;
+  int first = 0;
+  int middle = 0;
+  int last = 0;
+  int extra_from = 0;  // middle stages >= extra_from hold middle + 1 (pp - 1: none do)
+  // "even": p divides L; "set": first/last_stage_layers; "ends": Megatron's split counting
+  // the embedding and the loss as layers; "balanced": none of those fits (Megatron refuses).
+  const char* rule = "even";
+  bool megatron_default = true;  // p divides L and no end stage was set
+  int layers_on(int stage) const {
+    if (pp == 1) return first;
+    if (stage == 0) return first;
+    if (stage == pp - 1) return last;
+    return middle + (stage >= extra_from ? 1 : 0);
+  }
+  // The index of the stage's first layer (the layers before it, on the earlier stages).
+  int first_layer(int stage) const {
+    if (stage <= 0) return 0;
+    // Middle stages 1 .. stage-1 hold `middle` each, and one more from extra_from on.
+    const int from = extra_from > 1 ? extra_from : 1;
+    const int extra = stage > from ? stage - from : 0;
+    return first + middle * (stage - 1) + extra;
+  }
+  int most() const {
+    int m = first > last ? first : last;
+    if (pp > 2)
+      m = m > middle + (extra_from < pp - 1 ? 1 : 0) ? m : middle + (extra_from < pp - 1 ? 1 : 0);
+    return m;
+  }
+};
+
+struct PipelineReport {
+  int microbatches = 1;  // per step per pipeline (m)
+  int virtual_stages = 1;
+  StageSplit split;
+  double bubble_fraction = 0;  // the idle share of the step: bubble_s / step_s, in [0, 1)
+};
+
+struct TimeReport {
+  double matmul_efficiency = 0;  // the fraction of dense peak the matmuls ran at
+  int slowest_stage = 0;
+  double compute_s = 0;       // the slowest stage's m micro-batches: matmuls + memory-bound
+  double memory_bound_s = 0;  // of compute_s: elementwise kernels at HBM bandwidth
+  double bubble_s = 0;        // pipeline fill and drain
+  double exposed_data_s = 0;  // communication not hidden behind compute, per seam
+  double exposed_tensor_s = 0;
+  double exposed_pipeline_s = 0;
+  double exposed_context_s = 0;  // K/V exchange beyond the attention it overlaps (context.h)
+  double exposed_expert_s = 0;   // expert all-to-alls (moe.h), hidden with expert_comm_overlap
+  double exposed_comms_s = 0;    // their sum
+  double optimizer_s = 0;        // the optimizer step, at HBM bandwidth
+  double step_s = 0;
+  double model_flops_per_step = 0;
+  double hardware_flops_per_step = 0;
+  double mfu = 0;             // model FLOPs / (step x GPUs x peak)
+  double hfu = 0;             // hardware FLOPs (recomputation included) / (step x GPUs x peak)
+  double tflops_per_gpu = 0;  // hardware FLOPs per GPU per second, Narayanan's convention
+  double tokens_per_s = 0;
+  double time_to_train_s = 0;  // 0 when no token budget is given
+};
+
+// What a run costs: GPU-hours and money per step, per day and for a token budget (cost.h).
+struct CostReport {
+  double price_per_gpu_hour = 0;  // USD, the scenario's
+  double gpu_hours_per_step = 0;  // gpus x step / 3600
+  double usd_per_step = 0;
+  double tokens_per_day = 0;     // tokens/s x 86,400
+  double gpu_hours_per_day = 0;  // gpus x 24
+  double usd_per_day = 0;
+  // gpus x (1e12 / tokens/s) / 3600: the unit DeepSeek-V3's report gives (180K H800
+  // GPU-hours per trillion tokens, arXiv:2412.19437 Sec. 1).
+  double gpu_hours_per_trillion_tokens = 0;
+  double gpu_hours_to_train = 0;  // 0 when no token budget is given
+  double usd_to_train = 0;
+};
+
+struct Report {
+  Degrees degrees;
+  Precision precision;  // bytes per parameter of each training state, before any sharding
+  int gpus = 0;
+  int active_gpus = 0;  // DP x TP x PP x CP; fewer than gpus only when no seam is on
+  int nodes = 0;
+  double model_params = 0;
+  double model_active_params = 0;  // what one token uses: all of a dense model, MoE's top-k
+  int global_batch = 0;            // effective: micro_batch x DP x micro-batches
+  std::vector<RankPlace> ranks;
+  MemoryReport memory;
+  CommsReport comms;
+  PipelineReport pipeline;
+  TimeReport time;
+  CostReport cost;
+  // The step time with the chapter's nesting (tp,pp,dp) on the same degrees, and what this
+  // scenario's order costs against it (0 when the order is the chapter's).
+  double rule_order_step_s = 0;
+  double order_cost_s = 0;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace pe

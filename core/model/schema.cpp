@@ -1,0 +1,415 @@
+#include "model/schema.h"
+
+#include <algorithm>
+
+#include "model/layout.h"
+#include "model/presets.h"
+
+namespace pe {
+namespace {
+
+using json = Json;
+using Get = double (*)(const Scenario&);
+using Set = void (*)(Scenario&, double);
+
+// Accessors for one member of Scenario, as a getter and a setter of doubles.
+#define PE_INT(m)                                             \
+  [](const Scenario& s) { return static_cast<double>(s.m); }, \
+      [](Scenario& s, double v) { s.m = static_cast<int>(v); }
+#define PE_REAL(m) [](const Scenario& s) { return s.m; }, [](Scenario& s, double v) { s.m = v; }
+#define PE_BOOL(m) \
+  [](const Scenario& s) { return s.m ? 1.0 : 0.0; }, [](Scenario& s, double v) { s.m = v != 0; }
+#define PE_ENUM(m, T)                                                           \
+  [](const Scenario& s) { return static_cast<double>(static_cast<int>(s.m)); }, \
+      [](Scenario& s, double v) { s.m = static_cast<T>(static_cast<int>(v)); }
+// Explicit degrees are optional: reading one of them creates them (the others stay 1).
+#define PE_DEGREE(m)                                                                     \
+  [](const Scenario& s) { return s.degrees ? static_cast<double>(s.degrees->m) : 1.0; }, \
+      [](Scenario& s, double v) {                                                        \
+        if (!s.degrees) s.degrees.emplace();                                             \
+        s.degrees->m = static_cast<int>(v);                                              \
+      }
+
+Field make(const char* key, FieldType type, const char* group, const char* unit, const char* doc,
+           double lo = 0, double hi = 0) {
+  Field f{};
+  f.key = key;
+  f.type = type;
+  f.group = group;
+  f.unit = unit;
+  f.doc = doc;
+  f.min = lo;
+  f.max = hi;
+  return f;
+}
+
+Field integer(const char* key, const char* group, const char* unit, double lo, double hi,
+              const char* doc, Get get, Set set) {
+  Field f = make(key, FieldType::kInteger, group, unit, doc, lo, hi);
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+Field number(const char* key, const char* group, const char* unit, double lo, double hi,
+             const char* doc, Get get, Set set, bool lo_exclusive = false) {
+  Field f = make(key, FieldType::kNumber, group, unit, doc, lo, hi);
+  f.min_exclusive = lo_exclusive;
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+Field boolean(const char* key, const char* group, const char* doc, Get get, Set set) {
+  Field f = make(key, FieldType::kBoolean, group, "", doc);
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+Field choice(const char* key, const char* group, std::vector<std::string> choices, const char* doc,
+             Get get, Set set) {
+  Field f = make(key, FieldType::kEnum, group, "", doc);
+  f.choices = std::move(choices);
+  f.get = get;
+  f.set = set;
+  return f;
+}
+
+// Fields the reader resolves itself: presets, text, groups and derived values.
+Field special(const char* key, FieldType type, const char* group, const char* unit, const char* doc,
+              std::vector<std::string> choices = {}) {
+  Field f = make(key, type, group, unit, doc);
+  f.choices = std::move(choices);
+  return f;
+}
+
+template <class T>
+std::vector<std::string> names_of(const std::vector<T>& presets) {
+  std::vector<std::string> out;
+  for (const T& p : presets) out.push_back(p.name);
+  return out;
+}
+
+std::vector<Field> make_fields() {
+  const auto models = names_of(model_presets());
+  const auto gpus = names_of(gpu_presets());
+  const auto precisions = names_of(precision_presets());
+  using T = FieldType;
+  std::vector<Field> f = {
+      integer("gpus", "fleet", "GPUs", 1, 16384, "GPUs in the fleet", PE_INT(gpus)),
+      integer("gpus_per_node", "fleet", "GPUs", 1, 1024, "GPUs per node (one NVLink domain)",
+              PE_INT(gpus_per_node)),
+      special("seams", T::kObject, "fleet", "", "which seams auto-factor the GPU count"),
+      boolean("seams.data", "fleet", "data parallelism on", PE_BOOL(seams.data)),
+      boolean("seams.tensor", "fleet", "tensor parallelism on", PE_BOOL(seams.tensor)),
+      boolean("seams.pipeline", "fleet", "pipeline parallelism on", PE_BOOL(seams.pipeline)),
+      boolean("seams.context", "fleet", "context parallelism on: the sequence split over GPUs",
+              PE_BOOL(seams.context)),
+      boolean("seams.expert", "fleet",
+              "expert parallelism on: MoE experts split over the data and context ranks",
+              PE_BOOL(seams.expert)),
+      special(
+          "order", T::kOrder, "fleet", "",
+          "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp); cp sits just "
+          "outside tp",
+          {"tp", "pp", "dp"}),
+      special("degrees", T::kObject, "fleet", "",
+              "explicit degrees (product = gpus); override the seams; null: auto-factor"),
+      integer("degrees.dp", "fleet", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
+      integer("degrees.tp", "fleet", "", 1, 16384, "tensor-parallel degree", PE_DEGREE(tp)),
+      integer("degrees.pp", "fleet", "", 1, 16384, "pipeline-parallel degree", PE_DEGREE(pp)),
+      integer("degrees.cp", "fleet", "", 1, 16384, "context-parallel degree; divides seq_len",
+              PE_DEGREE(cp)),
+      integer("degrees.ep", "fleet", "", 1, 16384,
+              "expert-parallel degree, carved out of dp x cp: divides dp x cp and the experts",
+              PE_DEGREE(ep)),
+      choice("context_parallel", "fleet", {"ring", "all_gather", "ulysses"},
+             "how CP exchanges keys and values: ring passes, one all-gather, or Ulysses "
+             "all-to-alls",
+             PE_ENUM(context_parallel, ContextParallel)),
+      integer("expert_tp", "fleet", "", 1, 1024,
+              "tensor-parallel degree inside each expert; divides the TP degree",
+              PE_INT(expert_tp)),
+
+      special("model", T::kPreset, "model", "", "a preset name, or an object of the model.* fields",
+              models),
+      special("model.preset", T::kPreset, "model", "", "the preset the other fields override",
+              models),
+      special("model.name", T::kString, "model", "", "a name to show", {}),
+      integer("model.layers", "model", "", 1, 10000, "transformer layers (L)",
+              PE_INT(model.layers)),
+      integer("model.hidden", "model", "", 1, 1 << 20, "hidden size (h)", PE_INT(model.hidden)),
+      integer("model.heads", "model", "", 1, 1 << 20, "attention heads (a); divides h",
+              PE_INT(model.heads)),
+      integer("model.vocab", "model", "tokens", 1, 1e7, "vocabulary (V)", PE_INT(model.vocab)),
+      integer("model.kv_heads", "model", "", 0, 1 << 20,
+              "key/value heads (GQA, MQA); divides heads; 0: heads", PE_INT(model.kv_heads)),
+      integer("model.ffn_hidden", "model", "", 0, 1 << 24, "MLP width (f); 0: 4h",
+              PE_INT(model.ffn_hidden)),
+      choice("model.activation", "model", {"gelu", "swiglu"},
+             "gelu: GPT's MLP, biases, LayerNorm; swiglu: Llama's gated MLP, RMSNorm, no biases",
+             PE_ENUM(model.activation, Activation)),
+      choice("model.position", "model", {"learned", "rope"},
+             "learned: an s x h position table; rope (or ALiBi): none",
+             PE_ENUM(model.position, Position)),
+      boolean("model.tied_embeddings", "model", "the output layer reuses the word embedding",
+              PE_BOOL(model.tied_embeddings)),
+      choice("model.attention", "model", {"multi_head", "latent"},
+             "multi_head (grouped with kv_heads), or DeepSeek's multi-head latent attention",
+             PE_ENUM(model.attention, Attention)),
+      integer("model.experts", "model", "", 0, 16384,
+              "routed experts per MoE layer; 0: a dense model", PE_INT(model.experts)),
+      integer("model.experts_per_token", "model", "", 1, 16384,
+              "routed experts each token uses (top-k)", PE_INT(model.experts_per_token)),
+      integer("model.moe_ffn_hidden", "model", "", 0, 1 << 20,
+              "width of each expert's MLP; 0: the dense MLP's", PE_INT(model.moe_ffn_hidden)),
+      integer("model.shared_experts", "model", "", 0, 64,
+              "experts every token uses, beside the routed ones", PE_INT(model.shared_experts)),
+      integer("model.dense_layers", "model", "", 0, 10000, "leading layers that keep a dense MLP",
+              PE_INT(model.dense_layers)),
+      number("model.params", "model", "parameters", 1e6, 1e14,
+             "parameters; counted from the shape when absent; within 5% of that count unless "
+             "given without an architecture, which scales the shape to them",
+             PE_REAL(model.params)),
+      boolean("model.shape_nominal", "model",
+              "the shape only a template scaled to params (set when params come without an "
+              "architecture)",
+              PE_BOOL(model.shape_nominal)),
+      integer("seq_len", "model", "tokens", 1, 1 << 20, "sequence length (s)", PE_INT(seq_len)),
+      integer("micro_batch", "model", "sequences", 1, 1 << 16, "micro-batch (b)",
+              PE_INT(micro_batch)),
+      integer("global_batch", "model", "sequences", 1, 1 << 24,
+              "global batch (B); rounded up to whole micro-batches per replica",
+              PE_INT(global_batch)),
+      number("train_tokens", "model", "tokens", 0, 1e16,
+             "token budget for the time to train; 0: not asked", PE_REAL(train_tokens)),
+      number("price_per_gpu_hour", "model", "USD/GPU-hour", 0, 1e4,
+             "what one GPU-hour costs; 2.0 is a round cloud figure, set your own",
+             PE_REAL(price_per_gpu_hour)),
+      number("capacity_factor", "model", "", 0, 64,
+             "tokens an expert takes, as a multiple of an even share; 0: dropless",
+             PE_REAL(capacity_factor)),
+
+      special("precision", T::kPreset, "memory", "",
+              "a preset, or an object of the precision.* bytes", precisions),
+      number("precision.weight", "memory", "B/param", 0, 16, "weight bytes",
+             PE_REAL(precision.weight_bytes)),
+      number("precision.grad", "memory", "B/param", 0, 16, "gradient bytes",
+             PE_REAL(precision.grad_bytes)),
+      number("precision.master", "memory", "B/param", 0, 16, "master copy bytes",
+             PE_REAL(precision.master_bytes)),
+      number("precision.adam_m", "memory", "B/param", 0, 16, "Adam first moment bytes",
+             PE_REAL(precision.adam_m_bytes)),
+      number("precision.adam_v", "memory", "B/param", 0, 16, "Adam second moment bytes",
+             PE_REAL(precision.adam_v_bytes)),
+      special("bytes_per_param", T::kNumber, "memory", "B/param",
+              "total bytes per parameter without precision: 2 + 2 + the rest split over the "
+              "three optimizer states"),
+      integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group", PE_INT(zero_stage)),
+      choice("recompute", "memory", {"none", "selective", "full"}, "activation recomputation",
+             PE_ENUM(recompute, Recompute)),
+      boolean("sequence_parallel", "memory", "sequence parallelism (with TP)",
+              PE_BOOL(sequence_parallel)),
+      choice("memory_model", "memory", {"book", "full"},
+             "book: N/(TP·PP) weights + optimizer; full: whole layers per stage, activations",
+             PE_ENUM(memory_model, MemoryModel)),
+
+      special("gpu", T::kPreset, "hardware", "", "a GPU preset", gpus),
+      number("gpu_memory_gb", "hardware", "GB", 0, 1e5, "memory per GPU (GB = 1e9 bytes)",
+             PE_REAL(gpu.memory_gb), /*lo_exclusive=*/true),
+      number("gpu_peak_tflops", "hardware", "TFLOP/s", 0.001, 1e6, "dense bf16 peak",
+             PE_REAL(gpu.peak_tflops)),
+      number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5, "NVLink per GPU per direction",
+             PE_REAL(gpu.nvlink_gb_s)),
+      number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
+             "memory bandwidth (elementwise kernels, optimizer step)", PE_REAL(gpu.hbm_gb_s)),
+      number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
+             "network per GPU per direction (HDR 25, NDR 50)", PE_REAL(network_gb_s)),
+      number(
+          "efficiency", "hardware", "", 0, 1,
+          "fraction of dense peak the matmuls reach; 0: the GPU preset's calibrated value",
+          [](const Scenario& s) {
+            // A custom GPU no longer names its preset: write its value out to read back.
+            return s.efficiency > 0 || s.gpu.name != "custom" ? s.efficiency
+                                                              : s.gpu.matmul_efficiency;
+          },
+          [](Scenario& s, double v) { s.efficiency = v; }),
+      boolean("overlap_grad_reduce", "hardware",
+              "hide the DP gradient reduction behind the backward (Megatron --overlap-grad-reduce)",
+              PE_BOOL(overlap_grad_reduce)),
+      boolean("overlap_param_gather", "hardware",
+              "hide the DP weight all-gather behind the forward (--overlap-param-gather)",
+              PE_BOOL(overlap_param_gather)),
+      boolean("tp_comm_overlap", "hardware",
+              "hide TP collectives behind the matmuls (--tp-comm-overlap)",
+              PE_BOOL(tp_comm_overlap)),
+      boolean("pp_scatter_gather", "hardware",
+              "pipeline sends split over the TP ranks without sequence parallelism (Megatron-LM "
+              "2021-22)",
+              PE_BOOL(pp_scatter_gather)),
+      boolean("flash_attention", "memory",
+              "fused attention: no s x s scores stored or moved (Megatron-Core's default)",
+              PE_BOOL(flash_attention)),
+      number("overhead_gb", "memory", "GB", 0, 1e4,
+             "CUDA context, NCCL buffers and allocator reserve per GPU (full memory model)",
+             PE_REAL(overhead_gb)),
+
+      choice("schedule", "schedule", {"1f1b", "interleaved"}, "pipeline schedule",
+             PE_ENUM(schedule, Schedule)),
+      integer("virtual_stages", "schedule", "chunks per GPU", 1, 128,
+              "model chunks per GPU with the interleaved schedule (v); 2 when absent",
+              PE_INT(virtual_stages)),
+      integer("first_stage_layers", "schedule", "layers", 0, 10000,
+              "layers on the first pipeline stage (Megatron-Core uneven split); 0: even",
+              PE_INT(first_stage_layers)),
+      integer("last_stage_layers", "schedule", "layers", 0, 10000,
+              "layers on the last pipeline stage; 0: even", PE_INT(last_stage_layers)),
+      boolean("expert_comm_overlap", "schedule",
+              "hide the expert all-to-alls behind another micro-batch's compute",
+              PE_BOOL(expert_comm_overlap)),
+  };
+  auto row = [&f](const char* key) -> Field& {
+    return *std::find_if(f.begin(), f.end(),
+                         [key](const Field& x) { return std::string(x.key) == key; });
+  };
+  row("virtual_stages").inert = [](const Scenario& s) {
+    return s.schedule != Schedule::kInterleaved;
+  };
+  row("virtual_stages").inert_reason = "it applies only to the interleaved schedule";
+  row("model.name").max = 64;
+  // Context parallelism is on when its seam is, or an explicit degree asks for it.
+  row("context_parallel").inert = [](const Scenario& s) {
+    return !s.seams.context && !(s.degrees && s.degrees->cp > 1);
+  };
+  row("context_parallel").inert_reason = "it applies only with context parallelism";
+  // Mixture-of-experts settings mean nothing for a dense model; seams.expert is inert only
+  // when on (off is the dense model's own state).
+  const auto dense = [](const Scenario& s) { return !s.model.moe(); };
+  for (const char* key :
+       {"model.experts_per_token", "model.moe_ffn_hidden", "model.shared_experts",
+        "model.dense_layers", "expert_tp", "capacity_factor", "expert_comm_overlap"}) {
+    row(key).inert = dense;
+    row(key).inert_reason = "it applies only to mixture-of-experts models (model.experts > 0)";
+  }
+  row("seams.expert").inert = [](const Scenario& s) { return s.seams.expert && !s.model.moe(); };
+  row("seams.expert").inert_reason =
+      "the model is dense (model.experts is 0): there are no experts to split";
+  return f;
+}
+
+#undef PE_INT
+#undef PE_REAL
+#undef PE_BOOL
+#undef PE_ENUM
+#undef PE_DEGREE
+
+const char* type_name(FieldType t) {
+  switch (t) {
+    case FieldType::kInteger:
+      return "integer";
+    case FieldType::kNumber:
+      return "number";
+    case FieldType::kBoolean:
+      return "boolean";
+    case FieldType::kEnum:
+      return "enum";
+    case FieldType::kString:
+      return "string";
+    case FieldType::kPreset:
+      return "preset";
+    case FieldType::kObject:
+      return "object";
+    case FieldType::kOrder:
+      return "order";
+  }
+  return "";
+}
+
+// Integers as integers, so 16 reads "16", not "16.0".
+json number_json(FieldType t, double v) {
+  if (t == FieldType::kInteger) return static_cast<long long>(v);
+  return v;
+}
+
+}  // namespace
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> table = make_fields();
+  return table;
+}
+
+const Field* find_field(std::string_view key) {
+  for (const Field& f : fields()) {
+    if (key == f.key) return &f;
+  }
+  return nullptr;
+}
+
+json field_value(const Field& f, const Scenario& s) {
+  const std::string key = f.key;
+  if (f.get) {
+    const double v = f.get(s);
+    if (f.type == FieldType::kBoolean) return v != 0;
+    if (f.type == FieldType::kEnum) return f.choices[static_cast<size_t>(v)];
+    return number_json(f.type, v);
+  }
+  if (key == "model" || key == "model.preset" || key == "model.name") return s.model.name;
+  if (key == "precision") return s.precision.name;
+  if (key == "gpu") return s.gpu.name;
+  if (key == "bytes_per_param") return s.precision.total_bytes();
+  if (key == "order") return order_text(s.order);
+  return nullptr;  // groups: their fields carry the values
+}
+
+json schema_json() {
+  const Scenario defaults;
+  json out = json::array();
+  for (const Field& f : fields()) {
+    json row = {{"key", f.key}, {"type", type_name(f.type)}, {"group", f.group}};
+    row["default"] = field_value(f, defaults);
+    if (f.type == FieldType::kInteger || f.type == FieldType::kNumber) {
+      if (f.max > f.min) {
+        row["min"] = number_json(f.type, f.min);
+        row["max"] = number_json(f.type, f.max);
+      }
+      if (f.min_exclusive) row["min_exclusive"] = true;
+    }
+    if (f.type == FieldType::kString) row["max_chars"] = static_cast<int>(f.max);
+    if (!f.choices.empty()) row["choices"] = f.choices;
+    row["unit"] = f.unit;
+    row["doc"] = f.doc;
+    out.push_back(row);
+  }
+  return {{"fields", out}};
+}
+
+std::string schema_markdown() {
+  auto allowed = [](const Field& f, const json& row) -> std::string {
+    if (row.contains("choices") && f.type != FieldType::kOrder) {
+      std::string out;
+      for (const json& c : row["choices"]) out += (out.empty() ? "" : ", ") + c.dump();
+      return out;
+    }
+    if (row.contains("min")) {
+      return std::string(f.min_exclusive ? "more than " : "") + row["min"].dump() + " to " +
+             row["max"].dump();
+    }
+    if (row.contains("max_chars")) return "up to " + row["max_chars"].dump() + " characters";
+    if (f.type == FieldType::kOrder) return "a permutation of " + row["choices"].dump();
+    return f.type == FieldType::kBoolean ? "true, false" : "";
+  };
+  std::string md = "| key | type | default | allowed | unit | meaning |\n";
+  md += "| --- | --- | --- | --- | --- | --- |\n";
+  const json rows = schema_json()["fields"];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& row = rows[i];
+    md += "| `" + row["key"].as_string() + "` | " + row["type"].as_string() + " | " +
+          (row["default"].is_null() ? "" : "`" + row["default"].dump() + "`") + " | " +
+          allowed(fields()[i], row) + " | " + row["unit"].as_string() + " | " +
+          row["doc"].as_string() + " |\n";
+  }
+  return md;
+}
+
+}  // namespace pe

@@ -1,0 +1,199 @@
+#include "model/step_time.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "model/activations.h"
+#include "model/comms.h"
+#include "model/memory.h"
+#include "model/moe.h"
+#include "model/transformer.h"
+
+namespace pe {
+namespace {
+
+constexpr double kElementwisePasses = 5;  // per stored byte, forward and backward
+constexpr double kRecomputePasses = 2;    // the re-run forward writes and reads again
+
+}  // namespace
+
+double elementwise_bytes_per_layer(const Scenario& s, int tp) {
+  const ModelSpec& m = s.model;
+  auto stored = [&](Recompute r) {
+    return activation_bytes_per_layer(m, s.seq_len, s.micro_batch, tp, s.sequence_parallel, r,
+                                      s.flash_attention);
+  };
+  const double everything = stored(Recompute::kNone);
+  double bytes = kElementwisePasses * everything;
+  if (s.recompute == Recompute::kFull) bytes += kRecomputePasses * everything;
+  if (s.recompute == Recompute::kSelective) {
+    bytes += kRecomputePasses * (everything - stored(Recompute::kSelective));
+  }
+  return bytes;
+}
+
+TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch) {
+  return time_report(s, LayoutFacts(s, d), pipeline, comms, effective_global_batch);
+}
+
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
+                           const PipelineReport& pipeline) {
+  const Degrees& d = f.degrees();
+  const ModelSpec& m = s.model;
+  const int mb = pipeline.microbatches;
+  const double peak = s.gpu.peak_tflops * 1e12;
+  const double matmul_rate = peak * s.matmul_efficiency();
+  const double hbm = s.gpu.hbm_gb_s * 1e9;
+  const double tokens = 1.0 * s.micro_batch * s.seq_len;
+
+  const double layer_flops = tokens * f.dense_layer_step_flops_per_token(s.recompute);
+  const double output_flops = tokens * 3 * f.output_forward_flops_per_token();
+  const double layer_bytes = elementwise_bytes_per_layer(s, d.tp);
+  // Stages with equal layers take equal times, so four cover them all: the first, the middle
+  // ones with and without an extra layer, the last.
+  // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
+  // divide by cp); Megatron-Core overlaps each ring pass with the attention of the chunk it
+  // already holds, so only what the attention core cannot cover is exposed; Ulysses'
+  // all-to-alls sit between the projections and attention, exposed. The expert all-to-alls
+  // are exposed unless expert_comm_overlap hides them behind another micro-batch's compute.
+  auto stage_time = [&](int stage) {
+    const StageParams& here = f.params(stage);
+    const int layers = here.layers;
+    const int moe_here = here.moe_layers;
+    StageTime st;
+    double flops =
+        moe_here > 0 ? tokens * f.step_flops_per_token(stage, s.recompute) : layers * layer_flops;
+    if (stage == d.pp - 1) flops += output_flops;
+    st.matmul_s = flops / d.tp / d.cp / matmul_rate;
+    st.memory_s = layers * layer_bytes / d.cp / hbm;
+    if (moe_here > 0) {
+      st.memory_s += moe_here * kElementwisePasses * moe_layer_extra_activation_bytes(s, d) / hbm;
+    }
+    const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
+    st.tensor_s =
+        s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s) : wire.tensor.time_s;
+    if (wire.context.active) {
+      const double core = layers * tokens * 3 * attention_core_flops_per_token(m, s.seq_len) /
+                          d.tp / d.cp / matmul_rate;
+      st.context_s = s.context_parallel == ContextParallel::kRing
+                         ? std::max(0.0, wire.context.time_s - core)
+                         : wire.context.time_s;
+    }
+    if (wire.expert.active) {
+      st.expert_s = s.expert_comm_overlap ? std::max(0.0, wire.expert.time_s - st.compute_s())
+                                          : wire.expert.time_s;
+    }
+    return st;
+  };
+  const StageSplit& split = pipeline.split;
+  int slowest = 0;
+  StageTime k = stage_time(0);
+  double sum = k.total_s();
+  if (d.pp > 1) {
+    const int extra = d.pp - 1 - split.extra_from;  // middle stages with one layer more
+    const int plain = d.pp - 2 - extra;
+    struct Kind {
+      int stage, count;
+    };
+    for (const Kind& kind : {Kind{1, plain}, Kind{split.extra_from, extra}, Kind{d.pp - 1, 1}}) {
+      if (kind.count <= 0) continue;
+      const StageTime st = stage_time(kind.stage);
+      sum += kind.count * st.total_s();
+      if (st.total_s() > k.total_s()) slowest = kind.stage, k = st;
+    }
+  }
+  PipelinePace pace;
+  pace.slowest_stage = slowest;
+  pace.slowest = k;
+  pace.sum_s = sum;
+  // Pipeline sends of the slowest stage: on the critical path.
+  pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
+  return pace;
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch) {
+  return time_report(s, f, pipeline, comms, effective_global_batch, pipeline_pace(s, f, pipeline));
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch,
+                       const PipelinePace& pace) {
+  const Degrees& d = f.degrees();
+  TimeReport t;
+  const int gpus = static_cast<int>(d.product());
+  const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
+  const double peak = s.gpu.peak_tflops * 1e12;
+  t.matmul_efficiency = s.matmul_efficiency();
+  const double hbm = s.gpu.hbm_gb_s * 1e9;
+  const StageSplit& split = pipeline.split;
+  const StageTime& k = pace.slowest;
+  const double sum = pace.sum_s;
+  t.slowest_stage = pace.slowest_stage;
+
+  t.compute_s = mb * k.compute_s();
+  t.memory_bound_s = mb * k.memory_s;
+  t.exposed_tensor_s = mb * k.tensor_s;
+  t.exposed_context_s = mb * k.context_s;
+  t.exposed_expert_s = mb * k.expert_s;
+  t.bubble_s = std::max(0.0, sum - k.total_s()) / v;
+
+  t.exposed_pipeline_s = pace.exposed_pipeline_s;
+
+  // Data parallel, for the busiest GPU's parameter shard; overlapped with one micro-batch's
+  // backward (the gradient reduction) or forward (the weight gather) of the slowest stage.
+  if (comms.data.active) {
+    const StageParams& busiest = f.params(comms.stage);
+    const DataParallelParts parts =
+        data_parallel_parts(s, d, busiest.params_per_gpu, mb, busiest.expert_params_per_gpu);
+    const double rate = comms.data.link_bytes_per_s;
+    const double recompute_share = s.recompute == Recompute::kFull ? 1 : 0;
+    const double backward = k.compute_s() * (2 + recompute_share) / (3 + recompute_share);
+    const double forward = k.compute_s() - backward;
+    const double reduce = parts.reduce_bytes / rate, gather = parts.gather_bytes / rate;
+    const double reduce_exposed = s.overlap_grad_reduce ? std::max(0.0, reduce - backward) : reduce;
+    double gather_exposed = gather * parts.gathers;
+    if (s.overlap_param_gather) {
+      // ZeRO-3 gathers for the forward and again for the backward of every micro-batch.
+      gather_exposed =
+          s.zero_stage >= 3
+              ? mb * (std::max(0.0, gather - forward) + std::max(0.0, gather - backward))
+              : parts.gathers * std::max(0.0, gather - forward);
+    }
+    t.exposed_data_s = parts.reductions * reduce_exposed + gather_exposed;
+  }
+  t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
+                      t.exposed_context_s + t.exposed_expert_s;
+
+  // Adam over the optimizer shard: master weights and both moments read and written, the
+  // gradient read twice (norm and update), the 16-bit weight written.
+  {
+    // The optimizer shard: dense parameters over dp x cp, experts over their own group (moe.h).
+    double shard = 0;
+    for (int stage : {0, d.pp > 2 ? 1 : 0, split.extra_from, d.pp - 1}) {
+      const StageParams& st = f.params(stage);
+      const bool zero = s.zero_stage >= 1;
+      double here = (st.params_per_gpu - st.expert_params_per_gpu) / (zero ? d.dp * d.cp : 1);
+      if (st.expert_params_per_gpu > 0) {
+        here += st.expert_params_per_gpu / (zero ? expert_data_parallel(s, d) : 1);
+      }
+      shard = std::max(shard, here);
+    }
+    const Precision& p = s.precision;
+    t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
+  }
+
+  t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
+  t.model_flops_per_step = f.model_flops_per_step(effective_global_batch);
+  t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recompute);
+  t.mfu = t.model_flops_per_step / (t.step_s * gpus * peak);
+  t.hfu = t.hardware_flops_per_step / (t.step_s * gpus * peak);
+  t.tflops_per_gpu = t.hardware_flops_per_step / (t.step_s * gpus) / 1e12;
+  t.tokens_per_s = 1.0 * effective_global_batch * s.seq_len / t.step_s;
+  if (s.train_tokens > 0) t.time_to_train_s = s.train_tokens / t.tokens_per_s;
+  pipeline.bubble_fraction = t.bubble_s / t.step_s;
+  return t;
+}
+
+}  // namespace pe

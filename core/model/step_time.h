@@ -1,0 +1,66 @@
+// Step time, MFU and HFU.
+#pragma once
+
+#include "model/layout_facts.h"
+#include "model/report.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+// Per micro-batch on pipeline stage i with n_i layers (the last also runs the output layer):
+//   matmul_i  = its FLOPs (recomputation included) / (t x peak x matmul efficiency)
+//   memory_i  = its elementwise bytes / HBM bandwidth: layer norms, softmax, dropout, GeLU and
+//               residuals move about 5x the bytes the layer stores for its backward
+//               (Korthikanti Table 2; each stored tensor is written and read in the forward
+//               pass, read in the backward, its gradient written and read): 7x with full
+//               recomputation (the forward again)
+//   tensor_i  = its TP collectives' time, hidden behind its matmuls with tp_comm_overlap
+//   T_i       = matmul_i + memory_i + tensor_i
+// The pipeline runs at the pace of its slowest stage k (1F1B):
+//   compute   = m (matmul_k + memory_k);  exposed tensor = m tensor_k
+//   bubble    = (sum_i T_i - T_k) / v     ((p-1)/v x T for equal stages: Narayanan Sec. 2.2)
+//   pipeline  = stage k's point-to-point sends, on the critical path (not overlapped)
+//   data      = the gradient reduction and weight gather, each hidden behind the backward
+//               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch,
+//               every micro-batch with ZeRO-2/3; exposed in full otherwise
+//   optimizer = Adam's pass over the GPU's optimizer shard at HBM bandwidth
+//   step      = compute + bubble + exposed data, tensor, pipeline + optimizer
+// MFU = model FLOPs / (step x GPUs x peak); HFU the same with hardware FLOPs (Korthikanti
+// Sec. 6.3; PaLM App. B). bubble_fraction = bubble / step.
+TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch);
+// One micro-batch on one stage: matmuls, memory-bound kernels and the communication they do
+// not hide.
+struct StageTime {
+  double matmul_s = 0;
+  double memory_s = 0;
+  double tensor_s = 0;   // exposed
+  double context_s = 0;  // exposed
+  double expert_s = 0;   // exposed
+  double compute_s() const { return matmul_s + memory_s; }
+  double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
+};
+
+// The pipeline's pace: its slowest stage (per micro-batch), every stage's time summed (for the
+// bubble) and the slowest stage's sends. It depends on b, the schedule, SP and recomputation
+// but not on ZeRO, so the planner computes it once for the four ZeRO stages.
+struct PipelinePace {
+  int slowest_stage = 0;
+  StageTime slowest;
+  double sum_s = 0;
+  double exposed_pipeline_s = 0;
+};
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline);
+
+// The same with what depends on the layout only read from `f` (the planner's, per layout),
+// and the pace given or computed.
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch);
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch,
+                       const PipelinePace& pace);
+
+// Bytes the elementwise kernels of one layer move per micro-batch (the memory_i term above).
+double elementwise_bytes_per_layer(const Scenario& s, int tp);
+
+}  // namespace pe

@@ -1,0 +1,20 @@
+// One validation layer for every scenario field: ranges and the rules that tie fields
+// together. The JSON reader checks types; everything else is here, so C++ callers, the CLI,
+// the wasm module and the page get the same messages, each naming the field and what is allowed.
+#pragma once
+
+#include <string>
+
+#include "model/result.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+// Empty when the scenario is valid, else the field at fault and one sentence:
+// "<field> ...: allowed ...". Ranges come from the field table (schema.h).
+Problem validate(const Scenario& s);
+
+// A number as a person writes it in a message: 80, -16, 0.5, 1e+308.
+std::string show_number(double v);
+
+}  // namespace pe

@@ -1,0 +1,420 @@
+#include "planner/planner.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+
+#include "model/comms.h"
+#include "model/context.h"
+#include "model/layout_facts.h"
+#include "model/memory.h"
+#include "model/moe.h"
+#include "model/pipeline.h"
+#include "model/schema.h"
+#include "model/step_time.h"
+#include "model/text.h"
+
+namespace pe {
+namespace {
+
+// Ascending. Each divisor i up to sqrt(n) pairs with n / i: O(sqrt n) divisions, where
+// trying every i up to n cost the search a tenth of its time at 16,384 GPUs.
+std::vector<int> divisors(int n) {
+  std::vector<int> low, high;
+  for (int i = 1; 1LL * i * i <= n; ++i) {
+    if (n % i != 0) continue;
+    low.push_back(i);
+    if (i != n / i) high.push_back(n / i);
+  }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  return low;
+}
+
+// CP is searched where each CP rank still holds at least this many tokens of every sequence,
+// that is for sequences of 16,384 tokens and more: shorter chunks leave the attention of a chunk
+// too little work to hide a ring pass behind, and TP and PP already cut the activations of
+// shorter sequences (Megatron-Core recommends CP for long-context training; Llama 3 used it
+// only for its 131,072-token stage, at 8,192 tokens per rank). 2,048- to 8,192-token runs thus
+// keep the three-seam space; Llama 3's 131,072 tokens search up to CP 16.
+constexpr int kMinTokensPerContextRank = 8192;
+
+// The context degrees the sequence calls for: 1, and every divisor of the sequence (and of
+// the heads, with Ulysses) that leaves each rank kMinTokensPerContextRank tokens.
+std::vector<int> context_degrees(const Scenario& s, int gpus) {
+  std::vector<int> out;
+  for (int cp : divisors(gpus)) {
+    if (cp == 1) {
+      out.push_back(cp);
+      continue;
+    }
+    if (s.seq_len % cp != 0 || s.seq_len / cp < kMinTokensPerContextRank) continue;
+    if (s.context_parallel == ContextParallel::kUlysses && s.model.heads % cp != 0) continue;
+    out.push_back(cp);
+  }
+  return out;
+}
+
+// The expert degrees: 1 for a dense model; for an MoE, every divisor of both dp x cp and the
+// experts (Megatron-Core: EP carved out of the data and context ranks, whole experts per rank).
+std::vector<int> expert_degrees(const Scenario& s, int dp_cp) {
+  if (!s.model.moe()) return {1};
+  std::vector<int> out;
+  for (int ep : divisors(dp_cp)) {
+    if (s.model.experts % ep == 0) out.push_back(ep);
+  }
+  return out;
+}
+
+// Every (DP, TP, PP, CP, EP) the space holds, TP then CP then PP then EP ascending, and how
+// many (TP, CP, PP) layouts the heads and layers allow and the global batch refuses.
+struct Candidates {
+  std::vector<Degrees> degrees;
+  int layouts = 0;
+  int batch_refused = 0;
+};
+
+Candidates candidate_degrees(const Scenario& base) {
+  Candidates out;
+  for (int tp : divisors(base.gpus)) {
+    if (base.model.heads % tp != 0) continue;
+    if (base.model.moe() && tp % base.expert_tp != 0) continue;
+    for (int cp : context_degrees(base, base.gpus / tp)) {
+      for (int pp : divisors(base.gpus / (tp * cp))) {
+        if (pp > base.model.layers || !split_problem(base, pp).empty()) continue;
+        const int dp = base.gpus / (tp * cp * pp);
+        ++out.layouts;
+        if (base.global_batch % dp != 0) {
+          ++out.batch_refused;
+          continue;
+        }
+        for (int ep : expert_degrees(base, dp * cp)) out.degrees.push_back({dp, tp, pp, cp, ep});
+      }
+    }
+  }
+  return out;
+}
+
+// Faster first; among equally fast, less memory first.
+bool beats(double step_s, double per_gpu_bytes, const Plan& b) {
+  if (step_s != b.step_s) return step_s < b.step_s;
+  return per_gpu_bytes < b.per_gpu_bytes;
+}
+bool better(const Plan& a, const Plan& b) { return beats(a.step_s, a.per_gpu_bytes, b); }
+
+// A layout's best kVariantsPerLayout plans so far. The heap (worst on top) holds only each
+// plan's step time, memory and slot, so that sifting moves 24 bytes rather than a Plan; it
+// makes the same moves a heap of Plans under `better` would, so ties keep the same order.
+struct KeptPlans {
+  struct Key {
+    double step_s;
+    double per_gpu_bytes;
+    int slot;
+  };
+  static bool key_better(const Key& a, const Key& b) {
+    if (a.step_s != b.step_s) return a.step_s < b.step_s;
+    return a.per_gpu_bytes < b.per_gpu_bytes;
+  }
+  std::vector<Key> heap;
+  std::vector<Plan> plans;  // by slot
+
+  bool full() const { return static_cast<int>(heap.size()) >= kVariantsPerLayout; }
+  const Plan& worst() const { return plans[static_cast<size_t>(heap.front().slot)]; }
+  void offer(const Plan& p) {
+    if (plans.empty()) {
+      plans.reserve(kVariantsPerLayout);
+      heap.reserve(kVariantsPerLayout);
+    }
+    if (!full()) {
+      plans.push_back(p);
+      heap.push_back({p.step_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
+      std::push_heap(heap.begin(), heap.end(), key_better);
+    } else if (better(p, worst())) {
+      std::pop_heap(heap.begin(), heap.end(), key_better);
+      const int slot = heap.back().slot;
+      plans[static_cast<size_t>(slot)] = p;
+      heap.back() = {p.step_s, p.per_gpu_bytes, slot};
+      std::push_heap(heap.begin(), heap.end(), key_better);
+    }
+  }
+  // Fastest first.
+  std::vector<Plan> sorted() {
+    std::sort_heap(heap.begin(), heap.end(), key_better);
+    std::vector<Plan> out;
+    out.reserve(heap.size());
+    for (const Key& k : heap) out.push_back(std::move(plans[static_cast<size_t>(k.slot)]));
+    return out;
+  }
+};
+
+// The explanation speaks as the page does: "a 23.4% bubble", "72.6 GB", "500 MB".
+std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
+std::string gb(double bytes) { return bytes_text(bytes); }
+
+std::string count(long long n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Why nothing is feasible: the layers and heads, the batch, or memory, with its numbers.
+std::string why_none(const Scenario& base, const PlanResult& r) {
+  const std::string gpus = count(base.gpus) + " GPUs";
+  if (r.layouts == 0) {
+    return "No layout: no DP x TP x PP of " + gpus + " has TP dividing the " +
+           count(base.model.heads) + " heads and at most " + count(base.model.layers) +
+           " pipeline stages (one per layer). Use a GPU count with more small factors.";
+  }
+  if (r.layouts_batch_refused == r.layouts) {
+    return "No layout: the global batch of " + count(base.global_batch) +
+           " sequences divides by none of the DP degrees " + gpus +
+           " allow (every replica needs a whole number of sequences). Use a batch that is a "
+           "multiple of a power of two, e.g. " +
+           count(((base.global_batch + 63) / 64) * 64) + ".";
+  }
+  const double has = base.gpu.memory_gb * 1e9;
+  const std::string limit = r.memory_limit_bytes >= has
+                                ? "the " + gb(has) + " each GPU has"
+                                : "the " + gb(r.memory_limit_bytes) + " each GPU may use (the " +
+                                      gb(has) + " it has less a " +
+                                      percent(1 - r.memory_limit_bytes / has) + " headroom margin)";
+  return "No layout fits: the least any configuration needs is " + gb(r.least_bytes) +
+         " per GPU, more than " + limit + ". Use more or larger GPUs.";
+}
+
+// The batch too small for the fleet: the best plan runs fewer micro-batches than stages (the
+// bubble (p - 1)/m passes 100%), or the batch caps DP below one replica per node. The
+// suggestion is the smallest batch with m = 4p micro-batches for the same layout, bubble
+// (p - 1)/(4p) < 25%, and DP able to reach one replica per node.
+std::vector<std::string> batch_warnings(const Scenario& base, const PlanResult& r) {
+  std::vector<std::string> out;
+  if (r.top.empty()) return out;
+  const Plan& p = r.top.front();
+  const int m = base.global_batch / (p.micro_batch * p.degrees.dp);
+  const long long nodes = std::max(1, base.gpus / std::max(1, base.gpus_per_node));
+  const long long for_stages = 4LL * p.degrees.pp * p.micro_batch * p.degrees.dp;
+  const long long for_dp = nodes * 4;
+  if (p.degrees.pp > 1 && m < p.degrees.pp) {
+    out.push_back("The global batch of " + count(base.global_batch) + " sequences is small for " +
+                  count(base.gpus) + " GPUs: the best layout runs " + count(m) +
+                  " micro-batches through " + count(p.degrees.pp) + " pipeline stages, a " +
+                  percent(p.bubble_fraction) + " bubble (MFU " + percent(p.mfu) +
+                  "). A global batch of " + count(for_stages) + " sequences would give " +
+                  count(4LL * p.degrees.pp) + " micro-batches, a bubble under 25%.");
+  }
+  if (base.global_batch < nodes) {
+    out.push_back("The global batch of " + count(base.global_batch) +
+                  " sequences starves DP: " + "fewer sequences than the " + count(nodes) +
+                  " nodes, so DP cannot give each node a replica and TP or PP must grow past a "
+                  "node. A global batch of " +
+                  count(for_dp) + " sequences or more lets DP reach one replica per node.");
+  }
+  return out;
+}
+
+std::string explain(const Scenario& base, const PlanResult& r) {
+  if (r.top.empty()) return why_none(base, r);
+  const Plan& p = r.top.front();
+  const Degrees& d = p.degrees;
+  std::string why = "DP " + std::to_string(d.dp) + " x TP " + std::to_string(d.tp) + " x PP " +
+                    std::to_string(d.pp) +
+                    (d.cp > 1 ? " x CP " + std::to_string(d.cp) : std::string()) +
+                    (d.ep > 1 ? " (EP " + std::to_string(d.ep) + ")" : std::string()) + " wins: ";
+  why += d.tp > 1 ? std::string("TP ") + std::to_string(d.tp) +
+                        (std::string(p.comms.tensor.link) == "nvlink"
+                             ? " keeps the per-layer all-reduces on NVLink"
+                             : " pays for all-reduces over the network")
+                  : std::string("no TP, so no per-layer all-reduces");
+  why += d.pp > 1
+             ? ", PP " + std::to_string(d.pp) + " costs a " + percent(p.bubble_fraction) + " bubble"
+             : ", no pipeline bubble";
+  if (d.cp > 1) {
+    why += ", CP " + std::to_string(d.cp) + " splits each sequence (its K/V ride " +
+           p.comms.context.link + ")";
+  }
+  if (d.ep > 1) {
+    why += ", EP " + std::to_string(d.ep) + " splits the experts (their all-to-alls ride " +
+           p.comms.expert.link + ")";
+  }
+  why += ", and it needs " + gb(p.per_gpu_bytes) + " of the " + gb(base.gpu.memory_gb * 1e9) +
+         " per GPU";
+  if (r.top.size() > 1) {
+    const double lead = r.top[1].step_s / p.step_s - 1;
+    why += lead < 0.005 ? "; the next layout is within 0.5%"
+                        : "; " + percent(lead) + " faster than the next layout";
+  }
+  return why + ".";
+}
+
+}  // namespace
+
+Scenario scenario_of(const Scenario& base, const Plan& p) {
+  Scenario s = base;
+  s.degrees = p.degrees;
+  s.zero_stage = p.zero_stage;
+  s.recompute = p.recompute;
+  s.sequence_parallel = p.sequence_parallel;
+  s.micro_batch = p.micro_batch;
+  s.schedule = p.schedule;
+  s.virtual_stages = p.virtual_stages;
+  s.memory_model = MemoryModel::kFull;
+  return s;
+}
+
+PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
+  PlanResult result;
+  Scenario s = base;
+  s.memory_model = MemoryModel::kFull;
+  // The model's safe fraction of memory, or less when the reader asks for a wider margin.
+  const double memory_bytes =
+      base.gpu.memory_gb * 1e9 * std::min(safe_memory_fraction(), 1 - options.headroom);
+  result.memory_limit_bytes = memory_bytes;
+  result.least_bytes = INFINITY;
+  // Never offer a plan the contract would refuse: v stops where the field's range does.
+  const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
+  // Per layout, its best kVariantsPerLayout configurations so far, worst on top.
+  using Key = std::array<int, 5>;
+  std::map<Key, KeptPlans> by_layout;
+  // Progress: one step per (DP, TP, PP, CP, EP) layout searched.
+  const Candidates candidates = candidate_degrees(base);
+  result.layouts = candidates.layouts;
+  result.layouts_batch_refused = candidates.batch_refused;
+  const int total = static_cast<int>(candidates.degrees.size());
+  std::vector<CommsReport> traffic;  // reused: its capacity outlives the loop
+  int done = 0;
+  auto tick = [&] {
+    if (options.progress) options.progress(done, total, result.evaluated);
+  };
+  tick();
+
+  for (const Degrees& d : candidates.degrees) {
+    ++done;
+    tick();
+    const int pp = d.pp, tp = d.tp;
+    // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
+    const LayoutFacts facts(s, d);
+    KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
+    const StageSplit& split = facts.split();
+    // The stages that can hold the most (memory.h peak_stage_memory), and their model states
+    // under each ZeRO stage: neither depends on b, the schedule, SP or recomputation.
+    // Duplicates dropped (with one or two stages most of the five are stage 0): the peak is
+    // their maximum, which the same values give in any order.
+    std::array<int, kPeakCandidates> peak_stages = peak_candidate_stages(s, d, split);
+    size_t peaks = 0;
+    for (int stage : peak_stages) {
+      if (std::find(peak_stages.begin(), peak_stages.begin() + peaks, stage) ==
+          peak_stages.begin() + peaks) {
+        peak_stages[peaks++] = stage;
+      }
+    }
+    std::array<std::array<double, 4>, kPeakCandidates> states{};
+    for (int z = 0; z <= 3; ++z) {
+      s.zero_stage = z;
+      for (size_t i = 0; i < peaks; ++i) {
+        const StageParams& p = facts.params(peak_stages[i]);
+        states[i][static_cast<size_t>(z)] =
+            sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu)
+                .model_state_bytes();
+      }
+    }
+    const double overhead_bytes = s.overhead_gb * 1e9;
+    for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
+      if (base.global_batch % (b * d.dp) != 0) continue;
+      s.micro_batch = b;
+      const int m = base.global_batch / (b * d.dp);
+      // v = 1 is 1F1B; v > 1 interleaved.
+      for (int v = 1; v <= (pp > 1 ? std::min(split.most(), max_virtual) : 1); ++v) {
+        const bool chunks_even = split.first % v == 0 && split.last % v == 0 &&
+                                 (pp <= 2 || split.middle % v == 0) &&
+                                 (split.extra_from >= pp - 1 || (split.middle + 1) % v == 0);
+        if (v > 1 && (!chunks_even || m % pp != 0)) {
+          continue;
+        }
+        s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
+        s.virtual_stages = v;
+        PipelineReport pipeline = pipeline_report(s, d);
+        for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
+          s.sequence_parallel = sp == 1;
+          for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+            s.recompute = rc;
+            // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
+            const LayerActivations per_layer = layer_activations(s, d);
+            std::array<double, kPeakCandidates> activations{};
+            for (size_t i = 0; i < peaks; ++i) {
+              activations[i] =
+                  stage_activation_bytes(s, d, facts.params(peak_stages[i]), per_layer, m);
+            }
+            // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
+            // first ZeRO stage that fits, kept for the others.
+            PipelinePace pace;
+            bool paced = false;  // and the stages' traffic but the data seam's (comms.h)
+            for (int z = 0; z <= 3; ++z) {
+              if (z > 0 && d.dp == 1) break;  // ZeRO shards over DP: nothing to shard
+              s.zero_stage = z;
+              ++result.evaluated;
+              // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
+              double bytes = 0;
+              for (size_t i = 0; i < peaks; ++i) {
+                const double stage_bytes =
+                    states[i][static_cast<size_t>(z)] + activations[i] + overhead_bytes;
+                if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
+              }
+              result.least_bytes = std::min(result.least_bytes, bytes);
+              if (bytes > memory_bytes) continue;
+              ++result.feasible;
+              if (!paced) {
+                pace = pipeline_pace(s, facts, pipeline);
+                stage_reports_but_data(s, facts, m, traffic);
+                paced = true;
+              }
+              const CommsReport comms = busiest_stage(s, facts, m, traffic);
+              const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch, pace);
+              // A full heap keeps only what beats its worst: the rest need no Plan built.
+              if (kept.full() && !beats(t.step_s, bytes, kept.worst())) {
+                continue;
+              }
+              Plan p;
+              p.degrees = d;
+              p.zero_stage = z;
+              p.recompute = rc;
+              p.sequence_parallel = s.sequence_parallel;
+              p.micro_batch = b;
+              p.schedule = s.schedule;
+              p.virtual_stages = v;
+              p.per_gpu_bytes = bytes;
+              p.comms = comms;
+              p.step_s = t.step_s;
+              p.bubble_fraction = pipeline.bubble_fraction;
+              p.mfu = t.mfu;
+              p.tokens_per_s = t.tokens_per_s;
+              kept.offer(p);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // The layouts by their best configuration, fastest first; the first top_k kept.
+  std::vector<std::vector<Plan>> layouts;
+  for (auto& [key, kept] : by_layout) {
+    if (kept.plans.empty()) continue;  // no configuration of the layout fits
+    layouts.push_back(kept.sorted());
+  }
+  std::sort(layouts.begin(), layouts.end(),
+            [](const auto& a, const auto& b) { return better(a.front(), b.front()); });
+  if (static_cast<int>(layouts.size()) > top_k) layouts.resize(std::max(top_k, 0));
+  for (auto& variants : layouts) {
+    result.top.push_back(variants.front());
+    result.variants.emplace_back(variants.begin() + 1, variants.end());
+  }
+  if (!std::isfinite(result.least_bytes)) result.least_bytes = 0;
+  result.why_best = explain(base, result);
+  result.warnings = batch_warnings(base, result);
+  return result;
+}
+
+}  // namespace pe

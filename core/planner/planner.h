@@ -1,0 +1,74 @@
+// The planner: every layout of a run, ranked by estimated step time.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/report.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+// One evaluated configuration: the choices, and what the model says of them.
+struct Plan {
+  Degrees degrees;
+  int zero_stage = 0;
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = false;
+  int micro_batch = 1;
+  Schedule schedule = Schedule::kOneFOneB;
+  int virtual_stages = 1;
+  double per_gpu_bytes = 0;
+  double step_s = 0;
+  double bubble_fraction = 0;
+  double mfu = 0;
+  double tokens_per_s = 0;
+  CommsReport comms;
+};
+
+// How many variants (ZeRO, recompute, SP, micro-batch, schedule) each layout keeps.
+inline constexpr int kVariantsPerLayout = 8;
+
+struct PlanResult {
+  long long evaluated = 0;  // configurations whose memory and step time were computed
+  long long feasible = 0;   // of those, the ones that fit in GPU memory
+  // One plan per distinct DP x TP x PP layout, the layout's fastest, at most top_k of them:
+  // fastest first; ties: less memory first.
+  std::vector<Plan> top;
+  // variants[i]: the next fastest configurations of top[i]'s layout (up to
+  // kVariantsPerLayout - 1), fastest first.
+  std::vector<std::vector<Plan>> variants;
+  std::string why_best;               // one sentence on why the first one wins, or why none fits
+  std::vector<std::string> warnings;  // the batch too small for the fleet, with a better one
+  // Why the space may be empty: layouts (DP x TP x PP) the heads and layers allow, those the
+  // global batch does not divide, and the least memory any configuration needed.
+  int layouts = 0;
+  int layouts_batch_refused = 0;
+  double least_bytes = 0;
+  double memory_limit_bytes = 0;  // GPU memory less the headroom
+};
+
+struct PlanOptions {
+  // Fraction of GPU memory a plan must leave free (0.1: a plan uses at most 90%).
+  double headroom = 0;
+  // Called as the search goes: layouts done, layouts in all, configurations evaluated.
+  std::function<void(int, int, long long)> progress;
+};
+
+// The space, exhaustively: every (DP, TP, PP, CP) with DP x TP x PP x CP = gpus, TP dividing
+// the head count, PP at most the layer count, CP only where the sequence calls for it (each
+// CP rank keeps at least 8,192 tokens; the scenario's context_parallel method), and for an MoE
+// every EP dividing DP x CP and the experts (the scenario's expert_tp, which must divide TP);
+// ZeRO 0-3; recomputation none / selective / full; sequence
+// parallel off / on (with TP); micro-batch sizes b (powers of two up to 64) that divide the
+// global batch per replica; 1F1B, and interleaved with every v where PP x v divides the
+// layers of every stage and PP divides the micro-batch count (Megatron-LM's conditions); a
+// layout fits when it stays under the safe fraction of GPU memory (memory.h). The base scenario
+// supplies the model, the GPUs, the sequence length and the global batch.
+PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options = {});
+
+// A plan as a full scenario, to evaluate or show.
+Scenario scenario_of(const Scenario& base, const Plan& p);
+
+}  // namespace pe
