@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "model/presets.h"
-#include "scenario_builders.h"
 #include "model/transformer.h"
+#include "scenario_builders.h"
 
 namespace pe {
 namespace {

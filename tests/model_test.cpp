@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/activations.h"
 #include "contract/contract.h"
+#include "model/activations.h"
 #include "model/pipeline.h"
 #include "model/presets.h"
-#include "scenario_builders.h"
 #include "model/transformer.h"
+#include "scenario_builders.h"
 
 namespace pe {
 namespace {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "model/explorer.h"
 #include "fuzz/report_checks.h"
+#include "model/explorer.h"
 #include "model/presets.h"
 #include "model/transformer.h"
 

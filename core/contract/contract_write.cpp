@@ -6,11 +6,11 @@
 #include "explain/explain.h"
 #include "model/explorer.h"
 #include "model/moe.h"
-#include "planner/planner.h"
 #include "model/presets.h"
 #include "model/schema.h"
 #include "model/timeline.h"
 #include "model/transformer.h"
+#include "planner/planner.h"
 
 namespace pe {
 namespace {

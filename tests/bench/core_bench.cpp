@@ -4,9 +4,9 @@
 
 #include "contract/contract.h"
 #include "model/explorer.h"
-#include "planner/planner.h"
 #include "model/presets.h"
 #include "model/transformer.h"
+#include "planner/planner.h"
 
 namespace {
 
