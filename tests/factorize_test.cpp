@@ -18,7 +18,7 @@ void PrintTo(const SeamCase& c, std::ostream* os) {
   *os << (c.data ? "D" : "") << (c.tensor ? "T" : "") << (c.pipeline ? "P" : "");
 }
 
-// The book lab on 16 GPUs, 8 per node (README "The auto-factor rule").
+// The book lab on 16 GPUs, 8 per node (core/README.md "The auto-factor rule").
 class SixteenGpus : public ::testing::TestWithParam<SeamCase> {};
 
 TEST_P(SixteenGpus, AutoFactorsLikeTheBook) {

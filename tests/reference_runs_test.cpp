@@ -168,7 +168,7 @@ TEST(ReferenceRuns, PanelCarriesEachRunsPublishedFigurePredictionAndError) {
 }
 
 // Every published run ran, so its estimate must stay under the GPU's memory; Llama 3 405B is
-// the known exception (README: this model's activation accounting exceeds Meta's).
+// the known exception (core/README.md: this model's activation accounting exceeds Meta's).
 TEST(ReferenceRuns, PublishedConfigurationsFitTheirGpus) {
   for (const ReferenceRun& run : reference_runs()) {
     const Report r = report_of(run.scenario_json);

@@ -1,4 +1,4 @@
-// The field table is the one place a scenario field is declared: the README's table, the fuzz
+// The field table is the one place a scenario field is declared: core/README.md's table, the fuzz
 // dictionary, the reader and the echo must all agree with it.
 #include "model/schema.h"
 
@@ -24,12 +24,12 @@ std::string file_text(const std::string& path) {
 
 json run(const std::string& scenario) { return json::parse(evaluate_json(scenario)); }
 
-// The README holds the table between two markers; `explore --schema-table` prints it anew.
+// core/README.md holds the table between two markers; `explore --schema-table` prints it anew.
 TEST(Schema, ReadmeTableIsTheFieldTable) {
-  const std::string readme = file_text(PE_SOURCE_DIR "/README.md");
+  const std::string readme = file_text(PE_SOURCE_DIR "/core/README.md");
   const std::string begin = "<!-- schema:begin -->\n", end = "<!-- schema:end -->";
   const size_t from = readme.find(begin), to = readme.find(end);
-  ASSERT_NE(from, std::string::npos) << "README.md has no " << begin;
+  ASSERT_NE(from, std::string::npos) << "core/README.md has no " << begin;
   ASSERT_NE(to, std::string::npos);
   EXPECT_EQ(readme.substr(from + begin.size(), to - from - begin.size()), schema_markdown())
       << "regenerate with: build/native/core/explore --schema-table";

@@ -4,7 +4,7 @@
 //   const lab = await createLab();
 //   const report = lab.evaluate({ seams: { data: true, tensor: true, pipeline: true } });
 //
-// The scenario and report are the JSON contract documented in README.md. A bad scenario
+// The scenario and report are the JSON contract documented in core/README.md. A bad scenario
 // throws LabError carrying the core's message and the dotted key of the field at fault
 // (error.key: "gpus", "model.layers", or null when the scenario as a whole is at fault);
 // the module is unharmed and keeps answering.

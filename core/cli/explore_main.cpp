@@ -1,6 +1,6 @@
 // explore [--plan] [FILE|-]: reads a scenario (the book's default with no argument) and prints
 // its report as JSON, or with --plan the ten fastest layouts that fit (planner.h).
-// explore --schema prints the scenario's field table as JSON; --schema-table as the README's
+// explore --schema prints the scenario's field table as JSON; --schema-table as core/README.md's
 // Markdown table.
 // Bad input: exit status 2 and one line on stderr starting with "error:". A report that cannot
 // be written (a full disk): exit status 1.

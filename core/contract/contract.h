@@ -1,5 +1,5 @@
 // The one contract: scenario JSON in, report JSON out. The CLI, the wasm module and the tests
-// all speak it; README.md documents every key.
+// all speak it; core/README.md documents every key.
 #pragma once
 
 #include <cstddef>

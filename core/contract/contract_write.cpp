@@ -1,4 +1,4 @@
-// Scenario and Report -> JSON. Key names are the contract documented in README.md.
+// Scenario and Report -> JSON. Key names are the contract documented in core/README.md.
 #include <algorithm>
 #include <cmath>
 

@@ -134,7 +134,7 @@ std::vector<ReferenceRun> build() {
   // per GPU (50 GB/s). The paper names no activation recomputation, so none is assumed, with
   // fused attention; this model's activations then come to about 98 GB on the first stage,
   // more than the GPU has: Meta's implementation keeps less than Megatron's accounting
-  // (README, "What is left out").
+  // (core/README.md, "Left out on purpose").
   for (int dp : {64, 128}) {
     json s = llama3_405b_h100(dp, 1, 8192, 2048, "none");
     ReferenceRun run;
@@ -191,7 +191,7 @@ std::vector<ReferenceRun> build() {
   // DualPipe hides the expert all-to-alls behind computation. Published: 180K H800 GPU-hours
   // per trillion tokens. Its FP8 matmuls and FP8 activation caching are not modelled: the
   // matmuls run at H100's BF16 calibration and activations are 16-bit, so this model's
-  // accounting needs more memory than the run had (README).
+  // accounting needs more memory than the run had (core/README.md).
   {
     ReferenceRun run;
     run.name = "DeepSeek-V3 on 2,048 H800";

@@ -2,7 +2,7 @@
 // allowed values, unit, group, one line of doc) and how it reaches the Scenario struct. The
 // table drives the JSON reader (keys and types), validation (ranges), the scenario echoed in
 // every report, `explore --schema`, the wasm module's schema() and so the page's controls, the
-// README's scenario table and the fuzz dictionary (tests check the last two against it).
+// core/README.md's scenario table and the fuzz dictionary (tests check the last two against it).
 #pragma once
 
 #include <string>
@@ -55,7 +55,7 @@ Json field_value(const Field& f, const Scenario& s);
 // {"fields": [{"key", "type", "default", "min", "max", "choices", "unit", "group", "doc"}]}.
 Json schema_json();
 
-// The README's scenario table, generated from the rows.
+// core/README.md's scenario table, generated from the rows.
 std::string schema_markdown();
 
 }  // namespace pe

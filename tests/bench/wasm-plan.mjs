@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The planner's module (lab-planner, the one the page's worker runs) under Node, to compare
-// build variants (README, Performance):
+// build variants (wasm/README.md, Build variables):
 //   node tests/bench/wasm-plan.mjs [DIR with lab.js and lab-planner.wasm, default web/lab]
 //     [RUNS] [core_bench JSON, default build/core-bench.json]
 // Prints, for 405B on 16,384 H100 and DeepSeek-V3 on 2,048 H800, the whole lab.plan call

@@ -2,7 +2,7 @@
 // used for everything. Else two roles:
 //   the functional tests prefer a headless shell (chromium-headless-shell, chrome-headless-shell):
 //     the same Blink and V8 without the browser's own layers, which runs the 140 browser tests
-//     in about two thirds of the time (README, Test time);
+//     in about two thirds of the time (tests/README.md);
 //   the timing budgets and the benchmark prefer the browser a reader has (chromium,
 //     chromium-browser, google-chrome, google-chrome-stable), so their figures are the reader's.
 // Each role falls back on the other's names. One place for the rule: the tests import

@@ -257,8 +257,8 @@ describe('embedding', () => {
     await context.close();
   });
 
-  test('the snippet and the README carry allow="clipboard-write"', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  test('the snippet and web/README.md carry allow="clipboard-write"', async () => {
+    const readme = await readFile(new URL('../../web/README.md', import.meta.url), 'utf8');
     for (const [frame] of readme.matchAll(/<iframe[^>]*>/g))
       assert.match(frame, /allow="clipboard-write"/);
     const share = await readFile(new URL('../../web/js/share-bar.js', import.meta.url), 'utf8');

@@ -23,7 +23,7 @@ export const TARGETS = {
   wasmOverNative: 1.5,
 };
 
-// Where a target is not met yet (README, Performance, says where the time goes), what the
+// Where a target is not met yet (tests/README.md, Performance, says where the time goes), what the
 // page does today: perf.test.mjs enforces these as regression guards and reports the target
 // itself as a todo.
 export const TODAY = {

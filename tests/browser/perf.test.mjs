@@ -48,12 +48,12 @@ const best = {};
 const keep = (name, figure) => (best[name] = Math.min(best[name] ?? Infinity, figure));
 
 // The first-load wasm (70 KB gzipped of the 117 KB first load, the planner and the reference
-// runs moved to lab-planner) grew with the five seams and the derivations; the README's
-// "Publish" says what reaching the target takes. Until then today's figure is enforced at 1.2x
+// runs moved to lab-planner) grew with the five seams and the derivations; tests/README.md
+// (Performance) says what reaching the target takes. Until then today's figure is enforced at 1.2x
 // (a regression guard: the payload does not depend on the machine's load), and the target is a
 // todo that prints the figure.
 const PAYLOAD_TODO =
-  'first load is ~117 KB gzipped (wasm 70 KB); README "Publish" says what the target takes';
+  'first load is ~117 KB gzipped (wasm 70 KB); tests/README.md says what the target takes';
 const FIRST_LOAD = 'first load, bytes gzipped';
 test(`payload at most ${SLACK}x today's ${TODAY.payloadGzipBytes / 1000} KB gzipped`, async (t) => {
   const files = await payload(sited());
@@ -115,7 +115,7 @@ test(`ready within ${SLACK}x ${TARGETS.readyMs} ms of navigation`, (t) =>
 
 // The toggles' targets are not met yet: each test enforces today's figure (TODAY) and keeps
 // its best p95, which the todo test after it holds against the target.
-const TOGGLE_TODO = 'not met yet: README, Performance, says where the time goes';
+const TOGGLE_TODO = 'not met yet: tests/README.md, Performance, says where the time goes';
 function targetTest(name, target) {
   test(`${name} within ${SLACK}x the target ${target} ms`, { todo: TOGGLE_TODO }, () => {
     assert.ok(name in best, 'measured by the test before');

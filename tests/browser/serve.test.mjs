@@ -37,9 +37,9 @@ test('serves the page, its modules and the wasm with the right types', async () 
 
 test('refuses to leave web/', async () => {
   for (const path of [
-    '/../README.md',
-    '/..%2fREADME.md',
-    '/js/..%2f..%2fREADME.md',
+    '/../package.json',
+    '/..%2fpackage.json',
+    '/js/..%2f..%2fpackage.json',
     '/%2e%2e/%2e%2e/etc/passwd',
     '/a%00b',
   ]) {

@@ -20,11 +20,11 @@ constexpr size_t kMaxErrorBytes = 700;  // a short echo plus the list of allowed
 
 // Every number in a report is a byte count, a time, a FLOP count, a rate, a fraction or a
 // count: finite and not negative. The signed quantities are the headroom ("negative when it
-// does not fit", README) and a nesting order's cost against the chapter's (negative when it is
-// faster), and their derivations' results (/explain/memory.headroom_bytes/result). NaN and infinity
-// reach JSON as null (nlohmann's dump), so null is only allowed where the contract puts it:
-// "degrees": null in the resolved scenario. -0.0 is refused too: it dumps as "-0.0", which a reader
-// takes for a negative number.
+// does not fit", core/README.md) and a nesting order's cost against the chapter's (negative when it
+// is faster), and their derivations' results (/explain/memory.headroom_bytes/result). NaN and
+// infinity reach JSON as null (nlohmann's dump), so null is only allowed where the contract puts
+// it: "degrees": null in the resolved scenario. -0.0 is refused too: it dumps as "-0.0", which a
+// reader takes for a negative number.
 inline bool is_signed(const std::string& path, const std::string& key) {
   for (const std::string name : {"headroom_bytes", "order_cost_s"}) {
     if (key == name) return true;
@@ -115,7 +115,7 @@ inline std::string check_output(std::string_view output, bool with_ranks, json& 
   return "";
 }
 
-// The resolved scenario of a report reads back to the same report (README: "reading it back
+// The resolved scenario of a report reads back to the same report (core/README.md: "reading it back
 // gives the same report"), and from then on to the same scenario as well. Not necessarily the
 // same scenario at once: a custom GPU whose numbers equal the default preset's reads back under
 // that preset's name, which changes no number. The warnings the reader added about the input
