@@ -145,12 +145,27 @@ TEST(Planner, ReportsProgressPerLayout) {
     last_done = done;
     total_seen = total;
     ++calls;
+    return true;
   };
   plan(book_on(16), 10, o);
   // 16 GPUs, 40 heads, 50 layers: TP 1, 2, 4, 8 and the PP dividing what is left: 5+4+3+2.
   EXPECT_EQ(total_seen, 14);
   EXPECT_EQ(last_done, 14);
   EXPECT_EQ(calls, 15);
+}
+
+TEST(Planner, StopsWhenProgressSaysSo) {
+  int calls = 0;
+  PlanOptions o;
+  o.progress = [&](int done, int, long long) {
+    ++calls;
+    return done < 3;  // the fourth call (three layouts done) stops it
+  };
+  const PlanResult r = plan(book_on(16), 10, o);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_EQ(calls, 4);
+  EXPECT_TRUE(r.top.empty());
+  EXPECT_FALSE(plan(book_on(16), 10).cancelled);
 }
 
 TEST(Planner, SaysWhenTheBatchIsTheCause) {

@@ -22,10 +22,17 @@
 
 // The planner's progress goes to Module.onPlanProgress (lab.js sets it for one call): a
 // function written into the glue at build time, so nothing is evaluated under the CSP.
+// Returns 0 to stop the search. A JS exception must never cross the wasm frames: it would skip
+// their stack restore and frees, and after about a thousand such calls the module's memory was
+// corrupt. lab.js's callback catches what the user's throws; this catch is the last guard.
 // clang-format off
-EM_JS(void, plan_progress, (int done, int total, double evaluated), {
+EM_JS(int, plan_progress, (int done, int total, double evaluated), {
   var f = Module['onPlanProgress'];
-  if (f) f(done, total, evaluated);
+  try {
+    return f ? f(done, total, evaluated) : 1;
+  } catch (e) {
+    return 0;
+  }
 });
 // clang-format on
 #endif
@@ -42,7 +49,7 @@ std::string evaluate_summary(const std::string& scenario) {
 #ifdef PE_LAB_PLANNER
 std::string plan(const std::string& scenario, int top_k, double headroom) {
   return pe::plan_json(scenario, top_k, headroom, [](int done, int total, long long evaluated) {
-    plan_progress(done, total, static_cast<double>(evaluated));
+    return plan_progress(done, total, static_cast<double>(evaluated)) != 0;
   });
 }
 #endif

@@ -76,15 +76,31 @@ export async function createLab({ planner = false, ...options } = {}) {
     // with its layout's next fastest in variants.
     // options: headroom (the fraction of GPU memory a plan leaves free, 0 to 0.9) and
     // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
+    // onProgress returning false cancels the search: plan() then throws a LabError with
+    // key 'onProgress' and cancelled true. An exception in onProgress also ends the search
+    // and is thrown as a LabError (key 'onProgress', the exception as its cause). Either way
+    // the module is unharmed and answers the next call.
     plan(scenario = {}, top = 10, { headroom = 0, onProgress = null } = {}) {
       const text = toJson(scenario);
       wholeNumber('top', top);
       if (typeof headroom !== 'number' || !(headroom >= 0 && headroom <= 0.9)) {
         throw new LabError(`headroom is ${String(headroom)}: allowed 0 to 0.9`, 'headroom');
       }
-      module.onPlanProgress = typeof onProgress === 'function' ? onProgress : null;
+      let stop = null; // why the search stopped early: { thrown } or { cancelled: true }
+      module.onPlanProgress = (done, total, evaluated) => {
+        if (typeof onProgress !== 'function') return 1;
+        try {
+          if (onProgress(done, total, evaluated) !== false) return 1;
+          stop = { cancelled: true };
+        } catch (thrown) {
+          stop = { thrown };
+        }
+        return 0;
+      };
       try {
         return call(module.plan, text, top, headroom);
+      } catch (e) {
+        throw stop ? stoppedSearch(stop) : e;
       } finally {
         module.onPlanProgress = null;
       }
@@ -153,6 +169,25 @@ export async function createLab({ planner = false, ...options } = {}) {
     schema: () => (schema ??= call(module.schema)),
   };
   return lab;
+}
+
+// The LabError for a search that onProgress stopped: by returning false (cancelled), or by
+// throwing (the exception is the error's cause).
+function stoppedSearch({ thrown, cancelled = false }) {
+  if (cancelled) {
+    const error = new LabError('the search was cancelled: onProgress returned false', 'onProgress');
+    error.cancelled = true;
+    return error;
+  }
+  let text;
+  try {
+    text = String(thrown?.message ?? thrown);
+  } catch {
+    text = typeof thrown;
+  }
+  const error = new LabError(`onProgress threw, so the search stopped: ${text}`, 'onProgress');
+  error.cause = thrown;
+  return error;
 }
 
 function toJson(scenario) {

@@ -61,8 +61,9 @@ std::string timeline_json(int stages, int microbatches);
 // figures, "scenario": {...}, "variants": [...the layout's next fastest, same shape]}]} (one
 // plan per DP x TP x PP layout), or {"error": "..."}. top_k is clamped to 1..100; headroom
 // (the fraction of GPU memory a plan leaves free) to 0..0.9; progress is called with layouts
-// done, layouts in all and configurations evaluated.
+// done, layouts in all and configurations evaluated, and returns false to stop the search
+// (then the answer is an error saying so).
 std::string plan_json(std::string_view scenario_text, int top_k, double headroom = 0,
-                      const std::function<void(int, int, long long)>& progress = {});
+                      const std::function<bool(int, int, long long)>& progress = {});
 
 }  // namespace pe

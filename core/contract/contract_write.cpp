@@ -321,7 +321,7 @@ json plan_entry(const Scenario& base, const Plan& p) {
 }  // namespace
 
 std::string plan_json(std::string_view scenario_text, int top_k, double headroom,
-                      const std::function<void(int, int, long long)>& progress) {
+                      const std::function<bool(int, int, long long)>& progress) {
   const Result<Scenario> scenario = parse_scenario(scenario_text);
   if (!scenario.ok()) return error_json(scenario.problem());
   const Scenario& base = scenario.value();
@@ -329,6 +329,7 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
   options.headroom = std::isfinite(headroom) ? std::clamp(headroom, 0.0, 0.9) : 0.0;
   options.progress = progress;
   const PlanResult result = plan(base, std::clamp(top_k, 1, 100), options);
+  if (result.cancelled) return error_json({"", "the search was stopped by its progress callback"});
   // Moved, not copied, into place: the plans are about 80 entries with a scenario each, and
   // copying that tree (an initializer list copies) cost more than the search itself.
   json plans = json::array();

@@ -285,14 +285,16 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   const int total = static_cast<int>(candidates.degrees.size());
   std::vector<CommsReport> traffic;  // reused: its capacity outlives the loop
   int done = 0;
-  auto tick = [&] {
-    if (options.progress) options.progress(done, total, result.evaluated);
+  // Whether the caller stops the search here (its progress callback returned false).
+  auto stopped = [&] {
+    result.cancelled = options.progress && !options.progress(done, total, result.evaluated);
+    return result.cancelled;
   };
-  tick();
+  if (stopped()) return result;
 
   for (const Degrees& d : candidates.degrees) {
     ++done;
-    tick();
+    if (stopped()) return result;
     const int pp = d.pp, tp = d.tp;
     // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
     const LayoutFacts facts(s, d);

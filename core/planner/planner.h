@@ -47,13 +47,15 @@ struct PlanResult {
   int layouts_batch_refused = 0;
   double least_bytes = 0;
   double memory_limit_bytes = 0;  // GPU memory less the headroom
+  bool cancelled = false;         // the progress callback stopped the search
 };
 
 struct PlanOptions {
   // Fraction of GPU memory a plan must leave free (0.1: a plan uses at most 90%).
   double headroom = 0;
-  // Called as the search goes: layouts done, layouts in all, configurations evaluated.
-  std::function<void(int, int, long long)> progress;
+  // Called as the search goes: layouts done, layouts in all, configurations evaluated. It
+  // returns false to stop the search: the result is then `cancelled`, with no plans.
+  std::function<bool(int, int, long long)> progress;
 };
 
 // The space, exhaustively: every (DP, TP, PP, CP) with DP x TP x PP x CP = gpus, TP dividing

@@ -130,3 +130,46 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
     assert.equal(planner.plan({}, 3).plans.length, 3);
   });
 });
+
+describe('plan(): onProgress may stop the search, and nothing it does harms the module', () => {
+  test('onProgress returning false cancels the search with a LabError saying so', () => {
+    let calls = 0;
+    const onProgress = () => ++calls < 3;
+    assert.throws(
+      () => planner.plan({}, 3, { onProgress }),
+      (e) => refused('onProgress', /cancelled/)(e) && e.cancelled === true,
+    );
+    assert.equal(calls, 3);
+  });
+
+  test('an exception in onProgress ends the search as a LabError, its cause the exception', () => {
+    const thrown = new Error('boom');
+    assert.throws(
+      () =>
+        planner.plan({}, 3, {
+          onProgress: () => {
+            throw thrown;
+          },
+        }),
+      (e) => refused('onProgress', /onProgress threw.*boom/)(e) && e.cause === thrown,
+    );
+  });
+
+  test('after 2,000 searches ended by a throwing onProgress, every call answers as before', () => {
+    const before = {
+      summary: planner.evaluateSummary({ gpus: 64 }),
+      plan: planner.plan({}, 3),
+      presets: planner.presets(),
+    };
+    // Before the fix, about 1,300 of these left "memory access out of bounds" behind.
+    const onProgress = (done) => {
+      if (done > 0) throw new Error('stop');
+    };
+    for (let i = 0; i < 2000; ++i) {
+      assert.throws(() => planner.plan({ gpus: 64 }, 3, { onProgress }), refused('onProgress'));
+    }
+    assert.deepEqual(planner.evaluateSummary({ gpus: 64 }), before.summary);
+    assert.deepEqual(planner.plan({}, 3), before.plan);
+    assert.deepEqual(planner.presets(), before.presets);
+  });
+});
