@@ -24,6 +24,11 @@ import {
 
 const isLabError = (e) => e?.name === 'LabError';
 
+// Each call into the core is marked ('lab-core-call', a User Timing mark: seen in a browser's
+// performance panel), so a test can count them: one evaluation per change, the rank list only
+// when the report is new.
+const markCoreCall = (name) => performance.mark('lab-core-call', { detail: name });
+
 // The core's answer for a state: { report } or { error: a LabError with its .key }. The last
 // answer is kept, so the frame that draws a change does not ask again.
 function asker(lab) {
@@ -34,6 +39,7 @@ function asker(lab) {
     if (text === last.text) return last.result;
     let result;
     try {
+      markCoreCall('evaluateSummary');
       result = { report: lab.evaluateSummary(scenario) };
     } catch (e) {
       if (!isLabError(e)) throw e;
@@ -119,6 +125,7 @@ export function createStore({ view, notes, onAccepted }) {
     notes.error(null);
     // The summary report has no ranks[]: the core's typed array is cheap at any fleet size.
     const { gpus_per_node: perNode, order } = report.scenario;
+    if (fresh) markCoreCall('ranks');
     view.render(good, report, fresh ? lab.ranks(report.degrees, perNode, order) : null);
     if (changeNote !== undefined) {
       view.say(typeof changeNote === 'function' ? changeNote(report) : changeNote);
