@@ -10,7 +10,7 @@
 //     name (explorer-1a2b3c4d5e.css), so a host can cache it for a year and a release can never
 //     mix old and new files; references to it are rewritten (HTML, the CSS and wasm URLs inside
 //     the JS, the preloads);
-//   - the public entry points keep their names (js/embed.js, parallelism-explorer.js) as
+//   - the public entry points keep their names (js/app/embed.js, parallelism-explorer.js) as
 //     one-line re-exports of their hashed files, so embedding pages never change;
 //   - the pages carry the lab's Content-Security-Policy in a <meta> tag, so it holds on a host
 //     that sends no headers; NOTES.md beside the files lists the headers a host should send.
@@ -67,12 +67,18 @@ for (const m of MODULES) {
 // 2. The JS. The asset URLs written in the sources are swapped for the hashed ones as esbuild
 //    reads them; each swap must happen (a source that changed its URL fails the build), and
 //    the code must land in the folder its relative URL assumes (checked after the build).
+//    Code from a layer folder (js/app/, ...) lands in a chunk in js/, one level up, so its
+//    URLs relative to the page's folder lose a '../' (the standalone page, embed.html).
 //    The worker's own hashed name is known only after a build, so the JS is built twice: the
 //    first finds the name, the second writes it into the page's code (the worker's code, and
 //    so its name, does not depend on the page's; checked).
-const WORKER = 'js/planner-worker.js';
+const WORKER = 'js/planner/worker.js';
 const swaps = {
-  'js/embed.js': [["'../explorer.css'", `'../${names.get('explorer.css')}'`, 'js']],
+  'js/app/embed.js': [
+    ["'../../explorer.css'", `'../${names.get('explorer.css')}'`, 'js'],
+    ["'../../'", "'../'", 'js'],
+  ],
+  'js/app/share-bar.js': [["'../../embed.html'", "'../embed.html'", 'js']],
   'parallelism-explorer.js': [["'explorer.css'", `'${names.get('explorer.css')}'`, '.']],
   ...Object.fromEntries(
     MODULES.map((m) => [
@@ -97,9 +103,9 @@ const swapPlugin = {
 };
 // Pages' scripts, the two public entry points, the examples' scripts and the planner's worker.
 const entries = [
-  'js/main.js',
-  'js/embed-page.js',
-  'js/embed.js',
+  'js/app/main.js',
+  'js/app/embed-page.js',
+  'js/app/embed.js',
   'parallelism-explorer.js',
   'examples/module.js',
   'examples/iframe-host.js',
@@ -133,7 +139,7 @@ const workerOutput = (r) =>
   );
 const worker = workerOutput(await bundle(false));
 const workerUrl = `'./${posix.basename(WORKER)}'`;
-swaps['js/planner-search.js'] = [[workerUrl, `'./${posix.basename(worker)}'`, 'js']];
+swaps['js/planner/search.js'] = [[workerUrl, `'./${posix.relative('js', worker)}'`, 'js']];
 const result = await bundle(true);
 if (workerOutput(result) !== worker)
   throw new Error(
@@ -166,7 +172,7 @@ for (const [source, list] of Object.entries(swaps)) {
 }
 
 // The stable public entry points: one-line re-exports of their hashed files.
-for (const stable of ['js/embed.js', 'parallelism-explorer.js']) {
+for (const stable of ['js/app/embed.js', 'parallelism-explorer.js']) {
   await write(stable, `export*from"./${posix.basename(names.get(stable))}";\n`);
 }
 
@@ -239,7 +245,7 @@ await write(
 
 Copy the whole folder, keeping its layout. Pages: \`index.html\` (the book's lab),
 \`embed.html\` (the lab alone, for an iframe), \`examples/\` (the three ways to embed; optional).
-Public entry points for other pages: \`js/embed.js\` (\`mount()\`) and \`parallelism-explorer.js\`
+Public entry points for other pages: \`js/app/embed.js\` (\`mount()\`) and \`parallelism-explorer.js\`
 (the custom element).
 
 ## Headers
@@ -252,7 +258,7 @@ downloads):
 ${types.join('\n')}
 
 Caching: a file with a content hash in its name (\`name-0123456789.ext\`) never changes, so
-\`Cache-Control: public, max-age=31536000, immutable\`; the pages, \`js/embed.js\`,
+\`Cache-Control: public, max-age=31536000, immutable\`; the pages, \`js/app/embed.js\`,
 \`parallelism-explorer.js\` and this file: \`Cache-Control: no-cache\`.
 
 Content-Security-Policy (the pages also carry it in a \`<meta>\` tag; sending it as a header as
@@ -268,7 +274,7 @@ ES modules do not load from \`file://\`: serve the folder over HTTP(S).
 
 // 5. What was written, and what the standalone page downloads before it is ready.
 const rows = [];
-for (const o of [...names.values(), 'js/embed.js', 'parallelism-explorer.js', ...pages]) {
+for (const o of [...names.values(), 'js/app/embed.js', 'parallelism-explorer.js', ...pages]) {
   const bytes = await readFile(join(out, o));
   rows.push([o, bytes.length, gzipSync(bytes, { level: 9 }).length]);
 }
@@ -284,7 +290,7 @@ const first = new Set([
   names.get('style.css'),
   names.get('explorer.css'),
   names.get('lab/lab-module.wasm'),
-  ...staticClosure([names.get('js/main.js'), outputOf('lab/lab.js')]),
+  ...staticClosure([names.get('js/app/main.js'), outputOf('lab/lab.js')]),
 ]);
 let total = 0;
 console.log(

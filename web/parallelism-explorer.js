@@ -1,5 +1,5 @@
 // <parallelism-explorer>: the lab as a custom element. Attributes are the options of
-// js/embed.js mount() (README.md "Embedding"), read through the same state table:
+// js/app/embed.js mount() (README.md "Embedding"), read through the same state table:
 //
 //   <script type="module" src="parallelism-explorer.js"></script>
 //   <parallelism-explorer gpus="64" seams="data,tensor" hide="advanced" theme="dark">
@@ -118,7 +118,7 @@ export class ParallelismExplorer extends HTMLElement {
     try {
       let mount;
       try {
-        ({ mount } = await import('./js/embed.js'));
+        ({ mount } = await import('./js/app/embed.js'));
       } catch (e) {
         this.#fail(e);
         return;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
 
-import * as fmt from '../../web/js/format.js';
+import * as fmt from '../../web/js/lib/format.js';
 import { firstLoadLab, plannerLab } from '../wasm/labs.mjs';
 import { axe, openLab, screenshotDir, useLab } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';

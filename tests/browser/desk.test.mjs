@@ -180,7 +180,7 @@ describe('layout', () => {
   test('the PNG carries a title and the legend', async () => {
     const lab = await openLab(env, { path: '?seams=data,tensor,pipeline' });
     const figure = await lab.page.evaluate(async () => {
-      const { composeFigure, legendRows } = await import('/js/figure.js');
+      const { composeFigure, legendRows } = await import('/js/lib/figure.js');
       const rows = legendRows(document.querySelector('.legend'));
       const f = composeFigure(
         {
@@ -245,7 +245,7 @@ describe('no silent state changes', () => {
 describe('embedding', () => {
   test('the custom element says so when its module cannot load', async () => {
     const context = await env.browser.newContext();
-    await context.route('**/js/embed.js', (route) => route.abort());
+    await context.route('**/js/app/embed.js', (route) => route.abort());
     const page = await context.newPage();
     await page.goto(new URL('examples/element.html', env.url).href);
     await page.waitForSelector('parallelism-explorer[data-failed]', { timeout: 30_000 });
@@ -261,7 +261,7 @@ describe('embedding', () => {
     const readme = await readFile(new URL('../../web/README.md', import.meta.url), 'utf8');
     for (const [frame] of readme.matchAll(/<iframe[^>]*>/g))
       assert.match(frame, /allow="clipboard-write"/);
-    const share = await readFile(new URL('../../web/js/share-bar.js', import.meta.url), 'utf8');
+    const share = await readFile(new URL('../../web/js/app/share-bar.js', import.meta.url), 'utf8');
     assert.match(share, /allow="clipboard-write"/);
   });
 });
@@ -318,7 +318,7 @@ describe('the grid at scale', () => {
     const lab = await openLab(env, { path: '?advanced=1&gpus=32&degrees=1x1x32' });
     const { page } = lab;
     const distance = await page.evaluate(async () => {
-      const { tileColour } = await import('/js/grid-common.js');
+      const { tileColour } = await import('/js/lib/grid-common.js');
       const lab = (s) => {
         const [l, c, h] = /oklch\(([\d.]+) ([\d.]+) ([\d.]+)\)/.exec(s).slice(1).map(Number);
         return [l, c * Math.cos((h * Math.PI) / 180), c * Math.sin((h * Math.PI) / 180)];

@@ -128,7 +128,7 @@ describe('module API: examples/module.html', () => {
     );
     // A third lab mounted later shares the module; destroying it leaves the others working.
     const third = await page.evaluate(async () => {
-      const { mount } = await import('/js/embed.js');
+      const { mount } = await import('/js/app/embed.js');
       const box = document.body.appendChild(document.createElement('div'));
       const lab = mount(box, { seams: ['pipeline'] });
       await lab.ready;

@@ -385,7 +385,7 @@ describe('hostile embed options', () => {
     const { page } = lab;
     const result = await page.evaluate(
       async ({ IMG, JS }) => {
-        const { mount } = await import('/js/embed.js');
+        const { mount } = await import('/js/app/embed.js');
         const box = document.body.appendChild(document.createElement('div'));
         box.id = 'hostile';
         const options = JSON.parse('{"__proto__": {"polluted": 1}}');
@@ -537,7 +537,7 @@ describe('the Content-Security-Policy', () => {
       '/',
       '/embed.html',
       '/examples/module.html',
-      '/js/embed.js',
+      '/js/app/embed.js',
       '/lab/lab-module.wasm',
       '/lab/lab-planner.wasm',
     ]) {

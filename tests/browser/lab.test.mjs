@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 
-import * as fmt from '../../web/js/format.js';
+import * as fmt from '../../web/js/lib/format.js';
 import { badgeFor, COMBINATIONS, coreReport, screenshotDir, setSeams, useLab } from './harness.mjs';
 
 let env;

@@ -30,7 +30,7 @@ describe('mount() and hostile options', () => {
     const lab = await openPage(env, 'examples/module.html');
     const { page } = lab;
     const result = await page.evaluate(async () => {
-      const { mount } = await import('/js/embed.js');
+      const { mount } = await import('/js/app/embed.js');
       const boom = () => {
         throw new Error('boom');
       };
@@ -102,7 +102,7 @@ describe('mount() and hostile options', () => {
   test('update() before the module has loaded is applied once it has; null puts a value back', async () => {
     const lab = await openPage(env, 'examples/module.html');
     const result = await lab.page.evaluate(async () => {
-      const { mount } = await import('/js/embed.js');
+      const { mount } = await import('/js/app/embed.js');
       const box = document.body.appendChild(document.createElement('div'));
       const handle = mount(box, { seams: 'tensor' });
       handle.update({ gpus: 32, schedule: 'interleaved', virtual_stages: 4, bogus: 1 });
@@ -141,7 +141,7 @@ describe('mount() and hostile options', () => {
     const lab = await openPage(env, 'examples/module.html');
     const { page } = lab;
     const calls = await page.evaluate(async () => {
-      const { mount } = await import('/js/embed.js');
+      const { mount } = await import('/js/app/embed.js');
       const box = document.body.appendChild(document.createElement('div'));
       box.id = 'throws';
       window.__calls = 0;
@@ -249,7 +249,7 @@ describe('one core call per change', () => {
     const { page } = lab;
     await page.locator('.advanced-out .breakdown').waitFor();
     await page.evaluate(async () => {
-      const { getLab } = await import('/js/embed.js');
+      const { getLab } = await import('/js/app/embed.js');
       const core = await getLab();
       window.__calls = { evaluateSummary: 0, evaluate: 0, layouts: 0 };
       for (const name of Object.keys(window.__calls)) {

@@ -26,7 +26,7 @@ function get(path) {
 
 test('serves the page, its modules and the wasm with the right types', async () => {
   assert.deepEqual(await get('/'), { status: 200, type: 'text/html; charset=utf-8' });
-  assert.deepEqual(await get('/js/main.js'), {
+  assert.deepEqual(await get('/js/app/main.js'), {
     status: 200,
     type: 'text/javascript; charset=utf-8',
   });

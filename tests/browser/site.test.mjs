@@ -71,7 +71,7 @@ describe('the published folder under python3 -m http.server', () => {
       'index.html',
       'embed.html',
       'NOTES.md',
-      'js/embed.js',
+      'js/app/embed.js',
       'parallelism-explorer.js',
     ]);
     for (const f of files) {
@@ -85,7 +85,7 @@ describe('the published folder under python3 -m http.server', () => {
       );
     }
     assert.ok(
-      files.some((f) => /^js\/planner-worker-[0-9A-Z]{8}\.js$/.test(f)),
+      files.some((f) => /^js\/planner\/worker-[0-9A-Z]{8}\.js$/.test(f)),
       "the planner's worker is published",
     );
   });
@@ -180,7 +180,7 @@ describe('the published folder under python3 -m http.server', () => {
   test('the stable entry points re-export the hashed modules', async () => {
     const { page } = lab;
     const kinds = await page.evaluate(async () => {
-      const embed = await import('/js/embed.js');
+      const embed = await import('/js/app/embed.js');
       const element = await import('/parallelism-explorer.js');
       return [typeof embed.mount, typeof element.ParallelismExplorer];
     });

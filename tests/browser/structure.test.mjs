@@ -61,10 +61,10 @@ describe('one table: the page holds no range or default of its own', () => {
     // The same digits for other reasons: the drawing's height budget in SVG units, and the
     // size CSS gives an SVG without one. format.js converts units (1e-3 s is 1 ms) and knows
     // no field.
-    const coincidences = new Set(['web/js/render-timeline.js: 300', 'web/js/share.js: 300']);
+    const coincidences = new Set(['web/js/panels/timeline.js: 300', 'web/js/lib/share.js: 300']);
     const found = [];
     for (const path of await files('web/', WEB)) {
-      if (path === 'web/js/format.js') continue;
+      if (path === 'web/js/lib/format.js') continue;
       const code = (await read(path))
         .replace(/\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->/g, '')
         .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
@@ -90,7 +90,7 @@ describe('one table: the page holds no range or default of its own', () => {
     try {
       const lab = await openPage(env);
       const rows = await lab.page.evaluate(async () => {
-        const { STATE } = await import('/js/state.js');
+        const { STATE } = await import('/js/state/state.js');
         return STATE.map(
           ({ name, scenario, own, core, scale, type, default: d, range, above, choices }) => ({
             name,
@@ -172,9 +172,9 @@ describe('small parts', () => {
 
   test('renderers import no renderer; shared helpers live in shared modules', async () => {
     const bad = [];
-    for (const path of await files('web/js/', /^render-.*\.js$/)) {
+    for (const path of await files('web/js/panels/', /\.js$/)) {
       const text = await read(path);
-      for (const m of text.matchAll(/(?:from\s+|import\(\s*)['"]\.\/(render-[\w-]+\.js)['"]/g))
+      for (const m of text.matchAll(/(?:from\s+|import\(\s*)['"]\.\/([\w-]+\.js)['"]/g))
         bad.push(`${path} imports ${m[1]}`);
     }
     assert.deepEqual(bad, []);

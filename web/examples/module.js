@@ -1,5 +1,5 @@
 // Two labs from the module API: each mount() has its own state; both share one wasm module.
-import { mount } from '../js/embed.js';
+import { mount } from '../js/app/embed.js';
 
 export const labA = mount(document.querySelector('#lab-a'), {
   seams: ['tensor', 'pipeline'],

@@ -1,0 +1,37 @@
+// The "Advanced: size a real run" section's contents: its form (inside the <details>) and its
+// panels (under the book's). embed.js imports this module the first time the section opens or
+// the state needs it (a URL or an option with an advanced key), so the book's view neither
+// downloads nor builds any of it. This module only wires; each panel has its own renderer.
+import { createBreakdown } from '../panels/breakdown.js';
+import { createDeskSummary } from '../panels/desk.js';
+import { createPlanner } from '../panels/planner.js';
+import { createReferences } from '../panels/references.js';
+import { createStepTime } from '../panels/time.js';
+import { createTimeline } from '../panels/timeline.js';
+import { createAdvancedControls } from './controls-advanced.js';
+
+export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad }) {
+  const row = outputs.appendChild(document.createElement('div'));
+  row.className = 'advanced-row';
+  const form = createAdvancedControls(body, { onChange, onPreset });
+  const desk = createDeskSummary(body); // first in the section, over the form
+  const renderers = [
+    createBreakdown(row),
+    createStepTime(row),
+    createTimeline(outputs, { lab }),
+    createPlanner(outputs, { onApply: onLoad, onChange }),
+    createReferences(outputs, { onLoad }),
+  ];
+  return {
+    update(state, report) {
+      form.update(state, report);
+      desk.update(report);
+      for (const r of renderers) r.update(report, state);
+    },
+    // The core's refusal (null clears it), beside the field of `row` when it shows; the
+    // panels keep the last report the core accepted.
+    showError(message, row = null) {
+      form.showError(message, row);
+    },
+  };
+}

@@ -1,0 +1,308 @@
+// The lab as a component: mount(element, options) -> { update(options), destroy(), ready }.
+// Every lab on a page is independent (its own state, markup and ids, everything found inside
+// its own root) and all of them share one compiled wasm module (getLab()). The standalone
+// page (main.js), the custom element (../../parallelism-explorer.js) and the iframe page
+// (embed-page.js) are its three users.
+//
+//   import { mount } from './js/app/embed.js';
+//   const lab = mount(document.querySelector('#lab'), { gpus: 64, seams: 'data,tensor',
+//     hide: ['advanced'], theme: 'dark', url: 'hash' });
+//
+// Options (README.md "Embedding"): any state key of state/state.js (gpus, degrees, model, ...),
+// seams (a list), hide (parts or controls), theme (auto | light | dark), url (none | query |
+// hash: where the state is read from and written to), and from JavaScript only: onReport
+// (called with each report the core accepts) and linkBase (the page a copied link opens).
+// A value the state table refuses, an unknown key, or one the core refuses falls back with a
+// note in the lab; mount never throws for bad options.
+//
+// This module only composes: state/store.js holds the state and asks the core,
+// state/url-sync.js keeps it in the URL, view.js draws, notes.js explains, share-bar.js copies
+// and exports, exercises.js asks the reader to predict.
+import { make, uid } from '../lib/dom.js';
+import {
+  readMountOptions,
+  readOptions,
+  SEAMS,
+  shown,
+  stateFrom,
+  textOf,
+} from '../state/options.js';
+import { bindSchema, defaults, entry, keepPage } from '../state/state.js';
+import { createStore } from '../state/store.js';
+import { createUrlSync } from '../state/url-sync.js';
+import { createExercises } from './exercises.js';
+import { MARKUP } from './markup.js';
+import { createNotes } from './notes.js';
+import { createShareBar } from './share-bar.js';
+import { createView } from './view.js';
+
+const CSS_URL = new URL('../../explorer.css', import.meta.url).href;
+const PAGE_URL = new URL('../../', import.meta.url).href;
+const JS_ONLY = ['onReport', 'linkBase'];
+// What update({ key: null }) puts back for the keys that are not state rows.
+const RESETS = { hide: '', theme: 'auto', url: 'none' };
+
+let labPromise = null;
+
+// The one compiled module (and the lab API around it) that every lab on the page shares,
+// loaded by the first lab that needs it. The JS glue is imported here, not at the top, so a
+// page that only defines labs (the custom element off screen) downloads none of it yet.
+export function getLab() {
+  labPromise ??= import('../../lab/lab.js')
+    .then((m) => m.createLab())
+    .then((lab) => {
+      bindSchema(lab.schema()); // the state table's types, defaults and ranges: the core's
+      return lab;
+    })
+    .catch((e) => {
+      labPromise = null; // a later lab may try again
+      throw e;
+    });
+  return labPromise;
+}
+
+// The stylesheet, once per document or shadow root; resolves once it applies.
+function ensureStyles(host) {
+  const rootNode = host.getRootNode();
+  const parent = rootNode instanceof ShadowRoot ? rootNode : document.head;
+  const links = [...parent.querySelectorAll('link[rel="stylesheet"]')];
+  const link =
+    links.find((l) => l.href === CSS_URL) ??
+    make('link', { rel: 'stylesheet', href: CSS_URL }, parent);
+  if (link.sheet) return Promise.resolve();
+  return new Promise((resolve) => {
+    link.addEventListener('load', resolve, { once: true });
+    link.addEventListener('error', resolve, { once: true });
+  });
+}
+
+function createRoot(host) {
+  const root = make('section', { className: 'pe-lab loading' });
+  const prefix = uid('lab');
+  root.innerHTML = MARKUP.replaceAll('@@', `${prefix}-`);
+  root.setAttribute('aria-labelledby', `${prefix}-title`);
+  root.setAttribute('aria-busy', 'true');
+  root.dataset.theme = 'auto';
+  host.append(root);
+  return root;
+}
+
+// The JavaScript-only options: onReport (a function) and linkBase (an http or https URL).
+function readJs(js, into, notes) {
+  if ('onReport' in js) {
+    if (typeof js.onReport === 'function') into.onReport = js.onReport;
+    else notes.push(`onReport: ${shown(typeof js.onReport)} is not allowed (a function); ignored.`);
+  }
+  if ('linkBase' in js) {
+    let link = null;
+    try {
+      link = new URL(textOf(js.linkBase), location.href);
+    } catch {
+      link = null;
+    }
+    if (link && (link.protocol === 'https:' || link.protocol === 'http:'))
+      into.linkBase = link.href;
+    else
+      notes.push(
+        `linkBase: ${shown(js.linkBase)} is not allowed (an http or https URL); using ${PAGE_URL}.`,
+      );
+  }
+}
+
+// Each report the core accepts, to onReport. An exception there is the author's: reported
+// once (as the DOM reports an exception in an event listener), and the lab goes on.
+function reporter(js, notes) {
+  let failed = false;
+  return {
+    set(onReport) {
+      js.onReport = onReport;
+      failed = false;
+    },
+    tell(report) {
+      if (!js.onReport) return;
+      try {
+        js.onReport(report);
+      } catch (e) {
+        if (failed) return;
+        failed = true;
+        let what = 'an exception';
+        try {
+          what = shown(textOf(e?.message ?? e));
+        } catch {
+          // an exception that cannot even be read: said as such
+        }
+        notes.add([`onReport threw ${what}; the lab goes on (later ones are not reported).`]);
+        globalThis.reportError?.(e);
+      }
+    },
+  };
+}
+
+// Option pairs into a lab: the look at once; once the module has loaded, the state through
+// the table and then the core. Returns the notes.
+function applyOptions(lab, pairs, { fromUrl = false, from = lab.store.state } = {}) {
+  const { store, view, url } = lab;
+  const read = readOptions(pairs);
+  const list = [...read.notes];
+  if (fromUrl && read.url !== undefined && read.url !== url.mode) {
+    // The lab reads its state from one place: a URL cannot move it elsewhere.
+    list.push(
+      `url: ${shown(read.url)} is not allowed in this lab's own URL (its state lives in the ` +
+        `${url.mode}); ignored.`,
+    );
+    read.url = undefined;
+  }
+  lab.look = { hide: read.hide ?? lab.look.hide, theme: read.theme ?? lab.look.theme };
+  view.applyLook(lab.look);
+  if (read.url !== undefined) url.mode = read.url;
+  if (fromUrl) url.keep(read);
+  if (!lab.core) return list;
+  return [...list, ...store.apply(stateFrom(read.values, store.ctx, from), from)];
+}
+
+// Loads the module (shared) and the stylesheet, then reads the options and the URL into the
+// state and draws it. Resolves once the lab is drawn.
+async function start(lab, host, given) {
+  const [core] = await Promise.all([getLab(), ensureStyles(host)]);
+  if (lab.destroyed) return;
+  lab.core = core;
+  const ctx = { presets: core.presets() };
+  lab.store.start(core, ctx, defaults());
+  lab.view.start(core, lab.store.redraw);
+  const list = [...given.notes, ...applyOptions(lab, given.pairs, { from: defaults() })];
+  lab.url.base = lab.store.state;
+  const fromUrl = lab.url.read();
+  if (fromUrl.length) list.push(...applyOptions(lab, fromUrl, { fromUrl: true }));
+  for (const { pairs, notes } of lab.pending.splice(0)) {
+    list.push(...notes, ...applyOptions(lab, pairs));
+  }
+  lab.notes.show(list);
+  // Ready means drawn: with the advanced section, once its module has loaded too.
+  await lab.view.advancedReady();
+  if (lab.destroyed) return;
+  lab.store.render();
+  lab.exercises.restore();
+  await lab.view.drawn();
+}
+
+// update(options): state keys go through the table and the core as at mount (null resets a
+// key to its default); hide, theme and url replace theirs.
+function update(lab, partial) {
+  if (lab.destroyed) return;
+  const read = readMountOptions(partial, JS_ONLY);
+  if (typeof read.js.onReport === 'function') lab.reporter.set(read.js.onReport);
+  // null or undefined: back to the default.
+  const pairs = read.pairs.map(([k, v]) => {
+    if (v !== null && v !== undefined) return [k, v];
+    const name = k.toLowerCase().replace(/-/g, '_');
+    const reset = RESETS[name] ?? (name === 'seams' ? defaultSeams() : defaultOf(name));
+    if (reset === undefined) return [k, v];
+    return [k, reset === null ? '' : String(reset)]; // null: a row left to the core
+  });
+  if (!lab.core) {
+    // Before the module has loaded the state cannot be read yet: the look now, the rest (and
+    // the notes) at start().
+    applyOptions(lab, pairs);
+    lab.pending.push({ pairs, notes: read.notes });
+    return;
+  }
+  lab.notes.show([...read.notes, ...applyOptions(lab, pairs)]);
+  lab.url.schedule();
+}
+
+export function mount(host, options = {}) {
+  if (!(host instanceof Element)) {
+    throw new TypeError('mount(element, options): element must be a DOM element');
+  }
+  const root = createRoot(host);
+  const given = readMountOptions(options, JS_ONLY);
+  const js = { onReport: null, linkBase: PAGE_URL };
+  readJs(given.js, js, given.notes);
+  const notes = createNotes(root);
+  const lab = { core: null, destroyed: false, look: { hide: [], theme: 'auto' }, notes, js };
+  lab.pending = []; // update()s before the module loaded
+  lab.reporter = reporter(js, notes);
+  lab.store = createStore({
+    view: {
+      showState: (s) => lab.view.showState(s),
+      render: (...a) => lab.view.render(...a),
+      say: (text) => lab.view.say(text),
+    },
+    notes,
+    onAccepted(report) {
+      lab.url.schedule();
+      lab.reporter.tell(report);
+    },
+  });
+  const { onChange, onPreset, onLoad } = lab.store;
+  // A whole state shown as it is (a pinned one), the pins kept.
+  const onShow = (next) =>
+    notes.add(lab.store.apply(keepPage(next, lab.store.state), lab.store.state));
+  lab.view = createView(root, {
+    notes,
+    onChange,
+    onPreset,
+    onLoad,
+    onShow,
+    ctx: () => lab.store.ctx,
+  });
+  lab.url = createUrlSync({
+    root,
+    current: () => lab.store.good,
+    onHashChange: (pairs) => notes.show(applyOptions(lab, pairs, { fromUrl: true })),
+  });
+  createShareBar(root, lab);
+  lab.exercises = createExercises(root.querySelector('.exercises'), {
+    evaluate: (state) => lab.store.evaluate(state),
+    show: (state) => lab.notes.add(lab.store.apply(state, lab.store.state)),
+  });
+
+  // The look first (theme, hidden parts), before the module loads; then the state.
+  applyOptions(lab, given.pairs);
+  const ready = start(lab, host, given).then(
+    () => {
+      if (lab.destroyed) return;
+      root.classList.remove('loading');
+      root.removeAttribute('aria-busy');
+      root.dataset.ready = '1';
+    },
+    (e) => {
+      notes.fatal(`The lab could not start: ${e.message}`);
+      root.classList.remove('loading');
+      root.removeAttribute('aria-busy');
+      throw e;
+    },
+  );
+  ready.catch(() => {}); // reported in the lab; callers may still await it
+
+  return {
+    ready,
+    update: (partial = {}) => update(lab, partial),
+    get state() {
+      return { ...(lab.store.good ?? lab.store.state) };
+    },
+    get report() {
+      return lab.store.report;
+    },
+    destroy() {
+      lab.destroyed = true;
+      lab.store.destroy();
+      lab.url.destroy();
+      lab.view.destroy();
+      root.remove();
+    },
+  };
+}
+
+// The seams on by default, as a seams option ("data").
+function defaultSeams() {
+  return SEAMS.filter((s) => entry(s).default).join(',') || 'none';
+}
+
+function defaultOf(name) {
+  try {
+    return entry(name).default;
+  } catch {
+    return undefined; // not a state key: readOptions notes it
+  }
+}

@@ -1,0 +1,302 @@
+// "Try it": the chapter's lab as steps that ask the reader to predict before they toggle. Each
+// step is a question (a choice or a number), the state the lab shows once it is answered, and
+// the check: the reader's answer against the core's report for that state, explained with the
+// core's own derivations (report.explain). No model math here: the numbers are the report's.
+//
+// Answers are kept in localStorage (one list per origin, so a reload, or the same lab on
+// another page, shows them again); where storage is refused (a sandboxed frame) they last as
+// long as the page. An author hides the section with hide=exercises.
+import { make, uid } from '../lib/dom.js';
+import * as fmt from '../lib/format.js';
+import { applyPreset, changeMany, defaults } from '../state/state.js';
+
+const STORE_KEY = 'parallelism-explorer:exercises';
+const ALL = { data: true, tensor: true, pipeline: true };
+const SEAM_NAMES = { data: 'DP', tensor: 'TP', pipeline: 'PP' };
+const SEAMS = Object.keys(SEAM_NAMES);
+
+const math = (r, key) => r.explain[key]?.text ?? '';
+// The seams whose traffic crosses the network, "data,pipeline" (the choices' values).
+const onNetwork = (r) => SEAMS.filter((s) => r.comms[s].link === 'network').join(',') || 'none';
+const linksText = (r) =>
+  SEAMS.filter((s) => r.comms[s].active)
+    .map((s) => `${SEAM_NAMES[s]}: ${math(r, `comms.${s}.link_bytes_per_s`)}.`)
+    .join(' ');
+// The choice nearest the share of the model one GPU holds (within 1%).
+const SHARES = [
+  ['1', 'All of them, as before'],
+  ['0.25', 'A quarter'],
+  ['0.0625', 'A sixteenth'],
+];
+const share = (r) => {
+  const held = r.memory.params_per_gpu / r.model_params;
+  return SHARES.find(([v]) => Math.abs(held - Number(v)) <= 0.01 * Number(v))?.[0] ?? 'none';
+};
+
+// The steps. state(): the lab's state for the step, from the book's defaults; answer(report):
+// the right choice, or for a number { value, shown }; explain(report): the words after it.
+export const EXERCISES = [
+  {
+    id: 'dp-memory',
+    ask:
+      'Data parallel only, on 16 GPUs: how much memory does each GPU need for the weights, ' +
+      'gradients and optimizer states?',
+    unit: 'GB',
+    state: () => changeMany(defaults(), { data: true, tensor: false, pipeline: false }),
+    answer: (r) => ({
+      value: r.memory.per_gpu_bytes / 1e9,
+      shown: fmt.bytes(r.memory.per_gpu_bytes),
+    }),
+    explain: (r) =>
+      `${math(r, 'memory.per_gpu_bytes')}: every replica holds the whole model, so each GPU ` +
+      `${r.memory.fits ? 'fits' : 'overflows'} its ${fmt.bytes(r.memory.gpu_memory_bytes)}. ` +
+      'Data parallelism copies the model; it does not cut it (that is ZeRO/FSDP’s job).',
+  },
+  {
+    id: 'tp-share',
+    ask: 'Now turn on Tensor parallel too. What share of the model’s parameters does each GPU hold?',
+    choices: SHARES,
+    state: () => changeMany(defaults(), { data: true, tensor: true, pipeline: false }),
+    answer: share,
+    explain: (r) =>
+      `At ${fmt.degrees(r.degrees)}: ${math(r, 'memory.params_per_gpu')} parameters per GPU ` +
+      `(it falls as 1/(TP×PP)), so ${math(r, 'memory.per_gpu_bytes')}.`,
+  },
+  {
+    id: 'most-bytes',
+    ask: 'Turn on all three seams. Which seam sends the most bytes per GPU per step?',
+    choices: SEAMS.map((s) => [s, `${SEAM_NAMES[s]} (${s})`]),
+    state: () => changeMany(defaults(), ALL),
+    answer: (r) =>
+      SEAMS.reduce((a, b) =>
+        r.comms[b].bytes_per_gpu_per_step > r.comms[a].bytes_per_gpu_per_step ? b : a,
+      ),
+    explain: (r) =>
+      `${SEAMS.map((s) => `${SEAM_NAMES[s]}: ${math(r, `comms.${s}.bytes_per_gpu_per_step`)}.`).join(' ')} ` +
+      'Tensor parallelism synchronises every layer, which is why it stays inside a node.',
+  },
+  {
+    id: 'network-seam',
+    ask:
+      'Still all three, in the chapter’s nesting order. The 16 GPUs sit in two nodes of 8: ' +
+      'which seam’s traffic crosses the network between them?',
+    choices: [
+      ['data', 'DP'],
+      ['tensor', 'TP'],
+      ['pipeline', 'PP'],
+      ['data,pipeline', 'DP and PP'],
+    ],
+    state: () => changeMany(defaults(), ALL),
+    answer: onNetwork,
+    explain: (r) =>
+      `${linksText(r)} At 16 GPUs the pipeline rides NVLink; at the book’s fleet (the last ` +
+      'step) it spans machines.',
+  },
+  {
+    id: 'break-rule',
+    ask:
+      'Break the rule: set the nesting order to DP, PP, TP (DP innermost, TP outermost). What ' +
+      'happens to the step time?',
+    choices: [
+      ['faster', 'It gets faster'],
+      ['same', 'About the same (within 1%)'],
+      ['slower', 'A little slower (up to a quarter more)'],
+      ['much', 'Much slower (more than a quarter more)'],
+    ],
+    state: () => changeMany(defaults(), { ...ALL, order: 'dp,pp,tp' }),
+    answer: (r) => {
+      const change = r.order.order_cost_s / r.order.rule_order_step_s;
+      if (change < -0.01) return 'faster';
+      if (change <= 0.01) return 'same';
+      return change <= 0.25 ? 'slower' : 'much';
+    },
+    explain: (r) =>
+      `${math(r, 'order.order_cost_s')} per step. TP: ${math(r, 'comms.tensor.link_bytes_per_s')}, ` +
+      `so ${math(r, 'comms.tensor.time_s')}. The chattiest seam belongs on the fastest links.`,
+  },
+  {
+    id: 'book-fleet',
+    ask:
+      'The book’s fleet: TP 8 × PP 16 × DP 80 on 10,240 GPUs, in the chapter’s order. Which ' +
+      'seams’ traffic crosses the network?',
+    choices: [
+      ['data', 'DP only'],
+      ['data,pipeline', 'PP and DP'],
+      ['data,tensor,pipeline', 'All three'],
+    ],
+    state: () => applyPreset(defaults(), 'fleet'),
+    answer: onNetwork,
+    explain: (r) =>
+      `${linksText(r)} Here the pipeline does span machines, as the chapter says: TP fills each ` +
+      'node, so neighbouring stages sit on different nodes.',
+  },
+];
+
+function readSaved() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORE_KEY) ?? '{}');
+    return saved && typeof saved === 'object' && !Array.isArray(saved) ? saved : {};
+  } catch {
+    return {}; // storage refused, or not ours to read: start afresh
+  }
+}
+
+function writeSaved(saved) {
+  try {
+    localStorage.setItem(STORE_KEY, JSON.stringify(saved));
+  } catch {
+    // storage refused (a sandboxed frame): the answers last as long as the page
+  }
+}
+
+// One step's form: a fieldset whose legend asks, the answer's controls, a check button and
+// the feedback (a status region, so the verdict is read out).
+function buildStep(list, step, index, onCheck) {
+  const li = make('li', {}, list);
+  li.dataset.exercise = step.id;
+  const form = make('form', { className: 'exercise', noValidate: true }, li);
+  const fieldset = make('fieldset', {}, form);
+  make('legend', { textContent: `${index + 1}. ${step.ask}` }, fieldset);
+  const name = uid(step.id);
+  if (step.choices) {
+    for (const [value, text] of step.choices) {
+      const label = make('label', { className: 'choice' }, fieldset);
+      make('input', { type: 'radio', name, value }, label);
+      label.append(` ${text}`);
+    }
+  } else {
+    const id = `${name}-n`;
+    const row = make('div', { className: 'number-answer' }, fieldset);
+    make('label', { htmlFor: id, textContent: 'Your prediction' }, row);
+    make('input', { type: 'number', id, name, min: '0', step: 'any', inputMode: 'decimal' }, row);
+    make('span', { className: 'unit', textContent: step.unit }, row);
+  }
+  make(
+    'button',
+    { type: 'submit', className: 'tool', textContent: 'Check, and show it in the lab' },
+    form,
+  );
+  const feedback = make('div', { className: 'exercise-feedback' }, form);
+  feedback.setAttribute('role', 'status');
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    onCheck(step, form.elements[name]?.value ?? '');
+  });
+  return { li, form, name, feedback };
+}
+
+// The answer given against the report's: { right, said } ("the lab says 256 GB").
+function judge(step, given, report) {
+  const answer = step.answer(report);
+  if (step.choices) {
+    const said = step.choices.find(([v]) => v === answer)?.[1] ?? `none of these (${answer})`;
+    return { right: given === answer, said };
+  }
+  const n = Number(given);
+  return { right: Math.abs(n - answer.value) <= 0.1 * Math.abs(answer.value), said: answer.shown };
+}
+
+export function createExercises(section, { evaluate, show }) {
+  // A heading, not a named region: two labs on a page would make two "Try it" regions.
+  make('h2', { textContent: 'Try it' }, section);
+  make(
+    'p',
+    {
+      className: 'explain',
+      textContent:
+        'Predict first, then check: each answer is checked against the lab’s own report, and ' +
+        'the lab then shows that state, so you can see why.',
+    },
+    section,
+  );
+  const progress = make('p', { className: 'exercise-progress' }, section);
+  const list = make('ol', { className: 'exercise-list' }, section);
+  const reset = make('button', { type: 'button', className: 'tool', textContent: 'Start over' });
+  let saved = readSaved();
+  const steps = new Map();
+
+  function showProgress() {
+    const done = EXERCISES.filter((s) => steps.get(s.id).result);
+    const right = done.filter((s) => steps.get(s.id).result.right).length;
+    progress.textContent = `${done.length} of ${EXERCISES.length} answered, ${right} right.`;
+    reset.hidden = done.length === 0;
+  }
+
+  // The verdict and the explanation, from the core's report for the step's state.
+  function verdict(step, given) {
+    const view = steps.get(step.id);
+    const { report, error } = evaluate(step.state());
+    view.feedback.replaceChildren();
+    if (error) {
+      view.feedback.append(`The lab could not evaluate this step: ${error.message}`);
+      return;
+    }
+    view.result = judge(step, given, report);
+    view.li.dataset.result = view.result.right ? 'right' : 'wrong';
+    make(
+      'p',
+      {
+        className: 'verdict',
+        textContent: view.result.right
+          ? `✓ Right: ${view.result.said}.`
+          : `✗ Not quite: the lab says ${view.result.said}.`,
+      },
+      view.feedback,
+    );
+    make('p', { textContent: step.explain(report) }, view.feedback);
+  }
+
+  function check(step, given) {
+    const view = steps.get(step.id);
+    if (String(given).trim() === '' || (!step.choices && !Number.isFinite(Number(given)))) {
+      view.feedback.replaceChildren(
+        step.choices ? 'Choose an answer first.' : 'Enter a number first.',
+      );
+      return;
+    }
+    verdict(step, given);
+    saved = { ...readSaved(), [step.id]: String(given) };
+    writeSaved(saved);
+    show(step.state());
+    showProgress();
+  }
+
+  EXERCISES.forEach((step, i) => steps.set(step.id, buildStep(list, step, i, check)));
+  section.append(reset);
+  reset.addEventListener('click', () => {
+    saved = {};
+    writeSaved(saved);
+    for (const view of steps.values()) {
+      view.form.reset();
+      view.feedback.replaceChildren();
+      view.result = null;
+      delete view.li.dataset.result;
+    }
+    showProgress();
+    list.querySelector('input')?.focus();
+  });
+  showProgress();
+
+  return {
+    // The answers kept from an earlier visit, checked again (the lab's state is left alone),
+    // without announcing them: the verdicts are written while their regions are not live.
+    restore() {
+      const regions = [...steps.values()].map((v) => v.feedback);
+      for (const r of regions) r.removeAttribute('role');
+      requestAnimationFrame(() => {
+        for (const r of regions) r.setAttribute('role', 'status');
+      });
+      for (const step of EXERCISES) {
+        const given = saved[step.id];
+        if (typeof given !== 'string') continue;
+        const view = steps.get(step.id);
+        const field = view.form.elements[view.name];
+        if (step.choices && !step.choices.some(([v]) => v === given)) continue;
+        if (!step.choices && !Number.isFinite(Number(given))) continue;
+        field.value = given;
+        verdict(step, given);
+      }
+      showProgress();
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// Show the math. A number marked data-explain="<report key>" (the dotted path of the number in
+// the report: "memory.per_gpu_bytes", "comms.data.time_s") explains itself from the core's
+// derivation of it, report.explain[key]: the formula with its values plugged in and the
+// result, the formula in symbols, and the source (core/explain/explain.cpp). The page does no model
+// math: a number the core gives no derivation for stays plain text.
+//
+// One instance per lab, listening on the lab's root, so any panel (the book's, the advanced
+// ones) only marks its numbers; update(report), called once every panel has drawn, makes each
+// explained number a button. Hovering or focusing it shows its derivation (and the exact value
+// its title gives); click, Enter or Space pins it open (aria-expanded); Escape, or a click
+// elsewhere, closes it. The derivation is the button's description (aria-describedby).
+import { make, uid } from '../lib/dom.js';
+
+const HIDE_MS = 250; // time to move the pointer from a number onto its derivation
+
+// The derivation box: one per lab, under the number it explains, inside the lab's box.
+function createTip(root) {
+  const tip = make('div', { className: 'explain-tip', id: uid('explain'), hidden: true }, root);
+  tip.setAttribute('role', 'tooltip');
+  const lines = {
+    text: make('p', { className: 'explain-text' }, tip),
+    formula: make('p', { className: 'explain-formula' }, tip),
+    exact: make('p', { className: 'explain-exact' }, tip),
+    source: make('p', { className: 'explain-source' }, tip),
+  };
+  return {
+    node: tip,
+    // The derivation d of the number el (and the exact value its title gives).
+    show(el, d) {
+      lines.text.textContent = d.text;
+      lines.formula.textContent = `Formula: ${d.formula}`;
+      lines.exact.textContent = el.title ? `Exact: ${el.title}` : '';
+      lines.exact.hidden = !el.title;
+      lines.source.textContent = `Source: ${d.source}`;
+      tip.hidden = false;
+      const box = root.getBoundingClientRect();
+      const at = el.getBoundingClientRect();
+      const left = Math.max(0, Math.min(at.left - box.left, box.width - tip.offsetWidth - 4));
+      tip.style.left = `${left}px`;
+      tip.style.top = `${at.bottom - box.top + 6}px`;
+    },
+    hide() {
+      tip.hidden = true;
+    },
+  };
+}
+
+// The reader's ways in: hover, focus, click, Enter or Space on a number; Escape anywhere.
+function listen(root, tip, x) {
+  let timer = 0;
+  const handlers = {
+    click(e) {
+      const el = x.numberOf(e.target);
+      if (el) x.toggle(el);
+      else if (x.pinned() && !tip.node.contains(e.target)) x.hide();
+    },
+    keydown(e) {
+      const el = x.numberOf(e.target);
+      if (el && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        x.toggle(el);
+      }
+    },
+    focusin(e) {
+      const el = x.numberOf(e.target);
+      if (el && x.shown() !== el) x.show(el, false);
+    },
+    focusout(e) {
+      if (!x.pinned() && x.shown() && x.shown() === x.numberOf(e.target)) x.hide();
+    },
+    pointerover(e) {
+      clearTimeout(timer);
+      const el = x.numberOf(e.target);
+      if (el && !x.pinned()) x.show(el, false);
+    },
+    pointerout(e) {
+      const shown = x.shown();
+      if (x.pinned() || !shown) return;
+      const to = e.relatedTarget;
+      if (to instanceof Node && (shown.contains(to) || tip.node.contains(to))) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (!x.pinned() && x.shown() !== root.ownerDocument.activeElement) x.hide();
+      }, HIDE_MS);
+    },
+  };
+  for (const [type, handler] of Object.entries(handlers)) root.addEventListener(type, handler);
+  // A derivation shown by hover must be dismissable wherever the focus is.
+  const onEscape = (e) => {
+    if (e.key === 'Escape' && x.shown()) x.hide();
+  };
+  document.addEventListener('keydown', onEscape);
+  return () => {
+    clearTimeout(timer);
+    document.removeEventListener('keydown', onEscape);
+  };
+}
+
+export function createExplain(root) {
+  const tip = createTip(root);
+  let derivations = {};
+  let shown = null; // the number whose derivation shows
+  let pinned = false;
+
+  const derivationOf = (el) => derivations[el?.dataset.explain];
+  const numberOf = (node) => {
+    const el = node instanceof Element ? node.closest('[data-explain]') : null;
+    return el && root.contains(el) && derivationOf(el) ? el : null;
+  };
+
+  function decorate(el) {
+    if (derivationOf(el)) {
+      if (el.tabIndex !== 0) el.tabIndex = 0;
+      el.setAttribute('role', 'button');
+      el.setAttribute('aria-describedby', tip.node.id);
+      el.setAttribute('aria-expanded', String(el === shown && pinned));
+      el.classList.add('explained');
+    } else if (el.classList.contains('explained')) {
+      for (const a of ['tabindex', 'role', 'aria-describedby', 'aria-expanded'])
+        el.removeAttribute(a);
+      el.classList.remove('explained');
+    }
+  }
+
+  function show(el, pin) {
+    if (shown && shown !== el) shown.setAttribute('aria-expanded', 'false');
+    shown = el;
+    pinned = pin;
+    tip.show(el, derivationOf(el));
+    el.setAttribute('aria-expanded', String(pin));
+  }
+
+  function hide() {
+    shown?.setAttribute('aria-expanded', 'false');
+    shown = null;
+    pinned = false;
+    tip.hide();
+  }
+
+  const stop = listen(root, tip, {
+    numberOf,
+    show,
+    hide,
+    toggle: (el) => (shown === el && pinned ? hide() : show(el, true)),
+    shown: () => shown,
+    pinned: () => pinned,
+  });
+
+  return {
+    // The report's derivations; every marked number under the root is (re)decorated.
+    update(report) {
+      derivations = report?.explain ?? {};
+      for (const el of root.querySelectorAll('[data-explain]')) decorate(el);
+      if (!shown) return;
+      if (!shown.isConnected || !derivationOf(shown)) hide();
+      else tip.show(shown, derivationOf(shown));
+    },
+    destroy() {
+      hide();
+      stop();
+    },
+  };
+}

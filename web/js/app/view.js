@@ -1,0 +1,181 @@
+// What one lab draws: the switches and the nesting order, the book's panels (summary, order,
+// grid, memory, wire, compare), the book's fleet button, the sized run kept while Advanced is
+// closed, the "Advanced" section (its module imported the first time the state opens it), the
+// math behind every marked number (explain.js) and the look an author chose (theme, hidden
+// parts). It turns a state and the core's report into pixels and hands the reader's changes
+// back (onChange, onPreset, onLoad, onShow); it decides nothing.
+import * as fmt from '../lib/format.js';
+import { createCompare } from '../panels/compare.js';
+import { createMemory } from '../panels/memory.js';
+import { createOrder } from '../panels/order.js';
+import { createSummary } from '../panels/summary.js';
+import { createWire } from '../panels/wire.js';
+import { PARTS } from '../state/options.js';
+import { bookFleetPreset, entry, PRESETS, STATE } from '../state/state.js';
+import { createControls } from './controls.js';
+import { createExplain } from './explain.js';
+import { createGrid } from './grid.js';
+
+// The book view's fleet button: to the book's fleet, and back to its 16 GPUs.
+function createFleetButton(box, onPreset) {
+  const button = box.querySelector('.fleet-toggle');
+  const hint = box.querySelector('.fleet-hint');
+  let preset = 'fleet';
+  button.addEventListener('click', () => onPreset(preset));
+  return {
+    update(state) {
+      preset = bookFleetPreset(state);
+      const p = PRESETS.find((x) => x.name === preset);
+      const text = p.bookLabel ?? p.label;
+      if (button.textContent !== text) button.textContent = text;
+      hint.textContent = p.hint;
+    },
+  };
+}
+
+// Closed, the Advanced section keeps the sized run in the state (and the link): this says so,
+// with a button that opens the section on it again.
+function createKeptRun(box, onChange) {
+  const text = box.querySelector('.kept-text');
+  box.querySelector('.restore-run').addEventListener('click', () => onChange('advanced', true));
+  return {
+    update(state) {
+      // Open, the section shows the run itself.
+      const sized = state.advanced
+        ? []
+        : STATE.filter((e) => e.advanced && !e.page && !e.detailOf && state[e.name] !== e.default);
+      box.hidden = sized.length === 0;
+      if (box.hidden) return;
+      const parts = [];
+      if (state.gpus !== entry('gpus').default) parts.push(`${fmt.integer(state.gpus)} GPUs`);
+      if (state.model !== entry('model').default) parts.push(`model ${state.model}`);
+      if (state.degrees !== 'auto') parts.push(`layout ${state.degrees.replaceAll('x', '×')}`);
+      const rest = sized.length - parts.length;
+      if (rest > 0)
+        parts.push(`${rest} ${parts.length ? 'more ' : ''}setting${rest === 1 ? '' : 's'}`);
+      const msg =
+        `Advanced is closed, so the lab shows the book's view. Your sized run ` +
+        `(${parts.join(', ')}) is kept, in the link too: reopen it to go back.`;
+      if (text.textContent !== msg) text.textContent = msg;
+    },
+  };
+}
+
+export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ctx }) {
+  const $ = (selector) => root.querySelector(selector);
+  const details = $('details.advanced');
+  const outputs = $('.advanced-out');
+  const summary = createSummary(root);
+  const grid = createGrid({ svg: $('.gpu-grid'), legend: $('.legend'), readout: $('.readout') });
+  const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
+  const order = createOrder($('.order-out'));
+  const explain = createExplain(root);
+  const controls = createControls(
+    { switches: $('.switches'), order: $('.order-field') },
+    { onChange },
+  );
+  const fleet = createFleetButton($('.fleet-box'), onPreset);
+  const kept = createKeptRun($('.kept-run'), onChange);
+  const compare = createCompare($('.compare'), { onChange, onShow, lab: () => lab, ctx });
+  let lab = null;
+  let state = null; // the state the controls show
+  let advanced = null; // the advanced module's view, once loaded
+  let advancedLoading = null;
+  let destroyed = false;
+  let look = { hide: [], theme: 'auto' };
+  let redraw = () => {};
+
+  details.addEventListener('toggle', () => {
+    if (state && details.open !== state.advanced) onChange('advanced', details.open);
+  });
+
+  // The core's refusal goes beside the form's field while the section is open.
+  notes.besideField = (message, row) => {
+    const beside = Boolean(message) && Boolean(state?.advanced) && Boolean(advanced);
+    advanced?.showError(beside ? message : null, row?.name ?? null);
+    return beside;
+  };
+
+  function loadAdvanced() {
+    advancedLoading ??= import('./advanced.js').then(({ createAdvanced }) => {
+      if (destroyed) return;
+      advanced = createAdvanced({
+        body: details.querySelector('.advanced-body'),
+        outputs,
+        lab,
+        onChange,
+        onPreset,
+        onLoad,
+      });
+      applyLook(look);
+      redraw();
+    });
+    return advancedLoading;
+  }
+
+  function applyLook(next) {
+    look = next;
+    root.dataset.theme = look.theme;
+    for (const el of root.querySelectorAll('[data-pe-hidden]'))
+      el.removeAttribute('data-pe-hidden');
+    for (const name of look.hide) {
+      const targets = PARTS.includes(name)
+        ? root.querySelectorAll(`[data-part="${name}"]`)
+        : [...root.querySelectorAll(`[data-state="${name}"]`)].map(
+            (el) => el.closest('.field') ?? el,
+          );
+      for (const el of targets) el.setAttribute('data-pe-hidden', '');
+    }
+  }
+
+  return {
+    applyLook,
+    // The module is loaded: the advanced section needs it (planner, timeline, runs).
+    start(loadedLab, onRedraw) {
+      lab = loadedLab;
+      redraw = onRedraw;
+      const maxGpus = fmt.integer(entry('gpus').range[1]);
+      for (const node of root.querySelectorAll('[data-text="max-gpus"]'))
+        node.textContent = maxGpus;
+    },
+    // The state the controls show (it may be one the core refused).
+    showState(next) {
+      state = next;
+      controls.update(state);
+      fleet.update(state);
+      if (state.advanced) loadAdvanced();
+    },
+    // The section's module, once the state needs it (ready waits for it).
+    advancedReady: () => (state?.advanced ? loadAdvanced() : Promise.resolve()),
+    // A report the core accepted, for `shown` (the state it was asked about); ranks null when
+    // the report is the one already drawn (a page-only change): the grid and panels stand.
+    render(shown, report, ranks) {
+      if (details.open !== state.advanced) details.open = state.advanced;
+      outputs.hidden = !state.advanced || !advanced;
+      summary.heading(shown, report);
+      if (ranks) {
+        grid.update(report, ranks);
+        for (const r of renderers) r.update(report);
+        order.update(report, entry('order').default);
+      }
+      kept.update(shown);
+      compare.update(shown, report);
+      if (advanced && state.advanced) advanced.update(shown, report);
+      explain.update(report); // after every panel: the advanced ones may have just drawn
+    },
+    drawn: () => grid.drawn(),
+    // What a change did beyond itself (a seam switch on an explicit layout), or '' to clear.
+    say(text) {
+      const note = $('.change-note');
+      if (note.textContent !== text) note.textContent = text;
+    },
+    // The drawing the grid shows (the tiles or the fleet map), for the exports.
+    gridSvg: () => (grid.mode === 'fleet' ? root.querySelector('svg.fleet') : $('.gpu-grid')),
+    destroy() {
+      destroyed = true;
+      summary.destroy();
+      grid.destroy();
+      explain.destroy();
+    },
+  };
+}

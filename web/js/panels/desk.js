@@ -1,0 +1,53 @@
+// The desk's summary: a compact strip that stays in view (sticky) over the "Advanced" form,
+// so the effect of a control shows beside it: memory on the busiest GPU against its capacity,
+// the step time, MFU and the cost per day. Every number is the core's report's.
+import { make, showNumber } from '../lib/dom.js';
+import * as fmt from '../lib/format.js';
+
+export function createDeskSummary(body) {
+  const box = make('div', { className: 'desk-summary' });
+  box.setAttribute('role', 'group');
+  box.setAttribute('aria-label', 'Run summary');
+  body.prepend(box);
+  // explain: the report key whose derivation the value shows (app/explain.js).
+  const item = (key, label, explain) => {
+    const div = make('div', { className: `desk-${key}` }, box);
+    make('span', { className: 'desk-label', textContent: label }, div);
+    const value = make('span', { className: 'desk-value num' }, div);
+    value.dataset.field = key;
+    value.dataset.explain = explain;
+    return { div, value };
+  };
+  const memory = item('memory', 'Memory per GPU', 'memory.per_gpu_bytes');
+  const meter = make('span', { className: 'desk-meter' }, memory.div);
+  meter.setAttribute('aria-hidden', 'true');
+  const fill = make('span', { className: 'desk-meter-fill' }, meter);
+  const step = item('step', 'Step time', 'time.step_s');
+  const mfu = item('mfu', 'MFU', 'time.mfu');
+  const cost = item('cost', 'Cost per day', 'cost.usd_per_day');
+
+  return {
+    update(report) {
+      const m = report.memory;
+      showNumber(
+        memory.value,
+        m.per_gpu_bytes,
+        `${fmt.bytes(m.per_gpu_bytes)} of ${fmt.bytes(m.gpu_memory_bytes)}`,
+        `${fmt.exactNumber(m.per_gpu_bytes)} of ${fmt.exactNumber(m.gpu_memory_bytes)} bytes` +
+          (m.fits ? ': fits' : ': does not fit'),
+      );
+      memory.div.classList.toggle('over', !m.fits);
+      fill.style.width = `${Math.min(100, (100 * m.per_gpu_bytes) / m.gpu_memory_bytes)}%`;
+      const t = report.time;
+      showNumber(step.value, t.step_s, fmt.seconds(t.step_s), `${t.step_s} s`);
+      showNumber(mfu.value, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
+      const c = report.cost;
+      showNumber(
+        cost.value,
+        c.usd_per_day,
+        fmt.usd(c.usd_per_day),
+        `${fmt.exactNumber(c.usd_per_day)} USD per day at ${c.price_per_gpu_hour} USD per GPU-hour`,
+      );
+    },
+  };
+}

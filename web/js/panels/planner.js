@@ -1,0 +1,321 @@
+// "Find the best layout": runs the core's exhaustive planner on the lab's model, GPU count and
+// type, sequence length and global batch, in a worker (planner-search.js) with progress and a
+// Cancel button; shows how many configurations it evaluated and how many fit under the
+// headroom margin, one row per DP×TP×PP layout (its fastest configuration; the others fold
+// under it), sortable by every column, the core's reason when none fits and its warnings when
+// the batch is small for the fleet; "CSV" downloads every row. Choosing a row loads its
+// scenario into the lab.
+import { make, panel } from '../lib/dom.js';
+import * as fmt from '../lib/format.js';
+import { download } from '../lib/share.js';
+import { createPlannerSearch } from '../planner/search.js';
+import { entry } from '../state/state.js';
+
+export const TOP = 50;
+const HEADROOM = 0.1; // a margin the reader cleared: a plan uses at most 90% of GPU memory
+
+// What the planner chooses; everything else in a scenario is its input.
+const CHOSEN = [
+  'degrees',
+  'seams',
+  'zero_stage',
+  'recompute',
+  'sequence_parallel',
+  'micro_batch',
+  'schedule',
+  'virtual_stages',
+];
+
+function inputsKey(scenario) {
+  const rest = { ...scenario };
+  for (const k of CHOSEN) delete rest[k];
+  return JSON.stringify(rest);
+}
+
+const layoutOf = (p) => fmt.degrees(p.degrees);
+const scheduleOf = (p) =>
+  p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B';
+
+// Sort values: numbers and strings, or a layout's degrees compared seam by seam.
+function compare(a, b) {
+  if (Array.isArray(a)) {
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// Every column: its heading, the value it sorts by and the text it shows; num: right-aligned.
+const COLUMNS = [
+  {
+    h: 'DP×TP×PP',
+    v: ({ degrees: d }) => [d.dp, d.tp, d.pp, d.cp ?? 1, d.ep ?? 1],
+    t: layoutOf,
+  },
+  { h: 'ZeRO', v: (p) => p.zero_stage, t: (p) => String(p.zero_stage) },
+  { h: 'Recompute', v: (p) => p.recompute, t: (p) => p.recompute },
+  {
+    h: 'SP',
+    v: (p) => Number(p.sequence_parallel),
+    t: (p) => (p.sequence_parallel ? 'on' : 'off'),
+  },
+  { h: 'Micro-batch', v: (p) => p.micro_batch, t: (p) => String(p.micro_batch), num: true },
+  { h: 'Schedule', v: (p) => p.virtual_stages, t: scheduleOf },
+  {
+    h: 'Memory per GPU',
+    v: (p) => p.per_gpu_bytes,
+    t: (p) => fmt.bytes(p.per_gpu_bytes),
+    num: true,
+  },
+  { h: 'Step', v: (p) => p.step_s, t: (p) => fmt.seconds(p.step_s), num: true },
+  { h: 'Bubble', v: (p) => p.bubble_fraction, t: (p) => fmt.percent(p.bubble_fraction), num: true },
+  { h: 'MFU', v: (p) => p.mfu, t: (p) => fmt.percent(p.mfu), num: true },
+];
+const STEP = 7; // the default order: the core's, by step time
+
+// Every row of a result as CSV: the layouts' fastest and their variants, exact numbers.
+export function plansCsv(plans) {
+  const head = ['rank', 'variant', 'dp', 'tp', 'pp', 'zero_stage', 'recompute'];
+  head.push('sequence_parallel', 'micro_batch', 'schedule', 'virtual_stages', 'per_gpu_bytes');
+  head.push('step_s', 'bubble_fraction', 'mfu', 'tokens_per_s');
+  const lines = [head.join(',')];
+  plans.forEach((best, i) => {
+    [best, ...(best.variants ?? [])].forEach((p, k) => {
+      const { dp, tp, pp } = p.degrees;
+      const row = [i + 1, k, dp, tp, pp, p.zero_stage, p.recompute, p.sequence_parallel];
+      row.push(p.micro_batch, p.schedule, p.virtual_stages, p.per_gpu_bytes, p.step_s);
+      row.push(p.bubble_fraction, p.mfu, p.tokens_per_s);
+      lines.push(row.join(','));
+    });
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+// One plan as a table row: its rank (or "variant"), its cells, a button that loads it.
+function planRow(p, label, onApply, variant) {
+  const tr = make('tr', { className: variant ? 'variant' : 'layout' });
+  const th = make('th', { scope: 'row', textContent: label }, tr);
+  for (const c of COLUMNS) make('td', { textContent: c.t(p), className: c.num ? 'num' : '' }, tr);
+  const use = { type: 'button', className: 'apply', textContent: 'Use' };
+  const button = make('button', use, make('td', {}, tr));
+  button.setAttribute(
+    'aria-label',
+    `Use ${variant ? 'variant' : 'layout'} ${label}: ${layoutOf(p)}`,
+  );
+  button.addEventListener('click', () => onApply(p.scenario));
+  return { tr, th };
+}
+
+// A layout's row and its variants' rows (hidden until its fold button opens them).
+function layoutRows(p, i, onApply, open, onToggle, sortRows) {
+  const { tr, th } = planRow(p, String(i + 1), onApply, false);
+  const variants = sortRows(p.variants ?? []).map(
+    (v, k) => planRow(v, `${i + 1}.${k + 1}`, onApply, true).tr,
+  );
+  if (variants.length > 0) {
+    const more = `${variants.length} more`;
+    const fold = make('button', { type: 'button', className: 'fold', textContent: more }, th);
+    fold.setAttribute('aria-expanded', String(open));
+    fold.setAttribute('aria-label', `${more} of ${layoutOf(p)}: ZeRO, recompute, SP, batch`);
+    fold.addEventListener('click', () => onToggle(p));
+  }
+  for (const v of variants) v.hidden = !open;
+  return [tr, ...variants];
+}
+
+// The results table (hidden until a search finds a plan): its head's sort buttons, its body.
+function planTable(section, onSort) {
+  const wrap = make('div', { className: 'table-wrap' }, section);
+  const table = make('table', { className: 'plans', hidden: true }, wrap);
+  const head = make('tr', {}, make('thead', {}, table));
+  make('th', { scope: 'col', textContent: '#' }, head);
+  const ths = COLUMNS.map((c, k) => {
+    const th = make('th', { scope: 'col', className: c.num ? 'num' : '' }, head);
+    const b = make('button', { type: 'button', className: 'sort', textContent: c.h }, th);
+    b.addEventListener('click', () => onSort(k));
+    return th;
+  });
+  make('th', { scope: 'col', textContent: 'Use', className: 'visually-hidden' }, head);
+  return { table, ths, body: make('tbody', {}, table) };
+}
+
+const ABOUT =
+  'Searches every DP×TP×PP factorization of the GPU count × ZeRO stage × recomputation × ' +
+  'sequence parallel × micro-batch × schedule (1F1B, or interleaved with every valid number of ' +
+  'chunks) for the model, GPU, network, sequence length and global batch set above; drops the ' +
+  'configurations that leave less free memory than the margin and ranks the rest by step time ' +
+  '(ties: less memory). One row per layout; its other configurations fold under it.';
+
+// The search's controls: the margin, the button, Cancel, the progress and the status line.
+function controls(section) {
+  const bar = make('div', { className: 'plan-controls' }, section);
+  const label = make('label', { className: 'plan-headroom' }, bar);
+  label.append('Headroom margin ');
+  const [min, max] = entry('plan_headroom').range;
+  const value = entry('plan_headroom').default;
+  const margin = make('input', { type: 'number', min, max, step: 5, value }, label);
+  margin.name = 'plan_headroom';
+  label.append(' % of GPU memory left free');
+  const runText = 'Find the best layout';
+  const run = make(
+    'button',
+    { type: 'button', className: 'run-planner', textContent: runText },
+    bar,
+  );
+  const cancelProps = { type: 'button', className: 'cancel-planner', textContent: 'Cancel' };
+  const cancel = make('button', { ...cancelProps, hidden: true }, bar);
+  const csvProps = { type: 'button', className: 'plan-csv', textContent: 'CSV', hidden: true };
+  const csv = make('button', csvProps, bar);
+  csv.setAttribute('aria-label', 'Download the planner rows as CSV');
+  const progress = make('progress', { className: 'plan-progress', hidden: true, max: 1 }, section);
+  progress.setAttribute('aria-label', 'Planner progress');
+  const status = make('p', { className: 'plan-status' }, section);
+  status.setAttribute('role', 'status');
+  return { margin, run, cancel, csv, progress, status };
+}
+
+// The status line after a search: what it evaluated, what fits, where and how long it took.
+function statusText(r, ms) {
+  const margin = fmt.percent(r.headroom ?? 0);
+  const where = r.inPage ? 'in this page' : 'in a worker';
+  return (
+    `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
+    `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
+    `The search took ${ms.toFixed(1)} ms ${where}.`
+  );
+}
+
+// While a search runs: the button off, Cancel and the progress bar shown.
+function setBusy(ui, section, on) {
+  ui.run.disabled = on;
+  ui.cancel.hidden = !on;
+  ui.progress.hidden = !on;
+  section.setAttribute('aria-busy', String(on));
+  if (on) ui.progress.removeAttribute('value');
+}
+
+// The margin field as a fraction of GPU memory, clamped to the row's range.
+function headroomOf(input) {
+  const pct = Number(input.value);
+  const [lo, hi] = entry('plan_headroom').range;
+  return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
+}
+
+export function createPlanner(root, { onApply, onChange }) {
+  const section = panel(root, 'planner', 'Find the best layout');
+  make('p', { className: 'small', textContent: ABOUT }, section);
+  const ui = controls(section);
+  const staleText = 'The inputs changed since this search: search again for them.';
+  const stale = make(
+    'p',
+    { className: 'small plan-stale', hidden: true, textContent: staleText },
+    section,
+  );
+  const why = make('p', { className: 'why-best' }, section);
+  const warnings = make('ul', { className: 'plan-warnings notes' }, section);
+  const search = createPlannerSearch();
+  let scenario = null; // the lab's current scenario
+  let state = null; // and its state (the margin, whether a search was asked)
+  let searchedKey = null;
+  let result = null;
+  let runs = 0;
+  let sort = { column: STEP, dir: 1 };
+  const open = new Set();
+  const { table, ths, body } = planTable(section, (k) => {
+    sort = { column: k, dir: sort.column === k ? -sort.dir : 1 };
+    draw();
+  });
+
+  const sortRows = (rows) => {
+    const { v } = COLUMNS[sort.column];
+    return [...rows].sort((a, b) => compare(v(a), v(b)) * sort.dir);
+  };
+
+  function draw() {
+    ths.forEach((th, k) => {
+      if (k === sort.column)
+        th.setAttribute('aria-sort', sort.dir > 0 ? 'ascending' : 'descending');
+      else th.removeAttribute('aria-sort');
+    });
+    if (!result) return;
+    const toggle = (p) => (open.delete(p) || open.add(p), draw());
+    const rank = new Map(result.plans.map((p, i) => [p, i]));
+    const rows = sortRows(result.plans).flatMap((p) =>
+      layoutRows(p, rank.get(p), onApply, open.has(p), toggle, sortRows),
+    );
+    body.replaceChildren(...rows);
+    table.hidden = result.plans.length === 0;
+    ui.csv.hidden = result.plans.length === 0;
+  }
+
+  function show(r, ms) {
+    result = r;
+    open.clear();
+    ui.status.textContent = statusText(r, ms);
+    Object.assign(ui.status.dataset, {
+      ms: String(ms),
+      evaluated: String(r.evaluated),
+      feasible: String(r.feasible),
+      run: String(++runs),
+    });
+    why.textContent = r.why_best ?? '';
+    warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
+    draw();
+  }
+
+  const busy = (on) => setBusy(ui, section, on);
+  const headroom = () => headroomOf(ui.margin);
+
+  async function runSearch() {
+    if (!scenario) return;
+    if (!state?.plan) onChange?.('plan', true);
+    const asked = scenario;
+    const t0 = performance.now();
+    busy(true);
+    ui.status.textContent = 'Searching…';
+    const onProgress = ({ done, total, evaluated }) => {
+      ui.progress.max = Math.max(total, 1);
+      ui.progress.value = done;
+      ui.status.textContent = `Searching: ${fmt.integer(done)} of ${fmt.integer(total)} layouts, ${fmt.integer(evaluated)} configurations so far…`;
+    };
+    try {
+      const r = await search.run(asked, TOP, headroom(), onProgress);
+      searchedKey = inputsKey(asked);
+      stale.hidden = true;
+      show(r, performance.now() - t0);
+    } catch (e) {
+      ui.status.textContent = e.cancelled
+        ? 'Search cancelled.'
+        : `The planner refused: ${e.message}`;
+    } finally {
+      busy(search.busy);
+    }
+  }
+
+  ui.run.addEventListener('click', runSearch);
+  ui.margin.addEventListener('change', () => onChange?.('plan_headroom', ui.margin.value));
+  ui.cancel.addEventListener('click', () => search.cancel());
+  ui.csv.addEventListener('click', () => {
+    if (!result) return;
+    download(new Blob([plansCsv(result.plans)], { type: 'text/csv' }), 'plans.csv');
+  });
+  draw();
+
+  return {
+    update(report, next) {
+      scenario = report.scenario;
+      state = next ?? state;
+      stale.hidden = searchedKey === null || searchedKey === inputsKey(scenario);
+      if (state && document.activeElement !== ui.margin) ui.margin.value = state.plan_headroom;
+      // A URL that asks for a search (plan=1) gets it on load.
+      if (state?.plan && searchedKey === null && !search.busy && runs === 0) runSearch();
+    },
+    // For the URL: the margin and whether a search was asked; set(...) runs it again.
+    get headroom() {
+      return headroom();
+    },
+    destroy() {
+      search.destroy();
+    },
+  };
+}

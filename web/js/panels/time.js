@@ -1,0 +1,102 @@
+// Step time and what it buys: the slowest pipeline stage's compute, the pipeline bubble, the
+// communication each seam leaves exposed and the optimizer step (the core's time model,
+// step_time.h), then MFU (model FLOPs) and HFU (hardware FLOPs, recomputation included),
+// TFLOP/s per GPU, tokens per second and the time to train. All from report.time.
+import { make, panel, showNumber } from '../lib/dom.js';
+import * as fmt from '../lib/format.js';
+
+const PARTS = [
+  ['compute', 'Compute (slowest stage)', 'compute_s'],
+  ['bubble', 'Pipeline bubble', 'bubble_s'],
+  ['data', 'Exposed data-parallel communication', 'exposed_data_s'],
+  ['tensor', 'Exposed tensor-parallel communication', 'exposed_tensor_s'],
+  ['pipeline', 'Exposed pipeline sends', 'exposed_pipeline_s'],
+  ['context', 'Exposed context-parallel K/V exchange', 'exposed_context_s'],
+  ['expert', 'Exposed expert all-to-alls', 'exposed_expert_s'],
+  ['optimizer', 'Optimizer step', 'optimizer_s'],
+];
+const RATES = [
+  ['mfu', 'MFU (model FLOPs)'],
+  ['hfu', 'HFU (hardware FLOPs)'],
+  ['tflops', 'TFLOP/s per GPU (hardware)'],
+  ['tokens', 'Tokens per second'],
+  ['train', 'Time to train'],
+];
+
+// The note under the numbers: what set the pace and at what efficiency.
+function noteText(t, s) {
+  const source =
+    s.efficiency > 0 ? 'the efficiency input' : `${s.gpu ?? 'the GPU'}'s calibrated value`;
+  return (
+    `The pipeline runs at the pace of its slowest stage (stage ${t.slowest_stage}): its ` +
+    `matmuls (recomputation included) at ${t.matmul_efficiency} of the ${s.gpu_peak_tflops} ` +
+    `TFLOP/s dense peak (${source}), its elementwise kernels at memory bandwidth. The bubble ` +
+    'is the pipeline filling and draining; communication counts only where the overlap ' +
+    'switches cannot hide it behind compute.'
+  );
+}
+
+function showRates(dd, t, s) {
+  showNumber(dd.mfu, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
+  showNumber(dd.hfu, t.hfu, fmt.percent(t.hfu), `hardware FLOPs utilisation ${t.hfu}`);
+  showNumber(
+    dd.tflops,
+    t.tflops_per_gpu,
+    fmt.count(t.tflops_per_gpu),
+    `${t.tflops_per_gpu} TFLOP/s`,
+  );
+  showNumber(
+    dd.tokens,
+    t.tokens_per_s,
+    fmt.count(t.tokens_per_s),
+    `${fmt.exactNumber(t.tokens_per_s)} tokens/s`,
+  );
+  if (s.train_tokens > 0) {
+    showNumber(
+      dd.train,
+      t.time_to_train_s,
+      `${fmt.duration(t.time_to_train_s)} for ${fmt.count(s.train_tokens)} tokens`,
+      `${fmt.exactNumber(t.time_to_train_s)} s`,
+    );
+  } else {
+    showNumber(dd.train, 0, 'set a token budget', 'token budget is 0');
+  }
+}
+
+export function createStepTime(root) {
+  const section = panel(root, 'steptime', 'Step time');
+  const big = make('p', { className: 'big num' }, section);
+  const bar = make('div', { className: 'stack' }, section);
+  bar.setAttribute('aria-hidden', 'true');
+  const segs = PARTS.map(([key]) => make('span', { className: `seg time-${key}` }, bar));
+  const facts = make('dl', { className: 'facts' }, section);
+  const dd = {};
+  for (const [key, label] of [...PARTS, ...RATES]) {
+    const div = make('div', {}, facts);
+    div.dataset.time = key;
+    const dt = make('dt', {}, div);
+    if (PARTS.some(([k]) => k === key)) {
+      make('span', { className: `swatch time-${key}` }, dt).setAttribute('aria-hidden', 'true');
+    }
+    dt.append(label);
+    dd[key] = make('dd', {}, div);
+  }
+  const note = make('p', { className: 'small' }, section);
+  // The numbers the core derives (report.explain): app/explain.js makes them show their math.
+  big.dataset.explain = 'time.step_s';
+  dd.mfu = make('span', {}, dd.mfu); // a dd cannot be the button app/explain.js makes of it
+  dd.mfu.dataset.explain = 'time.mfu';
+
+  return {
+    update(report) {
+      const t = report.time;
+      showNumber(big, t.step_s, `${fmt.seconds(t.step_s)} per step`, `${t.step_s} s`);
+      PARTS.forEach(([key, , field], k) => {
+        segs[k].style.width = `${t.step_s > 0 ? (100 * t[field]) / t.step_s : 0}%`;
+        showNumber(dd[key], t[field], fmt.seconds(t[field]), `${t[field]} s`);
+      });
+      showRates(dd, t, report.scenario);
+      note.textContent = noteText(t, report.scenario);
+    },
+  };
+}

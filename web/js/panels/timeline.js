@@ -1,0 +1,164 @@
+// The pipeline: micro-batches per step, the bubble fraction, and the 1F1B schedule drawn as
+// stages × time (lab.timeline(): forward blocks one unit long, backward two; the idle gaps
+// are the bubble). Forward and backward are told apart by shade and length, not hue alone.
+// Blocks are drawn as one path per kind, so a deep pipeline costs two elements, not thousands.
+import { make, panel, svg } from '../lib/dom.js';
+import * as fmt from '../lib/format.js';
+
+const W = 640; // drawing width in SVG user units
+const LEFT = 34; // stage labels
+const AXIS = 18;
+// A readable drawing: at most this many micro-batches (the core caps it at 1024 / stages too).
+export const MAX_DRAWN_MICROBATCHES = 48;
+const MAX_LABELS = 160; // blocks get their micro-batch number when there are at most this many
+
+// The schedule's blocks as two paths (forward, backward) and, when they fit, their numbers.
+function blockPaths(tl, rowH, u, pad) {
+  const gap = u > 4 ? 1 : 0;
+  const parts = { 0: [], 1: [] };
+  const text = [];
+  const label = tl.blocks.length <= MAX_LABELS && u >= 9 && rowH >= 12;
+  for (const [stage, mb, backward, start, duration] of tl.blocks) {
+    const x = LEFT + start * u;
+    const y = stage * rowH + pad;
+    const w = duration * u - gap;
+    parts[backward].push(`M${x} ${y}h${w}v${rowH - 2 * pad}h${-w}z`);
+    if (label) {
+      const cls = backward ? 'on-bwd' : 'on-fwd';
+      const t = svg('text', {
+        x: x + w / 2,
+        y: y + rowH / 2 + 2,
+        'text-anchor': 'middle',
+        class: cls,
+      });
+      t.textContent = String(mb + 1);
+      text.push(t);
+    }
+  }
+  return { fwd: parts[0], bwd: parts[1], text };
+}
+
+// Draws the core's schedule (lab.timeline()) into the chart's layers.
+function drawTimeline(layers, tl) {
+  const rowH = Math.max(3, Math.min(24, 300 / tl.stages));
+  const u = (W - LEFT) / tl.span;
+  const height = tl.stages * rowH;
+  layers.drawing.setAttribute('viewBox', `0 0 ${W} ${height + AXIS}`);
+  const pad = rowH > 6 ? 1.5 : 0.25;
+  const { fwd, bwd, text } = blockPaths(tl, rowH, u, pad);
+  const span = tl.span * u;
+  const rows = Array.from(
+    { length: tl.stages },
+    (_, s) => `M${LEFT} ${s * rowH + pad}h${span}v${rowH - 2 * pad}h${-span}z`,
+  );
+  layers.rows.setAttribute('d', rows.join(''));
+  layers.fwd.setAttribute('d', fwd.join(''));
+  layers.bwd.setAttribute('d', bwd.join(''));
+  layers.fwd.dataset.blocks = String(fwd.length);
+  layers.bwd.dataset.blocks = String(bwd.length);
+  layers.labels.replaceChildren(...text);
+  const every = Math.ceil(tl.stages / 16);
+  const ticks = [];
+  for (let s = 0; s < tl.stages; s += every) {
+    const t = svg('text', { x: LEFT - 4, y: s * rowH + rowH / 2 + 3, 'text-anchor': 'end' });
+    t.textContent = `P${s}`;
+    ticks.push(t);
+  }
+  const time = svg('text', { x: W, y: height + 13, 'text-anchor': 'end' });
+  time.textContent = 'time →';
+  layers.axis.replaceChildren(...ticks, time);
+}
+
+// What the drawing leaves out, and why the bubble is there.
+function pipelineNote(pp, v) {
+  if (pp === 1) return 'One stage: no pipeline, so no bubble.';
+  const interleaved =
+    v > 1
+      ? `Drawn as plain 1F1B; interleaving gives each GPU ${v} chunks of layers and divides ` +
+        'the bubble by that many (the figure above). '
+      : '';
+  return (
+    `${interleaved}Every stage waits for the first forward to reach it and the last backward ` +
+    'to return: that idle time is the bubble.'
+  );
+}
+
+export function createTimeline(root, { lab }) {
+  const section = panel(root, 'timeline', 'Pipeline schedule (1F1B)');
+  const facts = make('dl', { className: 'facts' }, section);
+  const field = (label) => {
+    const div = make('div', {}, facts);
+    make('dt', { textContent: label }, div);
+    return make('dd', {}, div);
+  };
+  const f = {
+    stages: field('Stages'),
+    microbatches: field('Micro-batches per step'),
+    bubble: field('Bubble fraction'),
+  };
+  const shown = make('p', { className: 'small timeline-shown' }, section);
+  const drawing = svg('svg', { class: 'timeline-chart', role: 'img' }, section);
+  const layers = {
+    drawing,
+    rows: svg('path', { class: 'tl-idle' }, drawing),
+    fwd: svg('path', { class: 'tl-fwd' }, drawing),
+    bwd: svg('path', { class: 'tl-bwd' }, drawing),
+    labels: svg('g', { class: 'tl-labels' }, drawing),
+    axis: svg('g', { class: 'tl-axis' }, drawing),
+  };
+  const key = make('p', { className: 'timeline-key small' }, section);
+  key.innerHTML =
+    '<span class="swatch tl-fwd"></span> forward <span class="swatch tl-bwd"></span>' +
+    ' backward (twice as long) <span class="swatch tl-idle"></span> idle: the bubble';
+  const note = make('p', { className: 'small' }, section);
+  let drawnKey = '';
+
+  function draw(pp, m) {
+    let tl;
+    try {
+      tl = lab.timeline(pp, Math.min(m, MAX_DRAWN_MICROBATCHES));
+    } catch (e) {
+      // A pipeline deeper than the core draws: the facts above still hold.
+      if (e?.name !== 'LabError') throw e;
+      drawing.style.display = 'none';
+      shown.textContent = `The schedule is not drawn (${e.message}).`;
+      delete shown.dataset.shown;
+      return;
+    }
+    drawing.style.display = '';
+    drawTimeline(layers, tl);
+    const all = fmt.integer(m);
+    shown.textContent =
+      tl.shown_microbatches < m
+        ? `Showing ${fmt.integer(tl.shown_microbatches)} of ${all} micro-batches (the schedule ` +
+          'repeats; the bubble is at the start and the end).'
+        : `All ${all} micro-batches of one step.`;
+    shown.dataset.shown = String(tl.shown_microbatches);
+    drawing.setAttribute(
+      'aria-label',
+      `1F1B schedule of ${pp} stages over time: ${tl.shown_microbatches} micro-batches shown, ` +
+        'each a forward then a backward block per stage; the idle start and end of each stage ' +
+        'is the bubble.',
+    );
+  }
+
+  return {
+    update(report) {
+      const { pp } = report.degrees;
+      const p = report.pipeline;
+      const v = p.virtual_stages;
+      f.stages.textContent = v > 1 ? `${pp} × ${v} virtual (interleaved)` : String(pp);
+      f.microbatches.textContent = fmt.integer(p.microbatches);
+      f.microbatches.dataset.value = String(p.microbatches);
+      f.bubble.textContent = fmt.percent(p.bubble_fraction);
+      f.bubble.dataset.value = String(p.bubble_fraction);
+      f.bubble.title = v > 1 ? '(p − 1) / (v · m)' : '(p − 1) / m';
+      note.textContent = pipelineNote(pp, v);
+      const next = `${pp}|${p.microbatches}`;
+      if (next !== drawnKey) {
+        drawnKey = next;
+        draw(pp, p.microbatches);
+      }
+    },
+  };
+}

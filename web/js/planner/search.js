@@ -1,0 +1,74 @@
+// Runs the core's planner off the page's thread: a module worker (worker.js) on the
+// planner's module, started on the first search and kept for the next. Cancelling terminates
+// it (a busy wasm call cannot be interrupted otherwise); the next search starts a fresh one.
+// Where a worker cannot start (a page that imports the lab from another origin), the search
+// runs in the page, on the planner's module loaded there (lab.js), and says so.
+import { getPlannerLab } from './lab.js';
+
+const WORKER_URL = new URL('./worker.js', import.meta.url);
+
+export function createPlannerSearch() {
+  let worker = null;
+  let pending = null; // { id, resolve, reject, onProgress }
+  let ids = 0;
+
+  function start() {
+    try {
+      worker = new Worker(WORKER_URL, { type: 'module' });
+    } catch {
+      return null;
+    }
+    worker.addEventListener('message', ({ data }) => {
+      if (!pending || data.id !== pending.id) return;
+      if (data.progress) return pending.onProgress?.(data.progress);
+      const { resolve, reject } = pending;
+      pending = null;
+      if (data.error) reject(Object.assign(new Error(data.error.message), data.error));
+      else resolve(data.result);
+    });
+    worker.addEventListener('error', (e) => {
+      e.preventDefault?.();
+      const p = pending;
+      pending = null;
+      worker?.terminate();
+      worker = null;
+      p?.reject(new Error(`the planner's worker failed: ${e.message ?? 'unknown error'}`));
+    });
+    return worker;
+  }
+
+  return {
+    // Resolves with the core's plan result, or rejects ({ cancelled: true } when cancelled).
+    run(scenario, top, headroom, onProgress) {
+      this.cancel();
+      if (!worker && !start()) {
+        return getPlannerLab().then((lab) => ({
+          ...lab.plan(scenario, top, { headroom }),
+          inPage: true,
+        }));
+      }
+      const id = ++ids;
+      return new Promise((resolve, reject) => {
+        pending = { id, resolve, reject, onProgress };
+        worker.postMessage({ id, scenario, top, headroom });
+      });
+    },
+    cancel() {
+      if (!pending) return false;
+      const { reject } = pending;
+      pending = null;
+      worker?.terminate();
+      worker = null;
+      reject(Object.assign(new Error('cancelled'), { cancelled: true }));
+      return true;
+    },
+    get busy() {
+      return pending !== null;
+    },
+    destroy() {
+      this.cancel();
+      worker?.terminate();
+      worker = null;
+    },
+  };
+}
