@@ -1,13 +1,17 @@
 // The "Advanced: size a real run" section's contents: its form (inside the <details>) and its
-// panels (under the book's). embed.js imports this module the first time the section opens or
+// panels (under the book's). view.js imports this module the first time the section opens or
 // the state needs it (a URL or an option with an advanced key), so the book's view neither
-// downloads nor builds any of it. This module only wires; each panel has its own renderer.
+// downloads nor builds any of it. This module only wires; each panel has its own renderer,
+// given here what it needs beyond lib/: the planner's search and module, the margin's state row.
 import { createBreakdown } from '../panels/breakdown.js';
 import { createDeskSummary } from '../panels/desk.js';
 import { createPlanner } from '../panels/planner.js';
 import { createReferences } from '../panels/references.js';
 import { createStepTime } from '../panels/time.js';
 import { createTimeline } from '../panels/timeline.js';
+import { getPlannerLab } from '../planner/lab.js';
+import { createPlannerSearch } from '../planner/search.js';
+import { entry } from '../state/state.js';
 import { createAdvancedControls } from './controls-advanced.js';
 
 export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad }) {
@@ -19,8 +23,13 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad 
     createBreakdown(row),
     createStepTime(row),
     createTimeline(outputs, { lab }),
-    createPlanner(outputs, { onApply: onLoad, onChange }),
-    createReferences(outputs, { onLoad }),
+    createPlanner(outputs, {
+      onApply: onLoad,
+      onChange,
+      search: createPlannerSearch(),
+      margin: entry('plan_headroom'),
+    }),
+    createReferences(outputs, { onLoad, plannerLab: getPlannerLab }),
   ];
   return {
     update(state, report) {

@@ -11,6 +11,7 @@ import { createOrder } from '../panels/order.js';
 import { createSummary } from '../panels/summary.js';
 import { createWire } from '../panels/wire.js';
 import { PARTS } from '../state/options.js';
+import { createPins } from '../state/pins.js';
 import { bookFleetPreset, entry, PRESETS, STATE } from '../state/state.js';
 import { createControls } from './controls.js';
 import { createExplain } from './explain.js';
@@ -76,7 +77,8 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ct
   );
   const fleet = createFleetButton($('.fleet-box'), onPreset);
   const kept = createKeptRun($('.kept-run'), onChange);
-  const compare = createCompare($('.compare'), { onChange, onShow, lab: () => lab, ctx });
+  const pins = createPins({ lab: () => lab, ctx });
+  const compare = createCompare($('.compare'), { onChange, onShow, pins });
   let lab = null;
   let state = null; // the state the controls show
   let advanced = null; // the advanced module's view, once loaded

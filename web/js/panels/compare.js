@@ -1,12 +1,11 @@
-// Compare: "Pin…" keeps the current state (up to MAX_PINS pins, in the state's `pins` row, so
-// they travel in the URL); a table shows each pin and the current state side by side, one
+// Compare: "Pin…" keeps the current state (up to `pins.max` pins, in the state's `pins` row,
+// so they travel in the URL); a table shows each pin and the current state side by side, one
 // column each, headed by its DP×TP×PP, with the cells that differ from the current state
 // marked. Each pin is a whole state (its URL parameters) read back through the state table
-// and evaluated by the core on its own: every number here is from a report of the core.
+// and evaluated by the core on its own (state/pins.js, given by the view): every number here
+// is from a report of the core.
 import { make } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
-import { paramsText, readOptions, stateFrom, toParams } from '../state/options.js';
-import { defaults, MAX_PINS, PIN_SEPARATOR, pinList, toScenario } from '../state/state.js';
 
 const SEAM_ROWS = [
   ['data', 'Data'],
@@ -62,40 +61,6 @@ const ROWS = [
     cell: (r) => ({ text: fmt.usd(r.cost.usd_per_day), value: r.cost.usd_per_day }),
   },
 ];
-
-// A state as a pin: its URL parameters from the defaults (its own pins left out; the
-// defaults themselves as advanced=0, so no pin is empty).
-export const pinOf = (state) =>
-  paramsText(toParams({ ...state, pins: '' }, defaults())) || 'advanced=0';
-
-// A pin's state, read as a URL is: { state } or { error }.
-function pinState(text, ctx) {
-  const read = readOptions(new URLSearchParams(text));
-  if (read.notes.length) return { error: read.notes[0] };
-  return { state: stateFrom(read.values, ctx) };
-}
-
-// Each pin's answer from the core, kept by its text: { report } or { error }.
-function evaluator(lab, ctx) {
-  const cache = new Map();
-  return (text) => {
-    if (!cache.has(text)) {
-      const read = pinState(text, ctx());
-      let result;
-      if (read.error) {
-        result = { error: read.error };
-      } else {
-        try {
-          result = { report: lab().evaluateSummary(toScenario(read.state)) };
-        } catch (e) {
-          result = { error: e.message };
-        }
-      }
-      cache.set(text, result);
-    }
-    return cache.get(text);
-  };
-}
 
 function header(tr, title, sub) {
   const th = make('th', { scope: 'col', className: 'num' }, tr);
@@ -175,26 +140,27 @@ function compareTable(pins, report, { onUnpin, onShow }) {
   return scroller;
 }
 
-export function createCompare(root, { onChange, onShow, lab, ctx }) {
+// `pins`: what a pin is (state/pins.js createPins): max, list(state), of(state), join(list),
+// evaluate(text) -> { report } or { error }, stateOf(text).
+export function createCompare(root, { onChange, onShow, pins }) {
   const button = root.querySelector('.pin');
   const status = root.querySelector('.compare-status');
   const wrap = root.querySelector('.compare-wrap');
-  const evaluate = evaluator(lab, ctx);
   let state = null;
   let report = null;
 
-  const setPins = (list) => onChange('pins', list.join(PIN_SEPARATOR));
+  const setPins = (list) => onChange('pins', pins.join(list));
 
   button.addEventListener('click', () => {
     if (!state || !report) return;
-    const list = pinList(state.pins);
-    const pin = pinOf(state);
+    const list = pins.list(state);
+    const pin = pins.of(state);
     if (list.includes(pin)) {
       status.textContent = `This state is already pinned (${fmt.degrees(report.degrees)}).`;
       return;
     }
-    if (list.length >= MAX_PINS) {
-      status.textContent = `${MAX_PINS} states are pinned already: unpin one to pin this one.`;
+    if (list.length >= pins.max) {
+      status.textContent = `${pins.max} states are pinned already: unpin one to pin this one.`;
       return;
     }
     status.textContent = `Pinned ${fmt.degrees(report.degrees)} as pin ${list.length + 1}.`;
@@ -202,7 +168,7 @@ export function createCompare(root, { onChange, onShow, lab, ctx }) {
   });
 
   function draw() {
-    const list = pinList(state.pins);
+    const list = pins.list(state);
     const hinted = root.dataset.pins === '0'; // the hint is what the section shows now
     root.dataset.pins = String(list.length);
     if (!list.length) {
@@ -210,20 +176,20 @@ export function createCompare(root, { onChange, onShow, lab, ctx }) {
       if (hinted) return;
       const text =
         'Pin the state you are looking at, change something, and compare: up to ' +
-        `${MAX_PINS} pins sit beside the current state.`;
+        `${pins.max} pins sit beside the current state.`;
       wrap.replaceChildren(make('p', { className: 'small', textContent: text }));
       return;
     }
-    const pins = list.map((text) => ({ text, ...evaluate(text) }));
+    const pinned = list.map((text) => ({ text, ...pins.evaluate(text) }));
     wrap.replaceChildren(
-      compareTable(pins, report, {
+      compareTable(pinned, report, {
         onUnpin(i, name) {
           status.textContent = `Unpinned pin ${i + 1} (${name}).`;
           setPins(list.filter((_, k) => k !== i));
         },
         onShow(p, i) {
           status.textContent = `Showing pin ${i + 1} (${nameOf(p)}); the pins stay.`;
-          onShow(pinState(p.text, ctx()).state);
+          onShow(pins.stateOf(p.text));
         },
       }),
     );

@@ -1,15 +1,13 @@
 // "Find the best layout": runs the core's exhaustive planner on the lab's model, GPU count and
-// type, sequence length and global batch, in a worker (planner-search.js) with progress and a
-// Cancel button; shows how many configurations it evaluated and how many fit under the
-// headroom margin, one row per DP×TP×PP layout (its fastest configuration; the others fold
-// under it), sortable by every column, the core's reason when none fits and its warnings when
-// the batch is small for the fleet; "CSV" downloads every row. Choosing a row loads its
-// scenario into the lab.
+// type, sequence length and global batch, in a worker (planner/search.js, which app/advanced.js
+// passes in with the margin's state row) with progress and a Cancel button; shows how many
+// configurations it evaluated and how many fit under the headroom margin, one row per
+// DP×TP×PP layout (its fastest configuration; the others fold under it), sortable by every
+// column, the core's reason when none fits and its warnings when the batch is small for the
+// fleet; "CSV" downloads every row. Choosing a row loads its scenario into the lab.
 import { make, panel } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 import { download } from '../lib/share.js';
-import { createPlannerSearch } from '../planner/search.js';
-import { entry } from '../state/state.js';
 
 export const TOP = 50;
 const HEADROOM = 0.1; // a margin the reader cleared: a plan uses at most 90% of GPU memory
@@ -146,13 +144,14 @@ const ABOUT =
   'configurations that leave less free memory than the margin and ranks the rest by step time ' +
   '(ties: less memory). One row per layout; its other configurations fold under it.';
 
-// The search's controls: the margin, the button, Cancel, the progress and the status line.
-function controls(section) {
+// The search's controls: the margin (its state row `row`: range and default), the button,
+// Cancel, the progress and the status line.
+function controls(section, row) {
   const bar = make('div', { className: 'plan-controls' }, section);
   const label = make('label', { className: 'plan-headroom' }, bar);
   label.append('Headroom margin ');
-  const [min, max] = entry('plan_headroom').range;
-  const value = entry('plan_headroom').default;
+  const [min, max] = row.range;
+  const value = row.default;
   const margin = make('input', { type: 'number', min, max, step: 5, value }, label);
   margin.name = 'plan_headroom';
   label.append(' % of GPU memory left free');
@@ -195,16 +194,18 @@ function setBusy(ui, section, on) {
 }
 
 // The margin field as a fraction of GPU memory, clamped to the row's range.
-function headroomOf(input) {
+function headroomOf(input, row) {
   const pct = Number(input.value);
-  const [lo, hi] = entry('plan_headroom').range;
+  const [lo, hi] = row.range;
   return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
 }
 
-export function createPlanner(root, { onApply, onChange }) {
+// `search`: the planner's search (planner/search.js createPlannerSearch), this panel's from
+// now on; `margin`: the plan_headroom state row.
+export function createPlanner(root, { onApply, onChange, search, margin }) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
-  const ui = controls(section);
+  const ui = controls(section, margin);
   const staleText = 'The inputs changed since this search: search again for them.';
   const stale = make(
     'p',
@@ -213,7 +214,6 @@ export function createPlanner(root, { onApply, onChange }) {
   );
   const why = make('p', { className: 'why-best' }, section);
   const warnings = make('ul', { className: 'plan-warnings notes' }, section);
-  const search = createPlannerSearch();
   let scenario = null; // the lab's current scenario
   let state = null; // and its state (the margin, whether a search was asked)
   let searchedKey = null;
@@ -264,7 +264,7 @@ export function createPlanner(root, { onApply, onChange }) {
   }
 
   const busy = (on) => setBusy(ui, section, on);
-  const headroom = () => headroomOf(ui.margin);
+  const headroom = () => headroomOf(ui.margin, margin);
 
   async function runSearch() {
     if (!scenario) return;

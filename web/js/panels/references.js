@@ -5,7 +5,6 @@
 // scenario into the lab. Above the table, each group's mean, median and worst error.
 import { make, panel } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
-import { getPlannerLab } from '../planner/lab.js';
 
 // How each metric reads.
 const METRICS = {
@@ -88,7 +87,8 @@ function runRow(body, run, onLoad) {
   button.addEventListener('click', () => onLoad(r.scenario));
 }
 
-export function createReferences(root, { onLoad }) {
+// `plannerLab()`: a promise of the lab on the planner's module (planner/lab.js getPlannerLab).
+export function createReferences(root, { onLoad, plannerLab }) {
   const section = panel(root, 'references', 'Reference runs');
   make(
     'p',
@@ -122,7 +122,7 @@ export function createReferences(root, { onLoad }) {
       if (asked) return;
       asked = true;
       Object.assign(status, { hidden: false, textContent: 'Loading the reference runs…' });
-      getPlannerLab().then(
+      plannerLab().then(
         (lab) => {
           const runs = lab.referenceRuns();
           for (const line of summary(runs)) make('li', { textContent: line }, totals);
