@@ -151,6 +151,35 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Golden files: every tests/golden/NAME.scenario.json must produce NAME.report.json exactly.
 // Regenerate with scripts/update-golden after a deliberate change, and review the diff.
+// The reader is RFC 8259's, strictly: each of these is refused as not JSON, saying at which
+// byte, where a lenient reader would take some of them.
+TEST(Contract, ReadsJsonStrictly) {
+  for (const char* text :
+       {"", "{", "{\"gpus\":16,}", "{\"a\" 1}", "{1:2}", "{\"gpus\":01}", "{\"gpus\":1.}",
+        "{\"gpus\":.5}", "{\"gpus\":NaN}", "{'gpus':16}", "// x\n{}", "{} // x",
+        "{\"model\":{\"name\":\"\x01\"}}", "{\"model\":{\"name\":\"\\x\"}}",
+        "{\"model\":{\"name\":\"\\ud800\"}}", "{\"model\":{\"name\":\"\xC0\xAF\"}}",
+        "{\"model\":{\"name\":\"\xED\xA0\x80\"}}", "{\"model\":{\"name\":\"\x80\"}}"}) {
+    const json e = run(text)["error"];
+    EXPECT_EQ(e["key"], nullptr) << text;
+    const std::string message = e["message"];
+    EXPECT_EQ(message.rfind("scenario is not valid JSON: ", 0), 0u) << message;
+    EXPECT_NE(message.find(" at byte "), std::string::npos) << message;
+  }
+  EXPECT_EQ(run("{} {}")["error"]["message"],
+            "scenario is not valid JSON: bytes after the document at byte 4: allowed one JSON "
+            "object");
+}
+
+// A key given twice is named by its dotted path, through arrays; the same key in two objects
+// is no repeat.
+TEST(Contract, NamesTheFirstKeyGivenTwiceByItsDottedPath) {
+  EXPECT_EQ(run(R"({"model":{"layers":8,"x":[{"y":1,"y":2}],"layers":9}})")["error"]["key"],
+            "model.x.y");
+  EXPECT_EQ(run(R"({"seams":{"data":true},"degrees":{"data":1}})")["error"]["key"],
+            "degrees.data");  // unknown, not repeated
+}
+
 TEST(Contract, GoldenReports) {
   int checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(PE_GOLDEN_DIR)) {

@@ -12,12 +12,11 @@ const root = new URL('../', import.meta.url);
 
 // layer -> the other layers its files may use.
 const CORE = {
-  json: [],
-  model: ['json'],
-  explain: ['model', 'json'],
-  planner: ['model', 'json'],
-  contract: ['model', 'json', 'explain', 'planner'],
-  cli: ['contract', 'model', 'json'],
+  model: [],
+  explain: ['model'],
+  planner: ['model'],
+  contract: ['model', 'explain', 'planner'],
+  cli: ['contract', 'model'],
 };
 
 // web/js/. `lab` is not a folder here but web/lab/ (the wasm build: the core behind

@@ -22,7 +22,7 @@ namespace {
 
 using nlohmann::json;
 
-// The core's JSON read back by nlohmann, an independent reader.
+// The core's JSON, written as text and read back.
 json read_back(const Json& j) { return json::parse(j.dump()); }
 
 // 3,000 in the optimised build; the sanitized build (tests/CMakeLists.txt) draws fewer, since

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "json/json.h"
 #include "model/report.h"
 #include "model/result.h"
 #include "model/scenario.h"
+#include "model/schema.h"
 
 namespace pe {
 

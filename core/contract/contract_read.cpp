@@ -1,7 +1,8 @@
 // JSON -> Scenario, driven by the field table (schema.h): a key is known when it has a row, a
 // value has the row's type, and the rows are applied in table order, so a preset lands before
 // the fields that override it. Ranges and cross-field rules are validate.cpp's. Every access
-// checks the type first (json.h).
+// checks the type first: the wasm build has no exceptions, and nlohmann's get<> of the wrong
+// type would abort.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "json/json.h"
 #include "model/layout.h"
 #include "model/moe.h"
 #include "model/presets.h"
@@ -22,31 +22,88 @@ namespace {
 
 using json = Json;
 
-// A scenario nests two levels ({"model": {...}}). Deeper input is refused before parsing:
-// printing a value back in a message recurses once per level, and 64 KB of "[" overflowed the
-// stack (found by the fuzz corpus under the sanitizer build).
+// A scenario nests two levels ({"model": {...}}). Deeper values are refused as they are read:
+// printing a value back in a message recurses once per level, and 64 KB of "[" would overflow
+// the stack.
 constexpr int kMaxNesting = 16;
 
-// The deepest nesting of [ and { outside strings; approximate for invalid JSON, which the
-// parser refuses anyway.
-int nesting(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (escaped) {
-      escaped = false;
-    } else if (in_string) {
-      escaped = c == '\\';
-      in_string = c != '"';
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
+// One JSON document, read strictly: RFC 8259 (nlohmann's parser: no comments, no trailing
+// commas, valid UTF-8, nothing after the document), and through its callback, no key given
+// twice in one object (nlohmann would keep the last silently) and no nesting deeper than
+// kMaxNesting (the values past it are dropped as they are read, never built).
+struct StrictJson {
+  Json value;
+  std::string error;      // why the text is not JSON, and at which byte
+  std::string duplicate;  // the dotted path of the first key given twice ("model.layers")
+  int depth = 0;          // the deepest nesting seen
+};
+
+// Why nlohmann refused the text: its parse error, without the exception's name, and the byte.
+std::string parse_error(std::string_view text) {
+  struct Recorder : nlohmann::json_sax<Json> {
+    std::string error;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t byte, const std::string&,
+                     const nlohmann::detail::exception& e) override {
+      std::string what = e.what();
+      // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
+      const size_t colon = what.find(": ");
+      if (colon != std::string::npos) what = what.substr(colon + 2);
+      // "; last read: '...'" quotes the input raw, which may be half a UTF-8 character.
+      if (const size_t quote = what.find("; last read: "); quote != std::string::npos) {
+        what.erase(quote, what.find("; ", quote + 2) - quote);
+      }
+      // A whole document and then more: said plainly rather than as the token it expected.
+      if (what.find("expected end of input") != std::string::npos) {
+        what = "bytes after the document";
+      }
+      error = what + " at byte " + std::to_string(byte);
+      return false;
     }
-  }
-  return deepest;
+  } recorder;
+  Json::sax_parse(text.begin(), text.end(), &recorder);
+  return recorder.error;
+}
+
+StrictJson read_strict(std::string_view text) {
+  StrictJson out;
+  // Per open object or array, the keys so far and the key being read (a part of the dotted
+  // path; none for an array).
+  std::vector<std::pair<std::set<std::string>, std::string>> open;
+  auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    using E = Json::parse_event_t;
+    if (event == E::object_start || event == E::array_start) {
+      out.depth = std::max(out.depth, depth + 1);
+      if (depth >= kMaxNesting) return false;
+      open.emplace_back();
+    } else if (event == E::object_end || event == E::array_end) {
+      if (!open.empty() && depth < kMaxNesting) open.pop_back();
+    } else if (event == E::key && !open.empty() && depth <= kMaxNesting) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (!open.back().first.insert(key).second && out.duplicate.empty()) {
+        for (size_t i = 0; i + 1 < open.size(); ++i) {
+          if (!open[i].second.empty()) out.duplicate += open[i].second + ".";
+        }
+        out.duplicate += key;
+      }
+      open.back().second = key;
+    }
+    return true;
+  };
+  out.value = Json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
+  if (out.value.is_discarded()) out.error = parse_error(text);
+  return out;
 }
 
 // Characters, not bytes: a UTF-8 continuation byte starts no character.
@@ -56,7 +113,7 @@ size_t characters(const std::string& s) {
 }
 
 std::string show(const json& v) {
-  std::string s = v.dump();
+  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (s.size() <= 40) return s;
   // Cut at a character boundary: half a UTF-8 character would make the message itself invalid
   // UTF-8, which the page could not show.
@@ -68,7 +125,7 @@ std::string show(const json& v) {
 std::string joined(const std::vector<std::string>& items, bool quote) {
   std::string out;
   for (const std::string& item : items) {
-    out += (out.empty() ? "" : ", ") + (quote ? pe::quoted(item) : item);
+    out += (out.empty() ? "" : ", ") + (quote ? Json(item).dump() : item);
   }
   return out;
 }
@@ -111,15 +168,15 @@ class Reader {
         allowed.push_back(key.substr(prefix.size()));
       }
     }
-    for (size_t i = 0; i < o.size() && !failed(); ++i) {
-      const std::string& name = o.keys()[i];
+    for (const auto& [name, value] : o.items()) {
+      if (failed()) return;
       const std::string key = prefix + name;
       if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
         return fail(key, "unknown key " + show(json(key)) + ": allowed " + listed(allowed));
       }
       const Field* f = find_field(key);
       const bool group = f->type == FieldType::kObject || key == "model" || key == "precision";
-      if (group && o[i].is_object()) check_keys(o[i], key + ".");
+      if (group && value.is_object()) check_keys(value, key + ".");
     }
   }
 
@@ -131,18 +188,19 @@ class Reader {
       const size_t dot = key.find('.', start);
       const std::string part = key.substr(start, dot - start);
       if (!at->is_object()) return nullptr;
-      at = at->find(part);
-      if (!at) return nullptr;
+      const auto found = at->find(part);
+      if (found == at->end()) return nullptr;
+      at = &*found;
       if (dot == std::string::npos) return at;
       start = dot + 1;
     }
   }
 
   void read_bytes_value(const json& v) {
-    if (!v.is_number() || !std::isfinite(v.as_number())) {
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
       return fail("bytes_per_param", "bytes_per_param is " + show(v) + ": allowed a finite number");
     }
-    bytes_per_param = v.as_number();
+    bytes_per_param = v.get<double>();
   }
 
   void read(const Field& f, const json& v, Scenario& s) {
@@ -153,25 +211,29 @@ class Reader {
         return read_number(f, v, s);
       case FieldType::kBoolean:
         if (!v.is_boolean()) return fail(key, key + " is " + show(v) + ": allowed true or false");
-        return f.set(s, v.as_bool() ? 1 : 0);
+        return f.set(s, v.get<bool>() ? 1 : 0);
       case FieldType::kEnum: {
         const auto& c = f.choices;
-        const auto at = v.is_string() ? std::find(c.begin(), c.end(), v.as_string()) : c.end();
+        const auto at = v.is_string()
+                            ? std::find(c.begin(), c.end(), v.get_ref<const std::string&>())
+                            : c.end();
         if (at == c.end())
           return fail(key, key + " is " + show(v) + ": allowed " + joined(c, true));
         return f.set(s, static_cast<double>(static_cast<int>(at - c.begin())));
       }
       case FieldType::kString:
-        if (!v.is_string() || static_cast<double>(characters(v.as_string())) > f.max) {
+        if (!v.is_string() ||
+            static_cast<double>(characters(v.get_ref<const std::string&>())) > f.max) {
           return fail(key, key + " is " + show(v) + ": allowed a string of up to " +
                                std::to_string(static_cast<int>(f.max)) + " characters");
         }
-        s.model.name = v.as_string();
+        s.model.name = v.get_ref<const std::string&>();
         return;
       case FieldType::kPreset:
         return read_preset(f, v, s);
       case FieldType::kOrder: {
-        const auto order = v.is_string() ? order_from_text(v.as_string()) : std::nullopt;
+        const auto order =
+            v.is_string() ? order_from_text(v.get_ref<const std::string&>()) : std::nullopt;
         if (!order) {
           return fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, false) +
                                " in any order, each once, innermost first, e.g. \"tp,pp,dp\"");
@@ -189,10 +251,10 @@ class Reader {
  private:
   void read_number(const Field& f, const json& v, Scenario& s) {
     const std::string key = f.key;
-    if (!v.is_number() || !std::isfinite(v.as_number())) {
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
       return fail(key, key + " is " + show(v) + ": allowed a finite number");
     }
-    double x = v.as_number();
+    double x = v.get<double>();
     if (x == 0) x = 0;  // -0 passes every ">= 0" check but shows as "-0.0" in the report
     if (f.type == FieldType::kInteger &&
         (x != std::floor(x) || std::fabs(x) > std::numeric_limits<int>::max())) {
@@ -205,7 +267,7 @@ class Reader {
     const std::string key = f.key;
     const bool takes_object = key == "model" || key == "precision";
     if (takes_object && v.is_object()) return;  // its fields have rows of their own
-    const std::string name = v.is_string() ? v.as_string() : "";
+    const std::string name = v.is_string() ? v.get_ref<const std::string&>() : "";
     bool found = false;
     if (key == "gpu") {
       if (auto p = find_gpu(name)) s.gpu = *p, found = true;
@@ -306,17 +368,17 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
                                      " bytes: allowed at most " +
                                      std::to_string(kMaxScenarioBytes));
   }
-  if (const int depth = nesting(text); depth > kMaxNesting) {
-    return Result<Scenario>::failure("scenario nests " + std::to_string(depth) +
-                                     " levels deep: allowed at most " +
-                                     std::to_string(kMaxNesting));
-  }
   // JSON never holds a raw NUL (strings escape it), and the parser would stop reading there.
   if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
     return Result<Scenario>::failure("scenario has a NUL byte at byte " + std::to_string(nul) +
                                      ": allowed one JSON object and nothing after it");
   }
-  const Json::Parsed parsed = Json::parse(text);
+  const StrictJson parsed = read_strict(text);
+  if (parsed.depth > kMaxNesting) {
+    return Result<Scenario>::failure("scenario nests " + std::to_string(parsed.depth) +
+                                     " levels deep: allowed at most " +
+                                     std::to_string(kMaxNesting));
+  }
   if (!parsed.error.empty()) {
     return Result<Scenario>::failure("scenario is not valid JSON: " + parsed.error +
                                      ": allowed one JSON object");

@@ -226,11 +226,13 @@ json report_json(const Report& r) {
   return out;
 }
 
+// A message may quote what the user gave, cut anywhere: never let a stray byte of it make the
+// dump throw (the wasm build would abort), but show it as U+FFFD.
 std::string error_json(const Problem& problem) {
   return json{{"error",
                {{"key", problem.key.empty() ? json(nullptr) : json(problem.key)},
                 {"message", problem.message}}}}
-      .dump();
+      .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string schema_text() { return schema_json().dump(); }

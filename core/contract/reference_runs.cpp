@@ -1,7 +1,7 @@
 #include "contract/reference_runs.h"
 
 #include "contract/contract.h"
-#include "json/json.h"
+#include "model/schema.h"
 
 namespace pe {
 namespace {
@@ -285,7 +285,7 @@ const char* metric_section(Metric metric) {
 std::string reference_runs_json() {
   json out = json::array();
   for (const ReferenceRun& run : reference_runs()) {
-    json report = Json::parse(evaluate_json(run.scenario_json, false)).value;
+    json report = json::parse(evaluate_json(run.scenario_json, false), nullptr, false);
     json row = {{"name", run.name},
                 {"source", run.source},
                 {"table", run.table},
@@ -295,7 +295,7 @@ std::string reference_runs_json() {
     if (report.contains("time")) {
       const std::string section = metric_section(run.metric);
       const json& from = section.empty() ? report : report[section];
-      const double predicted = from[metric_key(run.metric)].as_number();
+      const double predicted = from[metric_key(run.metric)].get<double>();
       row["predicted"] = predicted;
       row["error"] = run.published > 0 ? json(predicted / run.published - 1) : json(nullptr);
     }

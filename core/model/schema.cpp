@@ -404,10 +404,10 @@ std::string schema_markdown() {
   const json rows = schema_json()["fields"];
   for (size_t i = 0; i < rows.size(); ++i) {
     const json& row = rows[i];
-    md += "| `" + row["key"].as_string() + "` | " + row["type"].as_string() + " | " +
+    md += "| `" + row["key"].get<std::string>() + "` | " + row["type"].get<std::string>() + " | " +
           (row["default"].is_null() ? "" : "`" + row["default"].dump() + "`") + " | " +
-          allowed(fields()[i], row) + " | " + row["unit"].as_string() + " | " +
-          row["doc"].as_string() + " |\n";
+          allowed(fields()[i], row) + " | " + row["unit"].get<std::string>() + " | " +
+          row["doc"].get<std::string>() + " |\n";
   }
   return md;
 }

@@ -5,14 +5,17 @@
 // core/README.md's scenario table and the fuzz dictionary (tests check the last two against it).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "json/json.h"
 #include "model/scenario.h"
 
 namespace pe {
+
+// The core's JSON: the contract's reader and writer, and the field table's values.
+using Json = nlohmann::json;
 
 enum class FieldType {
   kInteger,  // a whole number

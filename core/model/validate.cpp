@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "json/json.h"
 #include "model/schema.h"
 #include "model/transformer.h"
 

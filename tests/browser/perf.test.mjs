@@ -14,10 +14,10 @@ import { buildSite, useLab } from './harness.mjs';
 import { longTasksDuringSearch, openFleet, payload, toggleCounts } from './measure.mjs';
 
 // The first load's budget per file type, gzipped (level 9), of the published folder. The
-// wasm holds the whole model (five seams, mixtures of experts, the derivations); the JS is the
-// page, about 7 KB of it Emscripten's glue. The first load's target, 60 KB in all, is not met:
+// wasm holds the whole model (five seams, mixtures of experts, the derivations) and
+// nlohmann/json (13 KB of it); the JS is the page, about 7 KB of it Emscripten's glue. The first load's target, 60 KB in all, is not met:
 // scripts/bench prints the figure beside it. The SVG is the favicon.
-const FIRST_LOAD_GZIP_BYTES = { HTML: 2e3, CSS: 8e3, JS: 45e3, wasm: 80e3, svg: 1e3 };
+const FIRST_LOAD_GZIP_BYTES = { HTML: 2e3, CSS: 8e3, JS: 45e3, wasm: 90e3, svg: 1e3 };
 
 // DOM writes per toggle: in the book's view at most 32 per GPU (a tile's place, size, label
 // and data attributes, and the panels' numbers); on the fleet map, drawn as one path per colour
