@@ -16,7 +16,7 @@ using nlohmann::json;
 class Explained : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Explained, EveryDerivationGivesTheReportsNumber) {
-  const json r = json::parse(evaluate_json(GetParam()));
+  const json r = json::parse(explain_json(GetParam(), ""));
   ASSERT_FALSE(r.contains("error")) << r["error"];
   ASSERT_GE(r["explain"].size(), 6u);
   for (const auto& [key, d] : r["explain"].items()) {
@@ -51,7 +51,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // The book's own numbers, as the chapter would write them.
 TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {
-  const json r = json::parse(evaluate_json("{}"));
+  const json r = json::parse(explain_json("{}", ""));
   EXPECT_EQ(r["explain"]["memory.per_gpu_bytes"]["text"], "256 GB = 16e9 params × 16 B/param");
   EXPECT_EQ(r["explain"]["memory.params_per_gpu"]["text"], "16e9 = 16e9 params ÷ (TP 1 × PP 1)");
   EXPECT_EQ(r["explain"]["comms.data.bytes_per_gpu_per_step"]["text"],
@@ -61,7 +61,7 @@ TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {
 // Where each seam's groups sit, in words that follow the nesting order.
 TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
   const json rule =
-      json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
+      json::parse(explain_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})", ""));
   EXPECT_EQ(
       rule["explain"]["comms.tensor.link_bytes_per_s"]["text"],
       "240 GB/s, NVLink (300 GB/s × 0.8): TP groups of 4 GPUs, neighbouring ranks, each sit in one "
@@ -70,8 +70,8 @@ TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
             "2 GPUs = DP 2; members are 8 ranks apart (TP 4 × PP 2 nested inside), order tp,pp,dp");
   EXPECT_EQ(rule["explain"]["order.order_cost_s"]["text"], "0 s: tp,pp,dp is the chapter's order");
 
-  const json broken = json::parse(
-      evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})"));
+  const json broken = json::parse(explain_json(
+      R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})", ""));
   EXPECT_EQ(broken["explain"]["comms.tensor.link_bytes_per_s"]["text"],
             "25 GB/s, the network: TP groups of 4 GPUs, 4 ranks apart (DP 2 × PP 2 nested "
             "inside), span nodes of 8 GPUs");
@@ -80,7 +80,7 @@ TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
 
 TEST(Explain, TheBooksFactorsAndMessages) {
   const json r =
-      json::parse(evaluate_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})"));
+      json::parse(explain_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})", ""));
   EXPECT_EQ(r["explain"]["memory.shard_factor"]["text"], "8× = TP 4 × PP 2");
   EXPECT_EQ(r["explain"]["precision.bytes_per_param"]["text"],
             "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v (mixed_bf16)");
@@ -88,6 +88,26 @@ TEST(Explain, TheBooksFactorsAndMessages) {
   EXPECT_EQ(r["explain"]["memory.headroom_bytes"]["text"], "48 GB = 80 GB GPU − 32 GB needed");
   EXPECT_EQ(r["explain"]["comms.tensor.messages_per_step"]["text"],
             "25600 = 4 per layer × 25 layers × 256 micro-batches");
+}
+
+// A report lists the numbers it explains; each is derived on its own when asked for, the same
+// derivation as in the whole list; a key it does not explain is refused, naming the ones it does.
+TEST(Explain, OneNumberAtATime) {
+  const char* scenario = R"({"seams":{"data":true,"tensor":true,"pipeline":true}})";
+  const json report = json::parse(evaluate_json(scenario));
+  const json all = json::parse(explain_json(scenario, ""))["explain"];
+  EXPECT_FALSE(report.contains("explain"));
+  ASSERT_EQ(report["explained"].size(), all.size());
+  for (const auto& key : report["explained"]) {
+    EXPECT_EQ(json::parse(explain_json(scenario, key.get<std::string>())),
+              all[key.get<std::string>()])
+        << key;
+  }
+  EXPECT_FALSE(all.contains("comms.context.time_s"));  // CP is off: nothing to explain
+  const json e = json::parse(explain_json(scenario, "comms.context.time_s"))["error"];
+  EXPECT_EQ(e["key"], "key");
+  EXPECT_NE(e["message"].get<std::string>().find("allowed memory.per_gpu_bytes"), std::string::npos)
+      << e;
 }
 
 }  // namespace

@@ -54,6 +54,11 @@ std::string plan(const std::string& scenario, int top_k, double headroom) {
 }
 #endif
 
+// The math behind one number of the report, or (key "") the report with all of it.
+std::string explain(const std::string& scenario, const std::string& key) {
+  return pe::explain_json(scenario, key);
+}
+
 std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
 
 std::string timeline(int stages, int microbatches) {
@@ -86,6 +91,7 @@ emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
 EMSCRIPTEN_BINDINGS(parallelism_explorer) {
   emscripten::function("evaluate", &evaluate);
   emscripten::function("evaluateSummary", &evaluate_summary);
+  emscripten::function("explain", &explain);
   emscripten::function("timeline", &timeline);
   emscripten::function("layouts", &layouts);
   emscripten::function("ranks", &ranks);

@@ -71,6 +71,19 @@ export async function createLab({ planner = false, ...options } = {}) {
     evaluate: (scenario = {}) => call(module.evaluate, toJson(scenario)),
     // The report without ranks[]: for fleets, pair it with ranks().
     evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
+    // The math behind one number of the scenario's report, a key its report lists under
+    // `explained` ('memory.per_gpu_bytes'): { formula, text, result, source }. Without a key,
+    // the full report with every derivation under `explain`. A key the report does not
+    // explain throws a LabError with key 'key', naming the keys it does.
+    explain(scenario = {}, key = '') {
+      if (typeof key !== 'string') {
+        throw new LabError(
+          `key is ${typeof key}: allowed a report key such as "time.step_s"`,
+          'key',
+        );
+      }
+      return call(module.explain, toJson(scenario), key);
+    },
     // The planner (createLab({ planner: true }) only): { evaluated, feasible, why_best,
     // warnings, plans: [...] }, one plan per DP×TP×PP (×CP×EP) layout, fastest first, each
     // with its layout's next fastest in variants.

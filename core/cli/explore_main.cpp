@@ -24,7 +24,9 @@ int fail(const std::string& message) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: explore [--plan] [FILE|-]   (no file: the book lab's default scenario)\n"
+               "usage: explore [--plan | --explain KEY] [FILE|-]   (no file: the book lab's "
+               "default scenario;\n"
+               "         --explain all: the report with every derivation)\n"
                "       explore --schema | --schema-table\n");
   return 2;
 }
@@ -87,7 +89,11 @@ int main(int argc, char** argv) {
                                          : pe::schema_markdown());
   }
   const bool planning = first == "--plan";
+  const bool explaining = first == "--explain";
+  if (explaining && argc < 3) return usage();
+  const std::string explain_key = explaining ? argv[2] : "";
   if (planning) --argc, ++argv;
+  if (explaining) argc -= 2, argv += 2;
   if (argc > 2) return usage();
   std::string text = "{}";
   if (argc == 2) {
@@ -97,7 +103,10 @@ int main(int argc, char** argv) {
     text = read_input(arg, problem);
     if (!problem.empty()) return fail(problem);
   }
-  const std::string result = planning ? pe::plan_json(text, 10) : pe::evaluate_json(text);
+  const std::string result = planning ? pe::plan_json(text, 10)
+                             : explaining
+                                 ? pe::explain_json(text, explain_key == "all" ? "" : explain_key)
+                                 : pe::evaluate_json(text);
   const auto out = nlohmann::json::parse(result, nullptr, false);
   if (out.contains("error")) return fail(out["error"]["message"].get<std::string>());
   return write_out(out.dump(2) + "\n");

@@ -38,9 +38,15 @@ Json report_json(const Report& r);
 
 // parse_scenario + evaluate + report_json, with the resolved scenario under "scenario".
 // The report also carries "layouts" (accepted_layouts) so a page needs one call per change,
-// and "explain": {report key: {formula, text, result, source}} (explain.h).
+// and "explained": the keys of the numbers explain_json can derive (explain.h).
 // On failure: error_json.
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
+
+// The math behind one number of the scenario's report (explain.h): {"formula", "text",
+// "result", "source"} for `key`, a key the report lists under "explained"; with an empty key,
+// the whole report (ranks included) with every derivation under "explain". A key the report
+// does not explain is an error naming "key" and the keys it does.
+std::string explain_json(std::string_view scenario_text, std::string_view key);
 
 // The explicit layouts the scenario's GPU count and model allow (explorer.h accepted_layouts):
 // {"layouts": [[dp, tp, pp], ...]}, or {"error": "..."} for a bad scenario.

@@ -237,25 +237,62 @@ std::string error_json(const Problem& problem) {
 
 std::string schema_text() { return schema_json().dump(); }
 
+namespace {
+
+json derivation_json(const Derivation& d) {
+  return {{"formula", d.formula}, {"text", d.text}, {"result", d.result}, {"source", d.source}};
+}
+
+// The page's report: the model's, with the reader's warnings first, the resolved scenario, the
+// layouts a page may offer and the keys of the numbers it can explain; with every derivation
+// too when `with_explain`.
+json page_report(const Scenario& scenario, const std::vector<std::string>& read_warnings,
+                 const Report& report, bool with_explain) {
+  json out = report_json(report);
+  json warnings = read_warnings;
+  for (const auto& w : out["warnings"]) warnings.push_back(w);
+  out["warnings"] = warnings;
+  out["scenario"] = scenario_json(scenario);
+  out["layouts"] = layouts_of(scenario);
+  out["explained"] = explained_keys(scenario, report);
+  if (with_explain) {
+    json explained = json::object();
+    for (const Derivation& d : derivations(scenario, report)) explained[d.key] = derivation_json(d);
+    out["explain"] = explained;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
   std::vector<std::string> read_warnings;
   const Result<Scenario> scenario = parse_scenario(scenario_text, &read_warnings);
   if (!scenario.ok()) return error_json(scenario.problem());
   const Result<Report> report = evaluate(scenario.value(), with_ranks);
   if (!report.ok()) return error_json(report.problem());
-  json out = report_json(report.value());
-  json warnings = read_warnings;
-  for (const auto& w : out["warnings"]) warnings.push_back(w);
-  out["warnings"] = warnings;
-  out["scenario"] = scenario_json(scenario.value());
-  out["layouts"] = layouts_of(scenario.value());
-  json explained = json::object();
-  for (const Derivation& d : derivations(scenario.value(), report.value())) {
-    explained[d.key] = {
-        {"formula", d.formula}, {"text", d.text}, {"result", d.result}, {"source", d.source}};
+  return page_report(scenario.value(), read_warnings, report.value(), false).dump();
+}
+
+std::string explain_json(std::string_view scenario_text, std::string_view key) {
+  std::vector<std::string> read_warnings;
+  const Result<Scenario> scenario = parse_scenario(scenario_text, &read_warnings);
+  if (!scenario.ok()) return error_json(scenario.problem());
+  const Result<Report> report = evaluate(scenario.value(), /*with_ranks=*/key.empty());
+  if (!report.ok()) return error_json(report.problem());
+  if (key.empty()) return page_report(scenario.value(), read_warnings, report.value(), true).dump();
+  if (const auto d = derivation(scenario.value(), report.value(), key)) {
+    return derivation_json(*d).dump();
   }
-  out["explain"] = explained;
-  return out.dump();
+  std::string allowed;
+  for (const std::string& k : explained_keys(scenario.value(), report.value())) {
+    allowed += (allowed.empty() ? "" : ", ") + k;
+  }
+  // The key as given, cut short: error_json shows a byte the cut splits as U+FFFD.
+  const std::string shown =
+      key.size() > 40 ? std::string(key.substr(0, 40)) + "..." : std::string(key);
+  return error_json(
+      {"key", "key \"" + shown + "\" is no number this report explains: allowed " + allowed});
 }
 
 std::string timeline_json(int stages, int microbatches) {

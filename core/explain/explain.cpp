@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <tuple>
 
 #include "model/comms.h"
@@ -65,7 +66,6 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
   const double expert = r.memory.stages[r.memory.peak_stage].expert_params_per_gpu;
   const double psi = r.memory.params_per_gpu - expert;
   Derivation d;
-  d.key = "memory.per_gpu_bytes";
   d.result = states(p, psi, z, dp) + b.activations_bytes + b.overhead_bytes;
   if (expert > 0) {
     const int edp = expert_data_parallel(s, r.degrees);
@@ -102,7 +102,6 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
 
 Derivation params_per_gpu(const Scenario& s, const Report& r) {
   Derivation d;
-  d.key = "memory.params_per_gpu";
   const Degrees& g = r.degrees;
   const StageMemory& peak = r.memory.stages[r.memory.peak_stage];
   if (peak.expert_params_per_gpu > 0) {
@@ -135,9 +134,8 @@ Derivation params_per_gpu(const Scenario& s, const Report& r) {
   return d;
 }
 
-Derivation link_time(const char* seam, const SeamTraffic& t) {
+Derivation link_time(const SeamTraffic& t) {
   Derivation d;
-  d.key = std::string("comms.") + seam + ".time_s";
   d.result = t.link_bytes_per_s > 0 ? t.bytes_per_gpu_per_step / t.link_bytes_per_s : 0;
   d.formula = "bytes per GPU per step ÷ link bandwidth per direction";
   d.text = secs(d.result) + " = " + bytes(t.bytes_per_gpu_per_step) + " ÷ " +
@@ -150,11 +148,10 @@ Derivation link_time(const char* seam, const SeamTraffic& t) {
 // message's terms are shown only when they multiply to the message the model sends (a stage
 // other than the memory peak, or a rule not written out here, shows the message's bytes).
 // Two derivations: the message, and the bytes per step.
-std::vector<Derivation> traffic(const char* seam, const SeamTraffic& t, std::string message_formula,
+std::vector<Derivation> traffic(const SeamTraffic& t, std::string message_formula,
                                 std::string message_text, double message_bytes,
                                 std::string source) {
   Derivation m;
-  m.key = std::string("comms.") + seam + ".bytes_per_message";
   m.result = t.bytes_per_message;
   m.formula = message_formula;
   m.text = bytes(m.result) + " = " + message_text;
@@ -164,7 +161,6 @@ std::vector<Derivation> traffic(const char* seam, const SeamTraffic& t, std::str
   }
   m.source = source;
   Derivation d;
-  d.key = std::string("comms.") + seam + ".bytes_per_gpu_per_step";
   d.result = t.bytes_per_message * t.messages_per_step;
   d.formula = message_formula + ", × messages per step";
   d.text = bytes(d.result) + " = " + message_text + " × " + num(t.messages_per_step) + " per step";
@@ -176,7 +172,7 @@ std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;
   const double n = 1.0 * r.degrees.dp * r.degrees.cp, psi = r.memory.params_per_gpu;
   if (r.memory.stages[r.comms.stage].expert_params_per_gpu > 0) {
-    return traffic("data", r.comms.data,
+    return traffic(r.comms.data,
                    "(n−1)/n × Ψ × gradient (and weight) bytes, dense "
                    "parameters over DP×CP, experts over their own data-parallel group",
                    bytes(r.comms.data.bytes_per_message) + " per message",
@@ -185,14 +181,14 @@ std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
   }
   const std::string share = "(" + num(n) + "−1)/" + num(n);
   if (s.zero_stage == 0) {
-    return traffic("data", r.comms.data, "2 × (d−1)/d × Ψ × grad bytes (ring all-reduce)",
+    return traffic(r.comms.data, "2 × (d−1)/d × Ψ × grad bytes (ring all-reduce)",
                    "2 × " + share + " × " + num(psi) + " params × " + num(p.grad_bytes) + " B",
                    2 * (n - 1) / n * psi * p.grad_bytes,
                    "ring all-reduce volume, nccl-tests PERFORMANCE.md");
   }
   const double w = s.zero_stage >= 3 ? 2 * p.weight_bytes : p.weight_bytes;
   return traffic(
-      "data", r.comms.data,
+      r.comms.data,
       "(d−1)/d × Ψ × (grad + weight bytes): reduce-scatter gradients, all-gather weights",
       share + " × " + num(psi) + " params × (" + num(p.grad_bytes) + " + " + num(w) + ") B",
       (n - 1) / n * psi * (p.grad_bytes + w), "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
@@ -203,7 +199,7 @@ std::vector<Derivation> context_traffic(const Scenario& s, const Report& r) {
   const double kv = kv_elements_per_token(s.model) / r.degrees.tp;
   const double tokens = s.micro_batch * s.seq_len / cp;
   if (s.context_parallel == ContextParallel::kUlysses) {
-    return traffic("context", r.comms.context,
+    return traffic(r.comms.context,
                    "(s/cp)·b × (Q, K, V and output values) ÷ t × (cp−1)/cp × 2 B per exchange",
                    num(tokens) + " tokens × (cp " + num(cp) + " − 1)/" + num(cp) + " × 2 B × " +
                        "their Q, K, V, O values",
@@ -211,7 +207,7 @@ std::vector<Derivation> context_traffic(const Scenario& s, const Report& r) {
                    "Jacobs et al. 2023 (DeepSpeed-Ulysses, arXiv:2309.14509) Sec. 3.1");
   }
   const bool ring = s.context_parallel == ContextParallel::kRing;
-  return traffic("context", r.comms.context,
+  return traffic(r.comms.context,
                  ring ? "(s/cp)·b × K/V values ÷ t × 2 B per ring pass"
                       : "(cp−1) × (s/cp)·b × K/V values ÷ t × 2 B per all-gather",
                  (ring ? "" : num(cp - 1) + " × ") + num(tokens) + " tokens × " + num(kv) +
@@ -226,7 +222,7 @@ std::vector<Derivation> expert_traffic(const Scenario& s, const Report& r) {
   const double tokens =
       s.micro_batch * s.seq_len / (1.0 * r.degrees.cp) * s.expert_tp / r.degrees.tp;
   return traffic(
-      "expert", r.comms.expert, "tokens × top-k × capacity × h × 2 B × (ep−1)/ep per all-to-all",
+      r.comms.expert, "tokens × top-k × capacity × h × 2 B × (ep−1)/ep per all-to-all",
       num(tokens) + " tokens × " + str(s.model.experts_per_token) + " × " +
           num(s.expert_capacity()) + " × " + str(s.model.hidden) + " × 2 B × (" + num(ep) + "−1)/" +
           num(ep),
@@ -238,12 +234,12 @@ std::vector<Derivation> tensor_traffic(const Scenario& s, const Report& r) {
   const double t = r.degrees.tp;
   const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
   if (s.sequence_parallel) {
-    return traffic(
-        "tensor", r.comms.tensor, "(t−1)/t × b·s·h × 2 B per all-gather or reduce-scatter",
-        "(" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B", (t - 1) / t * bsh * 2,
-        "Korthikanti et al. 2022 Sec. 4.2.2; Megatron-Core tensor_parallel/layers.py");
+    return traffic(r.comms.tensor, "(t−1)/t × b·s·h × 2 B per all-gather or reduce-scatter",
+                   "(" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
+                   (t - 1) / t * bsh * 2,
+                   "Korthikanti et al. 2022 Sec. 4.2.2; Megatron-Core tensor_parallel/layers.py");
   }
-  return traffic("tensor", r.comms.tensor, "2 × (t−1)/t × b·s·h × 2 B per all-reduce",
+  return traffic(r.comms.tensor, "2 × (t−1)/t × b·s·h × 2 B per all-reduce",
                  "2 × (" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
                  2 * (t - 1) / t * bsh * 2,
                  "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; ring all-reduce volume");
@@ -252,19 +248,18 @@ std::vector<Derivation> tensor_traffic(const Scenario& s, const Report& r) {
 std::vector<Derivation> pipeline_traffic(const Scenario& s, const Report& r) {
   const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
   if (s.sequence_parallel || s.pp_scatter_gather) {
-    return traffic("pipeline", r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
+    return traffic(r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
                    num(bsh) + " (b·s·h) ÷ TP " + str(r.degrees.tp) + " × 2 B",
                    bsh / r.degrees.tp * 2,
                    "Narayanan et al. 2021 Sec. 4.1; sliced across the TP ranks with SP");
   }
-  return traffic("pipeline", r.comms.pipeline, "b·s·h × 2 B per send", num(bsh) + " (b·s·h) × 2 B",
-                 bsh * 2, "Narayanan et al. 2021 Sec. 4.1; Megatron-Core sends whole without SP");
+  return traffic(r.comms.pipeline, "b·s·h × 2 B per send", num(bsh) + " (b·s·h) × 2 B", bsh * 2,
+                 "Narayanan et al. 2021 Sec. 4.1; Megatron-Core sends whole without SP");
 }
 
 Derivation step_time(const Report& r) {
   const TimeReport& t = r.time;
   Derivation d;
-  d.key = "time.step_s";
   d.result = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
   d.formula =
       "slowest stage's compute + pipeline bubble + communication not hidden behind "
@@ -281,7 +276,6 @@ Derivation step_time(const Report& r) {
 Derivation mfu(const Scenario& s, const Report& r) {
   const TimeReport& t = r.time;
   Derivation d;
-  d.key = "time.mfu";
   d.result = t.model_flops_per_step / (t.step_s * r.active_gpus * s.gpu.peak_tflops * 1e12);
   d.formula = "model FLOPs per step ÷ (step time × GPUs × peak FLOP/s)";
   d.text = num(d.result * 100) + "% = " + num(t.model_flops_per_step) + " FLOPs ÷ (" +
@@ -294,7 +288,6 @@ Derivation mfu(const Scenario& s, const Report& r) {
 Derivation bubble(const Report& r) {
   const TimeReport& t = r.time;
   Derivation d;
-  d.key = "pipeline.bubble_fraction";
   d.result = t.step_s > 0 ? t.bubble_s / t.step_s : 0;
   d.formula =
       "bubble time ÷ step time: the idle share of the step; the bubble is (p − 1) ÷ v "
@@ -308,7 +301,6 @@ Derivation bubble(const Report& r) {
 
 Derivation cost_per_day(const Scenario& s, const Report& r) {
   Derivation d;
-  d.key = "cost.usd_per_day";
   d.result = r.gpus * 24.0 * s.price_per_gpu_hour;
   d.formula = "GPUs × 24 h × price per GPU-hour";
   d.text = "$" + num(d.result) + " = " + str(r.gpus) + " GPUs × 24 h × $" +
@@ -320,7 +312,6 @@ Derivation cost_per_day(const Scenario& s, const Report& r) {
 Derivation shard_factor(const Report& r) {
   const Degrees& g = r.degrees;
   Derivation d;
-  d.key = "memory.shard_factor";
   d.result = 1.0 * g.tp * g.pp;
   d.formula = "TP × PP: the pieces tensor and pipeline parallelism cut the model into";
   d.text = num(d.result) + "× = TP " + str(g.tp) + " × PP " + str(g.pp);
@@ -331,7 +322,6 @@ Derivation shard_factor(const Report& r) {
 Derivation headroom(const Report& r) {
   const MemoryReport& m = r.memory;
   Derivation d;
-  d.key = "memory.headroom_bytes";
   d.result = m.gpu_memory_bytes - m.per_gpu_bytes;
   d.formula = "GPU memory − memory per GPU (negative: it does not fit)";
   d.text = bytes(d.result) + " = " + bytes(m.gpu_memory_bytes) + " GPU − " +
@@ -343,7 +333,6 @@ Derivation headroom(const Report& r) {
 Derivation bytes_per_param(const Report& r) {
   const Precision& p = r.precision;
   Derivation d;
-  d.key = "precision.bytes_per_param";
   d.result = p.weight_bytes + p.grad_bytes + p.master_bytes + p.adam_m_bytes + p.adam_v_bytes;
   d.formula = "weight + gradient + master copy + Adam m + Adam v, bytes per parameter";
   d.text = num(d.result) + " B/param = " + num(p.weight_bytes) + " weight + " + num(p.grad_bytes) +
@@ -357,7 +346,6 @@ Derivation bytes_per_param(const Report& r) {
 Derivation model_params(const Scenario& s, const Report& r) {
   const ModelSpec& m = s.model;
   Derivation d;
-  d.key = "model_params";
   d.result = m.params;
   if (shape_params(m, s.seq_len) == r.model_params) {
     const double embedding = embedding_params(m, s.seq_len), output = output_params(m);
@@ -405,10 +393,9 @@ const char* kLayoutSource =
     "rank layout: ranks numbered innermost seam first (Megatron-LM's tp,pp,dp: Narayanan et "
     "al. 2021 Sec. 3.3); node = rank ÷ GPUs per node";
 
-Derivation group_size(const Scenario& s, const Report& r, Seam seam, const char* name) {
+Derivation group_size(const Scenario& s, const Report& r, Seam seam) {
   const Degrees& g = r.degrees;
   Derivation d;
-  d.key = std::string("comms.") + name + ".group_size";
   // Gradients are reduced over DP x CP: each CP rank saw part of every sequence (comms.cpp).
   const int cp = seam == Seam::kData ? g.cp : 1;
   d.result = 1.0 * degree_of(g, seam) * cp;
@@ -424,13 +411,12 @@ Derivation group_size(const Scenario& s, const Report& r, Seam seam, const char*
 
 // The link a seam's traffic rides, with why: where its groups sit in the nesting order. A
 // pipeline's link is that of the busiest stage's hops to its neighbouring stages (comms.cpp).
-Derivation link(const Scenario& s, const Report& r, Seam seam, const char* name) {
+Derivation link(const Scenario& s, const Report& r, Seam seam) {
   const Degrees& g = r.degrees;
   const bool pipeline = seam == Seam::kPipeline;
   const bool spans = pipeline ? std::string(r.comms.pipeline.link) == "network"
                               : group_spans_nodes(g, s.gpus_per_node, s.order, seam);
   Derivation d;
-  d.key = std::string("comms.") + name + ".link_bytes_per_s";
   d.result = link_rate(spans, s);
   d.formula =
       "NVLink (at the share of its rate NCCL reaches) when the seam's groups sit in one "
@@ -457,7 +443,6 @@ Derivation messages(const Scenario& s, const Report& r, const char* name) {
   const int m = r.pipeline.microbatches;
   const int stage = r.comms.stage;
   Derivation d;
-  d.key = std::string("comms.") + name + ".messages_per_step";
   if (std::string(name) == "data") {
     const DataParallelParts parts = data_parallel_parts(s, r.degrees, 0, m);
     d.result = parts.reductions + parts.gathers;
@@ -500,7 +485,6 @@ Derivation pipeline_time(const Scenario& s, const Report& r) {
   const double to_next = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + 1) % p), s);
   const double to_prev = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + p - 1) % p), s);
   Derivation d;
-  d.key = "comms.pipeline.time_s";
   d.result = t.bytes_per_message * m * (next / to_next + prev / to_prev);
   d.formula =
       "message × micro-batches × (sends forward ÷ that hop's link + sends backward ÷ "
@@ -514,7 +498,6 @@ Derivation pipeline_time(const Scenario& s, const Report& r) {
 
 Derivation order_cost(const Scenario& s, const Report& r) {
   Derivation d;
-  d.key = "order.order_cost_s";
   d.result = r.time.step_s - r.rule_order_step_s;
   d.formula = "step time in this nesting order − step time in the chapter's tp,pp,dp, same degrees";
   if (s.order == kBookOrder) {
@@ -527,35 +510,88 @@ Derivation order_cost(const Scenario& s, const Report& r) {
   return d;
 }
 
-}  // namespace
+// Every number the report explains, under its report key, with the function that derives it:
+// a derivation is built only when asked for, so a report lists its keys at no cost.
+using Catalogue = std::vector<std::pair<std::string, std::function<Derivation()>>>;
 
-std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
-  std::vector<Derivation> out = {
-      memory_per_gpu(s, r), params_per_gpu(s, r), shard_factor(r), headroom(r), bytes_per_param(r),
-      model_params(s, r),   step_time(r),         mfu(s, r),       bubble(r),   cost_per_day(s, r),
-      order_cost(s, r)};
-  const auto add = [&out](std::vector<Derivation> more) {
-    for (Derivation& d : more) out.push_back(std::move(d));
+Catalogue catalogue(const Scenario& s, const Report& r) {
+  Catalogue out;
+  const auto add = [&out](std::string key, std::function<Derivation()> build) {
+    out.emplace_back(std::move(key), std::move(build));
   };
-  if (r.comms.data.active) add(data_traffic(s, r));
-  if (r.comms.tensor.active) add(tensor_traffic(s, r));
-  if (r.comms.pipeline.active) add(pipeline_traffic(s, r));
-  if (r.comms.context.active) add(context_traffic(s, r));
-  if (r.comms.expert.active) add(expert_traffic(s, r));
+  add("memory.per_gpu_bytes", [&] { return memory_per_gpu(s, r); });
+  add("memory.params_per_gpu", [&] { return params_per_gpu(s, r); });
+  add("memory.shard_factor", [&] { return shard_factor(r); });
+  add("memory.headroom_bytes", [&] { return headroom(r); });
+  add("precision.bytes_per_param", [&] { return bytes_per_param(r); });
+  add("model_params", [&] { return model_params(s, r); });
+  add("time.step_s", [&] { return step_time(r); });
+  add("time.mfu", [&] { return mfu(s, r); });
+  add("pipeline.bubble_fraction", [&] { return bubble(r); });
+  add("cost.usd_per_day", [&] { return cost_per_day(s, r); });
+  add("order.order_cost_s", [&] { return order_cost(s, r); });
+  using Traffic = std::vector<Derivation> (*)(const Scenario&, const Report&);
+  const std::tuple<const char*, const SeamTraffic*, Traffic> traffics[] = {
+      {"data", &r.comms.data, data_traffic},
+      {"tensor", &r.comms.tensor, tensor_traffic},
+      {"pipeline", &r.comms.pipeline, pipeline_traffic},
+      {"context", &r.comms.context, context_traffic},
+      {"expert", &r.comms.expert, expert_traffic}};
+  for (const auto& [name, t, traffic] : traffics) {
+    if (!t->active) continue;
+    const std::string at = std::string("comms.") + name + ".";
+    add(at + "bytes_per_message", [&s, &r, f = traffic] { return f(s, r)[0]; });
+    add(at + "bytes_per_gpu_per_step", [&s, &r, f = traffic] { return f(s, r)[1]; });
+  }
+  // Where the three book seams' groups sit, and how often they talk.
   const std::tuple<const char*, Seam, const SeamTraffic*> seams[] = {
       {"data", Seam::kData, &r.comms.data},
       {"tensor", Seam::kTensor, &r.comms.tensor},
       {"pipeline", Seam::kPipeline, &r.comms.pipeline}};
   for (const auto& [name, seam, t] : seams) {
     if (!t->active) continue;
-    out.push_back(group_size(s, r, seam, name));
-    out.push_back(link(s, r, seam, name));
-    out.push_back(messages(s, r, name));
-    // A pipeline stage's two hops may ride different links: each at its own rate.
-    out.push_back(t == &r.comms.pipeline ? pipeline_time(s, r) : link_time(name, *t));
+    const std::string at = std::string("comms.") + name + ".";
+    add(at + "group_size", [&s, &r, seam = seam] { return group_size(s, r, seam); });
+    add(at + "link_bytes_per_s", [&s, &r, seam = seam] { return link(s, r, seam); });
+    add(at + "messages_per_step", [&s, &r, name = name] { return messages(s, r, name); });
   }
-  if (r.comms.context.active) out.push_back(link_time("context", r.comms.context));
-  if (r.comms.expert.active) out.push_back(link_time("expert", r.comms.expert));
+  // A pipeline stage's two hops may ride different links: each at its own rate.
+  for (const auto& [name, t, traffic] : traffics) {
+    if (!t->active) continue;
+    const std::string key = std::string("comms.") + name + ".time_s";
+    if (t == &r.comms.pipeline) {
+      add(key, [&s, &r] { return pipeline_time(s, r); });
+    } else {
+      add(key, [t = t] { return link_time(*t); });
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> explained_keys(const Scenario& s, const Report& r) {
+  std::vector<std::string> keys;
+  for (const auto& entry : catalogue(s, r)) keys.push_back(entry.first);
+  return keys;
+}
+
+std::optional<Derivation> derivation(const Scenario& s, const Report& r, std::string_view key) {
+  for (const auto& [k, build] : catalogue(s, r)) {
+    if (k != key) continue;
+    Derivation d = build();
+    d.key = k;
+    return d;
+  }
+  return std::nullopt;
+}
+
+std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
+  std::vector<Derivation> out;
+  for (const auto& [key, build] : catalogue(s, r)) {
+    out.push_back(build());
+    out.back().key = key;
+  }
   return out;
 }
 

@@ -2,9 +2,12 @@
 // in, the result and the source, written by the core so the page does no model math. Each
 // derivation recomputes its result from the terms it shows; tests/explain_test.cpp checks
 // that every one equals the number in the report, so a derivation cannot drift from the model.
+// A report lists the keys it explains; a derivation is built when a reader asks for it.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/report.h"
@@ -20,6 +23,13 @@ struct Derivation {
   std::string source;   // where the formula comes from
 };
 
+// The report keys of the numbers this report explains, in a fixed order; no text is built.
+std::vector<std::string> explained_keys(const Scenario& s, const Report& r);
+
+// The derivation of one of them, or nullopt when the report does not explain `key`.
+std::optional<Derivation> derivation(const Scenario& s, const Report& r, std::string_view key);
+
+// Every one of them, in the order of explained_keys.
 std::vector<Derivation> derivations(const Scenario& s, const Report& r);
 
 }  // namespace pe

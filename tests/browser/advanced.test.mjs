@@ -479,7 +479,7 @@ describe('advanced section', () => {
     const view = await openLab(env, { path: '?advanced=1' });
     const { page } = view;
     await open(page);
-    const report = core.evaluate(ADVANCED);
+    const report = core.explain(ADVANCED);
     for (const key of ['time.step_s', 'time.mfu']) {
       await page.locator(`.steptime [data-explain="${key}"]`).focus();
       assert.equal(await page.locator('.explain-tip').isVisible(), true, key);

@@ -14,11 +14,15 @@ import { axe, openPage, screenshotDir, settledUrl, startBrowser } from './harnes
 import { settle } from './measure.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/core/explore', import.meta.url));
-// The native core's report for a scenario: a separate build of the model the page runs.
+// The native core's report for a scenario, with every derivation: a separate build of the
+// model the page runs.
 const core = (scenario) =>
   JSON.parse(
     // A 10,240-GPU report with its ranks runs to several MB.
-    execFileSync(cli, ['-'], { input: JSON.stringify(scenario), maxBuffer: 256 << 20 }).toString(),
+    execFileSync(cli, ['--explain', 'all', '-'], {
+      input: JSON.stringify(scenario),
+      maxBuffer: 256 << 20,
+    }).toString(),
   );
 const ALL = { data: true, tensor: true, pipeline: true };
 
@@ -138,7 +142,7 @@ describe('show the math', () => {
     const { page } = lab;
     const report = await page.evaluate(async () => {
       const { createLab } = await import('/lab/lab.js');
-      return (await createLab()).evaluate({ seams: { data: true, tensor: true, pipeline: true } });
+      return (await createLab()).explain({ seams: { data: true, tensor: true, pipeline: true } });
     });
     // Every number shown in the two panels (data-value marks one) carries its report key.
     const numbers = await page

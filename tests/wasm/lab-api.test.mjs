@@ -173,3 +173,22 @@ describe('plan(): onProgress may stop the search, and nothing it does harms the 
     assert.deepEqual(planner.presets(), before.presets);
   });
 });
+
+describe('explain(): the math behind one number, asked for when a reader opens it', () => {
+  test('each key the report lists gives its derivation; its result is the number shown', () => {
+    const scenario = { seams: { data: true, tensor: true, pipeline: true } };
+    const report = lab.evaluate(scenario);
+    assert.equal(report.explain, undefined);
+    assert.ok(report.explained.includes('memory.per_gpu_bytes'));
+    const d = lab.explain(report.scenario, 'memory.per_gpu_bytes');
+    assert.equal(d.result, report.memory.per_gpu_bytes);
+    assert.match(d.text, /^32 GB = /);
+    assert.deepEqual(lab.explain(scenario).explain['memory.per_gpu_bytes'], d);
+  });
+
+  test('a key the report does not explain, or no text, is a LabError naming key', () => {
+    assert.throws(() => lab.explain({}, 'comms.tensor.time_s'), refused('key', /allowed memory/));
+    assert.throws(() => lab.explain({}, 42), refused('key'));
+    assert.throws(() => lab.explain({ gpus: 0 }, 'time.step_s'), refused('gpus'));
+  });
+});

@@ -253,7 +253,10 @@ export function mount(host, options = {}) {
   });
   createShareBar(root, lab);
   lab.exercises = createExercises(root.querySelector('.exercises'), {
-    evaluate: (state) => lab.store.evaluate(state),
+    evaluate(state) {
+      const { report, error } = lab.store.evaluate(state);
+      return error ? { error } : { report: lab.store.explained(report) };
+    },
     show: (state) => lab.notes.add(lab.store.apply(state, lab.store.state)),
   });
 

@@ -1,7 +1,8 @@
 // "Try it": the chapter's lab as steps that ask the reader to predict before they toggle. Each
 // step is a question (a choice or a number), the state the lab shows once it is answered, and
 // the check: the reader's answer against the core's report for that state, explained with the
-// core's own derivations (report.explain). No model math here: the numbers are the report's.
+// core's own derivations (report.explain: the `evaluate` it is given asks for them). No model
+// math here: the numbers are the report's.
 //
 // Answers are kept in localStorage (one list per origin, so a reload, or the same lab on
 // another page, shows them again); where storage is refused (a sandboxed frame) they last as

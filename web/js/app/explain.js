@@ -1,8 +1,10 @@
 // Show the math. A number marked data-explain="<report key>" (the dotted path of the number in
 // the report: "memory.per_gpu_bytes", "comms.data.time_s") explains itself from the core's
-// derivation of it, report.explain[key]: the formula with its values plugged in and the
-// result, the formula in symbols, and the source (core/explain/explain.cpp). The page does no model
-// math: a number the core gives no derivation for stays plain text.
+// derivation of it: the formula with its values plugged in and the result, the formula in
+// symbols, and the source (core/explain/explain.cpp). The report lists the keys it explains
+// (report.explained); a derivation is asked of the core when a reader opens it, and kept until
+// the next report. The page does no model math: a number the core does not explain stays
+// plain text.
 //
 // One instance per lab, listening on the lab's root, so any panel (the book's, the advanced
 // ones) only marks its numbers; update(report), called once every panel has drawn, makes each
@@ -96,20 +98,28 @@ function listen(root, tip, x) {
   };
 }
 
-export function createExplain(root) {
+// derive(report, key): the core's derivation of one number of the report.
+export function createExplain(root, derive) {
   const tip = createTip(root);
-  let derivations = {};
+  let report = null;
+  let explained = new Set(); // the report's keys
+  const derived = new Map(); // key -> derivation, for this report
   let shown = null; // the number whose derivation shows
   let pinned = false;
 
-  const derivationOf = (el) => derivations[el?.dataset.explain];
+  const explains = (el) => explained.has(el?.dataset.explain);
+  const derivationOf = (el) => {
+    const key = el.dataset.explain;
+    if (!derived.has(key)) derived.set(key, derive(report, key));
+    return derived.get(key);
+  };
   const numberOf = (node) => {
     const el = node instanceof Element ? node.closest('[data-explain]') : null;
-    return el && root.contains(el) && derivationOf(el) ? el : null;
+    return el && root.contains(el) && explains(el) ? el : null;
   };
 
   function decorate(el) {
-    if (derivationOf(el)) {
+    if (explains(el)) {
       if (el.tabIndex !== 0) el.tabIndex = 0;
       el.setAttribute('role', 'button');
       el.setAttribute('aria-describedby', tip.node.id);
@@ -147,12 +157,15 @@ export function createExplain(root) {
   });
 
   return {
-    // The report's derivations; every marked number under the root is (re)decorated.
-    update(report) {
-      derivations = report?.explain ?? {};
+    // A new report: every marked number under the root is (re)decorated, and a shown
+    // derivation follows the new numbers.
+    update(next) {
+      report = next;
+      explained = new Set(next?.explained ?? []);
+      derived.clear();
       for (const el of root.querySelectorAll('[data-explain]')) decorate(el);
       if (!shown) return;
-      if (!shown.isConnected || !derivationOf(shown)) hide();
+      if (!shown.isConnected || !explains(shown)) hide();
       else tip.show(shown, derivationOf(shown));
     },
     destroy() {

@@ -70,7 +70,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ct
   const grid = createGrid({ svg: $('.gpu-grid'), legend: $('.legend'), readout: $('.readout') });
   const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
   const order = createOrder($('.order-out'));
-  const explain = createExplain(root);
+  const explain = createExplain(root, (report, key) => lab.explain(report.scenario, key));
   const controls = createControls(
     { switches: $('.switches'), order: $('.order-field') },
     { onChange },
