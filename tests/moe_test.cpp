@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/contract.h"
+#include "model/explorer.h"
 #include "model/presets.h"
 #include "model/transformer.h"
 
@@ -105,6 +106,48 @@ TEST(Moe, MoeLayerActivationsFollowTopKAndCapacity) {
             tokens * (4 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336));
   s.recompute = Recompute::kFull;
   EXPECT_EQ(moe_layer_extra_activation_bytes(s, d), 0);
+}
+
+// A capacity factor below 1 drops tokens (Switch Transformer, arXiv:2101.03961, Sec. 2.1):
+// Mixtral at 0.5 computes one of its two routed experts' worth per token, and the model FLOPs
+// count that much, not the full top-2, so MFU stays at most HFU; the report says so. Issue 28,
+// fault 1: capacity 0.01 gave MFU 1.40 against HFU 0.224, and the page "MFU 330%".
+TEST(Moe, ACapacityBelowOneCountsOnlyTheTokensComputed) {
+  const ModelSpec m = preset("mixtral-8x7b");
+  const double routed = 2 * (2 * 3.0 * 4096 * 14336);  // two experts' forward FLOPs per token
+  // One sequence of 4,096 tokens through 32 MoE layers, forward and backward (3x).
+  EXPECT_NEAR(model_flops_per_step(m, 4096, 1, 1) - model_flops_per_step(m, 4096, 1, 0.5),
+              3.0 * 4096 * 32 * routed / 2, 1e-9 * routed);
+  EXPECT_EQ(model_flops_per_step(m, 4096, 1, 2), model_flops_per_step(m, 4096, 1, 1));
+  for (const char* capacity : {"0.01", "0.5"}) {
+    const auto r = nlohmann::json::parse(evaluate_json(
+        std::string(R"({"model":"mixtral-8x7b","memory_model":"full","capacity_factor":)") +
+        capacity + "}"));
+    EXPECT_LE(r["time"]["mfu"].get<double>(), r["time"]["hfu"].get<double>()) << capacity;
+    EXPECT_NE(r["warnings"].dump().find("drops tokens"), std::string::npos) << r["warnings"];
+  }
+}
+
+// An MoE layer's elementwise kernels move its expert tensors whatever the backward keeps, and
+// again for the recomputed forward: full recomputation never makes them cheaper. Found by the
+// law suite: DeepSeek-V3 stepped faster with full recomputation than with selective, as the
+// expert tensors' traffic vanished with what full recomputation does not keep.
+TEST(Moe, FullRecomputationStillMovesTheExpertTensors) {
+  Scenario s;
+  s.model = preset("deepseek-v3");
+  s.model.params = shape_params(s.model, s.seq_len);
+  s.gpu.hbm_gb_s = 1;  // memory-bound kernels dominate
+  s.recompute = Recompute::kSelective;
+  const Result<Report> selective = evaluate(s, false);
+  s.recompute = Recompute::kFull;
+  const Result<Report> full = evaluate(s, false);
+  ASSERT_TRUE(selective.ok() && full.ok());
+  EXPECT_GE(full.value().time.memory_bound_s, selective.value().time.memory_bound_s);
+  EXPECT_GE(full.value().time.step_s, selective.value().time.step_s);
+  Scenario kept = s;
+  kept.recompute = Recompute::kNone;
+  const Degrees d{16, 1, 1, 1, 1};
+  EXPECT_EQ(moe_layer_extra_tensor_bytes(s, d), moe_layer_extra_activation_bytes(kept, d));
 }
 
 }  // namespace

@@ -133,6 +133,14 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
         "ranks, and there are none: turn on data or context parallelism to split the "
         "experts.");
   }
+  if (s.model.moe() && s.capacity_factor > 0 && s.capacity_factor < 1) {
+    // Switch Transformer (arXiv:2101.03961) Sec. 2.1: tokens past an expert's capacity skip it.
+    w.push_back("capacity_factor " + short_number(s.capacity_factor) +
+                " drops tokens: each expert takes " + short_number(100 * s.capacity_factor) +
+                "% of an even share, so about " + short_number(100 * (1 - s.capacity_factor)) +
+                "% of the routed token copies skip their experts. The FLOPs, MFU and HFU count "
+                "only the tokens computed; 1 or more (or 0, dropless) trains on every token.");
+  }
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
     w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
                 str(static_cast<long long>(s.network_gb_s)) + " GB/s network.");

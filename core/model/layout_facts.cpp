@@ -103,7 +103,8 @@ double LayoutFacts::output_forward_flops_per_token() const {
 double LayoutFacts::model_flops_per_step(int global_batch) const {
   if (flops_batch_ != global_batch) {
     flops_batch_ = global_batch;
-    model_flops_ = pe::model_flops_per_step(s_.model, s_.seq_len, global_batch);
+    model_flops_ =
+        pe::model_flops_per_step(s_.model, s_.seq_len, global_batch, s_.expert_capacity());
     hardware_flops_ = {NAN, NAN, NAN};
   }
   return model_flops_;

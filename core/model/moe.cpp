@@ -87,8 +87,13 @@ double layer_run_step_flops_per_token(const Scenario& s, int first, int count) {
 }
 
 double moe_layer_extra_activation_bytes(const Scenario& s, const Degrees& d) {
+  if (s.recompute == Recompute::kFull) return 0;
+  return moe_layer_extra_tensor_bytes(s, d);
+}
+
+double moe_layer_extra_tensor_bytes(const Scenario& s, const Degrees& d) {
   const ModelSpec& m = s.model;
-  if (!m.moe() || s.recompute == Recompute::kFull) return 0;
+  if (!m.moe()) return 0;
   const double tokens = 1.0 * s.seq_len * s.micro_batch / (1.0 * d.cp * d.tp);
   const double k = m.experts_per_token, c = s.expert_capacity();
   const double expert = mlp_activation_bytes_per_token(m, m.expert_ffn());

@@ -66,6 +66,9 @@ double layer_run_step_flops_per_token(const Scenario& s, int first, int count);
 // minus the dense MLP's w f s b / (cp tp), which an MoE layer does not have. With full
 // recomputation a layer keeps only its input: no difference.
 double moe_layer_extra_activation_bytes(const Scenario& s, const Degrees& d);
+// The same tensors whatever is kept for the backward: what the layer's elementwise kernels
+// write and read in any case (step_time.h), recomputation or not.
+double moe_layer_extra_tensor_bytes(const Scenario& s, const Degrees& d);
 
 // ---- Memory ----------------------------------------------------------------------------------
 

@@ -13,7 +13,44 @@ namespace pe {
 namespace {
 
 constexpr double kElementwisePasses = 5;  // per stored byte, forward and backward
+constexpr double kForwardPasses = 2;      // of those, the forward's: written and read
 constexpr double kRecomputePasses = 2;    // the re-run forward writes and reads again
+
+// One micro-batch's forward and backward on the slowest stage, which the data-parallel
+// collectives overlap, and the rate they ride.
+struct DataParallelWindows {
+  double forward_s;
+  double backward_s;
+  double link_bytes_per_s;
+};
+
+// A stage's data-parallel time not hidden behind compute. The gradient reduction hides behind
+// a backward (overlap_grad_reduce), the weight gather behind a forward (overlap_param_gather);
+// ZeRO-3 gathers again for every backward, and that gather and the micro-batch's gradient
+// reduce-scatter share its one backward: together they hide at most its length. Hiding each
+// behind the whole backward let full recomputation, whose backward is longer, shorten the
+// step (issue 28).
+double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts,
+                               const DataParallelWindows& w) {
+  const double reduce = parts.reduce_bytes / w.link_bytes_per_s;
+  const double gather = parts.gather_bytes / w.link_bytes_per_s;
+  const auto hidden_behind = [](double comm_s, double window_s) {
+    return std::max(0.0, comm_s - window_s);
+  };
+  const double gather_forward =
+      s.overlap_param_gather ? hidden_behind(gather, w.forward_s) : gather;
+  if (s.zero_stage >= 3) {
+    const double overlapped =
+        (s.overlap_param_gather ? gather : 0) + (s.overlap_grad_reduce ? reduce : 0);
+    const double exposed_backward = (s.overlap_param_gather ? 0 : gather) +
+                                    (s.overlap_grad_reduce ? 0 : reduce) +
+                                    hidden_behind(overlapped, w.backward_s);
+    return parts.reductions * (gather_forward + exposed_backward);  // per micro-batch
+  }
+  const double reduce_exposed =
+      s.overlap_grad_reduce ? hidden_behind(reduce, w.backward_s) : reduce;
+  return parts.reductions * reduce_exposed + parts.gathers * gather_forward;
+}
 
 }  // namespace
 
@@ -47,9 +84,12 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const double hbm = s.gpu.hbm_gb_s * 1e9;
   const double tokens = 1.0 * s.micro_batch * s.seq_len;
 
-  const double layer_flops = tokens * f.dense_layer_step_flops_per_token(s.recompute);
   const double output_flops = tokens * 3 * f.output_forward_flops_per_token();
   const double layer_bytes = elementwise_bytes_per_layer(s, d.tp);
+  const double forward_layer_bytes =
+      kForwardPasses * activation_bytes_per_layer(m, s.seq_len, s.micro_batch, d.tp,
+                                                  s.sequence_parallel, Recompute::kNone,
+                                                  s.flash_attention);
   // Stages with equal layers take equal times, so four cover them all: the first, the middle
   // ones with and without an extra layer, the last.
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
@@ -62,14 +102,26 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const int layers = here.layers;
     const int moe_here = here.moe_layers;
     StageTime st;
-    double flops =
-        moe_here > 0 ? tokens * f.step_flops_per_token(stage, s.recompute) : layers * layer_flops;
-    if (stage == d.pp - 1) flops += output_flops;
-    st.matmul_s = flops / d.tp / d.cp / matmul_rate;
+    // A training step's FLOPs under recomputation r; with none, three forwards.
+    auto flops = [&](Recompute r) {
+      return (moe_here > 0 ? tokens * f.step_flops_per_token(stage, r)
+                           : layers * (tokens * f.dense_layer_step_flops_per_token(r))) +
+             (stage == d.pp - 1 ? output_flops : 0);
+    };
+    st.matmul_s = flops(s.recompute) / d.tp / d.cp / matmul_rate;
     st.memory_s = layers * layer_bytes / d.cp / hbm;
+    double forward_bytes = layers * forward_layer_bytes / d.cp;
     if (moe_here > 0) {
-      st.memory_s += moe_here * kElementwisePasses * moe_layer_extra_activation_bytes(s, d) / hbm;
+      // As a dense layer's (elementwise_bytes_per_layer): the kernels run whatever the
+      // backward keeps, and full recomputation runs the forward's again. Counting only what
+      // is kept made full recomputation faster than selective for an MoE (a law, issue 28).
+      const double passes =
+          kElementwisePasses + (s.recompute == Recompute::kFull ? kRecomputePasses : 0);
+      const double extra = moe_layer_extra_tensor_bytes(s, d);
+      st.memory_s += moe_here * passes * extra / hbm;
+      forward_bytes += moe_here * kForwardPasses * extra;
     }
+    st.forward_s = flops(Recompute::kNone) / 3 / d.tp / d.cp / matmul_rate + forward_bytes / hbm;
     const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
     st.tensor_s =
         s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s) : wire.tensor.time_s;
@@ -141,27 +193,19 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
 
   t.exposed_pipeline_s = pace.exposed_pipeline_s;
 
-  // Data parallel, for the busiest GPU's parameter shard; overlapped with one micro-batch's
-  // backward (the gradient reduction) or forward (the weight gather) of the slowest stage.
+  // Data parallel: every stage reduces its own gradients (and gathers its weights) at once,
+  // so the step waits for the stage whose exposed share is longest, which need not be the
+  // stage that sends the most bytes overall (comms.stage): taking that one made a doubled
+  // batch, which moved it to a stage with fewer parameters, shorten the step (issue 28).
   if (comms.data.active) {
-    const StageParams& busiest = f.params(comms.stage);
-    const DataParallelParts parts =
-        data_parallel_parts(s, d, busiest.params_per_gpu, mb, busiest.expert_params_per_gpu);
-    const double rate = comms.data.link_bytes_per_s;
-    const double recompute_share = s.recompute == Recompute::kFull ? 1 : 0;
-    const double backward = k.compute_s() * (2 + recompute_share) / (3 + recompute_share);
-    const double forward = k.compute_s() - backward;
-    const double reduce = parts.reduce_bytes / rate, gather = parts.gather_bytes / rate;
-    const double reduce_exposed = s.overlap_grad_reduce ? std::max(0.0, reduce - backward) : reduce;
-    double gather_exposed = gather * parts.gathers;
-    if (s.overlap_param_gather) {
-      // ZeRO-3 gathers for the forward and again for the backward of every micro-batch.
-      gather_exposed =
-          s.zero_stage >= 3
-              ? mb * (std::max(0.0, gather - forward) + std::max(0.0, gather - backward))
-              : parts.gathers * std::max(0.0, gather - forward);
+    const DataParallelWindows windows{k.forward_s, k.compute_s() - k.forward_s,
+                                      comms.data.link_bytes_per_s};
+    for (int stage : f.traffic_stages()) {
+      const StageParams& p = f.params(stage);
+      const DataParallelParts parts =
+          data_parallel_parts(s, d, p.params_per_gpu, mb, p.expert_params_per_gpu);
+      t.exposed_data_s = std::max(t.exposed_data_s, exposed_data_parallel_s(s, parts, windows));
     }
-    t.exposed_data_s = parts.reductions * reduce_exposed + gather_exposed;
   }
   t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
                       t.exposed_context_s + t.exposed_expert_s;

@@ -21,8 +21,12 @@ namespace pe {
 //   bubble    = (sum_i T_i - T_k) / v     ((p-1)/v x T for equal stages: Narayanan Sec. 2.2)
 //   pipeline  = stage k's point-to-point sends, on the critical path (not overlapped)
 //   data      = the gradient reduction and weight gather, each hidden behind the backward
-//               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch,
-//               every micro-batch with ZeRO-2/3; exposed in full otherwise
+//               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch of
+//               stage k, every micro-batch with ZeRO-2/3; exposed in full otherwise. The
+//               forward is its FLOPs without recomputation and 2 of the 5 elementwise passes;
+//               the backward the rest of the micro-batch, recomputation included. ZeRO-3's
+//               backward gather and its reduce-scatter share one backward. Every stage
+//               reduces its own shard at once: the longest exposed one counts
 //   optimizer = Adam's pass over the GPU's optimizer shard at HBM bandwidth
 //   step      = compute + bubble + exposed data, tensor, pipeline + optimizer
 // MFU = model FLOPs / (step x GPUs x peak); HFU the same with hardware FLOPs (Korthikanti
@@ -37,6 +41,10 @@ struct StageTime {
   double tensor_s = 0;   // exposed
   double context_s = 0;  // exposed
   double expert_s = 0;   // exposed
+  // Of matmul_s + memory_s, the forward pass alone: its FLOPs without recomputation and the
+  // elementwise passes it makes. The rest is the backward, recomputation included: the window
+  // the gradient reduction hides behind.
+  double forward_s = 0;
   double compute_s() const { return matmul_s + memory_s; }
   double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
 };

@@ -1,5 +1,7 @@
 #include "model/transformer.h"
 
+#include <algorithm>
+
 #include "model/moe.h"
 
 namespace pe {
@@ -85,10 +87,11 @@ double output_forward_flops_per_token(const ModelSpec& m, int seq_len) {
   return 2.0 * m.hidden * m.vocab * param_scale(m, seq_len);
 }
 
-double model_flops_per_step(const ModelSpec& m, int seq_len, double global_batch) {
+double model_flops_per_step(const ModelSpec& m, int seq_len, double global_batch, double capacity) {
   const double tokens = global_batch * seq_len;
+  const double kept = std::min(capacity, 1.0);
   return 3.0 * tokens *
-         (layer_run_forward_flops_per_token(m, seq_len, 0, m.layers) +
+         (layer_run_forward_flops_per_token(m, seq_len, 0, m.layers, kept) +
           output_forward_flops_per_token(m, seq_len));
 }
 
@@ -110,14 +113,16 @@ double hardware_flops_per_step(const ModelSpec& m, int seq_len, double global_ba
   const double tokens = global_batch * seq_len;
   if (m.moe()) {
     // Padded experts compute on their padding; full recomputation re-runs the padded forward.
+    // Below capacity 1 the dropped tokens are neither model nor hardware work.
     const double padded = layer_run_forward_flops_per_token(m, seq_len, 0, m.layers, capacity);
-    const double unpadded = layer_run_forward_flops_per_token(m, seq_len, 0, m.layers);
+    const double kept =
+        layer_run_forward_flops_per_token(m, seq_len, 0, m.layers, std::min(capacity, 1.0));
     const double again =
         recompute == Recompute::kFull
             ? padded
             : m.layers * recompute_flops_per_token(m, seq_len, recompute, flash_attention);
-    return model_flops_per_step(m, seq_len, global_batch) +
-           tokens * (3 * (padded - unpadded) + again);
+    return model_flops_per_step(m, seq_len, global_batch, capacity) +
+           tokens * (3 * (padded - kept) + again);
   }
   return model_flops_per_step(m, seq_len, global_batch) +
          tokens * m.layers * recompute_flops_per_token(m, seq_len, recompute, flash_attention);

@@ -64,7 +64,13 @@ double output_forward_flops_per_token(const ModelSpec& m, int seq_len);
 // Model FLOPs of one step, no recomputation: 3 x forward (the backward costs twice the
 // forward) for every layer and the output layer. For GPT this is Korthikanti et al. 2022
 // (arXiv:2205.05198) Eq. 7, 72 B s L h^2 (1 + s/(6h) + V/(12 L h)). What MFU counts.
-double model_flops_per_step(const ModelSpec& m, int seq_len, double global_batch);
+// `capacity` (an MoE's capacity factor) counts only the routed work done: below 1 an expert
+// takes capacity x its even share of tokens and the rest skip it through the residual
+// connection (Fedus et al. 2021, Switch Transformer, arXiv:2101.03961, Sec. 2.1; Lepikhin et
+// al. 2020, GShard, arXiv:2006.16668, Sec. 2.2), so min(capacity, 1) of the routed token
+// copies are computed; padding above 1 is hardware work, not model work.
+double model_flops_per_step(const ModelSpec& m, int seq_len, double global_batch,
+                            double capacity = 1);
 
 // Extra forward FLOPs per token of one layer that recomputation re-runs: full recompute the
 // whole layer (Narayanan Eq. 3: 96 B s L h^2 (1 + s/(6h) + V/(16 L h)) in all for GPT),
