@@ -72,6 +72,7 @@ struct Candidates {
   std::vector<Degrees> degrees;
   int layouts = 0;
   int batch_refused = 0;
+  int batch_suggested = 0;  // the smallest batch above the given one a refused DP divides
 };
 
 Candidates candidate_degrees(const Scenario& base) {
@@ -86,6 +87,10 @@ Candidates candidate_degrees(const Scenario& base) {
         ++out.layouts;
         if (base.global_batch % dp != 0) {
           ++out.batch_refused;
+          const long long next = (base.global_batch / dp + 1LL) * dp;
+          if (out.batch_suggested == 0 || next < out.batch_suggested) {
+            out.batch_suggested = static_cast<int>(std::min<long long>(next, 1 << 30));
+          }
           continue;
         }
         for (int ep : expert_degrees(base, dp * cp)) out.degrees.push_back({dp, tp, pp, cp, ep});
@@ -169,11 +174,13 @@ std::string why_none(const Scenario& base, const PlanResult& r) {
            " pipeline stages (one per layer). Use a GPU count with more small factors.";
   }
   if (r.layouts_batch_refused == r.layouts) {
+    // The smallest batch some layout's DP divides: rounding up to a multiple of 64 suggested
+    // the batch just refused (64 on 14 GPUs, DP 7 or 14) or another none divides (128).
     return "No layout: the global batch of " + count(base.global_batch) +
            " sequences divides by none of the DP degrees " + gpus +
-           " allow (every replica needs a whole number of sequences). Use a batch that is a "
-           "multiple of a power of two, e.g. " +
-           count(((base.global_batch + 63) / 64) * 64) + ".";
+           " allow (every replica needs a whole number of sequences). The smallest batch above "
+           "it that one of them divides is " +
+           count(r.batch_suggested) + ".";
   }
   const double has = base.gpu.memory_gb * 1e9;
   const std::string limit = r.memory_limit_bytes >= has
@@ -282,6 +289,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   const Candidates candidates = candidate_degrees(base);
   result.layouts = candidates.layouts;
   result.layouts_batch_refused = candidates.batch_refused;
+  result.batch_suggested = candidates.batch_suggested;
   const int total = static_cast<int>(candidates.degrees.size());
   std::vector<CommsReport> traffic;  // reused: its capacity outlives the loop
   int done = 0;
@@ -323,6 +331,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
       }
     }
     const double overhead_bytes = s.overhead_gb * 1e9;
+    const bool nothing_to_shard =
+        d.dp * d.cp == 1 && (!s.model.moe() || expert_data_parallel(s, d) == 1);
     for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
       if (base.global_batch % (b * d.dp) != 0) continue;
       s.micro_batch = b;
@@ -354,7 +364,10 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             PipelinePace pace;
             bool paced = false;  // and the stages' traffic but the data seam's (comms.h)
             for (int z = 0; z <= 3; ++z) {
-              if (z > 0 && d.dp == 1) break;  // ZeRO shards over DP: nothing to shard
+              // ZeRO shards dense states over dp x cp and experts' over their own data-parallel
+              // group (moe.h): only when both are 1 is there nothing to shard. Skipping ZeRO
+              // whenever DP was 1 left faster plans that fit unlisted (issue 28, fault 3).
+              if (z > 0 && nothing_to_shard) break;
               s.zero_stage = z;
               ++result.evaluated;
               // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.

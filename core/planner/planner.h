@@ -45,6 +45,8 @@ struct PlanResult {
   // global batch does not divide, and the least memory any configuration needed.
   int layouts = 0;
   int layouts_batch_refused = 0;
+  int batch_suggested = 0;  // when the batch refuses every layout: the smallest one above it
+                            // that some layout's DP divides
   double least_bytes = 0;
   double memory_limit_bytes = 0;  // GPU memory less the headroom
   bool cancelled = false;         // the progress callback stopped the search
