@@ -29,6 +29,15 @@ TEST(Contract, EmptyScenarioIsTheBookLab) {
       json({{"rank", 9}, {"dp", 9}, {"tp", 0}, {"pp", 0}, {"cp", 0}, {"ep", 0}, {"node", 1}}));
 }
 
+// The range a refusal states is the one that works: both of its ends are accepted, one past
+// either refused (issue 28, faults 7 and 8).
+TEST(Contract, TheRangeARefusalStatesIsTheOneThatWorks) {
+  EXPECT_FALSE(run(R"({"seq_len":165621})").contains("error"));
+  EXPECT_EQ(run(R"({"seq_len":165622})")["error"]["key"], "seq_len");
+  EXPECT_FALSE(run(R"({"bytes_per_param":52})").contains("error"));
+  EXPECT_EQ(run(R"({"bytes_per_param":52.5})")["error"]["key"], "bytes_per_param");
+}
+
 TEST(Contract, AllThreeSeamsGive2x4x2And32GB) {
   const json r = run(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})");
   EXPECT_EQ(r["degrees"], json({{"dp", 2}, {"tp", 4}, {"pp", 2}, {"cp", 1}, {"ep", 1}}));
@@ -125,7 +134,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{R"({"model":"gpt-5"})", "model", "model is \"gpt-5\": allowed \"book-16b\","},
         BadInput{R"({"gpu":"V100"})", "gpu", "gpu is \"V100\": allowed \"A100-40GB\","},
         BadInput{R"({"bytes_per_param":2})", "bytes_per_param",
-                 "bytes_per_param is 2: allowed 4 to 64"},
+                 "bytes_per_param is 2: allowed 4 to 52"},
+        // Issue 28, fault 8: 64 passed this check and was refused as precision.master 20.
+        BadInput{R"({"bytes_per_param":64})", "bytes_per_param",
+                 "bytes_per_param is 64: allowed 4 to 52"},
+        // Issue 28, fault 7: refused as model.params, which the user never gave; the book
+        // model's learned positions add seq_len x 5,120 parameters to its 16e9.
+        BadInput{R"({"seq_len":200000})", "seq_len",
+                 "seq_len is 200000: book-16b's learned position table"},
+        BadInput{R"({"seq_len":200000})", "seq_len", "allowed 1 to 165621 with this model"},
+        BadInput{R"({"model":{"params":1e9,"layers":50}})", "model.params",
+                 "model.params is 1000000000 but the architecture counts"},
         BadInput{R"({"micro_batch":1024})", "micro_batch",
                  "micro_batch is 1024: allowed 1 to global_batch"},
         BadInput{R"({"zero_stage":4})", "zero_stage", "zero_stage is 4: allowed 0 to 3"},

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "contract/contract.h"
@@ -306,9 +307,15 @@ void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
     }
     return;
   }
-  if (bytes < 4 || bytes > 64) {
-    return in.fail("bytes_per_param",
-                   "bytes_per_param is " + show_number(bytes) + ": allowed 4 to 64");
+  // 2 + 2, and each optimizer state within its own field's range (precision.master's): above
+  // 52 the split gives states the contract refuses, and the refusal named precision.master,
+  // a key the user never gave (issue 28, fault 8).
+  const double most = 4 + 3 * find_field("precision.master")->max;
+  if (bytes < 4 || bytes > most) {
+    return in.fail("bytes_per_param", "bytes_per_param is " + show_number(bytes) +
+                                          ": allowed 4 to " + show_number(most) +
+                                          " (2 + 2 + three optimizer states of at most " +
+                                          show_number((most - 4) / 3) + " each)");
   }
   if (bytes == before.total_bytes()) return;
   const double state = (bytes - 4) / 3;
@@ -358,6 +365,46 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
     s.gpu.name = "custom";
   }
   if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;
+}
+
+// The range of seq_len over which the model's params still match its shape (validate.h):
+// an interval, as the count grows with the sequence. {0, 0} when no length matches.
+std::pair<int, int> seq_lens_matching_params(const ModelSpec& m) {
+  const int most = static_cast<int>(find_field("seq_len")->max);
+  const auto ok = [&m](int seq) { return params_match_shape(m, seq); };
+  const auto too_short = [&m](int seq) { return m.params / shape_params(m, seq) > 1; };
+  // Binary search for the boundary on each side of where the count crosses params.
+  const auto first_where = [](int lo, int hi, const auto& pred) {  // pred false..true
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      pred(mid) ? hi = mid : lo = mid + 1;
+    }
+    return lo;
+  };
+  const int cross = first_where(1, most, [&](int seq) { return !too_short(seq); });
+  const int lo = first_where(1, cross, ok);
+  const int hi = first_where(cross, most + 1, [&](int seq) { return seq > most || !ok(seq); }) - 1;
+  if (!ok(lo) || hi < lo) return {0, 0};
+  return {lo, hi};
+}
+
+// A refusal names a key the user gave. The params of a preset the user did not override can
+// only stop matching the shape through seq_len (a learned position table is seq_len x hidden
+// parameters): seq_len is at fault, with the lengths that work. Naming model.params made the
+// page drop every value, though the user never gave it (issue 28, fault 7).
+Problem blame_given(const Reader& in, const Scenario& s, Problem p) {
+  if (p.key != "model.params" || in.given.count("model.params") || !in.given.count("seq_len")) {
+    return p;
+  }
+  const auto [lo, hi] = seq_lens_matching_params(s.model);
+  const std::string allowed =
+      lo > 0 ? "allowed " + std::to_string(lo) + " to " + std::to_string(hi) + " with this model"
+             : "no length matches them";
+  return {"seq_len", "seq_len is " + std::to_string(s.seq_len) + ": " + s.model.name +
+                         "'s learned position table (seq_len x hidden parameters) takes its "
+                         "count more than 5% from its " +
+                         show_number(s.model.params) + " parameters; " + allowed +
+                         " (or give model.params, or model.position \"rope\")"};
 }
 
 }  // namespace
@@ -413,7 +460,9 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
   }
   if (!in.failed()) resolve(in, model_preset, precision_before, gpu_preset, s);
   if (in.failed()) return Result<Scenario>::failure(in.problem);
-  if (Problem problem = validate(s); !problem.empty()) return Result<Scenario>::failure(problem);
+  if (Problem problem = validate(s); !problem.empty()) {
+    return Result<Scenario>::failure(blame_given(in, s, problem));
+  }
   for (const Field& f : fields()) {
     if (f.inert && f.inert(s) && in.given.count(f.key)) {
       in.warnings.push_back(std::string(f.key) + " is ignored: " + f.inert_reason + ".");

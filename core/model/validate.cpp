@@ -43,6 +43,10 @@ Problem degrees_problem(const Scenario& s) {
 
 }  // namespace
 
+bool params_match_shape(const ModelSpec& m, int seq_len) {
+  return m.shape_nominal || std::fabs(m.params / shape_params(m, seq_len) - 1) <= 0.05;
+}
+
 // No iostreams: they would add half again to the wasm module; the JSON writer's shortest
 // round-trip form is linked anyway.
 std::string show_number(double v) {
@@ -75,9 +79,9 @@ Problem validate(const Scenario& s) {
                                       ": allowed 0 to model.layers - 1 (" + str(m.layers - 1) +
                                       ") so that some layer has experts"};
   }
-  if (!m.shape_nominal) {
+  if (!params_match_shape(m, s.seq_len)) {
     const double counted = shape_params(m, s.seq_len);
-    if (std::fabs(m.params / counted - 1) > 0.05) {
+    {
       return {"model.params",
               "model.params is " + show_number(m.params) + " but the architecture counts " +
                   show_number(std::round(counted)) + ", " +

@@ -14,6 +14,10 @@ namespace pe {
 // "<field> ...: allowed ...". Ranges come from the field table (schema.h).
 Problem validate(const Scenario& s);
 
+// Whether model.params is within 5% of what the shape counts at this sequence length (a
+// learned position table grows with it), or the shape is only a template scaled to params.
+bool params_match_shape(const ModelSpec& m, int seq_len);
+
 // A number as a person writes it in a message: 80, -16, 0.5, 1e+308.
 std::string show_number(double v);
 
