@@ -34,6 +34,17 @@ expect 2 '^usage:' "$explore" a b
 if [[ -w /dev/full ]]; then
   expect 1 '^error: cannot write the report' sh -c "\"$explore\" >/dev/full"
 fi
+# A reader that stops early (issue 28, fault 11: killed by SIGPIPE, exit 141): exit 0, no
+# message. Megabytes of ranks, far more than a pipe buffers, so the write does hit the closed
+# pipe; both the report and the planner's output.
+for args in "-" "--plan -"; do
+  err=$(echo '{"gpus":16384}' | timeout 20 "$explore" $args 2>"$tmp/err" | head -c1 >/dev/null;
+    echo "${PIPESTATUS[1]}")
+  if [[ $err != 0 || -s $tmp/err ]]; then
+    echo "FAIL: explore $args | head -c1 -> exit $err, stderr: $(head -c 200 "$tmp/err")"
+    failures=$((failures + 1))
+  fi
+done
 # The schema is JSON with a row per field. (Read whole: grep -q closing the pipe early would
 # make the writer fail, as it should.)
 schema=$("$explore" --schema)

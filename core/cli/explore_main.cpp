@@ -3,10 +3,12 @@
 // explore --schema prints the scenario's field table as JSON; --schema-table as core/README.md's
 // Markdown table.
 // Bad input: exit status 2 and one line on stderr starting with "error:". A report that cannot
-// be written (a full disk): exit status 1.
+// be written (a full disk): exit status 1. A reader that stops reading (`| head -c1`): exit
+// status 0, quietly.
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -74,7 +76,10 @@ std::string read_input(const std::string& arg, std::string& problem) {
 int write_out(const std::string& text) {
   const bool written =
       std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
-  if (written) return 0;
+  // The reader closed the pipe: it has what it wanted, which is no error of ours (ripgrep
+  // does the same). SIGPIPE is ignored in main, so the write fails with EPIPE instead of
+  // killing the process with status 141 (issue 28, fault 11).
+  if (written || errno == EPIPE) return 0;
   std::fprintf(stderr, "error: cannot write the report: %s\n", std::strerror(errno));
   return 1;
 }
@@ -82,6 +87,7 @@ int write_out(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
   const std::string first = argc > 1 ? argv[1] : "";
   if (first == "--schema" || first == "--schema-table") {
     if (argc > 2) return usage();
