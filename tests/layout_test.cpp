@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -229,6 +230,21 @@ TEST(Layout, FiveSeamNodeSpansAgreeWithAGroupByGroupCheckInEveryOrder) {
       }
     }
   }
+}
+
+// The ranks of degrees from anywhere: any int, never an overflow. Issue 28, fault 6: the wasm
+// module's ranks({dp: 1722007169, tp: 714156689, pp: 15}) multiplied past 2^63, the product
+// wrapped, and reserve() aborted the module.
+TEST(Layout, RankCountRefusesWhatNoScenarioHoldsWithoutOverflow) {
+  EXPECT_EQ(rank_count({2, 4, 2}, 16384), 16);
+  EXPECT_EQ(rank_count({16384, 1, 1}, 16384), 16384);
+  EXPECT_EQ(rank_count({2, 2, 2, 2}, 16), 16);
+  EXPECT_EQ(rank_count({2, 2, 2, 3}, 16), std::nullopt);
+  EXPECT_EQ(rank_count({1722007169, 714156689, 15}, 16384), std::nullopt);
+  const int most = std::numeric_limits<int>::max();
+  EXPECT_EQ(rank_count({most, most, most, most}, 16384), std::nullopt);
+  EXPECT_EQ(rank_count({0, 4, 2}, 16384), std::nullopt);
+  EXPECT_EQ(rank_count({-2, -4, 2}, 16384), std::nullopt);  // a product of 16, from nonsense
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "contract/contract.h"
 #include "model/layout.h"
+#include "model/schema.h"
 #ifdef PE_LAB_PLANNER
 #include "contract/reference_runs.h"
 
@@ -73,14 +74,15 @@ emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
                       const std::string& order) {
   static std::vector<int32_t> flat;
   flat.clear();
-  const long long n = 1LL * dp * tp * pp * cp;
+  const pe::Degrees d{dp, tp, pp, cp, ep};
+  // At most the GPUs a scenario may have; lab.js names `degrees` when the list comes back empty.
+  const auto n = pe::rank_count(d, static_cast<long long>(pe::find_field("gpus")->max));
   const auto seams = pe::order_from_text(order);
-  if (dp < 1 || tp < 1 || pp < 1 || cp < 1 || ep < 1 || gpus_per_node < 1 || n > 16384 || !seams ||
-      (1LL * dp * cp) % ep != 0) {
+  if (!n || ep < 1 || gpus_per_node < 1 || !seams || (1LL * dp * cp) % ep != 0) {
     return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
   }
-  flat.reserve(6 * n);
-  for (const pe::RankPlace& p : pe::layout({dp, tp, pp, cp, ep}, gpus_per_node, *seams)) {
+  flat.reserve(static_cast<size_t>(6 * *n));
+  for (const pe::RankPlace& p : pe::layout(d, gpus_per_node, *seams)) {
     flat.insert(flat.end(), {p.dp, p.tp, p.pp, p.cp, p.ep, p.node});
   }
   return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));

@@ -45,6 +45,15 @@ std::optional<SeamOrder> order_from_text(const std::string& text) {
   return order;
 }
 
+std::optional<long long> rank_count(const Degrees& d, long long most) {
+  long long n = 1;
+  for (int degree : {d.dp, d.tp, d.pp, d.cp}) {
+    if (degree < 1 || degree > most || n * degree > most) return std::nullopt;
+    n *= degree;
+  }
+  return n;
+}
+
 std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node, const SeamOrder& order) {
   const int n = static_cast<int>(d.product());
   std::vector<RankPlace> ranks;
