@@ -301,5 +301,27 @@ TEST(StepTime, RecomputationNeverHidesMoreThanItAdds) {
             full.time.compute_s - selective.time.compute_s);
 }
 
+// Two smallest scenarios the law suite shrank, where more recomputation shortened the step:
+// the gradients' window moved with the slowest stage (DeepSeek-V3 on 25 stages, whose dense
+// and MoE stages gain differently), and a backward hid the tensor collectives and the ZeRO-3
+// gather at once (tp_comm_overlap with overlap_param_gather). The window is now the slowest
+// stage's micro-batch less the longest forward of any stage and less what it already hides.
+TEST(StepTime, MoreRecomputationNeverShortensTheStepInTheLawSuitesCases) {
+  for (const char* base :
+       {R"({"degrees":{"dp":3,"pp":25},"gpus":75,"global_batch":1024,"model":"deepseek-v3",
+            "overlap_grad_reduce":true,"zero_stage":2,"recompute":)",
+        R"({"degrees":{"dp":3,"pp":8,"tp":3},"gpus":72,"flash_attention":false,"gpu":"H200-141GB",
+            "overlap_param_gather":true,"tp_comm_overlap":true,"zero_stage":3,"recompute":)"}) {
+    double before = 0;
+    for (const char* recompute : {R"("none"})", R"("selective"})", R"("full"})"}) {
+      const json r = json::parse(evaluate_json(std::string(base) + recompute, false));
+      ASSERT_FALSE(r.contains("error")) << r;
+      const double step = r["time"]["step_s"].get<double>();
+      EXPECT_GE(step, before) << base << recompute;
+      before = step;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pe

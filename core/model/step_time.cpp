@@ -136,12 +136,14 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       st.expert_s = s.expert_comm_overlap ? std::max(0.0, wire.expert.time_s - st.compute_s())
                                           : wire.expert.time_s;
     }
+    st.hidden_s = (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) +
+                  (wire.expert.time_s - st.expert_s);
     return st;
   };
   const StageSplit& split = pipeline.split;
   int slowest = 0;
   StageTime k = stage_time(0);
-  double sum = k.total_s();
+  double sum = k.total_s(), forward = k.forward_s;
   if (d.pp > 1) {
     const int extra = d.pp - 1 - split.extra_from;  // middle stages with one layer more
     const int plain = d.pp - 2 - extra;
@@ -152,6 +154,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       if (kind.count <= 0) continue;
       const StageTime st = stage_time(kind.stage);
       sum += kind.count * st.total_s();
+      forward = std::max(forward, st.forward_s);
       if (st.total_s() > k.total_s()) slowest = kind.stage, k = st;
     }
   }
@@ -159,6 +162,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   pace.slowest_stage = slowest;
   pace.slowest = k;
   pace.sum_s = sum;
+  pace.forward_s = forward;
   // Pipeline sends of the slowest stage: on the critical path.
   pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
   return pace;
@@ -198,8 +202,10 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   // stage that sends the most bytes overall (comms.stage): taking that one made a doubled
   // batch, which moved it to a stage with fewer parameters, shorten the step (issue 28).
   if (comms.data.active) {
-    const DataParallelWindows windows{k.forward_s, k.compute_s() - k.forward_s,
-                                      comms.data.link_bytes_per_s};
+    // What the micro-batch already hides of its tensor, context and expert traffic is not a
+    // window for the gradients too: one stretch of compute hides at most its own length.
+    const double backward = std::max(0.0, k.compute_s() - pace.forward_s - k.hidden_s);
+    const DataParallelWindows windows{pace.forward_s, backward, comms.data.link_bytes_per_s};
     for (int stage : f.traffic_stages()) {
       const StageParams& p = f.params(stage);
       const DataParallelParts parts =

@@ -23,8 +23,10 @@ namespace pe {
 //   data      = the gradient reduction and weight gather, each hidden behind the backward
 //               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch of
 //               stage k, every micro-batch with ZeRO-2/3; exposed in full otherwise. The
-//               forward is its FLOPs without recomputation and 2 of the 5 elementwise passes;
-//               the backward the rest of the micro-batch, recomputation included. ZeRO-3's
+//               forward is its FLOPs without recomputation and 2 of the 5 elementwise passes
+//               (the longest of any stage); the backward the rest of stage k's micro-batch,
+//               recomputation included, less what it already hides of the tensor,
+//               context and expert traffic. ZeRO-3's
 //               backward gather and its reduce-scatter share one backward. Every stage
 //               reduces its own shard at once: the longest exposed one counts
 //   optimizer = Adam's pass over the GPU's optimizer shard at HBM bandwidth
@@ -45,6 +47,9 @@ struct StageTime {
   // elementwise passes it makes. The rest is the backward, recomputation included: the window
   // the gradient reduction hides behind.
   double forward_s = 0;
+  // The tensor, context and expert traffic its compute hides (their time on the wire less
+  // what is exposed): that stretch of compute is no window for the gradients as well.
+  double hidden_s = 0;
   double compute_s() const { return matmul_s + memory_s; }
   double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
 };
@@ -55,6 +60,11 @@ struct StageTime {
 struct PipelinePace {
   int slowest_stage = 0;
   StageTime slowest;
+  // The longest forward of any stage: the data-parallel gather's window, the rest of the
+  // slowest stage's micro-batch the reduction's. Unlike the slowest stage's own forward it
+  // does not move when recomputation makes another stage the slowest, so more recomputation
+  // widens the reduction's window by no more than it adds to compute.
+  double forward_s = 0;
   double sum_s = 0;
   double exposed_pipeline_s = 0;
 };
