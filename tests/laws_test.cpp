@@ -1,0 +1,729 @@
+// Laws that hold between scenarios (issue 28): what a practitioner takes for granted, checked
+// over thousands of random valid scenarios drawn from the field table (schema.h). Each scenario
+// is a flat map of dotted keys, written as JSON and read through the contract, so a broken law
+// shrinks to the smallest scenario that still breaks it: keys dropped, numbers halved.
+//
+// Reproducible: scenario i of seed S is always the same. PE_LAWS_SCENARIOS and PE_LAWS_SEED
+// choose another run (scripts/test-laws N SEED); the sanitized tree draws fewer by default
+// (tests/CMakeLists.txt), as property_test does.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "contract/contract.h"
+#include "model/explorer.h"
+#include "model/memory.h"
+#include "model/presets.h"
+#include "model/schema.h"
+#include "planner/planner.h"
+
+namespace pe {
+namespace {
+
+using nlohmann::json;
+
+#ifndef PE_LAWS_SCENARIOS
+#define PE_LAWS_SCENARIOS 3000
+#endif
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+int scenario_count() { return env_int("PE_LAWS_SCENARIOS", PE_LAWS_SCENARIOS); }
+unsigned seed() { return static_cast<unsigned>(env_int("PE_LAWS_SEED", 28)); }
+
+// ---- Drawing scenarios from the schema -------------------------------------------------------
+
+using Draft = std::map<std::string, json>;  // dotted key -> value
+
+struct Dice {
+  std::mt19937 g;
+  int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(g); }
+  double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(g); }
+  bool chance(double p) { return real(0, 1) < p; }
+  template <class T>
+  T pick(const std::vector<T>& items) {
+    return items[static_cast<size_t>(between(0, static_cast<int>(items.size()) - 1))];
+  }
+  std::string choice(const char* key) { return pick(find_field(key)->choices); }
+};
+
+std::vector<int> divisors(int n, int most = 1 << 30) {
+  std::vector<int> out;
+  for (int d = 1; d <= n && d <= most; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+// Fleets of every scale, most of them small enough that the planner's laws can search them:
+// products of small primes (many divisors, as real fleets have), and now and then any count.
+int draw_gpus(Dice& d) {
+  if (d.chance(0.15)) return d.between(1, d.chance(0.5) ? 64 : 16384);
+  int n = 1;
+  const int cap = d.chance(0.8) ? 128 : 16384;
+  for (;;) {
+    const int p = d.pick(std::vector<int>{2, 2, 2, 2, 3, 5, 7});
+    if (n * p > cap || d.chance(0.12)) return n;
+    n *= p;
+  }
+}
+
+// Explicit degrees whose product is the GPU count; EP only for a mixture of experts.
+void draw_degrees(Dice& d, Draft& x, const ModelSpec& m, int gpus, int seq_len) {
+  std::vector<int> cps;
+  for (int cp : divisors(gpus, 16)) {
+    if (seq_len % cp == 0) cps.push_back(cp);
+  }
+  const int cp = d.chance(0.25) ? d.pick(cps) : 1;
+  const int pp = d.pick(divisors(gpus / cp, m.layers));
+  const int tp = d.pick(divisors(gpus / (cp * pp), 64));
+  const int dp = gpus / (cp * pp * tp);
+  x["degrees.dp"] = dp, x["degrees.tp"] = tp, x["degrees.pp"] = pp;
+  if (cp > 1 || d.chance(0.1)) x["degrees.cp"] = cp;
+  if (m.moe() && d.chance(0.6)) {
+    std::vector<int> eps;
+    for (int ep : divisors(dp * cp)) {
+      if (m.experts % ep == 0) eps.push_back(ep);
+    }
+    x["degrees.ep"] = d.pick(eps);
+  }
+  if (m.moe() && d.chance(0.3)) x["expert_tp"] = d.pick(divisors(tp));
+}
+
+void draw_fleet(Dice& d, Draft& x, const ModelSpec& m, int gpus, int seq_len) {
+  x["gpus"] = gpus;
+  if (d.chance(0.7)) x["gpus_per_node"] = d.pick(std::vector<int>{1, 2, 4, 8, 8, 8, 16, 72});
+  if (d.chance(0.5)) {
+    draw_degrees(d, x, m, gpus, seq_len);
+  } else {
+    for (const char* seam : {"data", "tensor", "pipeline", "context", "expert"}) {
+      if (d.chance(0.6)) x[std::string("seams.") + seam] = d.chance(0.5);
+    }
+    if (m.moe() && d.chance(0.2)) x["expert_tp"] = d.pick(std::vector<int>{1, 2});
+  }
+  if (d.chance(0.3)) {
+    std::vector<std::string> order = {"tp", "pp", "dp"};
+    std::shuffle(order.begin(), order.end(), d.g);
+    x["order"] = order[0] + "," + order[1] + "," + order[2];
+  }
+  if (d.chance(0.3)) x["context_parallel"] = d.choice("context_parallel");
+}
+
+// A preset, now and then with its architecture changed (which counts its params afresh), its
+// params nudged within the 5% the contract allows, or made a mixture of experts.
+ModelSpec draw_model(Dice& d, Draft& x) {
+  ModelSpec m = *find_model(d.choice("model"));
+  x["model.preset"] = m.name;
+  if (d.chance(0.08)) x["model.layers"] = m.layers = d.between(2, 96);
+  if (d.chance(0.04)) x["model.vocab"] = d.pick(std::vector<int>{32000, 50257, 128256});
+  if (d.chance(0.03)) x["model.kv_heads"] = d.pick(divisors(m.heads));
+  if (d.chance(0.03)) x["model.ffn_hidden"] = 4 * m.hidden;
+  if (d.chance(0.03)) x["model.activation"] = d.choice("model.activation");
+  if (d.chance(0.03)) x["model.position"] = d.choice("model.position");
+  if (d.chance(0.03)) x["model.tied_embeddings"] = d.chance(0.5);
+  if (d.chance(0.02)) x["model.attention"] = d.choice("model.attention");
+  if (d.chance(0.02)) x["model.hidden"] = m.hidden, x["model.heads"] = m.heads;
+  if (d.chance(0.02)) x["model.name"] = "drawn";
+  if (!m.moe() && d.chance(0.08)) x["model.experts"] = m.experts = d.pick(std::vector<int>{4, 8});
+  if (m.moe()) {
+    if (d.chance(0.2)) x["model.experts_per_token"] = d.between(1, std::min(m.experts, 4));
+    if (d.chance(0.1)) x["model.moe_ffn_hidden"] = m.hidden;
+    if (d.chance(0.1)) x["model.shared_experts"] = d.between(0, 2);
+    if (d.chance(0.1)) x["model.dense_layers"] = d.between(0, m.layers - 1);
+  }
+  const bool arch = x.size() > 1;
+  if (!arch && d.chance(0.05)) {
+    x["model.shape_nominal"] = true;
+    x["model.params"] = 1e9 * d.between(1, 100);
+  } else if (!arch && m.params > 0 && d.chance(0.05)) {
+    x["model.params"] = m.params * d.real(0.97, 1.03);
+  }
+  return m;
+}
+
+void draw_batch_and_run(Dice& d, Draft& x, const ModelSpec& m) {
+  const int b = d.pick(std::vector<int>{1, 1, 2, 4, 8});
+  x["micro_batch"] = b;
+  x["global_batch"] = std::max(b, d.pick(std::vector<int>{1, 8, 16, 64, 128, 512, 1536, 4096}));
+  if (d.chance(0.3)) x["train_tokens"] = 1e12;
+  if (d.chance(0.2)) x["price_per_gpu_hour"] = d.real(0.5, 4);
+  if (m.moe()) {
+    if (d.chance(0.5)) x["capacity_factor"] = d.pick(std::vector<double>{0, 0.5, 1, 1.25, 2});
+    if (d.chance(0.4)) x["expert_comm_overlap"] = d.chance(0.5);
+  }
+}
+
+void draw_memory(Dice& d, Draft& x) {
+  const int how = d.between(0, 3);
+  if (how == 1) x["precision"] = d.choice("precision");
+  if (how == 2) x["bytes_per_param"] = d.pick(std::vector<double>{4, 12, 16, 18, 20, 52});
+  if (how == 3) {
+    for (const char* k : {"precision.weight", "precision.grad", "precision.master",
+                          "precision.adam_m", "precision.adam_v"}) {
+      if (d.chance(0.6)) x[k] = d.pick(std::vector<double>{1, 2, 4});
+    }
+  }
+  if (d.chance(0.7)) x["zero_stage"] = d.between(0, 3);
+  if (d.chance(0.6)) x["recompute"] = d.choice("recompute");
+  if (d.chance(0.5)) x["sequence_parallel"] = d.chance(0.5);
+  x["memory_model"] = d.choice("memory_model");
+  if (d.chance(0.3)) x["flash_attention"] = d.chance(0.5);
+  if (d.chance(0.2)) x["overhead_gb"] = d.pick(std::vector<double>{0, 2, 5});
+}
+
+void draw_hardware(Dice& d, Draft& x) {
+  if (d.chance(0.8)) x["gpu"] = d.choice("gpu");
+  if (d.chance(0.05)) x["gpu_memory_gb"] = d.pick(std::vector<double>{24, 40, 192});
+  if (d.chance(0.05)) x["gpu_peak_tflops"] = d.pick(std::vector<double>{125, 312, 989});
+  if (d.chance(0.05)) x["nvlink_gb_s"] = d.pick(std::vector<double>{32, 300, 900});
+  if (d.chance(0.05)) x["hbm_gb_s"] = d.pick(std::vector<double>{900, 3350});
+  if (d.chance(0.6)) x["network_gb_s"] = d.pick(std::vector<double>{12.5, 25, 50, 100, 400});
+  if (d.chance(0.3)) x["efficiency"] = d.chance(0.2) ? 0 : d.real(0.2, 0.8);
+  for (const char* k :
+       {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "pp_scatter_gather"}) {
+    if (d.chance(0.4)) x[k] = d.chance(0.5);
+  }
+}
+
+void draw_schedule(Dice& d, Draft& x, const ModelSpec& m) {
+  if (d.chance(0.5)) x["schedule"] = d.choice("schedule");
+  if (d.chance(0.3)) x["virtual_stages"] = d.between(1, 4);
+  if (d.chance(0.04)) x["first_stage_layers"] = d.between(1, std::max(1, m.layers / 4));
+  if (d.chance(0.04)) x["last_stage_layers"] = d.between(1, std::max(1, m.layers / 4));
+}
+
+Draft draw(unsigned run_seed, int index) {
+  Dice d{std::mt19937(run_seed * 1000003u + static_cast<unsigned>(index))};
+  Draft x;
+  const ModelSpec m = draw_model(d, x);
+  const int seq_len = d.chance(0.1) ? d.pick(std::vector<int>{16384, 32768, 131072})
+                                    : d.pick(std::vector<int>{512, 1024, 2048, 4096, 8192});
+  if (seq_len != 2048 || d.chance(0.5)) x["seq_len"] = seq_len;
+  draw_fleet(d, x, m, draw_gpus(d), seq_len);
+  draw_batch_and_run(d, x, m);
+  draw_memory(d, x);
+  draw_hardware(d, x);
+  draw_schedule(d, x, m);
+  return x;
+}
+
+// The draft as the contract reads it: {"degrees": {"dp": 2}, ...}.
+std::string text_of(const Draft& x) {
+  json out = json::object();
+  for (const auto& [key, value] : x) {
+    json* at = &out;
+    size_t start = 0;
+    for (size_t dot; (dot = key.find('.', start)) != std::string::npos; start = dot + 1) {
+      at = &(*at)[key.substr(start, dot - start)];
+    }
+    (*at)[key.substr(start)] = value;
+  }
+  return out.dump();
+}
+
+// ---- Samples, laws and the shrinker ----------------------------------------------------------
+
+struct Sample {
+  Draft draft;
+  Scenario s;
+  Report r;
+};
+
+std::optional<Sample> sample(const Draft& x) {
+  const Result<Scenario> s = parse_scenario(text_of(x));
+  if (!s.ok()) return std::nullopt;
+  Result<Report> r = evaluate(s.value(), /*with_ranks=*/false);
+  if (!r.ok()) return std::nullopt;
+  return Sample{x, s.value(), std::move(r.value())};
+}
+
+// A law's verdict on one sample: nullopt when it does not apply (a variant the contract
+// refuses, a fleet too large to double), "" when it holds, else what broke.
+using Verdict = std::optional<std::string>;
+using Law = std::function<Verdict(const Sample&)>;
+
+bool breaks(const Law& law, const Draft& x) {
+  const std::optional<Sample> s = sample(x);
+  if (!s) return false;
+  const Verdict v = law(*s);
+  return v && !v->empty();
+}
+
+// Halves a number, keeping integers whole (the field table says which are) and real numbers
+// at 1 or more, so that the smallest scenario stays readable (hbm_gb_s 1.76, not 0.0017).
+std::optional<json> halved(const std::string& key, const json& v) {
+  if (!v.is_number() || v.get<double>() == 0) return std::nullopt;
+  const Field* f = find_field(key);
+  if (f && f->type == FieldType::kInteger) {
+    const long long n = v.get<long long>();
+    return n / 2 == n ? std::nullopt : std::optional<json>(n / 2);
+  }
+  const double half = v.get<double>() / 2;
+  return half >= 1 ? std::optional<json>(half) : std::nullopt;
+}
+
+// The smallest draft that still breaks the law: drop every key it can do without, halve every
+// number while it still breaks, until neither changes anything.
+Draft shrink(Draft x, const Law& law) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    const Draft before = x;
+    for (const auto& [key, value] : before) {
+      Draft fewer = x;
+      fewer.erase(key);
+      if (breaks(law, fewer)) x = fewer, progress = true;
+    }
+    for (const auto& [key, value] : Draft(x)) {
+      for (std::optional<json> h = halved(key, x[key]); h; h = halved(key, x[key])) {
+        Draft smaller = x;
+        smaller[key] = *h;
+        if (!breaks(law, smaller)) break;
+        x = smaller, progress = true;
+      }
+    }
+  }
+  return x;
+}
+
+struct Tally {
+  int drawn = 0, accepted = 0, applied = 0, broken = 0;
+};
+
+// Runs `law` over the run's scenarios (every `every`-th accepted one); on a break, reports how
+// many broke and the smallest scenario that breaks it, shrunk from the first that did.
+Tally check_law(const char* name, const Law& law, int every = 1) {
+  Tally t;
+  std::optional<Draft> first;
+  for (int i = 0; i < scenario_count(); ++i, ++t.drawn) {
+    const Draft x = draw(seed(), i);
+    const std::optional<Sample> s = sample(x);
+    if (!s || t.accepted++ % every != 0) continue;
+    const Verdict v = law(*s);
+    if (!v) continue;
+    ++t.applied;
+    if (!v->empty() && t.broken++ == 0) first = x;
+  }
+  std::cout << "[ laws ] " << name << ": " << t.applied << " applied, " << t.broken
+            << " broken, of " << t.accepted << " accepted of " << t.drawn << " drawn (seed "
+            << seed() << ")\n";
+  EXPECT_GE(t.accepted, t.drawn * 6 / 10) << "the generator drifted into refused scenarios";
+  if (first) {
+    const Draft small = shrink(*first, law);
+    ADD_FAILURE() << name << " is broken by " << t.broken << " of " << t.applied
+                  << " scenarios. The smallest that breaks it:\n  " << text_of(small) << "\n  "
+                  << law(*sample(small)).value_or("") << "\n(shrunk from " << text_of(*first)
+                  << ")";
+  }
+  return t;
+}
+
+// ---- Helpers the laws share ------------------------------------------------------------------
+
+std::string show(double v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
+// a <= b, within the rounding of sums of a dozen terms.
+bool at_most(double a, double b) { return a <= b + 1e-12 * std::max(std::fabs(a), std::fabs(b)); }
+bool same(double a, double b) { return at_most(a, b) && at_most(b, a); }
+
+// The scenario with its degrees written out, so a variant changes one thing only.
+Scenario pinned(const Sample& x) {
+  Scenario p = x.s;
+  p.degrees = x.r.degrees;
+  p.gpus = static_cast<int>(x.r.degrees.product());
+  p.seams = {};
+  return p;
+}
+
+std::optional<Report> report_of(const Scenario& s) {
+  Result<Report> r = evaluate(s, false);
+  if (!r.ok()) return std::nullopt;
+  return std::move(r.value());
+}
+
+double most_over_stages(const Report& r, double (*of)(const MemoryBreakdown&)) {
+  double most = 0;
+  for (const StageMemory& st : r.memory.stages) most = std::max(most, of(st.breakdown));
+  return most;
+}
+double weights(const MemoryBreakdown& b) { return b.weights_bytes; }
+double model_state(const MemoryBreakdown& b) { return b.model_state_bytes(); }
+
+// ---- The laws --------------------------------------------------------------------------------
+
+Verdict utilisation_law(const Sample& x) {
+  const TimeReport& t = x.r.time;
+  if (!at_most(t.mfu, t.hfu) || !at_most(t.hfu, 1)) {
+    return "mfu " + show(t.mfu) + ", hfu " + show(t.hfu) + ": want mfu <= hfu <= 1";
+  }
+  return "";
+}
+
+Verdict step_parts_law(const Sample& x) {
+  const TimeReport& t = x.r.time;
+  const double comms = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
+                       t.exposed_context_s + t.exposed_expert_s;
+  const double parts = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
+  if (!(t.step_s > 0) || !at_most(t.compute_s, t.step_s) || !same(comms, t.exposed_comms_s) ||
+      !same(parts, t.step_s)) {
+    return "step " + show(t.step_s) + ", compute " + show(t.compute_s) + ", parts " + show(parts) +
+           ", exposed " + show(t.exposed_comms_s) + " of which the seams " + show(comms);
+  }
+  return "";
+}
+
+Verdict bubble_law(const Sample& x) {
+  const double f = x.r.pipeline.bubble_fraction;
+  if (f >= 0 && f < 1) return "";
+  return "bubble fraction " + show(f) + ": want it in [0, 1)";
+}
+
+Verdict idle_seam_law(const Sample& x) {
+  const Degrees& d = x.r.degrees;
+  const CommsReport& c = x.r.comms;
+  const TimeReport& t = x.r.time;
+  struct Seam {
+    const char* name;
+    bool idle;
+    const SeamTraffic& traffic;
+    double exposed_s;
+  };
+  for (const Seam& s : {Seam{"data (dp x cp)", d.dp * d.cp == 1, c.data, t.exposed_data_s},
+                        Seam{"tensor", d.tp == 1, c.tensor, t.exposed_tensor_s},
+                        Seam{"pipeline", d.pp == 1, c.pipeline, t.exposed_pipeline_s},
+                        Seam{"context", d.cp == 1, c.context, t.exposed_context_s},
+                        Seam{"expert", d.ep == 1, c.expert, t.exposed_expert_s}}) {
+    if (s.idle && (s.traffic.bytes_per_gpu_per_step != 0 || s.traffic.time_s != 0 ||
+                   s.exposed_s != 0 || s.traffic.active)) {
+      return std::string(s.name) + " has degree 1 but sends " +
+             show(s.traffic.bytes_per_gpu_per_step) + " bytes, exposed " + show(s.exposed_s) + " s";
+    }
+  }
+  return "";
+}
+
+// `grow` changes the pinned scenario; nullopt when it cannot (past 16,384 GPUs).
+Verdict weights_law(const Sample& x, const std::function<bool(Scenario&)>& grow, const char* what) {
+  Scenario v = pinned(x);
+  if (!grow(v) || v.gpus > 16384) return std::nullopt;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  const double before = most_over_stages(x.r, weights), after = most_over_stages(*r, weights);
+  if (at_most(after, before)) return "";
+  return std::string(what) + ": weights per GPU " + show(before) + " -> " + show(after);
+}
+
+Verdict zero_law(const Sample& x) {
+  if (x.s.zero_stage >= 3) return std::nullopt;
+  Scenario v = pinned(x);
+  v.zero_stage = x.s.zero_stage + 1;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  const double before = most_over_stages(x.r, model_state);
+  const double after = most_over_stages(*r, model_state);
+  if (at_most(after, before)) return "";
+  return "ZeRO " + std::to_string(v.zero_stage) + ": model state " + show(before) + " -> " +
+         show(after);
+}
+
+Verdict batch_law(const Sample& x) {
+  Scenario v = pinned(x);
+  v.global_batch *= 2;
+  if (v.global_batch > find_field("global_batch")->max) return std::nullopt;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  const double before = x.r.time.step_s, after = r->time.step_s;
+  if (at_most(before, after) && at_most(after, 2 * before)) return "";
+  return "global batch " + std::to_string(x.s.global_batch) + " -> " +
+         std::to_string(v.global_batch) + ": step " + show(before) + " -> " + show(after) +
+         " s; want between 1x and 2x";
+}
+
+Verdict recompute_law(const Sample& x) {
+  if (x.s.recompute == Recompute::kFull) return std::nullopt;
+  Scenario v = pinned(x);
+  v.recompute = static_cast<Recompute>(static_cast<int>(x.s.recompute) + 1);
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  const double step = x.r.time.step_s, bytes = x.r.memory.per_gpu_bytes;
+  if (at_most(step, r->time.step_s) && at_most(r->memory.per_gpu_bytes, bytes)) return "";
+  return "more recomputation: step " + show(step) + " -> " + show(r->time.step_s) + " s, memory " +
+         show(bytes) + " -> " + show(r->memory.per_gpu_bytes) + " bytes";
+}
+
+Verdict faster_link_law(const Sample& x) {
+  for (bool network : {true, false}) {
+    Scenario v = pinned(x);
+    (network ? v.network_gb_s : v.gpu.nvlink_gb_s) *= 2;
+    const std::optional<Report> r = report_of(v);
+    if (!r) return std::nullopt;
+    if (!at_most(r->time.step_s, x.r.time.step_s)) {
+      return std::string(network ? "network" : "NVLink") + " twice as fast: step " +
+             show(x.r.time.step_s) + " -> " + show(r->time.step_s) + " s";
+    }
+  }
+  return "";
+}
+
+// CP = 1 and EP = 1, and the context and expert seams off, written out: the same report, to
+// the byte, as the three-seam scenario that leaves them out.
+Verdict written_out_law(const Sample& x) {
+  const auto absent_or = [&x](const char* key, const json& v) {
+    const auto at = x.draft.find(key);
+    return at == x.draft.end() || at->second == v;
+  };
+  if (!absent_or("degrees.cp", 1) || !absent_or("degrees.ep", 1) ||
+      !absent_or("seams.context", false) || !absent_or("seams.expert", false)) {
+    return std::nullopt;
+  }
+  Draft three = x.draft, five = x.draft;
+  for (const char* k : {"degrees.cp", "degrees.ep", "seams.context", "seams.expert"}) {
+    three.erase(k);
+  }
+  if (x.draft.count("degrees.dp")) five["degrees.cp"] = 1, five["degrees.ep"] = 1;
+  five["seams.context"] = false, five["seams.expert"] = false;
+  const std::string a = evaluate_json(text_of(three), false);
+  const std::string b = evaluate_json(text_of(five), false);
+  if (a == b) return "";
+  return "the reports differ: " + a.substr(0, 200) + " ... against " + b.substr(0, 200);
+}
+
+Verdict order_law(const Sample& x) {
+  Scenario v = pinned(x);
+  std::next_permutation(v.order.begin(), v.order.end());
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (same(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes)) return "";
+  return "order " + order_text(v.order) + ": memory " + show(x.r.memory.per_gpu_bytes) + " -> " +
+         show(r->memory.per_gpu_bytes);
+}
+
+// The planner's laws search the whole space: fleets of up to 64 GPUs keep them quick.
+constexpr int kMostGpusToPlan = 64;
+
+Verdict plans_evaluate_law(const Sample& x) {
+  if (x.s.gpus > kMostGpusToPlan) return std::nullopt;
+  const PlanResult result = plan(x.s, 3);
+  for (size_t i = 0; i < result.top.size(); ++i) {
+    std::vector<Plan> all = result.variants[i];
+    all.push_back(result.top[i]);
+    for (const Plan& p : all) {
+      const std::optional<Report> r = report_of(scenario_of(x.s, p));
+      if (!r) return "a plan the core refuses: " + scenario_json(scenario_of(x.s, p)).dump();
+      const TimeReport& t = r->time;
+      if (t.step_s != p.step_s || r->memory.per_gpu_bytes != p.per_gpu_bytes || t.mfu != p.mfu ||
+          r->pipeline.bubble_fraction != p.bubble_fraction || t.tokens_per_s != p.tokens_per_s) {
+        return "plan " + scenario_json(scenario_of(x.s, p)).dump() + " says step " +
+               show(p.step_s) + " s, " + show(p.per_gpu_bytes) +
+               " bytes; evaluated: " + show(t.step_s) + " s, " + show(r->memory.per_gpu_bytes) +
+               " bytes";
+      }
+    }
+  }
+  return "";
+}
+
+// A random configuration from the planner's own space (planner.h): TP divides the heads (and
+// is divided by expert_tp), CP only where each rank keeps 8,192 tokens, PP at most the layers,
+// DP divides the batch, EP divides DP x CP and the experts, b a power of two up to 64 dividing
+// the batch per replica, 1F1B, any ZeRO stage, recomputation and SP.
+std::optional<Scenario> random_plan(const Scenario& base, std::mt19937& g) {
+  Dice d{std::mt19937(g())};
+  Scenario s = base;
+  std::vector<int> tps, cps;
+  for (int tp : divisors(base.gpus)) {
+    if (base.model.heads % tp == 0 && (!base.model.moe() || tp % base.expert_tp == 0)) {
+      tps.push_back(tp);
+    }
+  }
+  if (tps.empty()) return std::nullopt;
+  const int tp = d.pick(tps);
+  for (int cp : divisors(base.gpus / tp)) {
+    if (cp == 1 || (base.seq_len % cp == 0 && base.seq_len / cp >= 8192)) cps.push_back(cp);
+  }
+  const int cp = d.pick(cps);
+  const int pp = d.pick(divisors(base.gpus / (tp * cp), base.model.layers));
+  const int dp = base.gpus / (tp * cp * pp);
+  std::vector<int> eps = {1}, bs;
+  for (int ep : divisors(dp * cp)) {
+    if (base.model.moe() && ep > 1 && base.model.experts % ep == 0) eps.push_back(ep);
+  }
+  for (int b = 1; b <= 64 && b * dp <= base.global_batch; b *= 2) {
+    if (base.global_batch % (b * dp) == 0) bs.push_back(b);
+  }
+  if (bs.empty()) return std::nullopt;
+  s.degrees = Degrees{dp, tp, pp, cp, d.pick(eps)};
+  s.seams = {};
+  s.micro_batch = d.pick(bs);
+  s.schedule = Schedule::kOneFOneB;
+  s.virtual_stages = 1;
+  s.zero_stage = d.between(0, 3);
+  s.recompute = static_cast<Recompute>(d.between(0, 2));
+  s.sequence_parallel = tp > 1 && d.chance(0.5);
+  s.memory_model = MemoryModel::kFull;
+  return s;
+}
+
+Verdict planner_best_law(const Sample& x) {
+  if (x.s.gpus > kMostGpusToPlan) return std::nullopt;
+  const PlanResult result = plan(x.s, 1);
+  const double limit = x.s.gpu.memory_gb * 1e9 * safe_memory_fraction();
+  const double best = result.top.empty() ? INFINITY : result.top.front().step_s;
+  std::mt19937 g(static_cast<unsigned>(x.s.gpus * 7919 + x.s.global_batch));
+  for (int i = 0; i < 24; ++i) {
+    const std::optional<Scenario> s = random_plan(x.s, g);
+    if (!s) return std::nullopt;
+    const std::optional<Report> r = report_of(*s);
+    if (!r || r->memory.per_gpu_bytes > limit) continue;
+    if (r->time.step_s < best * (1 - 1e-12)) {
+      return "the planner's best is " + show(best) + " s; this fits and takes " +
+             show(r->time.step_s) + " s: " + scenario_json(*s).dump();
+    }
+  }
+  return "";
+}
+
+// ---- The tests -------------------------------------------------------------------------------
+
+TEST(Laws, MfuAtMostHfuAtMostOne) { check_law("MFU <= HFU <= 1", utilisation_law); }
+
+TEST(Laws, StepIsPositiveAtLeastComputeAndTheSumOfItsParts) {
+  check_law("step = compute + bubble + exposed comms + optimizer", step_parts_law);
+}
+
+TEST(Laws, BubbleFractionInZeroToOne) { check_law("bubble in [0, 1)", bubble_law); }
+
+TEST(Laws, ASeamOfDegreeOneSendsNothing) { check_law("idle seams send nothing", idle_seam_law); }
+
+TEST(Laws, WeightsPerGpuNeverRiseWhenTensorParallelismDoubles) {
+  const Tally t = check_law("weights vs 2x TP", [](const Sample& x) {
+    return weights_law(
+        x,
+        [](Scenario& v) {
+          v.degrees->tp *= 2, v.gpus *= 2;
+          return true;
+        },
+        "TP doubled");
+  });
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, WeightsPerGpuNeverRiseWhenPipelineParallelismDoubles) {
+  const Tally t = check_law("weights vs 2x PP", [](const Sample& x) {
+    return weights_law(
+        x,
+        [](Scenario& v) {
+          v.degrees->pp *= 2, v.gpus *= 2;
+          return true;
+        },
+        "PP doubled");
+  });
+  EXPECT_GE(t.applied, t.accepted / 4);
+}
+
+TEST(Laws, ZeroStagePlusOneNeverHoldsMoreModelState) {
+  const Tally t = check_law("ZeRO k+1 <= ZeRO k", zero_law);
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, DoublingTheGlobalBatchNeverShortensTheStepAndAtMostDoublesIt) {
+  const Tally t = check_law("2x global batch", batch_law);
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, MoreRecomputationNeverShortensTheStepNorRaisesMemory) {
+  const Tally t = check_law("more recomputation", recompute_law);
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, AFasterLinkNeverSlowsAStep) {
+  const Tally t = check_law("faster links", faster_link_law);
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, ContextAndExpertOfOneWrittenOutIsTheThreeSeamReport) {
+  const Tally t = check_law("cp = ep = 1 written out", written_out_law, 4);
+  EXPECT_GE(t.applied, t.accepted / 8);
+}
+
+TEST(Laws, PermutingTheOrderKeepsMemory) {
+  const Tally t = check_law("order and memory", order_law);
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, EveryPlanEvaluatesToItsOwnFigures) {
+  const Tally t = check_law("plans evaluate to their figures", plans_evaluate_law, 8);
+  EXPECT_GE(t.applied, t.accepted / 40);
+}
+
+TEST(Laws, NoRandomLayoutThatFitsBeatsThePlannersBest) {
+  const Tally t = check_law("the planner's best", planner_best_law, 4);
+  EXPECT_GE(t.applied, t.accepted / 20);
+}
+
+// The generator reaches every field of the schema and every value of every choice: each
+// preset, GPU, precision, enum (schedule, recomputation, memory model, CP method) and seam.
+TEST(Laws, TheScenariosCoverTheSchema) {
+  std::map<std::string, std::set<std::string>> seen;
+  for (int i = 0; i < std::max(scenario_count(), 3000); ++i) {
+    const Draft x = draw(seed(), i);
+    for (const auto& [key, value] : x) {
+      seen[key].insert(value.is_string() ? value.get<std::string>() : value.dump());
+      if (key.rfind("model.", 0) == 0) seen["model"];
+      if (key.rfind("seams.", 0) == 0) seen["seams"];
+      if (key.rfind("degrees.", 0) == 0) seen["degrees"];
+    }
+  }
+  seen["model"].merge(seen["model.preset"]);
+  for (const Field& f : fields()) {
+    EXPECT_TRUE(seen.count(f.key)) << f.key << " is never drawn";
+    if (f.type != FieldType::kEnum && f.type != FieldType::kPreset) continue;
+    for (const std::string& c : f.choices) {
+      if (std::string(f.key) == "model.preset") continue;  // the same list as "model"
+      EXPECT_TRUE(seen[f.key].count(c)) << f.key << " is never " << c;
+    }
+  }
+  for (const char* k : {"zero_stage"}) EXPECT_EQ(seen[k].size(), 4u) << k;
+}
+
+// The shrinker finds the smallest scenario: a law planted to break for ZeRO-3 on more than
+// 100 GPUs shrinks to those two keys, gpus no more than twice the bound.
+TEST(Laws, AFailureShrinksToTheSmallestScenario) {
+  const Law planted = [](const Sample& x) -> Verdict {
+    return x.s.zero_stage == 3 && x.s.gpus > 100 ? "planted" : "";
+  };
+  // The first drawn scenario that still holds on 4,096 GPUs (without its explicit degrees).
+  Draft x;
+  for (int i = 0; !breaks(planted, x); ++i) {
+    ASSERT_LT(i, 100) << "no drawn scenario takes 4,096 GPUs";
+    x = draw(seed(), i);
+    x.erase("degrees.dp"), x.erase("degrees.tp"), x.erase("degrees.pp");
+    x["gpus"] = 4096, x["zero_stage"] = 3;
+  }
+  const Draft small = shrink(x, planted);
+  EXPECT_EQ(small.size(), 2u) << text_of(small);
+  EXPECT_EQ(small.at("zero_stage"), 3);
+  EXPECT_GT(small.at("gpus").get<int>(), 100);
+  EXPECT_LE(small.at("gpus").get<int>(), 200);
+}
+
+}  // namespace
+}  // namespace pe
