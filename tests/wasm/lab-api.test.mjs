@@ -81,6 +81,12 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
     );
     assert.throws(() => lab.ranks({ dp: 16385, tp: 1, pp: 1 }, 8), refused('degrees'));
     assert.equal(lab.ranks({ dp: 16384, tp: 1, pp: 1 }, 8).length, 6 * 16384);
+    // A product past 64 bits aborted the module before the core counted one degree at a time.
+    assert.throws(
+      () => lab.ranks({ dp: 1722007169, tp: 714156689, pp: 15 }, 8),
+      refused('degrees', /allowed up to 16384 GPUs/),
+    );
+    assert.equal(lab.ranks({ dp: 2, tp: 1, pp: 1 }, 8).length, 12);
     assert.throws(
       () => lab.ranks({ dp: 2, tp: 1, pp: 1, cp: 2, ep: 3 }, 8),
       refused('degrees.ep', /must divide dp x cp = 4/),
