@@ -240,7 +240,15 @@ std::string schema_text() { return schema_json().dump(); }
 namespace {
 
 json derivation_json(const Derivation& d) {
-  return {{"formula", d.formula}, {"text", d.text}, {"result", d.result}, {"source", d.source}};
+  json terms = json::array();
+  for (const Term& t : d.terms) {
+    terms.push_back({{"symbol", t.symbol}, {"value", t.value}, {"unit", t.unit}, {"name", t.name}});
+  }
+  return {{"formula", d.formula},
+          {"terms", terms},
+          {"text", d.text},
+          {"result", d.result},
+          {"source", d.source}};
 }
 
 // The page's report: the model's, with the reader's warnings first, the resolved scenario, the

@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <functional>
 #include <tuple>
+#include <utility>
 
 #include "model/comms.h"
 #include "model/context.h"
 #include "model/layout.h"
+#include "model/memory.h"
 #include "model/moe.h"
+#include "model/pipeline.h"
 #include "model/transformer.h"
 
 namespace pe {
@@ -49,328 +52,397 @@ std::string secs(double v) {
 
 std::string str(long long v) { return std::to_string(v); }
 
-// "÷ DP 16" when ZeRO shards this state over the data-parallel group, else "".
-std::string over_dp(bool sharded, int dp) { return sharded ? " ÷ DP " + str(dp) : ""; }
+// A value as the text shows it, by its unit.
+std::string shown(double v, const std::string& unit) {
+  if (unit == "B") return bytes(v);
+  if (unit == "B/s") return bytes(v) + "/s";
+  if (unit == "s") return secs(v);
+  if (unit == "$") return "$" + num(v);
+  if (unit == "%") return num(v * 100) + "%";
+  return unit.empty() ? num(v) : num(v) + " " + unit;
+}
 
-// Model states of `psi` parameters under ZeRO stage z over a group of n.
-double states(const Precision& p, double psi, int z, int n) {
-  const double zw = z >= 3 ? n : 1, zg = z >= 2 ? n : 1, zo = z >= 1 ? n : 1;
-  return psi * (p.weight_bytes / zw + p.grad_bytes / zg + p.optimizer_bytes() / zo);
+// A degree reads as its seam names it: "TP 4".
+Term degree(const char* symbol, int value, const char* name) {
+  return {symbol, static_cast<double>(value), "", name};
+}
+bool is_degree(const Term& t) {
+  return t.unit.empty() && t.name.find("degree") != std::string::npos;
+}
+
+bool operator_char(unsigned char c) { return c == '+' || c == '(' || c == ')' || c == ' '; }
+
+// The formula with each symbol replaced by its term's value: "Ψ × w" -> "16e9 params × 2 B".
+// Symbols are runs of anything but spaces, parentheses and the operators (+ − × ÷).
+std::string written(const std::string& formula, const std::vector<Term>& terms) {
+  static const std::string kOps[] = {"−", "×", "÷"};
+  std::string out;
+  size_t i = 0;
+  while (i < formula.size()) {
+    size_t op = 0;
+    for (const std::string& o : kOps) op = formula.compare(i, o.size(), o) == 0 ? o.size() : op;
+    if (op > 0 || operator_char(static_cast<unsigned char>(formula[i]))) {
+      const size_t n = op > 0 ? op : 1;
+      out += formula.substr(i, n);
+      i += n;
+      continue;
+    }
+    size_t end = i;
+    while (end < formula.size() && !operator_char(static_cast<unsigned char>(formula[end]))) {
+      bool at_op = false;
+      for (const std::string& o : kOps) at_op = at_op || formula.compare(end, o.size(), o) == 0;
+      if (at_op) break;
+      ++end;
+    }
+    const std::string token = formula.substr(i, end - i);
+    const Term* term = nullptr;
+    for (const Term& t : terms) term = t.symbol == token ? &t : term;
+    if (!term) {
+      out += token;  // a number
+    } else if (is_degree(*term)) {
+      out += term->symbol + " " + num(term->value);
+    } else {
+      out += shown(term->value, term->unit);
+    }
+    i = end;
+  }
+  return out;
+}
+
+// A derivation of `result` (in `unit`): the text is the result, then the formula written out.
+// `note` adds what the formula does not show (which stage, which link).
+Derivation derive(std::string formula, std::vector<Term> terms, double result,
+                  const std::string& unit, std::string source, const std::string& note = "") {
+  Derivation d;
+  // A number that is one term as given says where it comes from rather than "x = x".
+  const bool given = terms.size() == 1 && formula == terms[0].symbol && !is_degree(terms[0]);
+  d.text = shown(result, unit) + (given ? "" : " = " + written(formula, terms)) +
+           (note.empty() ? "" : ", " + note);
+  d.formula = std::move(formula);
+  d.terms = std::move(terms);
+  d.result = result;
+  d.source = std::move(source);
+  return d;
+}
+
+// " ÷ N" where ZeRO shards the state over the ring of N, else "".
+std::string over(bool sharded, const char* n) { return sharded ? std::string(" ÷ ") + n : ""; }
+
+// Ψ × (w ÷ N + g ÷ N + o ÷ N), each ÷ N where ZeRO shards it (memory.h zero_sharding); with
+// nothing sharded, the book's Ψ × B.
+std::string states_formula(const char* psi, const char* n, int zero_stage) {
+  const ZeroSharding z = zero_sharding(zero_stage);
+  if (!z.weights && !z.grads && !z.optimizer) return std::string(psi) + " × B";
+  return std::string(psi) + " × (w" + over(z.weights, n) + " + g" + over(z.grads, n) + " + o" +
+         over(z.optimizer, n) + ")";
+}
+
+// "stage 3" where there are stages to tell apart.
+std::string on_stage(const Report& r, int stage) {
+  return r.degrees.pp > 1 ? "stage " + std::to_string(stage) : "";
+}
+
+// The busiest GPU of a stage, as the model places its parameters (memory.h stage_params).
+StageParams params_on(const Scenario& s, const Report& r, int stage) {
+  return stage_params(s, r.degrees, r.pipeline.split, stage);
 }
 
 Derivation memory_per_gpu(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;
   const MemoryBreakdown& b = r.memory.breakdown;
-  // ZeRO shards over the ranks holding the same weights: dp x cp (moe.h).
-  const int dp = r.degrees.dp * r.degrees.cp, z = s.zero_stage;
-  const double expert = r.memory.stages[r.memory.peak_stage].expert_params_per_gpu;
-  const double psi = r.memory.params_per_gpu - expert;
-  Derivation d;
-  d.result = states(p, psi, z, dp) + b.activations_bytes + b.overhead_bytes;
-  if (expert > 0) {
-    const int edp = expert_data_parallel(s, r.degrees);
-    d.result += states(p, expert, z, edp);
-    d.formula =
-        "dense Ψ × (weight + grad + optimizer) B/param, each ÷ DP×CP where ZeRO shards "
-        "it, + expert Ψ the same ÷ the expert data-parallel group, + activations";
-    d.text = bytes(d.result) + " = " + num(psi) + " dense params ZeRO " + str(z) + " over " +
-             str(dp) + " + " + num(expert) + " expert params over " + str(edp);
-    if (b.activations_bytes > 0) d.text += " + " + bytes(b.activations_bytes) + " activations";
-    if (b.overhead_bytes > 0) d.text += " + " + bytes(b.overhead_bytes) + " overhead";
-    d.source = "Rajbhandari et al. 2020 (ZeRO) Fig. 1; Megatron-Core's expert data-parallel group";
-    return d;
+  const StageParams st = params_on(s, r, r.memory.peak_stage);
+  std::vector<Term> terms = {
+      {"Ψ", st.dense_per_gpu, "params", "dense parameters on the GPU"},
+      {"w", p.weight_bytes, "B", "weight bytes per parameter"},
+      {"g", p.grad_bytes, "B", "gradient bytes per parameter"},
+      {"o", p.optimizer_bytes(), "B", "optimizer bytes per parameter"},
+      {"B", p.total_bytes(), "B/param", "bytes per parameter, every state"},
+      {"N", 1.0 * r.degrees.dp * r.degrees.cp, "", "ranks ZeRO shards over: DP × CP"}};
+  std::string formula = states_formula("Ψ", "N", s.zero_stage);
+  if (st.expert_params_per_gpu > 0) {
+    terms.push_back({"Ψe", st.expert_params_per_gpu, "params", "routed-expert parameters on it"});
+    terms.push_back(
+        {"E", 1.0 * expert_data_parallel(s, r.degrees), "", "the experts' data-parallel group"});
+    formula += " + " + states_formula("Ψe", "E", s.zero_stage);
   }
-  d.formula =
-      "Ψ × (weight + grad + optimizer) B/param, each ÷ DP where ZeRO shards it, "
-      "+ activations";
-  const bool plain = z == 0 && b.activations_bytes == 0;
-  d.text = bytes(d.result) + " = " + num(psi) + " params";
-  if (plain) {
-    d.text += " × " + num(p.total_bytes()) + " B/param";
-  } else {
-    d.text += " × (" + num(p.weight_bytes) + over_dp(z >= 3, dp) + " + " + num(p.grad_bytes) +
-              over_dp(z >= 2, dp) + " + " + num(p.optimizer_bytes()) + over_dp(z >= 1, dp) +
-              ") B/param";
+  if (b.activations_bytes > 0) {
+    terms.push_back({"A", b.activations_bytes, "B", "stored activations"});
+    formula += " + A";
   }
-  if (b.activations_bytes > 0) d.text += " + " + bytes(b.activations_bytes) + " activations";
-  if (b.overhead_bytes > 0) d.text += " + " + bytes(b.overhead_bytes) + " overhead";
-  d.source =
-      "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Fig. 1; activations: "
-      "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2";
-  return d;
+  if (b.overhead_bytes > 0) {
+    terms.push_back({"X", b.overhead_bytes, "B", "CUDA context, NCCL buffers, allocator"});
+    formula += " + X";
+  }
+  return derive(formula, terms, r.memory.per_gpu_bytes, "B",
+                "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Fig. 1; activations: "
+                "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2; Megatron-Core's expert "
+                "data-parallel group",
+                on_stage(r, st.stage));
 }
 
 Derivation params_per_gpu(const Scenario& s, const Report& r) {
-  Derivation d;
   const Degrees& g = r.degrees;
-  const StageMemory& peak = r.memory.stages[r.memory.peak_stage];
-  if (peak.expert_params_per_gpu > 0) {
-    const double dense = peak.params_per_gpu - peak.expert_params_per_gpu;
-    d.result = dense + peak.expert_params_per_gpu;
-    d.formula = "the stage's dense parameters ÷ TP + its routed experts ÷ (EP × expert TP)";
-    d.text = num(d.result) + " = " + num(dense * g.tp) + " ÷ TP " + str(g.tp) + " + " +
-             num(peak.expert_params_per_gpu * g.ep * s.expert_tp) + " ÷ (EP " + str(g.ep) +
-             " × expert TP " + str(s.expert_tp) + ") on stage " + str(peak.stage);
-    d.source = "Megatron-Core MoE: experts split over EP ranks, the rest over TP";
-    return d;
+  const StageParams st = params_on(s, r, r.memory.peak_stage);
+  if (st.expert_params_per_gpu > 0) {
+    return derive("Pd ÷ TP + Pe ÷ (EP × eTP)",
+                  {{"Pd", st.dense_params, "params", "the stage's dense parameters"},
+                   degree("TP", g.tp, "tensor-parallel degree"),
+                   {"Pe", st.expert_params, "params", "the stage's routed-expert parameters"},
+                   degree("EP", g.ep, "expert-parallel degree"),
+                   degree("eTP", s.expert_tp, "expert tensor-parallel degree")},
+                  r.memory.params_per_gpu, "",
+                  "Megatron-Core MoE: experts split over EP ranks, the rest over TP",
+                  on_stage(r, st.stage));
   }
   if (s.memory_model == MemoryModel::kBook) {
-    d.result = r.model_params / (1.0 * g.tp * g.pp);
-    d.formula = "N ÷ (TP × PP)";
-    d.text = num(d.result) + " = " + num(r.model_params) + " params ÷ (TP " + str(g.tp) + " × PP " +
-             str(g.pp) + ")";
-    d.source = "the book lab: tensor and pipeline splits cut the model, data parallelism copies it";
-    return d;
+    return derive("N ÷ (TP × PP)",
+                  {{"N", r.model_params, "params", "the model's parameters"},
+                   degree("TP", g.tp, "tensor-parallel degree"),
+                   degree("PP", g.pp, "pipeline-parallel degree")},
+                  r.memory.params_per_gpu, "",
+                  "the book lab: tensor and pipeline splits cut the model, data parallelism "
+                  "copies it");
   }
-  const StageMemory& st = r.memory.stages[r.memory.peak_stage];
-  const double stage_params = st.params_per_gpu * g.tp;
-  d.result = stage_params / g.tp;
-  d.formula =
-      "parameters of the busiest stage (its whole layers, plus the embedding or output "
-      "layer on an end stage) ÷ TP";
-  d.text = num(d.result) + " = " + num(stage_params) + " params on stage " + str(st.stage) + " (" +
-           str(st.layers) + " layers) ÷ TP " + str(g.tp);
-  d.source = "Megatron-LM: whole layers per stage, word embedding on the first stage";
-  return d;
-}
-
-Derivation link_time(const SeamTraffic& t) {
-  Derivation d;
-  d.result = t.link_bytes_per_s > 0 ? t.bytes_per_gpu_per_step / t.link_bytes_per_s : 0;
-  d.formula = "bytes per GPU per step ÷ link bandwidth per direction";
-  d.text = secs(d.result) + " = " + bytes(t.bytes_per_gpu_per_step) + " ÷ " +
-           bytes(t.link_bytes_per_s) + "/s (" + t.link + ")";
-  d.source = "nccl-tests PERFORMANCE.md: a collective's time is its bus bytes over the link";
-  return d;
-}
-
-// Per step = one message's bytes × messages; the message is what each seam's rule sends. The
-// message's terms are shown only when they multiply to the message the model sends (a stage
-// other than the memory peak, or a rule not written out here, shows the message's bytes).
-// Two derivations: the message, and the bytes per step.
-std::vector<Derivation> traffic(const SeamTraffic& t, std::string message_formula,
-                                std::string message_text, double message_bytes,
-                                std::string source) {
-  Derivation m;
-  m.result = t.bytes_per_message;
-  m.formula = message_formula;
-  m.text = bytes(m.result) + " = " + message_text;
-  if (std::fabs(message_bytes - t.bytes_per_message) > 1e-9 * t.bytes_per_message) {
-    message_text = bytes(t.bytes_per_message) + " per message";
-    m.text = bytes(m.result) + " per message, the busiest GPU's";
-  }
-  m.source = source;
-  Derivation d;
-  d.result = t.bytes_per_message * t.messages_per_step;
-  d.formula = message_formula + ", × messages per step";
-  d.text = bytes(d.result) + " = " + message_text + " × " + num(t.messages_per_step) + " per step";
-  d.source = std::move(source);
-  return {m, d};
-}
-
-std::vector<Derivation> data_traffic(const Scenario& s, const Report& r) {
-  const Precision& p = r.precision;
-  const double n = 1.0 * r.degrees.dp * r.degrees.cp, psi = r.memory.params_per_gpu;
-  if (r.memory.stages[r.comms.stage].expert_params_per_gpu > 0) {
-    return traffic(r.comms.data,
-                   "(n−1)/n × Ψ × gradient (and weight) bytes, dense "
-                   "parameters over DP×CP, experts over their own data-parallel group",
-                   bytes(r.comms.data.bytes_per_message) + " per message",
-                   r.comms.data.bytes_per_message,
-                   "ring volumes, nccl-tests PERFORMANCE.md; Megatron-Core's expert groups");
-  }
-  const std::string share = "(" + num(n) + "−1)/" + num(n);
-  if (s.zero_stage == 0) {
-    return traffic(r.comms.data, "2 × (d−1)/d × Ψ × grad bytes (ring all-reduce)",
-                   "2 × " + share + " × " + num(psi) + " params × " + num(p.grad_bytes) + " B",
-                   2 * (n - 1) / n * psi * p.grad_bytes,
-                   "ring all-reduce volume, nccl-tests PERFORMANCE.md");
-  }
-  const double w = s.zero_stage >= 3 ? 2 * p.weight_bytes : p.weight_bytes;
-  return traffic(
-      r.comms.data,
-      "(d−1)/d × Ψ × (grad + weight bytes): reduce-scatter gradients, all-gather weights",
-      share + " × " + num(psi) + " params × (" + num(p.grad_bytes) + " + " + num(w) + ") B",
-      (n - 1) / n * psi * (p.grad_bytes + w), "Rajbhandari et al. 2020 (ZeRO) Sec. 7");
-}
-
-std::vector<Derivation> context_traffic(const Scenario& s, const Report& r) {
-  const double cp = r.degrees.cp;
-  const double kv = kv_elements_per_token(s.model) / r.degrees.tp;
-  const double tokens = s.micro_batch * s.seq_len / cp;
-  if (s.context_parallel == ContextParallel::kUlysses) {
-    return traffic(r.comms.context,
-                   "(s/cp)·b × (Q, K, V and output values) ÷ t × (cp−1)/cp × 2 B per exchange",
-                   num(tokens) + " tokens × (cp " + num(cp) + " − 1)/" + num(cp) + " × 2 B × " +
-                       "their Q, K, V, O values",
-                   r.comms.context.bytes_per_message,
-                   "Jacobs et al. 2023 (DeepSpeed-Ulysses, arXiv:2309.14509) Sec. 3.1");
-  }
-  const bool ring = s.context_parallel == ContextParallel::kRing;
-  return traffic(r.comms.context,
-                 ring ? "(s/cp)·b × K/V values ÷ t × 2 B per ring pass"
-                      : "(cp−1) × (s/cp)·b × K/V values ÷ t × 2 B per all-gather",
-                 (ring ? "" : num(cp - 1) + " × ") + num(tokens) + " tokens × " + num(kv) +
-                     " K/V values × 2 B",
-                 (ring ? 1 : cp - 1) * tokens * kv * 2,
-                 ring ? "Liu et al. 2023 (Ring Attention, arXiv:2310.01889); Megatron-Core p2p CP"
-                      : "Dubey et al. 2024 (Llama 3) Sec. 3.3.2");
-}
-
-std::vector<Derivation> expert_traffic(const Scenario& s, const Report& r) {
-  const double ep = r.degrees.ep;
-  const double tokens =
-      s.micro_batch * s.seq_len / (1.0 * r.degrees.cp) * s.expert_tp / r.degrees.tp;
-  return traffic(
-      r.comms.expert, "tokens × top-k × capacity × h × 2 B × (ep−1)/ep per all-to-all",
-      num(tokens) + " tokens × " + str(s.model.experts_per_token) + " × " +
-          num(s.expert_capacity()) + " × " + str(s.model.hidden) + " × 2 B × (" + num(ep) + "−1)/" +
-          num(ep),
-      tokens * s.model.experts_per_token * s.expert_capacity() * s.model.hidden * 2 * (ep - 1) / ep,
-      "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
-}
-
-std::vector<Derivation> tensor_traffic(const Scenario& s, const Report& r) {
-  const double t = r.degrees.tp;
-  const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
-  if (s.sequence_parallel) {
-    return traffic(r.comms.tensor, "(t−1)/t × b·s·h × 2 B per all-gather or reduce-scatter",
-                   "(" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
-                   (t - 1) / t * bsh * 2,
-                   "Korthikanti et al. 2022 Sec. 4.2.2; Megatron-Core tensor_parallel/layers.py");
-  }
-  return traffic(r.comms.tensor, "2 × (t−1)/t × b·s·h × 2 B per all-reduce",
-                 "2 × (" + num(t) + "−1)/" + num(t) + " × " + num(bsh) + " (b·s·h) × 2 B",
-                 2 * (t - 1) / t * bsh * 2,
-                 "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; ring all-reduce volume");
-}
-
-std::vector<Derivation> pipeline_traffic(const Scenario& s, const Report& r) {
-  const double bsh = 1.0 * s.micro_batch * s.seq_len / r.degrees.cp * s.model.hidden;
-  if (s.sequence_parallel || s.pp_scatter_gather) {
-    return traffic(r.comms.pipeline, "b·s·h ÷ t × 2 B per send",
-                   num(bsh) + " (b·s·h) ÷ TP " + str(r.degrees.tp) + " × 2 B",
-                   bsh / r.degrees.tp * 2,
-                   "Narayanan et al. 2021 Sec. 4.1; sliced across the TP ranks with SP");
-  }
-  return traffic(r.comms.pipeline, "b·s·h × 2 B per send", num(bsh) + " (b·s·h) × 2 B", bsh * 2,
-                 "Narayanan et al. 2021 Sec. 4.1; Megatron-Core sends whole without SP");
-}
-
-Derivation step_time(const Report& r) {
-  const TimeReport& t = r.time;
-  Derivation d;
-  d.result = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
-  d.formula =
-      "slowest stage's compute + pipeline bubble + communication not hidden behind "
-      "compute + optimizer step";
-  d.text = secs(d.result) + " = " + secs(t.compute_s) + " compute (stage " + str(t.slowest_stage) +
-           ") + " + secs(t.bubble_s) + " bubble + " + secs(t.exposed_comms_s) +
-           " exposed communication + " + secs(t.optimizer_s) + " optimizer";
-  d.source =
-      "Narayanan et al. 2021 Sec. 2.2 (1F1B runs at its slowest stage's pace); "
-      "README \"How the numbers are computed\"";
-  return d;
-}
-
-Derivation mfu(const Scenario& s, const Report& r) {
-  const TimeReport& t = r.time;
-  Derivation d;
-  d.result = t.model_flops_per_step / (t.step_s * r.active_gpus * s.gpu.peak_tflops * 1e12);
-  d.formula = "model FLOPs per step ÷ (step time × GPUs × peak FLOP/s)";
-  d.text = num(d.result * 100) + "% = " + num(t.model_flops_per_step) + " FLOPs ÷ (" +
-           secs(t.step_s) + " × " + str(r.active_gpus) + " GPUs × " + num(s.gpu.peak_tflops) +
-           " TFLOP/s)";
-  d.source = "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3";
-  return d;
-}
-
-Derivation bubble(const Report& r) {
-  const TimeReport& t = r.time;
-  Derivation d;
-  d.result = t.step_s > 0 ? t.bubble_s / t.step_s : 0;
-  d.formula =
-      "bubble time ÷ step time: the idle share of the step; the bubble is (p − 1) ÷ v "
-      "micro-batch times of the slowest stage";
-  d.text = num(d.result) + " = " + secs(t.bubble_s) + " bubble ÷ " + secs(t.step_s) + " step (p " +
-           str(r.degrees.pp) + ", v " + str(r.pipeline.virtual_stages) + ", m " +
-           str(r.pipeline.microbatches) + ")";
-  d.source = "Narayanan et al. 2021 Sec. 2.2";
-  return d;
-}
-
-Derivation cost_per_day(const Scenario& s, const Report& r) {
-  Derivation d;
-  d.result = r.gpus * 24.0 * s.price_per_gpu_hour;
-  d.formula = "GPUs × 24 h × price per GPU-hour";
-  d.text = "$" + num(d.result) + " = " + str(r.gpus) + " GPUs × 24 h × $" +
-           num(s.price_per_gpu_hour) + "/GPU-hour";
-  d.source = "price_per_gpu_hour (set your own)";
-  return d;
+  return derive("P ÷ TP",
+                {{"P", st.dense_params, "params",
+                  "the stage's parameters: its whole layers, and the embedding or output layer "
+                  "on an end stage"},
+                 degree("TP", g.tp, "tensor-parallel degree")},
+                r.memory.params_per_gpu, "",
+                "Megatron-LM: whole layers per stage, word embedding on the first stage",
+                "stage " + str(st.stage) + " (" + str(st.layers) + " layers)");
 }
 
 Derivation shard_factor(const Report& r) {
-  const Degrees& g = r.degrees;
-  Derivation d;
-  d.result = 1.0 * g.tp * g.pp;
-  d.formula = "TP × PP: the pieces tensor and pipeline parallelism cut the model into";
-  d.text = num(d.result) + "× = TP " + str(g.tp) + " × PP " + str(g.pp);
-  d.source = "the book lab: tensor and pipeline splits cut the model, data parallelism copies it";
-  return d;
+  return derive("TP × PP",
+                {degree("TP", r.degrees.tp, "tensor-parallel degree"),
+                 degree("PP", r.degrees.pp, "pipeline-parallel degree")},
+                r.memory.shard_factor, "",
+                "the book lab: tensor and pipeline splits cut the model, data parallelism copies "
+                "it");
 }
 
 Derivation headroom(const Report& r) {
   const MemoryReport& m = r.memory;
-  Derivation d;
-  d.result = m.gpu_memory_bytes - m.per_gpu_bytes;
-  d.formula = "GPU memory − memory per GPU (negative: it does not fit)";
-  d.text = bytes(d.result) + " = " + bytes(m.gpu_memory_bytes) + " GPU − " +
-           bytes(m.per_gpu_bytes) + " needed";
-  d.source = "the GPU's memory (GB = 1e9 bytes) against the memory per GPU above";
-  return d;
+  return derive("M − B",
+                {{"M", m.gpu_memory_bytes, "B", "the GPU's memory"},
+                 {"B", m.per_gpu_bytes, "B", "memory per GPU"}},
+                m.headroom_bytes, "B",
+                "the GPU's memory (GB = 1e9 bytes) against the memory per GPU; negative: it does "
+                "not fit");
 }
 
 Derivation bytes_per_param(const Report& r) {
   const Precision& p = r.precision;
-  Derivation d;
-  d.result = p.weight_bytes + p.grad_bytes + p.master_bytes + p.adam_m_bytes + p.adam_v_bytes;
-  d.formula = "weight + gradient + master copy + Adam m + Adam v, bytes per parameter";
-  d.text = num(d.result) + " B/param = " + num(p.weight_bytes) + " weight + " + num(p.grad_bytes) +
-           " grad + " + num(p.master_bytes) + " master + " + num(p.adam_m_bytes) + " Adam m + " +
-           num(p.adam_v_bytes) + " Adam v (" + p.name + ")";
-  d.source = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1: mixed-precision Adam";
-  return d;
+  return derive("w + g + μ + m + v",
+                {{"w", p.weight_bytes, "weight", "weight bytes"},
+                 {"g", p.grad_bytes, "grad", "gradient bytes"},
+                 {"μ", p.master_bytes, "master", "master copy bytes"},
+                 {"m", p.adam_m_bytes, "Adam m", "Adam's first moment, bytes"},
+                 {"v", p.adam_v_bytes, "Adam v", "Adam's second moment, bytes"}},
+                p.total_bytes(), "B/param",
+                "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1: mixed-precision Adam",
+                p.name);
 }
 
-// Counted from the architecture when the scenario did not give it (contract_read.cpp).
+// Counted from the architecture (transformer.h, moe.h) unless the scenario gave it.
 Derivation model_params(const Scenario& s, const Report& r) {
   const ModelSpec& m = s.model;
-  Derivation d;
-  d.result = m.params;
-  if (shape_params(m, s.seq_len) == r.model_params) {
-    const double embedding = embedding_params(m, s.seq_len), output = output_params(m);
-    const int moe = moe_layers(m), dense = m.layers - moe;
-    const double layer = layer_params(m), moe_layer = moe_layer_params(m);
-    d.result = dense * layer + moe * moe_layer + embedding + output;
-    d.formula = moe == 0 ? "L × layer params + embedding + output layer"
-                         : "dense layers × their params + MoE layers × theirs (every expert) + "
-                           "embedding + output layer";
-    d.text = num(d.result) + " params = " +
-             (moe == 0 ? "L " + str(m.layers) + " × " + num(layer)
-                       : (dense > 0 ? str(dense) + " dense × " + num(layer) + " + " : "") +
-                             str(moe) + " MoE × " + num(moe_layer)) +
-             " + " + num(embedding) + " embedding + " + num(output) + " output";
-    d.source =
-        "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
-        "MLP (core/model/transformer.h)";
-    return d;
+  if (shape_params(m, s.seq_len) != r.model_params) {
+    return derive("N", {{"N", m.params, "params", "the model's parameters, as given"}},
+                  r.model_params, "params",
+                  m.name == "book-16b" ? "the book lab's 16-billion-parameter model"
+                                       : "the model's published parameter count",
+                  m.name + ", as given");
   }
-  d.formula = "N, as the model gives it";
-  d.text = num(d.result) + " params: " + m.name + ", as given";
-  d.source = m.name == "book-16b" ? "the book lab's 16-billion-parameter model"
-                                  : "the model's published parameter count";
-  return d;
+  const int moe = moe_layers(m);
+  std::vector<Term> terms = {{"L", 1.0 * (m.layers - moe), "layers", "dense layers"},
+                             {"Pl", layer_params(m), "params", "a dense layer's parameters"},
+                             {"Pe", embedding_params(m, s.seq_len), "params", "embedding"},
+                             {"Po", output_params(m), "params", "output layer"}};
+  std::string formula = "L × Pl + Pe + Po";
+  if (moe > 0) {
+    terms.push_back({"Lm", 1.0 * moe, "layers", "MoE layers"});
+    terms.push_back({"Pm", moe_layer_params(m), "params", "an MoE layer's, every expert"});
+    formula = "L × Pl + Lm × Pm + Pe + Po";
+  }
+  return derive(formula, terms, r.model_params, "params",
+                "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
+                "MLP (core/model/transformer.h)");
 }
+
+Derivation step_time(const Report& r) {
+  const TimeReport& t = r.time;
+  return derive("C + B + X + O",
+                {{"C", t.compute_s, "s", "the slowest stage's compute"},
+                 {"B", t.bubble_s, "s", "pipeline bubble"},
+                 {"X", t.exposed_comms_s, "s", "communication not hidden behind compute"},
+                 {"O", t.optimizer_s, "s", "optimizer step"}},
+                t.step_s, "s",
+                "Narayanan et al. 2021 Sec. 2.2 (1F1B runs at its slowest stage's pace)",
+                "compute on stage " + str(t.slowest_stage));
+}
+
+Derivation mfu(const Scenario& s, const Report& r) {
+  const TimeReport& t = r.time;
+  return derive("F ÷ (T × n × P)",
+                {{"F", t.model_flops_per_step, "FLOPs", "model FLOPs per step"},
+                 {"T", t.step_s, "s", "step time"},
+                 {"n", 1.0 * r.active_gpus, "GPUs", "GPUs at work"},
+                 {"P", s.gpu.peak_tflops * 1e12, "FLOP/s", "the GPU's dense peak"}},
+                t.mfu, "%",
+                "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3");
+}
+
+Derivation bubble(const Report& r) {
+  return derive(
+      "B ÷ T",
+      {{"B", r.time.bubble_s, "s", "pipeline bubble"}, {"T", r.time.step_s, "s", "step time"}},
+      r.pipeline.bubble_fraction, "",
+      "Narayanan et al. 2021 Sec. 2.2: the bubble is (p − 1) ÷ v micro-batch times of "
+      "the slowest stage",
+      "PP " + str(r.degrees.pp) + ", v " + str(r.pipeline.virtual_stages) + ", m " +
+          str(r.pipeline.microbatches));
+}
+
+Derivation cost_per_day(const Scenario& s, const Report& r) {
+  return derive("n × 24 × c",
+                {{"n", 1.0 * r.gpus, "GPUs", "GPUs"},
+                 {"c", s.price_per_gpu_hour, "$/GPU-hour", "price per GPU-hour"}},
+                r.cost.usd_per_day, "$", "price_per_gpu_hour (set your own)");
+}
+
+Derivation order_cost(const Scenario& s, const Report& r) {
+  return derive(
+      "T − Tr",
+      {{"T", r.time.step_s, "s", "step time in this nesting order, " + order_text(s.order)},
+       {"Tr", r.rule_order_step_s, "s", "step time in the chapter's tp,pp,dp"}},
+      r.order_cost_s, "s", "the chapter's rule of thumb: TP innermost, PP next, DP outermost",
+      s.order == kBookOrder ? "tp,pp,dp is the chapter's order" : "");
+}
+
+// The tokens of one micro-batch on one GPU: b × s ÷ CP.
+std::vector<Term> micro_batch_terms(const Scenario& s, const Report& r) {
+  return {{"b", 1.0 * s.micro_batch, "", "micro-batch size"},
+          {"s", 1.0 * s.seq_len, "", "sequence length"},
+          degree("CP", r.degrees.cp, "context-parallel degree"),
+          {"h", 1.0 * s.model.hidden, "", "hidden size"},
+          {"a", kActivationBytes, "B", "bytes per activation value"}};
+}
+
+std::vector<Term> with(std::vector<Term> terms, std::initializer_list<Term> more) {
+  terms.insert(terms.end(), more);
+  return terms;
+}
+
+// A seam's bytes per step: its message's formula, times the messages per step.
+Derivation per_step(Derivation message, const SeamTraffic& t) {
+  message.terms.push_back({"n", t.messages_per_step, "per step", "messages per step"});
+  // Parentheses only where the message is a sum: a product reads on.
+  int depth = 0;
+  bool sum = false;
+  for (size_t i = 0; i < message.formula.size(); ++i) {
+    const char c = message.formula[i];
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    sum = sum || (depth == 0 && (c == '+' || message.formula.compare(i, 3, "−") == 0));
+  }
+  const std::string formula = sum ? "(" + message.formula + ") × n" : message.formula + " × n";
+  return derive(formula, message.terms, t.bytes_per_gpu_per_step, "B", message.source);
+}
+
+const char* kRingSource = "ring volumes, nccl-tests PERFORMANCE.md";
+
+Derivation data_message(const Scenario& s, const Report& r) {
+  const Precision& p = r.precision;
+  const StageParams st = params_on(s, r, r.comms.stage);
+  const DataParallelParts parts = data_parallel_parts(
+      s, r.degrees, st.params_per_gpu, r.pipeline.microbatches, st.expert_params_per_gpu);
+  std::vector<Term> terms = {
+      {"N", 1.0 * r.degrees.dp * r.degrees.cp, "", "DP × CP ranks"},
+      {"Ψ", parts.ring_params, "params",
+       st.expert_params_per_gpu > 0 ? "parameters on the GPU, experts weighted by their own group"
+                                    : "parameters on the GPU"},
+      {"g", p.grad_bytes, "B", "gradient bytes per parameter"}};
+  const std::string note = on_stage(r, r.comms.stage);
+  if (s.zero_stage == 0) {
+    return derive("2 × (N − 1) ÷ N × Ψ × g", terms, r.comms.data.bytes_per_message, "B",
+                  std::string("ring all-reduce, ") + kRingSource, note);
+  }
+  terms.push_back({"w", p.weight_bytes, "B", "weight bytes per parameter"});
+  terms.push_back({"R", parts.reductions, "", "gradient reduce-scatters per step"});
+  terms.push_back({"G", parts.gathers, "", "weight all-gathers per step"});
+  return derive("(N − 1) ÷ N × Ψ × (g × R + w × G) ÷ (R + G)", terms,
+                r.comms.data.bytes_per_message, "B",
+                "reduce-scatter gradients, all-gather weights: Rajbhandari et al. 2020 (ZeRO) "
+                "Sec. 7",
+                note);
+}
+
+Derivation tensor_message(const Scenario& s, const Report& r) {
+  const auto terms =
+      with(micro_batch_terms(s, r), {degree("TP", r.degrees.tp, "tensor-parallel degree")});
+  if (s.sequence_parallel) {
+    return derive("(TP − 1) ÷ TP × b × s ÷ CP × h × a", terms, r.comms.tensor.bytes_per_message,
+                  "B",
+                  "an all-gather or reduce-scatter: Korthikanti et al. 2022 Sec. 4.2.2; "
+                  "Megatron-Core tensor_parallel/layers.py");
+  }
+  return derive("2 × (TP − 1) ÷ TP × b × s ÷ CP × h × a", terms, r.comms.tensor.bytes_per_message,
+                "B",
+                "a ring all-reduce: Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; "
+                "nccl-tests PERFORMANCE.md");
+}
+
+Derivation pipeline_message(const Scenario& s, const Report& r) {
+  auto terms = micro_batch_terms(s, r);
+  if (s.sequence_parallel || s.pp_scatter_gather) {
+    terms.push_back(degree("TP", r.degrees.tp, "tensor-parallel degree"));
+    return derive("b × s ÷ CP × h × a ÷ TP", terms, r.comms.pipeline.bytes_per_message, "B",
+                  "Narayanan et al. 2021 Sec. 4.1; each TP rank sends its slice with SP");
+  }
+  return derive("b × s ÷ CP × h × a", terms, r.comms.pipeline.bytes_per_message, "B",
+                "Narayanan et al. 2021 Sec. 4.1; Megatron-Core sends whole without SP");
+}
+
+Derivation context_message(const Scenario& s, const Report& r) {
+  const double kv = kv_elements_per_token(s.model);
+  auto terms = micro_batch_terms(s, r);
+  terms.erase(terms.begin() + 3);  // h: the K/V values per token stand in for it
+  terms.push_back({"kv", kv, "", "K and V values per token"});
+  terms.push_back(degree("TP", r.degrees.tp, "tensor-parallel degree"));
+  const double bytes = r.comms.context.bytes_per_message;
+  switch (s.context_parallel) {
+    case ContextParallel::kRing:
+      return derive("b × s ÷ CP × kv ÷ TP × a", terms, bytes, "B",
+                    "one ring pass: Liu et al. 2023 (Ring Attention, arXiv:2310.01889); "
+                    "Megatron-Core p2p CP");
+    case ContextParallel::kAllGather:
+      return derive("b × s ÷ CP × kv ÷ TP × (CP − 1) × a", terms, bytes, "B",
+                    "an all-gather of K/V: Dubey et al. 2024 (Llama 3) Sec. 3.3.2");
+    default:
+      terms.push_back(
+          {"qo", q_and_o_elements_per_token(s.model), "", "Q and output values per token"});
+      return derive("b × s ÷ CP × (qo ÷ TP + kv ÷ TP) × (CP − 1) ÷ CP × a", terms, bytes, "B",
+                    "an all-to-all: Jacobs et al. 2023 (DeepSpeed-Ulysses, arXiv:2309.14509) "
+                    "Sec. 3.1");
+  }
+}
+
+Derivation expert_message(const Scenario& s, const Report& r) {
+  const auto terms = with(micro_batch_terms(s, r),
+                          {degree("eTP", s.expert_tp, "expert tensor-parallel degree"),
+                           degree("TP", r.degrees.tp, "tensor-parallel degree"),
+                           {"k", 1.0 * s.model.experts_per_token, "", "experts per token"},
+                           {"c", s.expert_capacity(), "", "capacity factor"},
+                           degree("EP", r.degrees.ep, "expert-parallel degree")});
+  return derive("b × s ÷ CP × eTP ÷ TP × k × c × h × a × (EP − 1) ÷ EP", terms,
+                r.comms.expert.bytes_per_message, "B",
+                "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
+}
+
+const char* kLayoutSource =
+    "rank layout: ranks numbered innermost seam first (Megatron-LM's tp,pp,dp: Narayanan et "
+    "al. 2021 Sec. 3.3); node = rank ÷ GPUs per node";
 
 const char* upper(Seam seam) {
   return seam == Seam::kTensor ? "TP" : seam == Seam::kPipeline ? "PP" : "DP";
@@ -389,125 +461,113 @@ std::string spacing(const Scenario& s, const Degrees& g, Seam seam) {
   return str(stride) + " ranks apart (" + inner + " nested inside)";
 }
 
-const char* kLayoutSource =
-    "rank layout: ranks numbered innermost seam first (Megatron-LM's tp,pp,dp: Narayanan et "
-    "al. 2021 Sec. 3.3); node = rank ÷ GPUs per node";
+const char* degree_name(Seam seam) {
+  return seam == Seam::kTensor     ? "tensor-parallel degree"
+         : seam == Seam::kPipeline ? "pipeline-parallel degree"
+                                   : "data-parallel degree";
+}
 
 Derivation group_size(const Scenario& s, const Report& r, Seam seam) {
   const Degrees& g = r.degrees;
-  Derivation d;
+  const std::string where = spacing(s, g, seam) + ", order " + order_text(s.order);
+  const Term own = degree(upper(seam), degree_of(g, seam), degree_name(seam));
   // Gradients are reduced over DP x CP: each CP rank saw part of every sequence (comms.cpp).
-  const int cp = seam == Seam::kData ? g.cp : 1;
-  d.result = 1.0 * degree_of(g, seam) * cp;
-  d.formula = cp > 1 ? "DP × CP: gradients are reduced over both; DP members spaced by the "
-                       "degrees of the seams inside it"
-                     : "the seam's degree; members spaced by the degrees of the seams inside it";
-  d.text = num(d.result) + " GPUs = " + upper(seam) + " " + str(degree_of(g, seam)) +
-           (cp > 1 ? " × CP " + str(cp) + "; DP members are " : "; members are ") +
-           spacing(s, g, seam) + ", order " + order_text(s.order);
-  d.source = kLayoutSource;
-  return d;
-}
-
-// The link a seam's traffic rides, with why: where its groups sit in the nesting order. A
-// pipeline's link is that of the busiest stage's hops to its neighbouring stages (comms.cpp).
-Derivation link(const Scenario& s, const Report& r, Seam seam) {
-  const Degrees& g = r.degrees;
-  const bool pipeline = seam == Seam::kPipeline;
-  const bool spans = pipeline ? std::string(r.comms.pipeline.link) == "network"
-                              : group_spans_nodes(g, s.gpus_per_node, s.order, seam);
-  Derivation d;
-  d.result = link_rate(spans, s);
-  d.formula =
-      "NVLink (at the share of its rate NCCL reaches) when the seam's groups sit in one "
-      "node, else the network";
-  d.text =
-      bytes(d.result) + "/s, " +
-      (spans ? std::string("the network: ")
-             : "NVLink (" + num(s.gpu.nvlink_gb_s) + " GB/s × " + num(kNvlinkEfficiency) + "): ") +
-      upper(seam);
-  if (pipeline) {
-    d.text += " stages are " + spacing(s, g, seam) + "; stage " + str(r.comms.stage) +
-              (spans ? " has a neighbouring stage on another node"
-                     : "'s neighbouring stages share its node");
-  } else {
-    d.text += " groups of " + str(degree_of(g, seam)) + " GPUs, " + spacing(s, g, seam) + ", " +
-              (spans ? "span nodes" : "each sit in one node");
+  if (seam == Seam::kData && g.cp > 1) {
+    return derive("DP × CP", {own, degree("CP", g.cp, "context-parallel degree")},
+                  r.comms.data.group_size, "GPUs", kLayoutSource, "DP members are " + where);
   }
-  d.text += " of " + str(s.gpus_per_node) + " GPUs";
-  d.source = std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
-  return d;
+  return derive(upper(seam), {own}, degree_of(g, seam) * 1.0, "GPUs", kLayoutSource,
+                "members are " + where);
 }
 
-Derivation messages(const Scenario& s, const Report& r, const char* name) {
+// The link a seam's traffic rides, with why: where its groups sit in the nesting order.
+Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic& t) {
+  const Degrees& g = r.degrees;
+  const bool spans = std::string(t.link) == "network";
+  std::string where = std::string(upper(seam));
+  if (seam == Seam::kPipeline) {
+    where += " stages are " + spacing(s, g, seam) + "; stage " + str(r.comms.stage) +
+             (spans ? " has a neighbouring stage on another node"
+                    : "'s neighbouring stages share its node");
+  } else {
+    where += " groups of " + str(degree_of(g, seam)) + " GPUs, " + spacing(s, g, seam) + ", " +
+             (spans ? "span nodes" : "each sit in one node");
+  }
+  where += " of " + str(s.gpus_per_node) + " GPUs";
+  const std::string source =
+      std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
+  if (spans) {
+    return derive("W", {{"W", s.network_gb_s * 1e9, "B/s", "the network, per GPU per direction"}},
+                  t.link_bytes_per_s, "B/s", source, "the network: " + where);
+  }
+  return derive("V × η",
+                {{"V", s.gpu.nvlink_gb_s * 1e9, "B/s", "NVLink per GPU per direction"},
+                 {"η", kNvlinkEfficiency, "", "the share of it NCCL reaches"}},
+                t.link_bytes_per_s, "B/s", source, "NVLink: " + where);
+}
+
+Derivation messages(const Scenario& s, const Report& r, Seam seam) {
   const int m = r.pipeline.microbatches;
   const int stage = r.comms.stage;
-  Derivation d;
-  if (std::string(name) == "data") {
-    const DataParallelParts parts = data_parallel_parts(s, r.degrees, 0, m);
-    d.result = parts.reductions + parts.gathers;
-    d.formula = "gradient reductions + weight gathers per step (ZeRO-2/3: every micro-batch)";
-    d.text = num(d.result) + " = " + num(parts.reductions) +
-             (s.zero_stage == 0 ? " all-reduce" : " reduce-scatter") + " + " + num(parts.gathers) +
-             " all-gather per step";
-    d.source = "nccl-tests PERFORMANCE.md; Rajbhandari et al. 2020 (ZeRO) Sec. 7";
-  } else if (std::string(name) == "tensor") {
-    const bool full = s.recompute == Recompute::kFull;
-    const int per_layer = s.sequence_parallel ? (full ? 14 : 10) : (full ? 6 : 4);
-    const int layers = r.pipeline.split.layers_on(stage);
-    d.result = 1.0 * per_layer * layers * m;
-    d.formula =
-        "collectives per layer (2 forward + 2 backward; sequence parallel and full "
-        "recompute add theirs) × layers on the stage × micro-batches";
-    d.text = num(d.result) + " = " + str(per_layer) + " per layer × " + str(layers) + " layers × " +
-             str(m) + " micro-batches";
-    d.source =
-        "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; Megatron-Core "
-        "tensor_parallel/layers.py";
-  } else {
-    const int p = r.degrees.pp, v = r.pipeline.virtual_stages;
-    const int next = stage < p - 1 ? v : v - 1, prev = stage > 0 ? v : v - 1;
-    d.result = 1.0 * (next + prev) * m;
-    d.formula = "(sends to the next stage + to the previous one) per micro-batch × micro-batches";
-    d.text = num(d.result) + " = (" + str(next) + " forward + " + str(prev) + " backward, stage " +
-             str(stage) + ") × " + str(m) + " micro-batches";
-    d.source = "Narayanan et al. 2021 Sec. 4.1";
+  const Term micro = {"m", 1.0 * m, "micro-batches", "micro-batches per step"};
+  if (seam == Seam::kData) {
+    const StageParams st = params_on(s, r, stage);
+    const DataParallelParts parts =
+        data_parallel_parts(s, r.degrees, st.params_per_gpu, m, st.expert_params_per_gpu);
+    return derive("R + G",
+                  {{"R", parts.reductions, s.zero_stage == 0 ? "all-reduce" : "reduce-scatter",
+                    s.zero_stage == 0 ? "all-reduces per step" : "reduce-scatters per step"},
+                   {"G", parts.gathers, "all-gather", "weight gathers per step"}},
+                  r.comms.data.messages_per_step, "",
+                  "nccl-tests PERFORMANCE.md; Rajbhandari et al. 2020 (ZeRO) Sec. 7: ZeRO-2/3 "
+                  "every micro-batch");
   }
-  return d;
+  if (seam == Seam::kTensor) {
+    return derive("c × L × m",
+                  {{"c", 1.0 * tensor_collectives_per_layer(s), "per layer",
+                    "collectives per layer (2 forward + 2 backward; sequence parallelism and "
+                    "full recomputation add theirs)"},
+                   {"L", 1.0 * r.pipeline.split.layers_on(stage), "layers", "layers on the stage"},
+                   micro},
+                  r.comms.tensor.messages_per_step, "",
+                  "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; Megatron-Core "
+                  "tensor_parallel/layers.py",
+                  on_stage(r, stage));
+  }
+  const PipelineSends sends = pipeline_sends(s, r.degrees.pp, stage);
+  return derive("(f + k) × m",
+                {{"f", 1.0 * sends.next, "forward", "sends forward per micro-batch"},
+                 {"k", 1.0 * sends.prev, "backward", "sends backward per micro-batch"},
+                 micro},
+                r.comms.pipeline.messages_per_step, "", "Narayanan et al. 2021 Sec. 4.1",
+                on_stage(r, stage));
+}
+
+Derivation link_time(const SeamTraffic& t) {
+  return derive("D ÷ W",
+                {{"D", t.bytes_per_gpu_per_step, "B", "bytes per GPU per step"},
+                 {"W", t.link_bytes_per_s, "B/s", std::string("the link: ") + t.link}},
+                t.time_s, "s",
+                "nccl-tests PERFORMANCE.md: a collective's time is its bus bytes over the link");
 }
 
 // A pipeline GPU's time on the wire: each hop at its own link's rate (comms.cpp).
 Derivation pipeline_time(const Scenario& s, const Report& r) {
   const SeamTraffic& t = r.comms.pipeline;
-  const int p = r.degrees.pp, v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
-  const int stage = r.comms.stage;
-  const int next = stage < p - 1 ? v : v - 1, prev = stage > 0 ? v : v - 1;
+  const int p = r.degrees.pp, stage = r.comms.stage;
+  const PipelineSends sends = pipeline_sends(s, p, stage);
   const double to_next = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + 1) % p), s);
   const double to_prev = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + p - 1) % p), s);
-  Derivation d;
-  d.result = t.bytes_per_message * m * (next / to_next + prev / to_prev);
-  d.formula =
-      "message × micro-batches × (sends forward ÷ that hop's link + sends backward ÷ "
-      "its link)";
-  d.text = secs(d.result) + " = " + bytes(t.bytes_per_message) + " × " + str(m) + " × (" +
-           str(next) + " ÷ " + bytes(to_next) + "/s + " + str(prev) + " ÷ " + bytes(to_prev) +
-           "/s), stage " + str(stage);
-  d.source = "nccl-tests PERFORMANCE.md: a transfer's time is its bytes over the link";
-  return d;
-}
-
-Derivation order_cost(const Scenario& s, const Report& r) {
-  Derivation d;
-  d.result = r.time.step_s - r.rule_order_step_s;
-  d.formula = "step time in this nesting order − step time in the chapter's tp,pp,dp, same degrees";
-  if (s.order == kBookOrder) {
-    d.text = "0 s: tp,pp,dp is the chapter's order";
-  } else {
-    d.text = secs(d.result) + " = " + secs(r.time.step_s) + " (" + order_text(s.order) + ") − " +
-             secs(r.rule_order_step_s) + " (tp,pp,dp)";
-  }
-  d.source = "the chapter's rule of thumb: TP innermost, PP next, DP outermost";
-  return d;
+  return derive("M × m × (f ÷ Wf + k ÷ Wk)",
+                {{"M", t.bytes_per_message, "B", "one send"},
+                 {"m", 1.0 * r.pipeline.microbatches, "", "micro-batches per step"},
+                 {"f", 1.0 * sends.next, "", "sends forward per micro-batch"},
+                 {"Wf", to_next, "B/s", "the link to the next stage"},
+                 {"k", 1.0 * sends.prev, "", "sends backward per micro-batch"},
+                 {"Wk", to_prev, "B/s", "the link to the previous stage"}},
+                t.time_s, "s",
+                "nccl-tests PERFORMANCE.md: a transfer's time is its bytes over the link",
+                on_stage(r, stage));
 }
 
 // Every number the report explains, under its report key, with the function that derives it:
@@ -530,18 +590,19 @@ Catalogue catalogue(const Scenario& s, const Report& r) {
   add("pipeline.bubble_fraction", [&] { return bubble(r); });
   add("cost.usd_per_day", [&] { return cost_per_day(s, r); });
   add("order.order_cost_s", [&] { return order_cost(s, r); });
-  using Traffic = std::vector<Derivation> (*)(const Scenario&, const Report&);
-  const std::tuple<const char*, const SeamTraffic*, Traffic> traffics[] = {
-      {"data", &r.comms.data, data_traffic},
-      {"tensor", &r.comms.tensor, tensor_traffic},
-      {"pipeline", &r.comms.pipeline, pipeline_traffic},
-      {"context", &r.comms.context, context_traffic},
-      {"expert", &r.comms.expert, expert_traffic}};
-  for (const auto& [name, t, traffic] : traffics) {
+  using Message = Derivation (*)(const Scenario&, const Report&);
+  const std::tuple<const char*, const SeamTraffic*, Message, const char*> traffics[] = {
+      {"data", &r.comms.data, data_message, kRingSource},
+      {"tensor", &r.comms.tensor, tensor_message, "Narayanan et al. 2021 Sec. 3.2"},
+      {"pipeline", &r.comms.pipeline, pipeline_message, "Narayanan et al. 2021 Sec. 4.1"},
+      {"context", &r.comms.context, context_message, "Megatron-Core context parallelism"},
+      {"expert", &r.comms.expert, expert_message, "Megatron-Core's token dispatcher"}};
+  for (const auto& [name, t, message, source] : traffics) {
     if (!t->active) continue;
     const std::string at = std::string("comms.") + name + ".";
-    add(at + "bytes_per_message", [&s, &r, f = traffic] { return f(s, r)[0]; });
-    add(at + "bytes_per_gpu_per_step", [&s, &r, f = traffic] { return f(s, r)[1]; });
+    add(at + "bytes_per_message", [&s, &r, f = message] { return f(s, r); });
+    add(at + "bytes_per_gpu_per_step",
+        [&s, &r, f = message, t = t] { return per_step(f(s, r), *t); });
   }
   // Where the three book seams' groups sit, and how often they talk.
   const std::tuple<const char*, Seam, const SeamTraffic*> seams[] = {
@@ -552,11 +613,11 @@ Catalogue catalogue(const Scenario& s, const Report& r) {
     if (!t->active) continue;
     const std::string at = std::string("comms.") + name + ".";
     add(at + "group_size", [&s, &r, seam = seam] { return group_size(s, r, seam); });
-    add(at + "link_bytes_per_s", [&s, &r, seam = seam] { return link(s, r, seam); });
-    add(at + "messages_per_step", [&s, &r, name = name] { return messages(s, r, name); });
+    add(at + "link_bytes_per_s", [&s, &r, seam = seam, t = t] { return link(s, r, seam, *t); });
+    add(at + "messages_per_step", [&s, &r, seam = seam] { return messages(s, r, seam); });
   }
   // A pipeline stage's two hops may ride different links: each at its own rate.
-  for (const auto& [name, t, traffic] : traffics) {
+  for (const auto& [name, t, message, source] : traffics) {
     if (!t->active) continue;
     const std::string key = std::string("comms.") + name + ".time_s";
     if (t == &r.comms.pipeline) {

@@ -12,8 +12,6 @@
 namespace pe {
 namespace {
 
-constexpr double kActivationBytes = 2;  // bf16 activations and activation gradients
-
 void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
   t.link = crosses_nodes ? "network" : "nvlink";
   t.link_bytes_per_s = link_rate(crosses_nodes, s);
@@ -37,19 +35,16 @@ SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
   const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
   const bool sliced = s.sequence_parallel || s.pp_scatter_gather;
   t.bytes_per_message = bsh * kActivationBytes / (sliced ? d.tp : 1);
-  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
   const int p = d.pp;
-  // Sends per micro-batch to the next stage (forward) and the previous one (backward).
-  const int next = stage < p - 1 ? v : v - 1;  // the last stage wraps to stage 0 (v > 1)
-  const int prev = stage > 0 ? v : v - 1;
+  const PipelineSends sends = pipeline_sends(s, p, stage);
   const int prev_stage = (stage + p - 1) % p;
   const bool next_crosses = f.hop_crosses(stage);
   const bool prev_crosses = f.hop_crosses(prev_stage);
-  t.messages_per_step = 1.0 * (next + prev) * microbatches;
+  t.messages_per_step = 1.0 * (sends.next + sends.prev) * microbatches;
   t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
   t.time_s = t.bytes_per_message * microbatches *
-             (next / link_rate(next_crosses, s) + prev / link_rate(prev_crosses, s));
-  const bool crosses = (next > 0 && next_crosses) || (prev > 0 && prev_crosses);
+             (sends.next / link_rate(next_crosses, s) + sends.prev / link_rate(prev_crosses, s));
+  const bool crosses = (sends.next > 0 && next_crosses) || (sends.prev > 0 && prev_crosses);
   t.link = crosses ? "network" : "nvlink";
   t.link_bytes_per_s = link_rate(crosses, s);
   return t;
@@ -69,18 +64,14 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
   t.active = true;
   const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
   const double share = (d.tp - 1.0) / d.tp;
-  const bool full = s.recompute == Recompute::kFull;
-  int per_layer;
   if (s.sequence_parallel) {
     t.collective = "all-gather + reduce-scatter every layer";
     t.bytes_per_message = share * bsh * kActivationBytes;
-    per_layer = full ? 14 : 10;
   } else {
     t.collective = "all-reduce every layer";
     t.bytes_per_message = 2 * share * bsh * kActivationBytes;
-    per_layer = full ? 6 : 4;
   }
-  t.messages_per_step = 1.0 * per_layer * stage_layers * microbatches;
+  t.messages_per_step = 1.0 * tensor_collectives_per_layer(s) * stage_layers * microbatches;
   ride(t, crosses_nodes, s);
   return t;
 }
@@ -106,6 +97,17 @@ SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_
 }
 
 }  // namespace
+
+PipelineSends pipeline_sends(const Scenario& s, int pp, int stage) {
+  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  // The last stage's send forward wraps to stage 0 only between chunks (v > 1).
+  return {stage < pp - 1 ? v : v - 1, stage > 0 ? v : v - 1};
+}
+
+int tensor_collectives_per_layer(const Scenario& s) {
+  const bool full = s.recompute == Recompute::kFull;
+  return s.sequence_parallel ? (full ? 14 : 10) : (full ? 6 : 4);
+}
 
 double link_rate(bool crosses_nodes, const Scenario& s) {
   return crosses_nodes ? s.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
@@ -155,6 +157,7 @@ DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, doubl
     params = params_per_gpu - expert_params_per_gpu +
              expert_params_per_gpu * ((n_e - 1.0) / n_e) / share;
   }
+  p.ring_params = params;
   const Precision& pr = s.precision;
   switch (s.zero_stage) {
     case 0:

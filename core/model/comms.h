@@ -15,6 +15,21 @@ namespace pe {
 // come close to.
 constexpr double kNvlinkEfficiency = 0.8;
 
+// Pipeline sends per micro-batch of a GPU on `stage`: to the next stage (forward) and to the
+// previous one (backward). With v model chunks per GPU (interleaved) each boundary is crossed
+// v times (Narayanan et al. 2021 Sec. 2.2.2).
+struct PipelineSends {
+  int next = 0;
+  int prev = 0;
+};
+PipelineSends pipeline_sends(const Scenario& s, int pp, int stage);
+
+// Tensor-parallel collectives per layer per micro-batch: 2 forward and 2 backward all-reduces
+// (Narayanan et al. 2021 Sec. 3.2); with sequence parallelism an all-gather and a
+// reduce-scatter each, and the backward's all-gather of the layer input again (10; Megatron-Core
+// tensor_parallel/layers.py); full recomputation repeats the forward's (6 and 14).
+int tensor_collectives_per_layer(const Scenario& s);
+
 // Bytes per second a seam's traffic gets: the network's line rate across nodes, else NVLink at
 // the share NCCL reaches.
 double link_rate(bool crosses_nodes, const Scenario& s);
@@ -68,6 +83,7 @@ CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatc
 // Bytes of one DP all-gather of the weights and of one reduce-scatter of the gradients (or
 // all-reduce with ZeRO 0) for a GPU holding `params_per_gpu`: what step_time overlaps.
 struct DataParallelParts {
+  double ring_params = 0;   // parameters as the dp x cp ring sees them (experts weighted)
   double reduce_bytes = 0;  // per reduction
   double gather_bytes = 0;  // per gather
   double reductions = 0;    // per step: 1, or m with ZeRO-2/3 (every micro-batch)

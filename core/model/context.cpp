@@ -8,11 +8,10 @@
 namespace pe {
 namespace {
 
-constexpr double kActivationBytes = 2;  // bf16 activations and their gradients
-
 std::string str(long long v) { return std::to_string(v); }
 
-// Queries and attention outputs per token, in elements: h each, or MLA's per-head sizes.
+}  // namespace
+
 double q_and_o_elements_per_token(const ModelSpec& m) {
   if (m.attention == Attention::kLatent) {
     const LatentAttentionShape mla;
@@ -21,7 +20,7 @@ double q_and_o_elements_per_token(const ModelSpec& m) {
   return 2.0 * m.hidden;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 double kv_elements_per_token(const ModelSpec& m) {
   if (m.attention == Attention::kLatent) {

@@ -16,6 +16,10 @@ namespace pe {
 // Megatron-Core materialises.
 double kv_elements_per_token(const ModelSpec& m);
 
+// Queries and attention outputs of one token, in elements: h each, or latent attention's
+// per-head sizes (what Ulysses' all-to-alls move besides K and V).
+double q_and_o_elements_per_token(const ModelSpec& m);
+
 // The context seam's traffic per GPU per step, on the busiest stage's `stage_layers` layers
 // with m micro-batches. 16-bit values; each TP
 // rank exchanges the keys and values of its own heads (1/tp).

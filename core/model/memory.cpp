@@ -11,12 +11,17 @@ namespace pe {
 
 double safe_memory_fraction() { return 0.8; }
 
+ZeroSharding zero_sharding(int zero_stage) {
+  return {zero_stage >= 3, zero_stage >= 2, zero_stage >= 1};
+}
+
 MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
                                   int dp) {
   MemoryBreakdown m;
-  m.weights_bytes = params * precision.weight_bytes / (zero_stage >= 3 ? dp : 1);
-  m.grads_bytes = params * precision.grad_bytes / (zero_stage >= 2 ? dp : 1);
-  const double optimizer_share = 1.0 / (zero_stage >= 1 ? dp : 1);
+  const ZeroSharding z = zero_sharding(zero_stage);
+  m.weights_bytes = params * precision.weight_bytes / (z.weights ? dp : 1);
+  m.grads_bytes = params * precision.grad_bytes / (z.grads ? dp : 1);
+  const double optimizer_share = 1.0 / (z.optimizer ? dp : 1);
   m.master_bytes = params * precision.master_bytes * optimizer_share;
   m.adam_m_bytes = params * precision.adam_m_bytes * optimizer_share;
   m.adam_v_bytes = params * precision.adam_v_bytes * optimizer_share;
@@ -61,8 +66,10 @@ StageParams full_stage_params(const Scenario& s, const Degrees& d, const StageSp
     if (d.pp > 1 && m.tied_embeddings) params += static_cast<double>(m.vocab) * m.hidden;
   }
   const double scale = param_scale(m, s.seq_len);
-  p.dense_per_gpu = params * scale / d.tp;
-  p.expert_params_per_gpu = run.expert > 0 ? run.expert * scale / (1.0 * d.ep * s.expert_tp) : 0;
+  p.dense_params = params * scale;
+  p.expert_params = run.expert * scale;
+  p.dense_per_gpu = p.dense_params / d.tp;
+  p.expert_params_per_gpu = run.expert > 0 ? p.expert_params / (1.0 * d.ep * s.expert_tp) : 0;
   p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;
   return p;
 }
@@ -74,11 +81,14 @@ StageParams book_stage_params(const Scenario& s, const Degrees& d, const StageSp
   const ModelSpec& m = s.model;
   StageParams p = stage_shape(m, split, stage);
   if (!m.moe()) {
+    p.dense_params = m.params / d.pp;
     p.params_per_gpu = m.params / (1.0 * d.tp * d.pp);
     p.dense_per_gpu = p.params_per_gpu;
     return p;
   }
   const double expert_share = layer_run_params(m, 0, m.layers).expert / shape_params(m, s.seq_len);
+  p.dense_params = m.params * (1 - expert_share) / d.pp;
+  p.expert_params = m.params * expert_share / d.pp;
   p.dense_per_gpu = m.params * (1 - expert_share) / (1.0 * d.tp * d.pp);
   p.expert_params_per_gpu = m.params * expert_share / (1.0 * d.ep * s.expert_tp * d.pp);
   p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;

@@ -18,6 +18,15 @@ namespace pe {
 MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
                                   int dp);
 
+// Which model states ZeRO stage z shards over the data-parallel group: the optimizer's from
+// stage 1, the gradients from 2, the weights from 3 (Rajbhandari et al. 2020 Sec. 5.1).
+struct ZeroSharding {
+  bool weights = false;
+  bool grads = false;
+  bool optimizer = false;
+};
+ZeroSharding zero_sharding(int zero_stage);
+
 // One pipeline stage's GPU (every GPU of a stage holds the same).
 StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches);
 
@@ -29,6 +38,8 @@ struct StageParams {
   int layers = 0;
   int first_layer = 0;
   int moe_layers = 0;                // of `layers`, the MoE ones
+  double dense_params = 0;           // the stage's dense parameters, before any sharding
+  double expert_params = 0;          // the stage's routed experts', before any sharding
   double dense_per_gpu = 0;          // sharded by TP
   double expert_params_per_gpu = 0;  // routed experts', sharded by EP x expert TP (moe.h)
   double params_per_gpu = 0;         // their sum

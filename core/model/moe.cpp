@@ -126,7 +126,8 @@ double expert_all_to_all_bytes(const Scenario& s, const Degrees& d) {
   const ModelSpec& m = s.model;
   if (!m.moe() || d.ep <= 1) return 0;
   const double tokens = 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp;
-  return tokens * m.experts_per_token * s.expert_capacity() * m.hidden * 2.0 * (d.ep - 1.0) / d.ep;
+  return tokens * m.experts_per_token * s.expert_capacity() * m.hidden * kActivationBytes *
+         (d.ep - 1.0) / d.ep;
 }
 
 SeamTraffic expert_traffic(const Scenario& s, const Degrees& d, int moe_layers_here,

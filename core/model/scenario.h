@@ -86,6 +86,9 @@ struct ModelSpec {
   int expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn(); }
 };
 
+// Bytes of each activation, and of its gradient, that crosses the wire: bf16.
+constexpr double kActivationBytes = 2;
+
 // Bytes of training state per parameter. Book / ZeRO convention (mixed-precision Adam):
 // bf16 weight 2 + bf16 grad 2 + fp32 master 4 + Adam m 4 + Adam v 4 = 16.
 struct Precision {

@@ -202,7 +202,7 @@ describe('show the math', () => {
     assert.equal(await link.getAttribute('aria-expanded'), 'true');
     assert.match(
       await page.locator('.explain-text').textContent(),
-      /^240 GB\/s, NVLink \(300 GB\/s × 0.8\): TP groups/,
+      /^240 GB\/s = 300 GB\/s × 0.8, NVLink: TP groups/,
     );
     await page.locator('.wire-panel h2').click();
     assert.equal(await tip.isVisible(), false);
@@ -226,7 +226,7 @@ describe('show the math', () => {
     assert.equal(await said('[data-field="per-gpu"]'), '256 GB = 16e9 params × 16 B/param');
     assert.equal(
       await said('li[data-seam="data"] [data-field="bytes"]'),
-      '60 GB = 2 × (16−1)/16 × 16e9 params × 2 B × 1 per step',
+      '60 GB = 2 × (16 − 1) ÷ 16 × 16e9 params × 2 B × 1 per step',
     );
     assert.equal(await said('[data-field="params-per-gpu"]'), '16e9 = 16e9 params ÷ (TP 1 × PP 1)');
     // An idle seam's dashes explain nothing and take no tab stop.

@@ -22,6 +22,7 @@ function createTip(root) {
   const lines = {
     text: make('p', { className: 'explain-text' }, tip),
     formula: make('p', { className: 'explain-formula' }, tip),
+    where: make('p', { className: 'explain-where' }, tip),
     exact: make('p', { className: 'explain-exact' }, tip),
     source: make('p', { className: 'explain-source' }, tip),
   };
@@ -31,6 +32,12 @@ function createTip(root) {
     show(el, d) {
       lines.text.textContent = d.text;
       lines.formula.textContent = `Formula: ${d.formula}`;
+      // What each symbol stands for, in the core's words (a degree such as TP names itself).
+      const named = d.terms.filter((t) => t.symbol !== t.name);
+      lines.where.textContent = named.length
+        ? `Where ${named.map((t) => `${t.symbol}: ${t.name}`).join('; ')}.`
+        : '';
+      lines.where.hidden = !named.length;
       lines.exact.textContent = el.title ? `Exact: ${el.title}` : '';
       lines.exact.hidden = !el.title;
       lines.source.textContent = `Source: ${d.source}`;
