@@ -64,8 +64,7 @@ INSTANTIATE_TEST_SUITE_P(
 // The book's own numbers, as the chapter would write them.
 TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {
   const json r = json::parse(explain_json("{}", ""));
-  EXPECT_EQ(r["explain"]["memory.per_gpu_bytes"]["text"],
-            "256 GB = 16e9 params × 16 B/param");
+  EXPECT_EQ(r["explain"]["memory.per_gpu_bytes"]["text"], "256 GB = 16e9 params × 16 B/param");
   EXPECT_EQ(r["explain"]["memory.params_per_gpu"]["text"], "16e9 = 16e9 params ÷ (TP 1 × PP 1)");
   EXPECT_EQ(r["explain"]["comms.data.bytes_per_gpu_per_step"]["text"],
             "60 GB = 2 × (16 − 1) ÷ 16 × 16e9 params × 2 B × 1 per step");
