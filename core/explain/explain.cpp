@@ -64,10 +64,7 @@ std::string shown(double v, const std::string& unit) {
 
 // A degree reads as its seam names it: "TP 4".
 Term degree(const char* symbol, int value, const char* name) {
-  return {symbol, static_cast<double>(value), "", name};
-}
-bool is_degree(const Term& t) {
-  return t.unit.empty() && t.name.find("degree") != std::string::npos;
+  return {symbol, static_cast<double>(value), "", name, true};
 }
 
 bool operator_char(unsigned char c) { return c == '+' || c == '(' || c == ')' || c == ' '; }
@@ -99,7 +96,7 @@ std::string written(const std::string& formula, const std::vector<Term>& terms) 
     for (const Term& t : terms) term = t.symbol == token ? &t : term;
     if (!term) {
       out += token;  // a number
-    } else if (is_degree(*term)) {
+    } else if (term->degree) {
       out += term->symbol + " " + num(term->value);
     } else {
       out += shown(term->value, term->unit);
@@ -115,7 +112,7 @@ Derivation derive(std::string formula, std::vector<Term> terms, double result,
                   const std::string& unit, std::string source, const std::string& note = "") {
   Derivation d;
   // A number that is one term as given says where it comes from rather than "x = x".
-  const bool given = terms.size() == 1 && formula == terms[0].symbol && !is_degree(terms[0]);
+  const bool given = terms.size() == 1 && formula == terms[0].symbol && !terms[0].degree;
   d.text = shown(result, unit) + (given ? "" : " = " + written(formula, terms)) +
            (note.empty() ? "" : ", " + note);
   d.formula = std::move(formula);

@@ -22,8 +22,9 @@ namespace pe {
 struct Term {
   std::string symbol;  // as the formula writes it: "Ψ", "TP", "w"
   double value = 0;
-  std::string unit;  // how the text shows the value: "B", "B/s", "s", "params", ... ("": bare)
-  std::string name;  // what it is, in words: "parameters on the GPU"
+  std::string unit;     // how the text shows the value: "B", "B/s", "s", "params", ... ("": bare)
+  std::string name;     // what it is, in words: "parameters on the GPU"
+  bool degree = false;  // a seam's degree, which the text shows by its symbol: "TP 4"
 };
 
 struct Derivation {
