@@ -34,7 +34,7 @@ expect 2 '^usage:' "$explore" a b
 if [[ -w /dev/full ]]; then
   expect 1 '^error: cannot write the report' sh -c "\"$explore\" >/dev/full"
 fi
-# A reader that stops early (issue 28, fault 11: killed by SIGPIPE, exit 141): exit 0, no
+# A reader that stops early (once killed by SIGPIPE, exit 141): exit 0, no
 # message. Megabytes of ranks, far more than a pipe buffers, so the write does hit the closed
 # pipe; both the report and the planner's output.
 for args in "-" "--plan -"; do

@@ -30,7 +30,7 @@ TEST(Contract, EmptyScenarioIsTheBookLab) {
 }
 
 // The range a refusal states is the one that works: both of its ends are accepted, one past
-// either refused (issue 28, faults 7 and 8).
+// either refused.
 TEST(Contract, TheRangeARefusalStatesIsTheOneThatWorks) {
   EXPECT_FALSE(run(R"({"seq_len":165621})").contains("error"));
   EXPECT_EQ(run(R"({"seq_len":165622})")["error"]["key"], "seq_len");

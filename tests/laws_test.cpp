@@ -1,4 +1,4 @@
-// Laws that hold between scenarios (issue 28): what a practitioner takes for granted, checked
+// Laws that hold between scenarios: what a practitioner takes for granted, checked
 // over thousands of random valid scenarios drawn from the field table (schema.h). Each scenario
 // is a flat map of dotted keys, written as JSON and read through the contract, so a broken law
 // shrinks to the smallest scenario that still breaks it: keys dropped, numbers halved.

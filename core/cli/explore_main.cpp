@@ -78,7 +78,7 @@ int write_out(const std::string& text) {
       std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
   // The reader closed the pipe: it has what it wanted, which is no error of ours (ripgrep
   // does the same). SIGPIPE is ignored in main, so the write fails with EPIPE instead of
-  // killing the process with status 141 (issue 28, fault 11).
+  // killing the process with status 141.
   if (written || errno == EPIPE) return 0;
   std::fprintf(stderr, "error: cannot write the report: %s\n", std::strerror(errno));
   return 1;

@@ -309,7 +309,7 @@ void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
   }
   // 2 + 2, and each optimizer state within its own field's range (precision.master's): above
   // 52 the split gives states the contract refuses, and the refusal named precision.master,
-  // a key the user never gave (issue 28, fault 8).
+  // a key the user never gave.
   const double most = 4 + 3 * find_field("precision.master")->max;
   if (bytes < 4 || bytes > most) {
     return in.fail("bytes_per_param", "bytes_per_param is " + show_number(bytes) +
@@ -391,7 +391,7 @@ std::pair<int, int> seq_lens_matching_params(const ModelSpec& m) {
 // A refusal names a key the user gave. The params of a preset the user did not override can
 // only stop matching the shape through seq_len (a learned position table is seq_len x hidden
 // parameters): seq_len is at fault, with the lengths that work. Naming model.params made the
-// page drop every value, though the user never gave it (issue 28, fault 7).
+// page drop every value, though the user never gave it.
 Problem blame_given(const Reader& in, const Scenario& s, Problem p) {
   if (p.key != "model.params" || in.given.count("model.params") || !in.given.count("seq_len")) {
     return p;

@@ -97,8 +97,7 @@ std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node,
 // dp x tp x pp x cp when every degree is at least 1 and the product at most `most`, else
 // nullopt; multiplied one factor at a time, so degrees from anywhere (the wasm module's
 // ranks() takes any 32-bit ints) never overflow. Degrees::product() of four degrees near 2^31
-// wrapped negative, passed a "more than 16,384" check and aborted in reserve() (issue 28,
-// fault 6).
+// wrapped negative, passed a "more than 16,384" check and aborted in reserve().
 std::optional<long long> rank_count(const Degrees& d, long long most);
 
 // Whether any group of a seam has members on two different nodes. A group's members are

@@ -29,7 +29,7 @@ struct DataParallelWindows {
 // ZeRO-3 gathers again for every backward, and that gather and the micro-batch's gradient
 // reduce-scatter share its one backward: together they hide at most its length. Hiding each
 // behind the whole backward let full recomputation, whose backward is longer, shorten the
-// step (issue 28).
+// step.
 double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts,
                                const DataParallelWindows& w) {
   const double reduce = parts.reduce_bytes / w.link_bytes_per_s;
@@ -114,7 +114,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     if (moe_here > 0) {
       // As a dense layer's (elementwise_bytes_per_layer): the kernels run whatever the
       // backward keeps, and full recomputation runs the forward's again. Counting only what
-      // is kept made full recomputation faster than selective for an MoE (a law, issue 28).
+      // is kept made full recomputation faster than selective for an MoE (a law).
       const double passes =
           kElementwisePasses + (s.recompute == Recompute::kFull ? kRecomputePasses : 0);
       const double extra = moe_layer_extra_tensor_bytes(s, d);
@@ -200,7 +200,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   // Data parallel: every stage reduces its own gradients (and gathers its weights) at once,
   // so the step waits for the stage whose exposed share is longest, which need not be the
   // stage that sends the most bytes overall (comms.stage): taking that one made a doubled
-  // batch, which moved it to a stage with fewer parameters, shorten the step (issue 28).
+  // batch, which moved it to a stage with fewer parameters, shorten the step.
   if (comms.data.active) {
     // What the micro-batch already hides of its tensor, context and expert traffic is not a
     // window for the gradients too: one stretch of compute hides at most its own length.

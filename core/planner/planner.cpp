@@ -366,7 +366,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             for (int z = 0; z <= 3; ++z) {
               // ZeRO shards dense states over dp x cp and experts' over their own data-parallel
               // group (moe.h): only when both are 1 is there nothing to shard. Skipping ZeRO
-              // whenever DP was 1 left faster plans that fit unlisted (issue 28, fault 3).
+              // whenever DP was 1 left faster plans that fit unlisted.
               if (z > 0 && nothing_to_shard) break;
               s.zero_stage = z;
               ++result.evaluated;
