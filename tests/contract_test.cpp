@@ -135,10 +135,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{R"({"gpu":"V100"})", "gpu", "gpu is \"V100\": allowed \"A100-40GB\","},
         BadInput{R"({"bytes_per_param":2})", "bytes_per_param",
                  "bytes_per_param is 2: allowed 4 to 52"},
-        // Issue 28, fault 8: 64 passed this check and was refused as precision.master 20.
+        // Before: 64 passed this check and was refused as precision.master 20.
         BadInput{R"({"bytes_per_param":64})", "bytes_per_param",
                  "bytes_per_param is 64: allowed 4 to 52"},
-        // Issue 28, fault 7: refused as model.params, which the user never gave; the book
+        // Before: refused as model.params, which the user never gave; the book
         // model's learned positions add seq_len x 5,120 parameters to its 16e9.
         BadInput{R"({"seq_len":200000})", "seq_len",
                  "seq_len is 200000: book-16b's learned position table"},

@@ -232,7 +232,7 @@ TEST(Layout, FiveSeamNodeSpansAgreeWithAGroupByGroupCheckInEveryOrder) {
   }
 }
 
-// The ranks of degrees from anywhere: any int, never an overflow. Issue 28, fault 6: the wasm
+// The ranks of degrees from anywhere: any int, never an overflow. Before: the wasm
 // module's ranks({dp: 1722007169, tp: 714156689, pp: 15}) multiplied past 2^63, the product
 // wrapped, and reserve() aborted the module.
 TEST(Layout, RankCountRefusesWhatNoScenarioHoldsWithoutOverflow) {

@@ -246,7 +246,7 @@ TEST(StepTime, EfficiencyDefaultsToTheGpusCalibratedValue) {
 // Every stage reduces its own gradients at once, so the step waits for the longest: with no
 // overlap, the exposed data-parallel time is that of the stage holding the most parameters
 // (Llama 3 8B's last stage, with the untied output layer), not that of the stage sending the
-// most bytes overall (a middle one, with two pipeline hops). Issue 28, fault 4: taking the
+// most bytes overall (a middle one, with two pipeline hops). Before: taking the
 // latter let a doubled batch shorten the step.
 TEST(StepTime, DataParallelWaitsForTheStageWithTheMostParameters) {
   Scenario s = with_degrees(2, 1, 4);
@@ -268,7 +268,7 @@ TEST(StepTime, DataParallelWaitsForTheStageWithTheMostParameters) {
 
 // ZeRO-3's backward weight gather and its gradient reduce-scatter share one backward: both
 // overlapped, they hide at most its length, so full recomputation (a longer backward) can no
-// longer come out faster than selective. Issue 28, fault 5: GPT-NeoX-20B on 12 H800 took
+// longer come out faster than selective. Before: GPT-NeoX-20B on 12 H800 took
 // 18.66 s with selective recomputation and 18.00 s with full.
 TEST(StepTime, ZeroThreeGatherAndReduceShareOneBackward) {
   Scenario s = with_degrees(4, 1, 3);

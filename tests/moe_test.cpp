@@ -110,8 +110,8 @@ TEST(Moe, MoeLayerActivationsFollowTopKAndCapacity) {
 
 // A capacity factor below 1 drops tokens (Switch Transformer, arXiv:2101.03961, Sec. 2.1):
 // Mixtral at 0.5 computes one of its two routed experts' worth per token, and the model FLOPs
-// count that much, not the full top-2, so MFU stays at most HFU; the report says so. Issue 28,
-// fault 1: capacity 0.01 gave MFU 1.40 against HFU 0.224, and the page "MFU 330%".
+// count that much, not the full top-2, so MFU stays at most HFU; the report says so. Before:
+// capacity 0.01 gave MFU 1.40 against HFU 0.224, and the page "MFU 330%".
 TEST(Moe, ACapacityBelowOneCountsOnlyTheTokensComputed) {
   const ModelSpec m = preset("mixtral-8x7b");
   const double routed = 2 * (2 * 3.0 * 4096 * 14336);  // two experts' forward FLOPs per token

@@ -222,7 +222,7 @@ TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
 }
 
 // ZeRO shards over dp x cp and an MoE's experts over their own data-parallel group, so a
-// layout with DP 1 still has something to shard. Issue 28, fault 3: Mixtral 8x7B on 32 GPUs
+// layout with DP 1 still has something to shard. Before: Mixtral 8x7B on 32 GPUs
 // (4,096 tokens, batch 2): the planner, skipping ZeRO wherever DP was 1, gave 0.970 s while
 // DP 1 x TP 8 x PP 4 with ZeRO-2 fits at 0.343 s.
 TEST(Planner, ShardsExpertsWithZeroWhenDataParallelismIsOne) {
@@ -243,7 +243,7 @@ TEST(Planner, ShardsExpertsWithZeroWhenDataParallelismIsOne) {
   EXPECT_LE(plans.top.front().step_s, r.value().time.step_s);
 }
 
-// The batch the planner suggests is one some layout takes. Issue 28, fault 9: on 14 GPUs
+// The batch the planner suggests is one some layout takes. Before: on 14 GPUs
 // whose only layouts have DP 14 (a one-layer, one-head model: no TP, no PP), it suggested 64
 // for the 64 it had just refused (a multiple of 64), and 128 for 100; 70 and 112 are taken.
 TEST(Planner, SuggestsABatchThatSomeLayoutTakes) {
