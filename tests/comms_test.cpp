@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/model_shape.h"
 #include "model/presets.h"
-#include "model/transformer.h"
 #include "scenario_builders.h"
 
 namespace pe {

@@ -9,9 +9,9 @@
 #include "contract/contract.h"
 #include "model/explorer.h"
 #include "model/factorize.h"
+#include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/presets.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {
@@ -32,16 +32,16 @@ Scenario llama_long() {
 
 TEST(Context, KeysAndValuesPerToken) {
   Scenario s = llama_long();
-  EXPECT_EQ(kv_elements_per_token(s.model), 2.0 * 8 * 128);
+  EXPECT_EQ(ModelShape(s).attention().kv_elements_per_token, 2.0 * 8 * 128);
   s.model.kv_heads = 0;
-  EXPECT_EQ(kv_elements_per_token(s.model), 2.0 * 16384);
+  EXPECT_EQ(ModelShape(s).attention().kv_elements_per_token, 2.0 * 16384);
 }
 
 // Ring: each of cp-1 passes moves (s/cp) b kv/tp 16-bit values; forward 1, backward 2.
 TEST(Context, RingPassesKeysAndValuesAroundTheGroup) {
   const Scenario s = llama_long();
   const Degrees d{8, 8, 16, 16};
-  const SeamTraffic t = context_traffic(s, d, 8, 16);
+  const SeamTraffic t = context_traffic(s, ModelShape(s).attention(), d, 8, 16);
   EXPECT_TRUE(t.active);
   EXPECT_EQ(t.group_size, 16);
   EXPECT_EQ(t.bytes_per_message, 131072.0 / 16 * 2 * 8 * 128 / 8 * 2);  // 2 MiB
@@ -53,13 +53,14 @@ TEST(Context, UlyssesAllToAllsQueriesKeysValuesAndTheOutput) {
   Scenario s = llama_long();
   s.context_parallel = ContextParallel::kUlysses;
   const Degrees d{8, 8, 16, 16};
-  const SeamTraffic t = context_traffic(s, d, 8, 16);
+  const SeamTraffic t = context_traffic(s, ModelShape(s).attention(), d, 8, 16);
   EXPECT_EQ(t.bytes_per_message, 131072.0 / 16 * (2.0 * 16384 + 2 * 8 * 128) / 8 * 15 / 16 * 2);
   EXPECT_EQ(t.messages_per_step, 2.0 * 8 * 16);
 }
 
 TEST(Context, NoContextParallelismNoTraffic) {
-  EXPECT_FALSE(context_traffic(llama_long(), {8, 8, 16, 1}, 8, 16).active);
+  const Scenario s = llama_long();
+  EXPECT_FALSE(context_traffic(s, ModelShape(s).attention(), {8, 8, 16, 1}, 8, 16).active);
 }
 
 // The context seam joins the auto-factor: ties go TP, CP, PP, DP.

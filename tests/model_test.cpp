@@ -1,5 +1,5 @@
 // Shapes, presets, the pipeline split, memory's overhead and safe fraction, and the step
-// time's parts. Numbers worked by hand from the formulas in transformer.h, pipeline.h,
+// time's parts. Numbers worked by hand from the formulas in model_shape.h, pipeline.h,
 // memory.h and step_time.h.
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include "contract/contract.h"
 #include "model/activations.h"
 #include "model/comms.h"
+#include "model/model_shape.h"
 #include "model/pipeline.h"
 #include "model/presets.h"
-#include "model/transformer.h"
 #include "scenario_builders.h"
 
 namespace pe {
@@ -41,31 +41,31 @@ TEST(Presets, ShapesCountThePublishedParameters) {
 
 // GPT: 12 h^2 + 13 h per layer and (V + s) h of embedding, Narayanan Eq. 2 (plus 2h final norm).
 TEST(Shapes, GptLayerIsTwelveHSquaredPlusThirteenH) {
-  ModelSpec m;  // the book: h = 5120
-  EXPECT_DOUBLE_EQ(layer_params(m), 12.0 * 5120 * 5120 + 13 * 5120);
-  EXPECT_DOUBLE_EQ(embedding_params(m, 2048), (51200.0 + 2048) * 5120);
+  const ModelShape shape(ModelSpec{}, 2048);  // the book: h = 5120
+  EXPECT_DOUBLE_EQ(shape.dense_layer().params, 12.0 * 5120 * 5120 + 13 * 5120);
+  EXPECT_DOUBLE_EQ(shape.embedding_params(), (51200.0 + 2048) * 5120);
 }
 
 // Llama 3 8B layer: Q, O 2 h^2 + K, V 2 h (8 x 128) + SwiGLU 3 h f + two RMSNorms 2h.
 TEST(Shapes, GroupedQueryAttentionAndSwiglu) {
-  const ModelSpec m = *find_model("llama3-8b");
+  const ModelShape shape(*find_model("llama3-8b"), 8192);
   const double h = 4096;
-  EXPECT_DOUBLE_EQ(layer_params(m), 2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h);
-  EXPECT_DOUBLE_EQ(embedding_params(m, 8192), 128256 * h);  // RoPE: no position table
-  EXPECT_DOUBLE_EQ(output_params(m), 128256 * h + h);       // untied, final RMSNorm
+  EXPECT_DOUBLE_EQ(shape.dense_layer().params, 2 * h * h + 2 * h * 1024 + 3 * h * 14336 + 2 * h);
+  EXPECT_DOUBLE_EQ(shape.embedding_params(), 128256 * h);   // RoPE: no position table
+  EXPECT_DOUBLE_EQ(shape.output_params(), 128256 * h + h);  // untied, final RMSNorm
   // Forward FLOPs per token: twice the matmul weights + the attention core 4 s h.
-  EXPECT_DOUBLE_EQ(param_scale(m, 8192), 1);  // params counted from the shape
-  EXPECT_DOUBLE_EQ(layer_forward_flops_per_token(m, 8192),
+  EXPECT_DOUBLE_EQ(shape.param_scale(), 1);  // params counted from the shape
+  EXPECT_DOUBLE_EQ(shape.dense_layer().kept_forward_flops_per_token,
                    2 * (2 * h * h + 2 * h * 1024 + 3 * h * 14336) + 4 * 8192 * h);
 }
 
 // Activations follow the shape: Korthikanti's 24 s b h inside the TP region become
 // (4 + 4 g/a) s b h + 6 s b f with GQA and SwiGLU.
 TEST(Shapes, ActivationsFollowTheShape) {
-  const ModelSpec m = *find_model("llama3-8b");
+  const ModelShape shape(*find_model("llama3-8b"), 8192);
   const double s = 8192, b = 1, h = 4096, f = 14336;
   const double expected = 10 * s * b * h + ((4 + 4 * 8.0 / 32) * s * b * h + 6 * s * b * f) / 2;
-  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, 8192, 1, 2, false, Recompute::kNone, true),
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(shape, 1, 2, false, Recompute::kNone, true),
                    expected);
 }
 
@@ -211,7 +211,7 @@ TEST(StepTime, HardwareFlopsIncludeRecomputation) {
   const Report r = report_of(s);
   // GPT with full recompute: 96 B s L h^2 (1 + s/(6h) + V/(16 L h)) against 72 (... V/(12 L h)).
   const double B = 512, sl = 2048, L = 50, h = 5120, V = 51200;
-  const double k = param_scale(s.model, 2048);
+  const double k = ModelShape(s.model, 2048).param_scale();
   const double model =
       72 * B * sl * L * h * h * k + 12 * B * sl * sl * h * L + 6 * B * sl * h * V * k;
   EXPECT_NEAR(r.time.model_flops_per_step / model, 1, 1e-3);  // + biases' FLOPs (13h)

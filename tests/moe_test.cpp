@@ -6,9 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "contract/contract.h"
+#include "model/activations.h"
 #include "model/explorer.h"
+#include "model/model_shape.h"
 #include "model/presets.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {
@@ -19,37 +20,38 @@ ModelSpec preset(const char* name) { return *find_model(name); }
 // experts of 14336, top-2, V 32000, untied. Per layer: attention 2h^2 + 2 h (8 x 128) = 41.9M,
 // one expert 3 h 14336 = 176.2M, router h 8 = 32,768, two RMSNorms 2h.
 TEST(Moe, MixtralLayerPieces) {
-  const ModelSpec m = preset("mixtral-8x7b");
-  EXPECT_EQ(attention_matmul_params(m), 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024);
-  EXPECT_EQ(mlp_matmul_params(m, 14336), 3.0 * 4096 * 14336);
-  EXPECT_EQ(routed_expert_params(m), 8 * 3.0 * 4096 * 14336);
-  EXPECT_EQ(moe_layer_params(m),
+  const ModelShape shape(preset("mixtral-8x7b"), 4096);
+  const LayerShape& moe = shape.moe_layer();
+  EXPECT_EQ(moe.attention.matmul_params, 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024);
+  EXPECT_EQ(moe.mlp.expert_matmul_params, 3.0 * 4096 * 14336);
+  EXPECT_EQ(moe.expert_params, 8 * 3.0 * 4096 * 14336);
+  EXPECT_EQ(moe.all_params(),
             2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 2 * 4096 + 4096 * 8 + 8 * 3.0 * 4096 * 14336);
-  EXPECT_EQ(moe_layers(m), 32);
+  EXPECT_EQ(shape.moe_layers(), 32);
 }
 
 // Published: 46.7B total, 12.9B active; each within 3% (here within 0.3%).
 TEST(Moe, MixtralCountsMatchThePaper) {
-  const ModelSpec m = preset("mixtral-8x7b");
-  EXPECT_NEAR(shape_params(m, 4096) / 46.7e9, 1, 0.003);
-  EXPECT_NEAR(active_params(m, 4096) / 12.9e9, 1, 0.003);
-  const ModelSpec big = preset("mixtral-8x22b");  // 141B total, 39B active (model card)
-  EXPECT_NEAR(shape_params(big, 4096) / 141e9, 1, 0.005);
-  EXPECT_NEAR(active_params(big, 4096) / 39e9, 1, 0.005);
+  const ModelShape m(preset("mixtral-8x7b"), 4096);
+  EXPECT_NEAR(m.params() / 46.7e9, 1, 0.003);
+  EXPECT_NEAR(m.active_params() / 12.9e9, 1, 0.003);
+  const ModelShape big(preset("mixtral-8x22b"), 4096);  // 141B total, 39B active (model card)
+  EXPECT_NEAR(big.params() / 141e9, 1, 0.005);
+  EXPECT_NEAR(big.active_params() / 39e9, 1, 0.005);
 }
 
 // DeepSeek-V3 (arXiv:2412.19437): 671B total, 37B active. MLA per layer:
 // h q_r + q_r a 192 + h (512 + 64) + 512 a 256 + a 128 h + the two latent norms = 187.1M.
 TEST(Moe, DeepSeekV3CountsMatchTheReport) {
-  const ModelSpec m = preset("deepseek-v3");
+  const ModelShape m(preset("deepseek-v3"), 4096);
   const double h = 7168, a = 128;
-  EXPECT_EQ(attention_matmul_params(m),
+  EXPECT_EQ(m.attention().matmul_params,
             h * 1536 + 1536 * a * 192 + h * 576 + 512 * a * 256 + a * 128 * h);
-  EXPECT_EQ(moe_layers(m), 58);
-  EXPECT_EQ(moe_layers_in(m, 0, 4), 1);  // layers 0-2 are dense
-  EXPECT_EQ(moe_layers_in(m, 3, 4), 4);
-  EXPECT_NEAR(shape_params(m, 4096) / 671e9, 1, 0.001);
-  EXPECT_NEAR(active_params(m, 4096) / 37e9, 1, 0.03);  // 37.55B: 1.5% over
+  EXPECT_EQ(m.moe_layers(), 58);
+  EXPECT_EQ(m.moe_layers_in(0, 4), 1);  // layers 0-2 are dense
+  EXPECT_EQ(m.moe_layers_in(3, 4), 4);
+  EXPECT_NEAR(m.params() / 671e9, 1, 0.001);
+  EXPECT_NEAR(m.active_params() / 37e9, 1, 0.03);  // 37.55B: 1.5% over
 }
 
 TEST(Moe, ReportCarriesTotalAndActiveParameters) {
@@ -62,20 +64,23 @@ TEST(Moe, ReportCarriesTotalAndActiveParameters) {
 
 // A dense model's layer is GPT's 12h^2 + 13h (Narayanan Eq. 2).
 TEST(Moe, DenseGptLayerIsNarayanans) {
-  const ModelSpec m;
+  const ModelShape m(ModelSpec{}, 2048);
   const double h = 5120;
-  EXPECT_EQ(layer_params(m), 12 * h * h + 13 * h);
-  EXPECT_EQ(layer_run_params(m, 0, 50).expert, 0);
+  EXPECT_EQ(m.dense_layer().params, 12 * h * h + 13 * h);
+  EXPECT_EQ(m.run_params(0, 50).expert, 0);
 }
 
 // Forward FLOPs per token: 2 x the weights a token uses + the attention core 4 s h.
 TEST(Moe, FlopsFollowTheActiveParameters) {
   const ModelSpec m = preset("mixtral-8x7b");
   const double used = 2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 4096 * 8 + 2 * 3.0 * 4096 * 14336;
-  EXPECT_EQ(layer_run_forward_flops_per_token(m, 4096, 0, 1), 2 * used + 4.0 * 4096 * 4096);
-  // Capacity 1.25 pads the two routed experts' work.
+  EXPECT_EQ(ModelShape(m, 4096).run_forward_flops_per_token(0, 1, true),
+            2 * used + 4.0 * 4096 * 4096);
+  // Capacity 1.25 pads the two routed experts' work; the model FLOPs count it unpadded.
+  const ModelShape padding(m, 4096, 1.25);
   const double padded = used + 0.5 * 3.0 * 4096 * 14336;
-  EXPECT_EQ(layer_run_forward_flops_per_token(m, 4096, 0, 1, 1.25), 2 * padded + 4.0 * 4096 * 4096);
+  EXPECT_EQ(padding.run_forward_flops_per_token(0, 1, true), 2 * padded + 4.0 * 4096 * 4096);
+  EXPECT_EQ(padding.run_forward_flops_per_token(0, 1, false), 2 * used + 4.0 * 4096 * 4096);
 }
 
 // One all-to-all per GPU: (s b / cp) tokens x k x c x h x 2 bytes x (ep-1)/ep.
@@ -84,12 +89,13 @@ TEST(Moe, ExpertAllToAllBytes) {
   s.model = preset("mixtral-8x7b");
   s.seq_len = 4096;
   const Degrees d{8, 1, 1, 1, 8};
-  EXPECT_EQ(expert_all_to_all_bytes(s, d), 4096.0 * 2 * 4096 * 2 * 7 / 8);
-  const SeamTraffic t = expert_traffic(s, d, 32, 4);
+  auto moe = [&s] { return ModelShape(s).moe_layer().mlp; };
+  EXPECT_EQ(expert_all_to_all_bytes(s, moe(), d), 4096.0 * 2 * 4096 * 2 * 7 / 8);
+  const SeamTraffic t = expert_traffic(s, moe(), d, 32, 4);
   EXPECT_EQ(t.messages_per_step, 4.0 * 32 * 4);
   EXPECT_EQ(t.group_size, 8);
   s.capacity_factor = 1.5;
-  EXPECT_EQ(expert_all_to_all_bytes(s, d), 1.5 * 4096.0 * 2 * 4096 * 2 * 7 / 8);
+  EXPECT_EQ(expert_all_to_all_bytes(s, moe(), d), 1.5 * 4096.0 * 2 * 4096 * 2 * 7 / 8);
 }
 
 // Beyond a dense layer, per GPU: k c (s b/(cp tp)) (4h etp + 6 f_e) + 4 s b E/(cp tp) - 6 f s b.
@@ -100,12 +106,14 @@ TEST(Moe, MoeLayerActivationsFollowTopKAndCapacity) {
   const Degrees d{8, 1, 1, 2, 8};
   const double tokens = 4096.0 / 2;
   const double per_token = 2 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336;
-  EXPECT_EQ(moe_layer_extra_activation_bytes(s, d), tokens * per_token);
+  auto extra = [&s, &d] {
+    return moe_layer_extra_activation_bytes(ModelShape(s), s.micro_batch, d.tp, d.cp, s.recompute);
+  };
+  EXPECT_EQ(extra(), tokens * per_token);
   s.capacity_factor = 2;
-  EXPECT_EQ(moe_layer_extra_activation_bytes(s, d),
-            tokens * (4 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336));
+  EXPECT_EQ(extra(), tokens * (4 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336));
   s.recompute = Recompute::kFull;
-  EXPECT_EQ(moe_layer_extra_activation_bytes(s, d), 0);
+  EXPECT_EQ(extra(), 0);
 }
 
 // A capacity factor below 1 drops tokens (Switch Transformer, arXiv:2101.03961, Sec. 2.1):
@@ -116,9 +124,11 @@ TEST(Moe, ACapacityBelowOneCountsOnlyTheTokensComputed) {
   const ModelSpec m = preset("mixtral-8x7b");
   const double routed = 2 * (2 * 3.0 * 4096 * 14336);  // two experts' forward FLOPs per token
   // One sequence of 4,096 tokens through 32 MoE layers, forward and backward (3x).
-  EXPECT_NEAR(model_flops_per_step(m, 4096, 1, 1) - model_flops_per_step(m, 4096, 1, 0.5),
-              3.0 * 4096 * 32 * routed / 2, 1e-9 * routed);
-  EXPECT_EQ(model_flops_per_step(m, 4096, 1, 2), model_flops_per_step(m, 4096, 1, 1));
+  auto model_flops = [&m](double capacity) {
+    return ModelShape(m, 4096, capacity).model_flops_per_step(1);
+  };
+  EXPECT_NEAR(model_flops(1) - model_flops(0.5), 3.0 * 4096 * 32 * routed / 2, 1e-9 * routed);
+  EXPECT_EQ(model_flops(2), model_flops(1));
   for (const char* capacity : {"0.01", "0.5"}) {
     const auto r = nlohmann::json::parse(evaluate_json(
         std::string(R"({"model":"mixtral-8x7b","memory_model":"full","capacity_factor":)") +
@@ -146,8 +156,9 @@ TEST(Moe, FullRecomputationStillMovesTheExpertTensors) {
   EXPECT_GE(full.value().time.step_s, selective.value().time.step_s);
   Scenario kept = s;
   kept.recompute = Recompute::kNone;
-  const Degrees d{16, 1, 1, 1, 1};
-  EXPECT_EQ(moe_layer_extra_tensor_bytes(s, d), moe_layer_extra_activation_bytes(kept, d));
+  const ModelShape shape(s);
+  EXPECT_EQ(moe_layer_extra_tensor_bytes(shape, s.micro_batch, 1, 1),
+            moe_layer_extra_activation_bytes(shape, s.micro_batch, 1, 1, kept.recompute));
 }
 
 }  // namespace

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "model/explorer.h"
+#include "model/model_shape.h"
 #include "model/presets.h"
 #include "model/text.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {

@@ -15,8 +15,8 @@
 #include "formula_eval.h"
 #include "fuzz/report_checks.h"
 #include "model/explorer.h"
+#include "model/model_shape.h"
 #include "model/presets.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {

@@ -12,10 +12,10 @@
 
 #include "contract/contract.h"
 #include "model/layout.h"
+#include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/presets.h"
 #include "model/schema.h"
-#include "model/transformer.h"
 #include "model/validate.h"
 
 namespace pe {

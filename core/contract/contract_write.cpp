@@ -5,11 +5,11 @@
 #include "contract/contract.h"
 #include "explain/explain.h"
 #include "model/explorer.h"
+#include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/presets.h"
 #include "model/schema.h"
 #include "model/timeline.h"
-#include "model/transformer.h"
 #include "planner/planner.h"
 
 namespace pe {
@@ -79,7 +79,8 @@ json model_json(const ModelSpec& m, int seq_len) {
     o["moe_ffn_hidden"] = m.moe_ffn_hidden;
     o["shared_experts"] = m.shared_experts;
     o["dense_layers"] = m.dense_layers;
-    o["active_params"] = m.params * active_params(m, seq_len) / shape_params(m, seq_len);
+    const ModelShape shape(m, seq_len);
+    o["active_params"] = m.params * shape.active_params() / shape.params();
   }
   return o;
 }

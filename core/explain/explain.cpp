@@ -10,9 +10,9 @@
 #include "model/context.h"
 #include "model/layout.h"
 #include "model/memory.h"
+#include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {
@@ -141,7 +141,7 @@ std::string on_stage(const Report& r, int stage) {
 
 // The busiest GPU of a stage, as the model places its parameters (memory.h stage_params).
 StageParams params_on(const Scenario& s, const Report& r, int stage) {
-  return stage_params(s, r.degrees, r.pipeline.split, stage);
+  return stage_params(s, ModelShape(s), r.degrees, r.pipeline.split, stage);
 }
 
 Derivation memory_per_gpu(const Scenario& s, const Report& r) {
@@ -242,30 +242,33 @@ Derivation bytes_per_param(const Report& r) {
                 p.name);
 }
 
-// Counted from the architecture (transformer.h, moe.h) unless the scenario gave it.
+// Counted from the architecture (model_shape.h) unless the scenario gave it.
 Derivation model_params(const Scenario& s, const Report& r) {
   const ModelSpec& m = s.model;
-  if (shape_params(m, s.seq_len) != r.model_params) {
+  const ModelShape shape(s);
+  if (shape.params() != r.model_params) {
     return derive("N", {{"N", m.params, "params", "the model's parameters, as given"}},
                   r.model_params, "params",
                   m.name == "book-16b" ? "the book lab's 16-billion-parameter model"
                                        : "the model's published parameter count",
                   m.name + ", as given");
   }
-  const int moe = moe_layers(m);
-  std::vector<Term> terms = {{"L", 1.0 * (m.layers - moe), "layers", "dense layers"},
-                             {"Pl", layer_params(m), "params", "a dense layer's parameters"},
-                             {"Pe", embedding_params(m, s.seq_len), "params", "embedding"},
-                             {"Po", output_params(m), "params", "output layer"}};
+  const int moe = shape.moe_layers();
+  std::vector<Term> terms = {
+      {"L", 1.0 * (m.layers - moe), "layers", "dense layers"},
+      {"Pl", shape.dense_layer().all_params(), "params", "a dense layer's parameters"},
+      {"Pe", shape.embedding_params(), "params", "embedding"},
+      {"Po", shape.output_params(), "params", "output layer"}};
   std::string formula = "L × Pl + Pe + Po";
   if (moe > 0) {
     terms.push_back({"Lm", 1.0 * moe, "layers", "MoE layers"});
-    terms.push_back({"Pm", moe_layer_params(m), "params", "an MoE layer's, every expert"});
+    terms.push_back(
+        {"Pm", shape.moe_layer().all_params(), "params", "an MoE layer's, every expert"});
     formula = "L × Pl + Lm × Pm + Pe + Po";
   }
   return derive(formula, terms, r.model_params, "params",
                 "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
-                "MLP (core/model/transformer.h)");
+                "MLP (core/model/model_shape.h)");
 }
 
 Derivation step_time(const Report& r) {
@@ -402,7 +405,8 @@ Derivation pipeline_message(const Scenario& s, const Report& r) {
 }
 
 Derivation context_message(const Scenario& s, const Report& r) {
-  const double kv = kv_elements_per_token(s.model);
+  const AttentionShape attention = ModelShape(s).attention();
+  const double kv = attention.kv_elements_per_token;
   auto terms = micro_batch_terms(s, r);
   terms.erase(terms.begin() + 3);  // h: the K/V values per token stand in for it
   terms.push_back({"kv", kv, "", "K and V values per token"});
@@ -418,7 +422,7 @@ Derivation context_message(const Scenario& s, const Report& r) {
                     "an all-gather of K/V: Dubey et al. 2024 (Llama 3) Sec. 3.3.2");
     default:
       terms.push_back(
-          {"qo", q_and_o_elements_per_token(s.model), "", "Q and output values per token"});
+          {"qo", attention.q_and_o_elements_per_token, "", "Q and output values per token"});
       return derive("b × s ÷ CP × (qo ÷ TP + kv ÷ TP) × (CP − 1) ÷ CP × a", terms, bytes, "B",
                     "an all-to-all: Jacobs et al. 2023 (DeepSpeed-Ulysses, arXiv:2309.14509) "
                     "Sec. 3.1");

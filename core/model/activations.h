@@ -2,6 +2,7 @@
 // Transformer Models", MLSys'23 (arXiv:2205.05198). 16-bit activations.
 #pragma once
 
+#include "model/model_shape.h"
 #include "model/scenario.h"
 
 namespace pe {
@@ -21,13 +22,25 @@ namespace pe {
 double activation_bytes_per_layer(int seq_len, int micro_batch, int hidden, int heads, int tp,
                                   bool sequence_parallel, Recompute recompute);
 
-// The same derivation for any shape (the Table 2 rows when kv_heads = heads, ffn = 4h, GELU):
-// K and V shrink to 2 s b h g/a each with g key/value heads, the MLP keeps 4 s b f (GELU: its
-// input and the second matmul's input) or 6 s b f (SwiGLU: gate, up and the product). Fused
-// (flash) attention stores no scores, as with selective recompute.
-double activation_bytes_per_layer(const ModelSpec& m, int seq_len, int micro_batch, int tp,
+// The same derivation for any shape's dense layer (the Table 2 rows when kv_heads = heads,
+// ffn = 4h, GELU): K and V shrink to 2 s b h g/a each with g key/value heads
+// (AttentionShape::kv_fraction), the MLP keeps its stored bytes per token
+// (MlpShape::stored_bytes_per_token: 4 s b f GELU, 6 s b f SwiGLU). Fused (flash) attention
+// stores no scores, as with selective recompute.
+double activation_bytes_per_layer(const ModelShape& shape, int micro_batch, int tp,
                                   bool sequence_parallel, Recompute recompute,
                                   bool flash_attention);
+
+// What an MoE layer stores for its backward pass beyond a dense layer, per GPU per micro-batch
+// (negative when its experts store less than the dense MLP): its MLP's stored bytes per token
+// (mlp_shape.h) less the dense MLP's, for the s b / (cp tp) tokens each GPU of a stage's
+// tp x cp x dp ranks keeps an even share of (routing assumed balanced). `_tensor_` whatever
+// is kept for the backward: what the layer's elementwise kernels write and read in any case
+// (step_time.h); `_activation_` what is kept: with full recomputation a layer keeps only its
+// input, no difference.
+double moe_layer_extra_tensor_bytes(const ModelShape& shape, int micro_batch, int tp, int cp);
+double moe_layer_extra_activation_bytes(const ModelShape& shape, int micro_batch, int tp, int cp,
+                                        Recompute recompute);
 
 // Bytes outside the layers (Sec. 4.3), per micro-batch: the first stage keeps the embedding
 // dropout mask, s b h p / t; the last keeps the final layer norm's and the output layer's

@@ -187,10 +187,10 @@ LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_la
   const NodeSpans& spans = f.spans();
   LayerTraffic r;
   r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);
-  r.context = context_traffic(s, d, stage_layers, microbatches);
+  r.context = context_traffic(s, f.shape().attention(), d, stage_layers, microbatches);
   if (r.context.active) ride(r.context, spans.cp_group_spans_nodes, s);
-  if (s.model.moe() && d.ep > 1) {
-    r.expert = expert_traffic(s, d, stage_moe_layers, microbatches);
+  if (f.shape().moe() && d.ep > 1) {
+    r.expert = expert_traffic(s, f.shape().moe_layer().mlp, d, stage_moe_layers, microbatches);
     if (r.expert.active) ride(r.expert, spans.ep_group_spans_nodes, s);
   }
   return r;
@@ -231,14 +231,16 @@ CommsReport stage_comms(const Scenario& s, const LayoutFacts& f, int stage, doub
 
 CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double params_per_gpu,
                         int stage_layers, int microbatches, double expert_params_per_gpu) {
-  const LayoutFacts f(s, d);
-  const int moe = moe_layers_in(s.model, f.split().first_layer(stage), stage_layers);
+  const ModelShape shape(s);
+  const LayoutFacts f(s, shape, d);
+  const int moe = shape.moe_layers_in(f.split().first_layer(stage), stage_layers);
   return stage_comms(s, f, stage, params_per_gpu, stage_layers, moe, microbatches,
                      expert_params_per_gpu);
 }
 
 CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) {
-  return comms_report(s, LayoutFacts(s, d), microbatches);
+  const ModelShape shape(s);
+  return comms_report(s, LayoutFacts(s, shape, d), microbatches);
 }
 
 CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches) {

@@ -2,9 +2,6 @@
 
 #include <string>
 
-#include "model/moe.h"
-#include "model/transformer.h"
-
 namespace pe {
 namespace {
 
@@ -12,33 +9,15 @@ std::string str(long long v) { return std::to_string(v); }
 
 }  // namespace
 
-double q_and_o_elements_per_token(const ModelSpec& m) {
-  if (m.attention == Attention::kLatent) {
-    const LatentAttentionShape mla;
-    return 1.0 * m.heads * (mla.qk_nope + mla.qk_rope + mla.v);
-  }
-  return 2.0 * m.hidden;
-}
-
-namespace {}  // namespace
-
-double kv_elements_per_token(const ModelSpec& m) {
-  if (m.attention == Attention::kLatent) {
-    const LatentAttentionShape mla;
-    return 1.0 * m.heads * (mla.qk_nope + mla.qk_rope + mla.v);
-  }
-  return 2.0 * m.kv() * m.hidden / m.heads;
-}
-
-SeamTraffic context_traffic(const Scenario& s, const Degrees& d, int stage_layers,
-                            int microbatches) {
+SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, const Degrees& d,
+                            int stage_layers, int microbatches) {
   SeamTraffic t;
   t.group_size = d.cp;
   if (d.cp == 1) return t;
   t.active = true;
   const double cp = d.cp;
   const double tokens = 1.0 * s.seq_len / cp * s.micro_batch;
-  const double kv = kv_elements_per_token(s.model) / d.tp;
+  const double kv = attention.kv_elements_per_token / d.tp;
   const bool full = s.recompute == Recompute::kFull;
   const double per_layer = 1.0 * stage_layers * microbatches;
   if (s.context_parallel == ContextParallel::kRing) {
@@ -51,7 +30,7 @@ SeamTraffic context_traffic(const Scenario& s, const Degrees& d, int stage_layer
     t.messages_per_step = (full ? 4.0 : 3.0) * per_layer;
   } else {
     t.collective = "all-to-all of Q, K, V and the output every layer";
-    const double elements = q_and_o_elements_per_token(s.model) / d.tp + kv;
+    const double elements = attention.q_and_o_elements_per_token / d.tp + kv;
     t.bytes_per_message = tokens * elements * (cp - 1) / cp * kActivationBytes;
     t.messages_per_step = (full ? 3.0 : 2.0) * per_layer;
   }

@@ -5,24 +5,17 @@
 // the keys and values of the whole sequence, which the group exchanges every layer.
 #pragma once
 
+#include "model/attention_shape.h"
 #include "model/report.h"
 #include "model/result.h"
 #include "model/scenario.h"
 
 namespace pe {
 
-// Keys and values of one token, in elements: 2 g head_dim with g key/value heads (h for
-// multi-head attention); for latent attention the per-head keys (128 + 64) and values (128)
-// Megatron-Core materialises.
-double kv_elements_per_token(const ModelSpec& m);
-
-// Queries and attention outputs of one token, in elements: h each, or latent attention's
-// per-head sizes (what Ulysses' all-to-alls move besides K and V).
-double q_and_o_elements_per_token(const ModelSpec& m);
-
 // The context seam's traffic per GPU per step, on the busiest stage's `stage_layers` layers
-// with m micro-batches. 16-bit values; each TP
-// rank exchanges the keys and values of its own heads (1/tp).
+// with m micro-batches, for the layers' attention (its keys, values, queries and outputs per
+// token: attention_shape.h). 16-bit values; each TP rank exchanges the keys and values of its
+// own heads (1/tp).
 //  ring     Each layer passes its K/V chunk, (s/cp) b kv elements, around the ring: cp-1
 //           passes forward; backward passes the K/V chunks again with their gradients, twice
 //           as much (Megatron-Core's p2p context parallelism). Full recomputation repeats the
@@ -35,8 +28,8 @@ double q_and_o_elements_per_token(const ModelSpec& m);
 //  ulysses  Each layer all-to-alls Q, K and V from sequence-split to head-split before attention
 //           and the output back after it: (s/cp) b (2h + kv) elements, of which (cp-1)/cp leave
 //           the GPU, forward and again backward (DeepSpeed-Ulysses Sec. 3.1).
-SeamTraffic context_traffic(const Scenario& s, const Degrees& d, int stage_layers,
-                            int microbatches);
+SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, const Degrees& d,
+                            int stage_layers, int microbatches);
 
 // The traffic fields of the context seam (collective, group, bytes, messages); comms.cpp puts
 // it on its link. Idle when cp = 1.

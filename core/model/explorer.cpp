@@ -9,11 +9,11 @@
 #include "model/factorize.h"
 #include "model/layout.h"
 #include "model/memory.h"
+#include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
 #include "model/step_time.h"
 #include "model/text.h"
-#include "model/transformer.h"
 #include "model/validate.h"
 
 namespace pe {
@@ -218,21 +218,21 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
     return Result<Report>::failure(problem);
   }
 
+  const ModelShape shape(s);  // the layers' kinds, read by memory, traffic and time
   Report r;
   r.degrees = d;
   r.gpus = s.gpus;
   r.active_gpus = static_cast<int>(d.product());
   r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
   r.model_params = s.model.params;
-  r.model_active_params = s.model.moe() ? s.model.params * active_params(s.model, s.seq_len) /
-                                              shape_params(s.model, s.seq_len)
-                                        : s.model.params;
+  r.model_active_params =
+      shape.moe() ? s.model.params * shape.active_params() / shape.params() : s.model.params;
   r.precision = s.precision;
   if (with_ranks) r.ranks = layout(d, s.gpus_per_node, s.order);
   r.pipeline = pipeline_report(s, d);
   r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;
-  r.memory = memory_report(s, d, r.pipeline.microbatches);
-  const LayoutFacts facts(s, d);  // node spans, hops and shards, computed once for both
+  r.memory = memory_report(s, shape, d, r.pipeline.microbatches);
+  const LayoutFacts facts(s, shape, d);  // node spans, hops and shards, computed once for both
   r.comms = comms_report(s, facts, r.pipeline.microbatches);
   r.time = time_report(s, facts, r.pipeline, r.comms, r.global_batch);
   r.cost = cost_report(s, r.time);

@@ -4,9 +4,7 @@
 #include <cmath>
 
 #include "model/comms.h"
-#include "model/moe.h"
 #include "model/pipeline.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {
@@ -15,8 +13,9 @@ int index_of(Recompute r) { return static_cast<int>(r); }
 
 }  // namespace
 
-LayoutFacts::LayoutFacts(const Scenario& s, const Degrees& d)
+LayoutFacts::LayoutFacts(const Scenario& s, const ModelShape& shape, const Degrees& d)
     : s_(s),
+      shape_(shape),
       d_(d),
       split_(stage_split(s, d.pp)),
       spans_(node_spans(d, s.gpus_per_node, s.order)),
@@ -25,7 +24,6 @@ LayoutFacts::LayoutFacts(const Scenario& s, const Degrees& d)
       params_known_(static_cast<size_t>(std::max(d.pp, 1)), 0),
       step_flops_(static_cast<size_t>(std::max(d.pp, 1)), {NAN, NAN, NAN}),
       dense_layer_flops_{NAN, NAN, NAN},
-      output_flops_(NAN),
       hardware_flops_{NAN, NAN, NAN} {}
 
 bool LayoutFacts::hop_crosses(int k) const {
@@ -37,7 +35,7 @@ bool LayoutFacts::hop_crosses(int k) const {
 const StageParams& LayoutFacts::params(int stage) const {
   const size_t i = static_cast<size_t>(stage);
   if (!params_known_[i]) {
-    params_[i] = stage_params(s_, d_, split_, stage);
+    params_[i] = stage_params(s_, shape_, d_, split_, stage);
     params_known_[i] = 1;
   }
   return params_[i];
@@ -64,7 +62,7 @@ const std::vector<int>& LayoutFacts::traffic_stages() const {
                     d_.pp > 1 && hop_crosses(stage),
                     d_.pp > 1 && hop_crosses((stage + d_.pp - 1) % d_.pp),
                     layers,
-                    moe_layers_in(s_.model, split_.first_layer(stage), layers)};
+                    shape_.moe_layers_in(split_.first_layer(stage), layers)};
     if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;
     seen.push_back(kind);
     traffic_stages_.push_back(stage);
@@ -76,10 +74,8 @@ const std::vector<int>& LayoutFacts::traffic_stages() const {
 double LayoutFacts::step_flops_per_token(int stage, Recompute recompute) const {
   double& known = step_flops_[static_cast<size_t>(stage)][index_of(recompute)];
   if (std::isnan(known)) {
-    Scenario s = s_;
-    s.recompute = recompute;
     const StageParams& p = params(stage);
-    known = layer_run_step_flops_per_token(s, p.first_layer, p.layers);
+    known = shape_.run_step_flops_per_token(p.first_layer, p.layers, recompute, s_.flash_attention);
   }
   return known;
 }
@@ -87,24 +83,16 @@ double LayoutFacts::step_flops_per_token(int stage, Recompute recompute) const {
 double LayoutFacts::dense_layer_step_flops_per_token(Recompute recompute) const {
   double& known = dense_layer_flops_[index_of(recompute)];
   if (std::isnan(known)) {
-    known = 3 * layer_forward_flops_per_token(s_.model, s_.seq_len) +
-            recompute_flops_per_token(s_.model, s_.seq_len, recompute, s_.flash_attention);
+    known = 3 * shape_.dense_layer().kept_forward_flops_per_token +
+            shape_.recompute_flops_per_token(recompute, s_.flash_attention);
   }
   return known;
-}
-
-double LayoutFacts::output_forward_flops_per_token() const {
-  if (std::isnan(output_flops_)) {
-    output_flops_ = pe::output_forward_flops_per_token(s_.model, s_.seq_len);
-  }
-  return output_flops_;
 }
 
 double LayoutFacts::model_flops_per_step(int global_batch) const {
   if (flops_batch_ != global_batch) {
     flops_batch_ = global_batch;
-    model_flops_ =
-        pe::model_flops_per_step(s_.model, s_.seq_len, global_batch, s_.expert_capacity());
+    model_flops_ = shape_.model_flops_per_step(global_batch);
     hardware_flops_ = {NAN, NAN, NAN};
   }
   return model_flops_;
@@ -114,8 +102,7 @@ double LayoutFacts::hardware_flops_per_step(int global_batch, Recompute recomput
   model_flops_per_step(global_batch);  // resets the cache when the batch changes
   double& known = hardware_flops_[index_of(recompute)];
   if (std::isnan(known)) {
-    known = pe::hardware_flops_per_step(s_.model, s_.seq_len, global_batch, recompute,
-                                        s_.flash_attention, s_.expert_capacity());
+    known = shape_.hardware_flops_per_step(global_batch, recompute, s_.flash_attention);
   }
   return known;
 }

@@ -10,6 +10,7 @@
 
 #include "model/layout.h"
 #include "model/memory.h"
+#include "model/model_shape.h"
 #include "model/report.h"
 #include "model/scenario.h"
 
@@ -17,12 +18,13 @@ namespace pe {
 
 class LayoutFacts {
  public:
-  // `s` must outlive the facts and keep the fields they depend on: the model, the sequence,
-  // the split's end stages, the memory model, the node size, the nesting order, expert_tp,
-  // capacity_factor and flash_attention (the planner varies only b, the schedule, SP,
-  // recomputation and ZeRO).
-  LayoutFacts(const Scenario& s, const Degrees& d);
+  // `s` and `shape` (the scenario's, computed once for all its layouts) must outlive the facts,
+  // and `s` keep the fields they depend on: the model, the sequence, the split's end stages,
+  // the memory model, the node size, the nesting order, expert_tp, capacity_factor and
+  // flash_attention (the planner varies only b, the schedule, SP, recomputation and ZeRO).
+  LayoutFacts(const Scenario& s, const ModelShape& shape, const Degrees& d);
 
+  const ModelShape& shape() const { return shape_; }
   const Degrees& degrees() const { return d_; }
   const StageSplit& split() const { return split_; }
   const NodeSpans& spans() const { return spans_; }
@@ -39,20 +41,20 @@ class LayoutFacts {
   const std::vector<int>& traffic_stages() const;
 
   // FLOPs per token of one training step of the stage's layers under the scenario's
-  // recomputation (moe.h layer_run_step_flops_per_token).
+  // recomputation (ModelShape::run_step_flops_per_token).
   double step_flops_per_token(int stage, Recompute recompute) const;
 
   // Forward FLOPs per token of one dense layer three times, plus what recomputation re-runs
-  // (transformer.h); and the output layer's forward.
+  // (model_shape.h).
   double dense_layer_step_flops_per_token(Recompute recompute) const;
-  double output_forward_flops_per_token() const;
 
-  // Model and hardware FLOPs of one step for a global batch (transformer.h).
+  // Model and hardware FLOPs of one step for a global batch (model_shape.h).
   double model_flops_per_step(int global_batch) const;
   double hardware_flops_per_step(int global_batch, Recompute recompute) const;
 
  private:
   const Scenario& s_;
+  const ModelShape& shape_;
   Degrees d_;
   StageSplit split_;
   NodeSpans spans_;
@@ -64,7 +66,6 @@ class LayoutFacts {
   // Per stage and recomputation; NaN: not yet known.
   mutable std::vector<std::array<double, 3>> step_flops_;
   mutable std::array<double, 3> dense_layer_flops_;
-  mutable double output_flops_;
   mutable int flops_batch_ = -1;
   mutable double model_flops_ = 0;
   mutable std::array<double, 3> hardware_flops_;

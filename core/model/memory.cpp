@@ -5,7 +5,6 @@
 #include "model/activations.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
-#include "model/transformer.h"
 
 namespace pe {
 
@@ -41,31 +40,31 @@ double inflight_factor(const Scenario& s, const Degrees& d, int stage, int micro
 }
 
 // Which layers a stage holds, and how many of them are MoE layers.
-StageParams stage_shape(const ModelSpec& m, const StageSplit& split, int stage) {
+StageParams stage_shape(const ModelShape& shape, const StageSplit& split, int stage) {
   StageParams p;
   p.stage = stage;
   p.layers = split.layers_on(stage);
   p.first_layer = split.first_layer(stage);
-  p.moe_layers = moe_layers_in(m, p.first_layer, p.layers);
+  p.moe_layers = shape.moe_layers_in(p.first_layer, p.layers);
   return p;
 }
 
 // The full model's shards: whole layers per stage, the embedding on the first stage and the
 // output layer on the last. The shape's counts, scaled so that the stages add up to
 // model.params. Routed experts are sharded by EP and expert TP, the rest by TP (moe.h).
-StageParams full_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
-                              int stage) {
+StageParams full_stage_params(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                              const StageSplit& split, int stage) {
   const ModelSpec& m = s.model;
-  StageParams p = stage_shape(m, split, stage);
-  const LayerParams run = layer_run_params(m, p.first_layer, p.layers);
+  StageParams p = stage_shape(shape, split, stage);
+  const LayerParams run = shape.run_params(p.first_layer, p.layers);
   double params = run.dense;
-  if (stage == 0) params += embedding_params(m, s.seq_len);
+  if (stage == 0) params += shape.embedding_params();
   if (stage == d.pp - 1) {
-    params += output_params(m);
+    params += shape.output_params();
     // Megatron keeps a copy of the tied word embedding on the last stage for the output layer.
     if (d.pp > 1 && m.tied_embeddings) params += static_cast<double>(m.vocab) * m.hidden;
   }
-  const double scale = param_scale(m, s.seq_len);
+  const double scale = shape.param_scale();
   p.dense_params = params * scale;
   p.expert_params = run.expert * scale;
   p.dense_per_gpu = p.dense_params / d.tp;
@@ -76,17 +75,17 @@ StageParams full_stage_params(const Scenario& s, const Degrees& d, const StageSp
 
 // The book's even spread (params per GPU = N/(TP x PP)), with an MoE's experts' share spread
 // over EP x expert TP instead of TP.
-StageParams book_stage_params(const Scenario& s, const Degrees& d, const StageSplit& split,
-                              int stage) {
+StageParams book_stage_params(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                              const StageSplit& split, int stage) {
   const ModelSpec& m = s.model;
-  StageParams p = stage_shape(m, split, stage);
-  if (!m.moe()) {
+  StageParams p = stage_shape(shape, split, stage);
+  if (!shape.moe()) {
     p.dense_params = m.params / d.pp;
     p.params_per_gpu = m.params / (1.0 * d.tp * d.pp);
     p.dense_per_gpu = p.params_per_gpu;
     return p;
   }
-  const double expert_share = layer_run_params(m, 0, m.layers).expert / shape_params(m, s.seq_len);
+  const double expert_share = shape.run_params(0, m.layers).expert / shape.params();
   p.dense_params = m.params * (1 - expert_share) / d.pp;
   p.expert_params = m.params * expert_share / d.pp;
   p.dense_per_gpu = m.params * (1 - expert_share) / (1.0 * d.tp * d.pp);
@@ -97,16 +96,18 @@ StageParams book_stage_params(const Scenario& s, const Degrees& d, const StageSp
 
 }  // namespace
 
-StageParams stage_params(const Scenario& s, const Degrees& d, const StageSplit& split, int stage) {
-  return s.memory_model == MemoryModel::kFull ? full_stage_params(s, d, split, stage)
-                                              : book_stage_params(s, d, split, stage);
+StageParams stage_params(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                         const StageSplit& split, int stage) {
+  return s.memory_model == MemoryModel::kFull ? full_stage_params(s, shape, d, split, stage)
+                                              : book_stage_params(s, shape, d, split, stage);
 }
 
-LayerActivations layer_activations(const Scenario& s, const Degrees& d) {
+LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, const Degrees& d) {
   LayerActivations a;
-  a.per_layer_bytes = activation_bytes_per_layer(
-      s.model, s.seq_len, s.micro_batch, d.tp, s.sequence_parallel, s.recompute, s.flash_attention);
-  if (s.model.moe()) a.moe_extra_bytes = moe_layer_extra_activation_bytes(s, d);
+  a.per_layer_bytes = activation_bytes_per_layer(shape, s.micro_batch, d.tp, s.sequence_parallel,
+                                                 s.recompute, s.flash_attention);
+  a.moe_extra_bytes =
+      moe_layer_extra_activation_bytes(shape, s.micro_batch, d.tp, d.cp, s.recompute);
   return a;
 }
 
@@ -134,8 +135,9 @@ double stage_activation_bytes(const Scenario& s, const Degrees& d, const StagePa
 
 // The full model adds activations for the micro-batches each stage holds in flight and the
 // overhead; the book's counts model states only.
-StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches) {
-  const StageParams p = stage_params(s, d, stage_split(s, d.pp), stage);
+StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d, int stage,
+                         int microbatches) {
+  const StageParams p = stage_params(s, shape, d, stage_split(s, d.pp), stage);
   StageMemory st;
   st.stage = stage;
   st.layers = p.layers;
@@ -145,7 +147,7 @@ StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int mic
   if (s.memory_model != MemoryModel::kFull) return st;
   st.inflight_microbatches = std::min(d.pp - stage, microbatches);
   st.breakdown.activations_bytes =
-      stage_activation_bytes(s, d, p, layer_activations(s, d), microbatches);
+      stage_activation_bytes(s, d, p, layer_activations(s, shape, d), microbatches);
   st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
   return st;
 }
@@ -160,22 +162,24 @@ std::array<int, kPeakCandidates> peak_candidate_stages(const Scenario& s, const 
   return {0, d.pp > 2 ? 1 : 0, split.extra_from, all_moe, d.pp - 1};
 }
 
-StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches) {
+StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                              int microbatches) {
   const std::array<int, kPeakCandidates> stages = peak_candidate_stages(s, d, stage_split(s, d.pp));
-  StageMemory peak = stage_memory(s, d, stages[0], microbatches);
+  StageMemory peak = stage_memory(s, shape, d, stages[0], microbatches);
   for (size_t i = 1; i < stages.size(); ++i) {
-    StageMemory candidate = stage_memory(s, d, stages[i], microbatches);
+    StageMemory candidate = stage_memory(s, shape, d, stages[i], microbatches);
     if (candidate.breakdown.total_bytes() > peak.breakdown.total_bytes()) peak = candidate;
   }
   return peak;
 }
 
-MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches) {
+MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                           int microbatches) {
   MemoryReport r;
   r.shard_factor = d.tp * d.pp;
   r.stages.reserve(d.pp);
   for (int stage = 0; stage < d.pp; ++stage) {
-    r.stages.push_back(stage_memory(s, d, stage, microbatches));
+    r.stages.push_back(stage_memory(s, shape, d, stage, microbatches));
   }
   const auto peak = std::max_element(r.stages.begin(), r.stages.end(), [](auto& a, auto& b) {
     return a.breakdown.total_bytes() < b.breakdown.total_bytes();

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 
+#include "model/model_shape.h"
 #include "model/report.h"
 #include "model/scenario.h"
 
@@ -28,7 +29,8 @@ struct ZeroSharding {
 ZeroSharding zero_sharding(int zero_stage);
 
 // One pipeline stage's GPU (every GPU of a stage holds the same).
-StageMemory stage_memory(const Scenario& s, const Degrees& d, int stage, int microbatches);
+StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d, int stage,
+                         int microbatches);
 
 // What a stage holds that depends on the layout alone (its layers and parameter shards), not
 // on the micro-batch, recomputation, ZeRO or schedule: the planner computes it once per layout
@@ -44,15 +46,16 @@ struct StageParams {
   double expert_params_per_gpu = 0;  // routed experts', sharded by EP x expert TP (moe.h)
   double params_per_gpu = 0;         // their sum
 };
-StageParams stage_params(const Scenario& s, const Degrees& d, const StageSplit& split, int stage);
+StageParams stage_params(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                         const StageSplit& split, int stage);
 
-// One micro-batch's stored activations per layer: a dense layer's (activations.h) and what an
-// MoE layer stores beyond it (moe.h). They depend on b, SP, recomputation, TP and CP only.
+// One micro-batch's stored activations per layer: a dense layer's and what an MoE layer stores
+// beyond it (activations.h). They depend on b, SP, recomputation, TP and CP only.
 struct LayerActivations {
   double per_layer_bytes = 0;
   double moe_extra_bytes = 0;
 };
-LayerActivations layer_activations(const Scenario& s, const Degrees& d);
+LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, const Degrees& d);
 
 // The full memory model's activations of a stage: its layers' times the micro-batches it
 // holds in flight, plus the end stages' extras. stage_memory's activations_bytes.
@@ -62,7 +65,8 @@ double stage_activation_bytes(const Scenario& s, const Degrees& d, const StagePa
 // The most-loaded stage without computing them all: among middle stages with equal layers the
 // first holds the most in-flight micro-batches, so only the first stage, the second, the first
 // with an extra layer and the last (output layer, logits) can be the peak.
-StageMemory peak_stage_memory(const Scenario& s, const Degrees& d, int microbatches);
+StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                              int microbatches);
 // Those stages: the first, the second, the first with an extra layer, the first made only of
 // MoE layers (after an MoE's leading dense layers), the last; some may repeat.
 inline constexpr size_t kPeakCandidates = 5;
@@ -76,6 +80,7 @@ std::array<int, kPeakCandidates> peak_candidate_stages(const Scenario& s, const 
 // stage holds in flight and the overhead (overhead_gb). Either way `fits` means under
 // safe_fraction (80%) of the GPU's memory (report.h).
 double safe_memory_fraction();
-MemoryReport memory_report(const Scenario& s, const Degrees& d, int microbatches);
+MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                           int microbatches);
 
 }  // namespace pe

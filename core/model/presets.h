@@ -9,7 +9,7 @@
 
 namespace pe {
 
-// Architectures from their papers, counted from their shapes (transformer.h): params = 0, the
+// Architectures from their papers, counted from their shapes (model_shape.h): params = 0, the
 // shape's count, which matches each paper's published count (tests/presets_test.cpp). The
 // book's model keeps its round 16e9.
 const std::vector<ModelSpec>& model_presets();

@@ -43,12 +43,12 @@ enum class Activation { kGelu, kSwiglu };
 enum class Position { kLearned, kRope };
 
 // Multi-head attention (grouped when kv_heads < heads), or DeepSeek's multi-head latent
-// attention (transformer.h says how it is counted).
+// attention (attention_shape.h says how it is counted).
 enum class Attention { kMultiHead, kLatent };
 
 // A decoder-only transformer. The shape (layers, hidden, heads, kv_heads, ffn_hidden,
 // activation, position, tied_embeddings, attention, and the experts for a mixture of experts)
-// gives the parameters, FLOPs, activations and traffic (transformer.h, moe.h). `params` is the
+// gives the parameters, FLOPs, activations and traffic (model_shape.h, moe.h). `params` is the
 // count every parameter-proportional number is scaled to: weights, gradients, optimizer
 // states, matmul FLOPs and gradient traffic. It equals the shape's count within 5% (the
 // contract refuses more), unless `shape_nominal`: params given without an architecture, so

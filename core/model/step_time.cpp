@@ -7,7 +7,6 @@
 #include "model/comms.h"
 #include "model/memory.h"
 #include "model/moe.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {
@@ -54,10 +53,9 @@ double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts
 
 }  // namespace
 
-double elementwise_bytes_per_layer(const Scenario& s, int tp) {
-  const ModelSpec& m = s.model;
+double elementwise_bytes_per_layer(const Scenario& s, const ModelShape& shape, int tp) {
   auto stored = [&](Recompute r) {
-    return activation_bytes_per_layer(m, s.seq_len, s.micro_batch, tp, s.sequence_parallel, r,
+    return activation_bytes_per_layer(shape, s.micro_batch, tp, s.sequence_parallel, r,
                                       s.flash_attention);
   };
   const double everything = stored(Recompute::kNone);
@@ -71,25 +69,25 @@ double elementwise_bytes_per_layer(const Scenario& s, int tp) {
 
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch) {
-  return time_report(s, LayoutFacts(s, d), pipeline, comms, effective_global_batch);
+  const ModelShape shape(s);
+  return time_report(s, LayoutFacts(s, shape, d), pipeline, comms, effective_global_batch);
 }
 
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                            const PipelineReport& pipeline) {
   const Degrees& d = f.degrees();
-  const ModelSpec& m = s.model;
+  const ModelShape& shape = f.shape();
   const int mb = pipeline.microbatches;
   const double peak = s.gpu.peak_tflops * 1e12;
   const double matmul_rate = peak * s.matmul_efficiency();
   const double hbm = s.gpu.hbm_gb_s * 1e9;
   const double tokens = 1.0 * s.micro_batch * s.seq_len;
 
-  const double output_flops = tokens * 3 * f.output_forward_flops_per_token();
-  const double layer_bytes = elementwise_bytes_per_layer(s, d.tp);
+  const double output_flops = tokens * 3 * shape.output_forward_flops_per_token();
+  const double layer_bytes = elementwise_bytes_per_layer(s, shape, d.tp);
   const double forward_layer_bytes =
-      kForwardPasses * activation_bytes_per_layer(m, s.seq_len, s.micro_batch, d.tp,
-                                                  s.sequence_parallel, Recompute::kNone,
-                                                  s.flash_attention);
+      kForwardPasses * activation_bytes_per_layer(shape, s.micro_batch, d.tp, s.sequence_parallel,
+                                                  Recompute::kNone, s.flash_attention);
   // Stages with equal layers take equal times, so four cover them all: the first, the middle
   // ones with and without an extra layer, the last.
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
@@ -117,7 +115,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       // is kept made full recomputation faster than selective for an MoE (a law).
       const double passes =
           kElementwisePasses + (s.recompute == Recompute::kFull ? kRecomputePasses : 0);
-      const double extra = moe_layer_extra_tensor_bytes(s, d);
+      const double extra = moe_layer_extra_tensor_bytes(shape, s.micro_batch, d.tp, d.cp);
       st.memory_s += moe_here * passes * extra / hbm;
       forward_bytes += moe_here * kForwardPasses * extra;
     }
@@ -126,8 +124,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     st.tensor_s =
         s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s) : wire.tensor.time_s;
     if (wire.context.active) {
-      const double core = layers * tokens * 3 * attention_core_flops_per_token(m, s.seq_len) /
-                          d.tp / d.cp / matmul_rate;
+      const double core =
+          layers * tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp / matmul_rate;
       st.context_s = s.context_parallel == ContextParallel::kRing
                          ? std::max(0.0, wire.context.time_s - core)
                          : wire.context.time_s;

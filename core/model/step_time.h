@@ -79,6 +79,6 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
                        const PipelinePace& pace);
 
 // Bytes the elementwise kernels of one layer move per micro-batch (the memory_i term above).
-double elementwise_bytes_per_layer(const Scenario& s, int tp);
+double elementwise_bytes_per_layer(const Scenario& s, const ModelShape& shape, int tp);
 
 }  // namespace pe

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
+#include "model/model_shape.h"
 #include "model/schema.h"
-#include "model/transformer.h"
 
 namespace pe {
 namespace {

@@ -9,6 +9,7 @@
 #include "model/context.h"
 #include "model/layout_facts.h"
 #include "model/memory.h"
+#include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
 #include "model/schema.h"
@@ -275,6 +276,9 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   PlanResult result;
   Scenario s = base;
   s.memory_model = MemoryModel::kFull;
+  // The layers' kinds: the same for every layout and configuration (the planner varies none of
+  // the fields they depend on).
+  const ModelShape shape(s);
   // The model's safe fraction of memory, or less when the reader asks for a wider margin.
   const double memory_bytes =
       base.gpu.memory_gb * 1e9 * std::min(safe_memory_fraction(), 1 - options.headroom);
@@ -305,7 +309,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     if (stopped()) return result;
     const int pp = d.pp, tp = d.tp;
     // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
-    const LayoutFacts facts(s, d);
+    const LayoutFacts facts(s, shape, d);
     KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
     const StageSplit& split = facts.split();
     // The stages that can hold the most (memory.h peak_stage_memory), and their model states
@@ -353,7 +357,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
           for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
             s.recompute = rc;
             // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
-            const LayerActivations per_layer = layer_activations(s, d);
+            const LayerActivations per_layer = layer_activations(s, shape, d);
             std::array<double, kPeakCandidates> activations{};
             for (size_t i = 0; i < peaks; ++i) {
               activations[i] =

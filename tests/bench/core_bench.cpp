@@ -4,8 +4,8 @@
 
 #include "contract/contract.h"
 #include "model/explorer.h"
+#include "model/model_shape.h"
 #include "model/presets.h"
-#include "model/transformer.h"
 #include "planner/planner.h"
 
 namespace {

@@ -1,0 +1,54 @@
+#include "model/mlp_shape.h"
+
+#include <algorithm>
+
+namespace pe {
+namespace {
+
+bool gelu(const ModelSpec& m) { return m.activation == Activation::kGelu; }
+
+// One MLP of width f: its matmuls, and with them its biases (GELU).
+double mlp_matmul_params(const ModelSpec& m, int ffn) {
+  return (gelu(m) ? 2.0 : 3.0) * m.hidden * ffn;
+}
+double mlp_params(const ModelSpec& m, int ffn) {
+  return mlp_matmul_params(m, ffn) + (gelu(m) ? 1.0 * ffn + m.hidden : 0.0);
+}
+
+// Bytes an MLP of width f stores per token (w f above).
+double mlp_stored_bytes_per_token(const ModelSpec& m, int ffn) {
+  return (gelu(m) ? 4.0 : 6.0) * ffn;
+}
+
+}  // namespace
+
+MlpShape dense_mlp_shape(const ModelSpec& m) {
+  MlpShape mlp;
+  mlp.params = mlp_params(m, m.ffn());
+  mlp.matmul_params = mlp_matmul_params(m, m.ffn());
+  mlp.stored_bytes_per_token = mlp_stored_bytes_per_token(m, m.ffn());
+  return mlp;
+}
+
+MlpShape moe_mlp_shape(const ModelSpec& m, double capacity, int expert_tp) {
+  const double h = m.hidden, k = m.experts_per_token, c = capacity;
+  const double expert = mlp_params(m, m.expert_ffn());
+  MlpShape mlp;
+  mlp.moe = true;
+  mlp.params = 1.0 * m.hidden * m.experts + m.shared_experts * expert;
+  mlp.expert_params = m.experts * expert;
+  mlp.unused_expert_params = (m.experts - std::min(m.experts, m.experts_per_token)) * expert;
+  mlp.matmul_params = 1.0 * m.hidden * m.experts;
+  mlp.expert_matmul_params = mlp_matmul_params(m, m.expert_ffn());
+  mlp.experts_per_token = k;
+  mlp.shared_experts = m.shared_experts;
+  mlp.capacity = c;
+  const double stored = mlp_stored_bytes_per_token(m, m.expert_ffn());
+  const double routed = k * c * (4.0 * h * expert_tp + stored);
+  const double shared = m.shared_experts * stored;
+  const double router = 4.0 * m.experts;
+  mlp.stored_bytes_per_token = routed + shared + router;
+  return mlp;
+}
+
+}  // namespace pe

@@ -1,0 +1,133 @@
+#include "model/model_shape.h"
+
+#include <algorithm>
+
+namespace pe {
+namespace {
+
+// Forward FLOPs per token of one layer: 2 x the matmul weights a token uses, scaled by
+// param_scale, + the attention core (Korthikanti Eq. 7 per layer; Narayanan Eq. 3). An MoE
+// layer's routed experts are weighted by `capacity`: padded expert buffers compute on their
+// padding; below 1 dropped token copies skip their experts through the residual connection
+// (GShard Sec. 2.2).
+double forward_flops_per_token(const LayerShape& layer, double capacity, double scale) {
+  const MlpShape& mlp = layer.mlp;
+  const double weights =
+      layer.attention.matmul_params + mlp.matmul_params +
+      (mlp.experts_per_token * capacity + mlp.shared_experts) * mlp.expert_matmul_params;
+  return 2.0 * weights * scale + layer.attention.core_flops_per_token;
+}
+
+}  // namespace
+
+ModelShape::ModelShape(const Scenario& s)
+    : ModelShape(s.model, s.seq_len, s.expert_capacity(), s.expert_tp) {}
+
+ModelShape::ModelShape(const ModelSpec& m, int seq_len, double capacity, int expert_tp)
+    : seq_len_(seq_len),
+      hidden_(m.hidden),
+      heads_(m.heads),
+      vocab_(m.vocab),
+      layers_(m.layers),
+      dense_layers_(m.dense_layers) {
+  const double h = m.hidden;
+  const double norm = m.activation == Activation::kGelu ? 2.0 * h : 1.0 * h;
+  dense_.attention = attention_shape(m, seq_len);
+  dense_.mlp = dense_mlp_shape(m);
+  dense_.params = dense_.attention.matmul_params + dense_.mlp.params + 2 * norm;
+  dense_.params += dense_.attention.other_params;
+  moe_ = dense_;
+  if (m.moe()) {
+    moe_.mlp = moe_mlp_shape(m, capacity, expert_tp);
+    moe_.params = dense_.params - dense_.mlp.params + moe_.mlp.params;
+    moe_.expert_params = moe_.mlp.expert_params;
+  }
+
+  embedding_params_ = 1.0 * m.vocab * h + (m.position == Position::kLearned ? seq_len * h : 0.0);
+  output_params_ = (m.tied_embeddings ? 0.0 : 1.0 * m.vocab * h) + norm;
+  const double layers = moe() ? run_params(0, m.layers).total() : m.layers * dense_.params;
+  params_ = layers + embedding_params_ + output_params_;
+  param_scale_ = m.params > 0 && params_ > 0 ? m.params / params_ : 1.0;
+
+  const double kept = std::min(capacity, 1.0);
+  for (LayerShape* layer : {&dense_, &moe_}) {
+    layer->kept_forward_flops_per_token = forward_flops_per_token(*layer, kept, param_scale_);
+    layer->padded_forward_flops_per_token = forward_flops_per_token(*layer, capacity, param_scale_);
+  }
+  output_flops_ = 2.0 * m.hidden * m.vocab * param_scale_;
+}
+
+int ModelShape::moe_layers_in(int first, int count) const {
+  if (!moe() || count <= 0) return 0;
+  const int dense_here = std::max(0, std::min(dense_layers_, first + count) - first);
+  return count - std::min(count, dense_here);
+}
+
+LayerParams ModelShape::run_params(int first, int count) const {
+  const int moe = moe_layers_in(first, count), dense = count - moe;
+  LayerParams p;
+  p.dense = dense * dense_.params + (moe > 0 ? moe * moe_.params : 0.0);
+  p.expert = moe * moe_.expert_params;
+  return p;
+}
+
+double ModelShape::active_params() const {
+  return params_ - moe_layers() * moe_.mlp.unused_expert_params;
+}
+
+double ModelShape::run_forward_flops_per_token(int first, int count, bool padded) const {
+  const int moe = moe_layers_in(first, count), dense = count - moe;
+  if (moe == 0) return count * dense_.kept_forward_flops_per_token;
+  return dense * dense_.kept_forward_flops_per_token +
+         moe * (padded ? moe_.padded_forward_flops_per_token : moe_.kept_forward_flops_per_token);
+}
+
+double ModelShape::recompute_flops_per_token(Recompute recompute, bool flash_attention) const {
+  switch (recompute) {
+    case Recompute::kFull:
+      return dense_.kept_forward_flops_per_token;
+    case Recompute::kSelective:
+      return flash_attention ? 0.0 : attention().core_flops_per_token;
+    case Recompute::kNone:
+      break;
+  }
+  return 0.0;
+}
+
+double ModelShape::run_step_flops_per_token(int first, int count, Recompute recompute,
+                                            bool flash_attention) const {
+  const double forward = run_forward_flops_per_token(first, count, true);
+  double again = 0;
+  if (recompute == Recompute::kFull) {
+    again = forward;
+  } else if (recompute == Recompute::kSelective) {
+    again = count * recompute_flops_per_token(recompute, flash_attention);
+  }
+  return 3 * forward + again;
+}
+
+double ModelShape::model_flops_per_step(double global_batch) const {
+  const double tokens = global_batch * seq_len_;
+  return 3.0 * tokens * (run_forward_flops_per_token(0, layers_, false) + output_flops_);
+}
+
+double ModelShape::hardware_flops_per_step(double global_batch, Recompute recompute,
+                                           bool flash_attention) const {
+  const double tokens = global_batch * seq_len_;
+  if (moe()) {
+    // Padded experts compute on their padding; full recomputation re-runs the padded forward.
+    // Below capacity 1 the dropped tokens are neither model nor hardware work.
+    const double padded = run_forward_flops_per_token(0, layers_, true);
+    const double kept = run_forward_flops_per_token(0, layers_, false);
+    const double again = recompute == Recompute::kFull
+                             ? padded
+                             : layers_ * recompute_flops_per_token(recompute, flash_attention);
+    return model_flops_per_step(global_batch) + tokens * (3 * (padded - kept) + again);
+  }
+  return model_flops_per_step(global_batch) +
+         tokens * layers_ * recompute_flops_per_token(recompute, flash_attention);
+}
+
+double shape_params(const ModelSpec& m, int seq_len) { return ModelShape(m, seq_len).params(); }
+
+}  // namespace pe
