@@ -430,12 +430,13 @@ Derivation context_message(const Scenario& s, const Report& r) {
 }
 
 Derivation expert_message(const Scenario& s, const Report& r) {
-  const auto terms = with(micro_batch_terms(s, r),
-                          {degree("eTP", s.expert_tp, "expert tensor-parallel degree"),
-                           degree("TP", r.degrees.tp, "tensor-parallel degree"),
-                           {"k", 1.0 * s.model.experts_per_token, "", "experts per token"},
-                           {"c", s.expert_capacity(), "", "capacity factor"},
-                           degree("EP", r.degrees.ep, "expert-parallel degree")});
+  const MlpShape moe = ModelShape(s).moe_layer().mlp;
+  const auto terms =
+      with(micro_batch_terms(s, r), {degree("eTP", s.expert_tp, "expert tensor-parallel degree"),
+                                     degree("TP", r.degrees.tp, "tensor-parallel degree"),
+                                     {"k", moe.experts_per_token, "", "experts per token"},
+                                     {"c", moe.capacity, "", "capacity factor"},
+                                     degree("EP", r.degrees.ep, "expert-parallel degree")});
   return derive("b × s ÷ CP × eTP ÷ TP × k × c × h × a × (EP − 1) ÷ EP", terms,
                 r.comms.expert.bytes_per_message, "B",
                 "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
