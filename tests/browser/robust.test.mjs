@@ -389,3 +389,122 @@ describe('what the lab shows', () => {
     await lab.close();
   });
 });
+
+// Issue 28, deliver 4: a refusal names the key at fault, and only that value goes back. Here
+// two values the table takes and the core refuses, one after the other: a sequence longer than
+// the book model's learned position table allows, and a layout of 16 GPUs for 64. Each goes
+// back with a note naming it; every other value given stays (before, the second refusal
+// dropped them all).
+const SEQ_NOTE =
+  /seq_len: "200000" was refused by the model \(seq_len is 200000: [^]*allowed 1 to \d+ with this model[^]*\); using 2048\./;
+const DEGREES_NOTE = /degrees: "2x4x2" was refused by the model \(degrees: [^)]*\); using auto\./;
+
+describe('a refused value goes back alone', () => {
+  test('a URL: seq_len and the layout go back, each with its note; gpus and the batch stay', async () => {
+    const lab = await openPage(
+      env,
+      '?advanced=1&gpus=64&global_batch=1024&seq_len=200000&degrees=2x4x2&zero_stage=1',
+    );
+    const { page } = lab;
+    const url = new URL(await settledUrl(page));
+    assert.equal(await page.locator('.badge').textContent(), 'DP×TP×PP = 4×4×4 = 64');
+    const notes = await notesOf(page);
+    assert.match(notes, SEQ_NOTE);
+    assert.match(notes, DEGREES_NOTE);
+    assert.doesNotMatch(notes, /using the previous ones/);
+    assert.equal(url.searchParams.get('gpus'), '64');
+    assert.equal(url.searchParams.get('global_batch'), '1024');
+    assert.equal(url.searchParams.get('zero_stage'), '1');
+    assert.equal(url.searchParams.get('seq_len'), null, 'back to its default');
+    assert.equal(url.searchParams.get('degrees'), null, 'back to auto');
+    const field = (name) => page.locator(`details.advanced [data-state="${name}"]`).inputValue();
+    assert.equal(await field('gpus'), '64');
+    assert.equal(await field('seq_len'), '2048');
+    assert.equal(await field('global_batch'), '1024');
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test('the one value at fault alone: ?advanced=1&gpus=64&seq_len=200000', async () => {
+    const lab = await openPage(env, '?advanced=1&gpus=64&seq_len=200000');
+    const url = new URL(await settledUrl(lab.page));
+    assert.equal(url.search, '?advanced=1&gpus=64');
+    assert.match(await notesOf(lab.page), SEQ_NOTE);
+    assert.equal(await lab.page.locator('.badge').textContent(), 'DP×TP×PP = 64×1×1 = 64');
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test('mount() and update() options: the values at fault go back, the others stay', async () => {
+    const lab = await openPage(env, 'examples/module.html');
+    const result = await lab.page.evaluate(async () => {
+      const { mount } = await import('/js/app/embed.js');
+      const box = document.body.appendChild(document.createElement('div'));
+      const notes = () => box.querySelector('.pe-notes').textContent.replace(/\s+/g, ' ');
+      const handle = mount(box, {
+        gpus: 64,
+        global_batch: 1024,
+        seq_len: 200000,
+        degrees: '2x4x2',
+        zero_stage: 1,
+      });
+      await handle.ready;
+      const mounted = { state: { ...handle.state }, notes: notes() };
+      handle.update({ seq_len: 200000, global_batch: 2048, recompute: 'full' });
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); // drawn
+      const updated = { state: { ...handle.state }, notes: notes() };
+      return { mounted, updated, badge: box.querySelector('.badge').textContent };
+    });
+    const { mounted, updated } = result;
+    assert.equal(mounted.state.gpus, 64);
+    assert.equal(mounted.state.global_batch, 1024);
+    assert.equal(mounted.state.zero_stage, 1);
+    assert.equal(mounted.state.seq_len, 2048);
+    assert.equal(mounted.state.degrees, 'auto');
+    assert.match(mounted.notes, SEQ_NOTE);
+    assert.match(mounted.notes, DEGREES_NOTE);
+    assert.doesNotMatch(mounted.notes, /using the previous ones/);
+    // update(): seq_len goes back to where the lab was; the batch and recomputation are taken.
+    assert.equal(updated.state.seq_len, 2048);
+    assert.equal(updated.state.global_batch, 2048);
+    assert.equal(updated.state.recompute, 'full');
+    assert.equal(updated.state.gpus, 64);
+    assert.match(updated.notes, SEQ_NOTE);
+    assert.equal(result.badge, 'DP×TP×PP = 4×4×4 = 64');
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test('a typed value the core refuses: beside its field, every other value kept', async () => {
+    const lab = await openPage(env, '?advanced=1&gpus=64&global_batch=1024');
+    const { page } = lab;
+    await page.locator('.advanced-out .breakdown').waitFor();
+    const seq = page.locator('details.advanced [data-state="seq_len"]');
+    await seq.fill('200000');
+    await seq.press('Tab');
+    const error = page.locator('[data-row="seq_len"] .field-error');
+    await error.waitFor();
+    assert.match(
+      await error.textContent(),
+      /seq_len is 200000: .*allowed 1 to \d+ with this model/,
+    );
+    assert.equal(await seq.inputValue(), '200000', "the reader's value stays to be corrected");
+    // The panels and the URL keep the last state the core accepted: every other value.
+    const url = new URL(await settledUrl(page));
+    assert.equal(url.search, '?advanced=1&gpus=64&global_batch=1024');
+    assert.equal(await page.locator('.badge').textContent(), 'DP×TP×PP = 64×1×1 = 64');
+    // Another field still changes the lab, from what was accepted.
+    const batch = page.locator('details.advanced [data-state="global_batch"]');
+    await seq.fill('4096');
+    await seq.press('Tab');
+    await error.waitFor({ state: 'hidden' });
+    await batch.fill('2048');
+    await batch.press('Tab');
+    await page.waitForFunction(() => /global_batch=2048/.test(location.search));
+    const after = new URL(await settledUrl(page));
+    assert.equal(after.searchParams.get('gpus'), '64');
+    assert.equal(after.searchParams.get('seq_len'), '4096');
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+});

@@ -7,8 +7,10 @@
 // A refusal carries the key of the field at fault. A field the reader just set stays as set,
 // with the core's message beside it; a field the change did not set (an explicit layout when
 // the GPU count changes) goes back to its default, and one set by options to where it was,
-// with a note, as long as the core then accepts the result (one more call, never a loop).
-// Failing that, options are dropped as a whole.
+// with a note: one field at a time, each one the core names, until the core accepts (at most
+// one call per field). Only when a refusal names no field that can go back (none, one the
+// reader just set, one already put back or already at its fallback) is the change refused:
+// the reader's stays beside its field, options' values are dropped as a whole.
 import * as fmt from '../lib/format.js';
 import { rowForKey, shown } from './options.js';
 import {
@@ -50,24 +52,30 @@ function asker(lab) {
   };
 }
 
-// The candidate, or (when the core refuses it) the candidate with the row its refusal names
-// put back to `fallback`'s value, if `may(row)` allows and the core accepts that:
-// { state, error, note }.
+// The candidate, or (when the core refuses it) the candidate with the rows its refusals name
+// put back to `fallback`'s values, one at a time, each as long as `may(row)` allows, until the
+// core accepts: { state, notes }, a note per row put back. When a refusal names no row, one
+// `may` keeps, one already put back or one already at its fallback value: { state: candidate,
+// error: the candidate's refusal, notes: [] }.
 function consult(check, ctx, candidate, fallback, may) {
-  const { error } = check(candidate);
-  if (!error) return { state: candidate };
-  const row = rowForKey(error.key, candidate);
-  if (!row || !may(row) || candidate[row.name] === fallback[row.name]) {
-    return { state: candidate, error };
+  const refused = check(candidate).error;
+  if (!refused) return { state: candidate, notes: [] };
+  const notes = [];
+  const back = new Set(); // each row once: the loop ends within the table's length
+  let state = candidate;
+  for (let error = refused; error; error = check(state).error) {
+    const row = rowForKey(error.key, state);
+    if (!row || !may(row) || back.has(row.name) || state[row.name] === fallback[row.name]) {
+      return { state: candidate, error: refused, notes: [] };
+    }
+    back.add(row.name);
+    notes.push(
+      `${row.name}: ${shown(String(state[row.name]))} was refused by the model ` +
+        `(${error.message}); using ${String(fallback[row.name])}.`,
+    );
+    state = change(state, row.name, fallback[row.name], ctx);
   }
-  const retry = change(candidate, row.name, fallback[row.name], ctx);
-  if (check(retry).error) return { state: candidate, error };
-  return {
-    state: retry,
-    note:
-      `${row.name}: ${shown(String(candidate[row.name]))} was refused by the model ` +
-      `(${error.message}); using ${String(fallback[row.name])}.`,
-  };
+  return { state, notes };
 }
 
 // A seam switched on an explicit layout sends the lab back to auto-factoring: said, with the
@@ -146,7 +154,7 @@ export function createStore({ view, notes, onAccepted }) {
     const next = change(state, name, parsed.value, ctx);
     changeNote = seamNote(name, parsed.value, state, next);
     const settled = consult(check, ctx, next, defaults(), (row) => row.name !== name);
-    if (settled.note) notes.add([settled.note]);
+    if (settled.notes.length) notes.add(settled.notes);
     set(settled.state);
   }
 
@@ -178,17 +186,15 @@ export function createStore({ view, notes, onAccepted }) {
     onLoad: (scenario) => set(keepPage(fromScenario(scenario, ctx), state)),
     // Options' values (read by the table) set on `from`: the notes about what the core refused.
     apply(next, from) {
-      const list = [];
-      let settled = consult(check, ctx, next, from, () => true);
-      if (settled.note) list.push(settled.note);
-      if (settled.error) {
-        list.push(
-          `The model refused these values (${settled.error.message}); using the previous ones.`,
-        );
-        settled = { state: from };
+      const settled = consult(check, ctx, next, from, () => true);
+      if (!settled.error) {
+        set(settled.state);
+        return settled.notes;
       }
-      set(settled.state);
-      return list;
+      set(from); // the last resort: no value the core names can go back
+      return [
+        `The model refused these values (${settled.error.message}); using the previous ones.`,
+      ];
     },
     render,
     redraw() {
