@@ -5,6 +5,7 @@
 import { gzipSync } from 'node:zlib';
 
 import { PLANNER_CASES } from '../bench/planner-cases.mjs';
+import { openPage } from './harness.mjs';
 
 // The page's performance targets, on this project's 2-core machines, printed by bench.mjs.
 export const TARGETS = {
@@ -326,4 +327,34 @@ export async function longTasksDuringSearch(page) {
     tasks: window.__longTaskCount,
     evaluated: Number(document.querySelector('.plan-status').dataset.evaluated),
   }));
+}
+
+// The planner's yardstick (405B on 16,384 H100s) as the standalone page's URL, asking for a
+// search on load (plan=1), as a reader's shared link would.
+export const PLANNER_URL =
+  '?advanced=1&gpus=16384&model=llama3-405b&gpu=H100-80GB&network=ndr&seq_len=8192' +
+  '&global_batch=2048&plan=1';
+
+// Every main-thread task over 50 ms (PerformanceObserver 'longtask', watched from before the
+// page's first script) from navigation to the table of the search PLANNER_URL asks for, in a
+// fresh context (nothing cached): { tasks: [[start ms, duration ms], ...], rows, status }.
+export async function longTasksUntilUrlSearch(env) {
+  const lab = await openPage(env, PLANNER_URL, {
+    ready: 'table.plans:not([hidden])',
+    init: () => {
+      window.__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
+      }).observe({ type: 'longtask' });
+    },
+  });
+  await settle(lab.page);
+  const out = await lab.page.evaluate(() => ({
+    tasks: window.__longTasks.map(([s, d]) => [Math.round(s), Math.round(d)]),
+    rows: document.querySelectorAll('table.plans tbody tr.layout').length,
+    status: document.querySelector('.plan-status').textContent,
+  }));
+  out.problems = lab.problems;
+  await lab.close();
+  return out;
 }

@@ -1,6 +1,7 @@
 // The page's cost, asserted through figures that do not depend on the machine's speed or load:
 // the bytes of the first load by file type, the DOM writes and the calls into the core per
-// seam toggle, and the main-thread tasks over 50 ms while a large search runs in the worker.
+// seam toggle, and the main-thread tasks over 50 ms while a large search runs in the worker
+// and from navigation to the table of a search the URL asks for.
 // Each budget is a fixed ceiling, written here with its reason; a change that needs more says
 // so in its commit. Wall-clock figures (time to ready, a toggle's milliseconds, the planner's
 // time) are printed by scripts/bench beside their targets, not asserted: on a shared 2-core
@@ -11,7 +12,13 @@ import { after, before, test } from 'node:test';
 
 import { serve } from '../../scripts/serve.mjs';
 import { buildSite, useLab } from './harness.mjs';
-import { longTasksDuringSearch, openFleet, payload, toggleCounts } from './measure.mjs';
+import {
+  longTasksDuringSearch,
+  longTasksUntilUrlSearch,
+  openFleet,
+  payload,
+  toggleCounts,
+} from './measure.mjs';
 
 // The first load's budget per file type, gzipped (level 9), of the published folder. The
 // wasm holds the whole model (five seams, mixtures of experts, the derivations) and
@@ -85,6 +92,29 @@ test('a half-million-configuration search: no main-thread task over 50 ms', asyn
   }
   t.diagnostic(`long tasks per search: ${seen.join(', ')}`);
   assert.ok(seen.includes(0), `long tasks in each of ${seen.length} searches: ${seen.join(', ')}`);
+});
+
+// A search the URL asks for (plan=1) starts once the lab is ready and the page idle, and the
+// reference runs the Advanced section shows are computed in a worker: from navigation to the
+// search's table no main-thread task passes 50 ms (issue 28, fault 10: the reference runs, 30
+// evaluations and 320 KB of JSON on the page's thread, made a 65-100 ms task right after ready,
+// and the search's answer and the load's drawing piled onto it). Each attempt is a fresh page
+// load, so the best of three counts, as above.
+test('a search the URL asks for: no main-thread task over 50 ms from navigation to its table', async (t) => {
+  const seen = [];
+  for (let i = 0; i < 3 && !seen.some((tasks) => tasks.length === 0); i++) {
+    const { tasks, rows, status, problems } = await longTasksUntilUrlSearch(env);
+    assert.match(status, /^Evaluated 7,344 configurations; [\d,]+ fit .* in a worker\.$/);
+    assert.equal(rows, 50, 'the table shows the search');
+    assert.deepEqual(problems, []);
+    seen.push(tasks);
+  }
+  const text = seen.map((tasks) => JSON.stringify(tasks)).join(', ');
+  t.diagnostic(`tasks over 50 ms per load, [start, ms]: ${text}`);
+  assert.ok(
+    seen.some((tasks) => tasks.length === 0),
+    `tasks over 50 ms in each of ${seen.length} loads: ${text}`,
+  );
 });
 
 test('no error along the way', () => assert.deepEqual(lab.problems, []));

@@ -8,7 +8,13 @@ import { describe, test } from 'node:test';
 
 import { plannerLab } from '../wasm/labs.mjs';
 import { openPage, useLab } from './harness.mjs';
-import { longestTaskDuringSearch, setField, setLargeSearchCase, settle } from './measure.mjs';
+import {
+  longestTaskDuringSearch,
+  PLANNER_URL,
+  setField,
+  setLargeSearchCase,
+  settle,
+} from './measure.mjs';
 
 let env;
 let lab;
@@ -155,6 +161,47 @@ describe('planner', () => {
       warnings.some((w) => /A global batch of [\d,]+ sequences/.test(w)),
       warnings.join('\n'),
     );
+  });
+
+  // Issue 28, fault 10: a search the URL asks for started with the page's load, and the
+  // reference runs were computed on the page's thread: long tasks. Now both wait for the lab's
+  // ready and an idle page, and both run in workers: the page never loads the planner's module.
+  test('a search the URL asks for starts after the lab is ready, in a worker; so do the reference runs', async () => {
+    const view = await openPage(env, PLANNER_URL, {
+      ready: 'table.plans:not([hidden])',
+      init: () => {
+        const Native = window.Worker;
+        window.__workersAt = [];
+        window.Worker = class extends Native {
+          constructor(...args) {
+            super(...args);
+            window.__workersAt.push(performance.now());
+          }
+        };
+      },
+    });
+    const { page } = view;
+    await page.locator('table.runs tbody tr').first().waitFor();
+    const seen = await page.evaluate(() => ({
+      ready: performance.getEntriesByName('lab-ready')[0]?.startTime,
+      workers: window.__workersAt,
+      plannerInPage: performance
+        .getEntriesByType('resource')
+        .filter((e) => /lab-planner/.test(e.name))
+        .map((e) => e.name),
+      status: document.querySelector('.plan-status').textContent,
+      rows: document.querySelectorAll('table.plans tbody tr.layout').length,
+      runs: document.querySelectorAll('table.runs tbody tr').length,
+    }));
+    assert.match(seen.status, /^Evaluated 7,344 configurations; .* in a worker\.$/);
+    assert.equal(seen.rows, 50);
+    assert.ok(seen.runs > 20, `${seen.runs} reference runs`);
+    assert.equal(seen.workers.length, 2, 'one worker for the search, one for the runs');
+    for (const at of seen.workers)
+      assert.ok(at > seen.ready, `worker at ${at} ms, ready at ${seen.ready}`);
+    assert.deepEqual(seen.plannerInPage, [], "the page's thread never loads the planner's module");
+    assert.deepEqual(view.problems, []);
+    await view.close();
   });
 
   test('where no worker can start, the search runs in the page on the planner module it loads', async () => {

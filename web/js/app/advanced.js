@@ -2,19 +2,20 @@
 // panels (under the book's). view.js imports this module the first time the section opens or
 // the state needs it (a URL or an option with an advanced key), so the book's view neither
 // downloads nor builds any of it. This module only wires; each panel has its own renderer,
-// given here what it needs beyond lib/: the planner's search and module, the margin's state row.
+// given here what it needs beyond lib/: the planner's search, the reference runs (both off the
+// page's thread), the margin's state row, and `later` (the lab's: once it is ready and the page
+// idle), for what they start at load.
 import { createBreakdown } from '../panels/breakdown.js';
 import { createDeskSummary } from '../panels/desk.js';
 import { createPlanner } from '../panels/planner.js';
 import { createReferences } from '../panels/references.js';
 import { createStepTime } from '../panels/time.js';
 import { createTimeline } from '../panels/timeline.js';
-import { getPlannerLab } from '../planner/lab.js';
-import { createPlannerSearch } from '../planner/search.js';
+import { createPlannerSearch, referenceRuns } from '../planner/search.js';
 import { entry } from '../state/state.js';
 import { createAdvancedControls } from './controls-advanced.js';
 
-export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad }) {
+export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad, later }) {
   const row = outputs.appendChild(document.createElement('div'));
   row.className = 'advanced-row';
   const form = createAdvancedControls(body, { onChange, onPreset });
@@ -28,8 +29,9 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad 
       onChange,
       search: createPlannerSearch(),
       margin: entry('plan_headroom'),
+      later,
     }),
-    createReferences(outputs, { onLoad, plannerLab: getPlannerLab }),
+    createReferences(outputs, { onLoad, runs: referenceRuns, later }),
   ];
   return {
     update(state, report) {

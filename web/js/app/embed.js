@@ -18,7 +18,7 @@
 // This module only composes: state/store.js holds the state and asks the core,
 // state/url-sync.js keeps it in the URL, view.js draws, notes.js explains, share-bar.js copies
 // and exports, exercises.js asks the reader to predict.
-import { make, uid } from '../lib/dom.js';
+import { make, uid, whenIdle } from '../lib/dom.js';
 import {
   readMountOptions,
   readOptions,
@@ -235,6 +235,13 @@ export function mount(host, options = {}) {
     },
   });
   const { onChange, onPreset, onLoad } = lab.store;
+  // Work asked for at load that can wait (the search a URL asks for, the reference runs): once
+  // the lab is ready and the page idle, so it never piles onto the load's own tasks.
+  const later = (fn) =>
+    (lab.ready ?? Promise.resolve()).then(
+      () => lab.destroyed || whenIdle(() => lab.destroyed || fn()),
+      () => {},
+    );
   // A whole state shown as it is (a pinned one), the pins kept.
   const onShow = (next) =>
     notes.add(lab.store.apply(keepPage(next, lab.store.state), lab.store.state));
@@ -245,6 +252,7 @@ export function mount(host, options = {}) {
     onLoad,
     onShow,
     ctx: () => lab.store.ctx,
+    later,
   });
   lab.url = createUrlSync({
     root,
@@ -277,6 +285,7 @@ export function mount(host, options = {}) {
     },
   );
   ready.catch(() => {}); // reported in the lab; callers may still await it
+  lab.ready = ready;
 
   return {
     ready,

@@ -62,7 +62,7 @@ function createKeptRun(box, onChange) {
   };
 }
 
-export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ctx }) {
+export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ctx, later }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
   const outputs = $('.advanced-out');
@@ -108,6 +108,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ct
         onChange,
         onPreset,
         onLoad,
+        later,
       });
       applyLook(look);
       redraw();

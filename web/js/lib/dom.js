@@ -40,3 +40,15 @@ export function showNumber(node, value, text, exactText) {
   node.title = exactText;
   node.dataset.value = String(value);
 }
+
+// Calls fn once the page has drawn its next two frames and then has nothing else to do (or
+// `timeout` ms later at most): for work asked at load that can wait for it, so the two never
+// share a main-thread task. Where requestIdleCallback is missing (Safari), soon after.
+export function whenIdle(fn, timeout = 1000) {
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() => {
+      if (typeof requestIdleCallback === 'function') requestIdleCallback(() => fn(), { timeout });
+      else setTimeout(fn, 50);
+    }),
+  );
+}

@@ -201,8 +201,9 @@ function headroomOf(input, row) {
 }
 
 // `search`: the planner's search (planner/search.js createPlannerSearch), this panel's from
-// now on; `margin`: the plan_headroom state row.
-export function createPlanner(root, { onApply, onChange, search, margin }) {
+// now on; `margin`: the plan_headroom state row; `later(fn)`: calls fn once the lab is ready
+// and the page idle.
+export function createPlanner(root, { onApply, onChange, search, margin, later = (fn) => fn() }) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
   const ui = controls(section, margin);
@@ -219,6 +220,7 @@ export function createPlanner(root, { onApply, onChange, search, margin }) {
   let searchedKey = null;
   let result = null;
   let runs = 0;
+  let asked = false; // the search a URL asks for, started or due
   let sort = { column: STEP, dir: 1 };
   const open = new Set();
   const { table, ths, body } = planTable(section, (k) => {
@@ -307,8 +309,15 @@ export function createPlanner(root, { onApply, onChange, search, margin }) {
       state = next ?? state;
       stale.hidden = searchedKey === null || searchedKey === inputsKey(scenario);
       if (state && document.activeElement !== ui.margin) ui.margin.value = state.plan_headroom;
-      // A URL that asks for a search (plan=1) gets it on load.
-      if (state?.plan && searchedKey === null && !search.busy && runs === 0) runSearch();
+      // A URL that asks for a search (plan=1) gets it once the lab is ready and the page
+      // idle: started with the load, its answer and drawing shared tasks with the load's
+      // (116-182 ms, issue 28). Not if a search was started or shown meanwhile.
+      if (state?.plan && !asked && searchedKey === null && runs === 0) {
+        asked = true;
+        later(() => {
+          if (searchedKey === null && !search.busy && runs === 0) runSearch();
+        });
+      }
     },
     // For the URL: the margin and whether a search was asked; set(...) runs it again.
     get headroom() {

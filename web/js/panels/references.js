@@ -2,7 +2,9 @@
 // figure (an iteration time, a throughput or an MFU), the error and the source, each run
 // evaluated by the core with the tool's defaults for its GPU (lab.referenceRuns(), on the
 // planner's module: the first-load one leaves the runs out), and a button that loads the run's
-// scenario into the lab. Above the table, each group's mean, median and worst error.
+// scenario into the lab. Above the table, each group's mean, median and worst error. The runs
+// are asked for once the lab is ready and the page idle, of a worker (planner/search.js): 30
+// evaluations and 320 KB of JSON, 50-80 ms on a first call, were the page's longest task.
 import { make, panel } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
@@ -87,8 +89,9 @@ function runRow(body, run, onLoad) {
   button.addEventListener('click', () => onLoad(r.scenario));
 }
 
-// `plannerLab()`: a promise of the lab on the planner's module (planner/lab.js getPlannerLab).
-export function createReferences(root, { onLoad, plannerLab }) {
+// `runs()`: a promise of the runs (planner/search.js referenceRuns); `later(fn)`: calls fn once
+// the lab is ready and the page idle.
+export function createReferences(root, { onLoad, runs, later = (fn) => fn() }) {
   const section = panel(root, 'references', 'Reference runs');
   make(
     'p',
@@ -117,22 +120,22 @@ export function createReferences(root, { onLoad, plannerLab }) {
 
   return {
     // The runs do not depend on the lab's state: built once, when first shown, once the
-    // planner's module has loaded (the first time the page needs it).
+    // lab is ready and the page idle.
     update() {
       if (asked) return;
       asked = true;
       Object.assign(status, { hidden: false, textContent: 'Loading the reference runs…' });
-      plannerLab().then(
-        (lab) => {
-          const runs = lab.referenceRuns();
-          for (const line of summary(runs)) make('li', { textContent: line }, totals);
-          for (const run of runs) runRow(body, run, onLoad);
+      const load = () =>
+        runs().then((list) => {
+          for (const line of summary(list)) make('li', { textContent: line }, totals);
+          for (const run of list) runRow(body, run, onLoad);
           status.hidden = true;
-        },
-        (e) => {
+        });
+      later(() =>
+        load().catch((e) => {
           asked = false; // the next update tries again
           status.textContent = `The reference runs could not load: ${e.message}`;
-        },
+        }),
       );
     },
   };

@@ -1,7 +1,7 @@
 // The lab on the planner's module (lab-planner: built for speed, about three times the size of
-// the first-load module; wasm/lab.js): the one the reference runs and an in-page search need.
-// Loaded the first time one of them asks, never at the page's first load, and shared by every
-// lab on the page. (The planner's worker loads its own copy on its own thread.)
+// the first-load module; wasm/lab.js) in the page, for a search and the reference runs where no
+// worker can start (search.js). Loaded the first time one of them asks, never at the page's
+// first load, and shared by every lab on the page. (The workers load their own copy.)
 let labPromise = null;
 
 export function getPlannerLab() {

@@ -2,7 +2,8 @@
 // planner's module, started on the first search and kept for the next. Cancelling terminates
 // it (a busy wasm call cannot be interrupted otherwise); the next search starts a fresh one.
 // Where a worker cannot start (a page that imports the lab from another origin), the search
-// runs in the page, on the planner's module loaded there (lab.js), and says so.
+// runs in the page, on the planner's module loaded there (lab.js), and says so. The reference
+// runs are asked of a worker too (referenceRuns), once for the page.
 import { getPlannerLab } from './lab.js';
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
@@ -71,4 +72,39 @@ export function createPlannerSearch() {
       worker = null;
     },
   };
+}
+
+let runsPromise = null;
+
+// The reference runs (lab.referenceRuns(): 30 published runs, each evaluated by the core: 50-80
+// ms of wasm and 320 KB of JSON on a first call), from a worker of their own, ended once it has
+// answered, so the page's thread only receives them; asked once and shared by every lab on the
+// page. Where no worker starts or it fails, from the planner's module in the page.
+export function referenceRuns() {
+  const inPage = () => getPlannerLab().then((lab) => lab.referenceRuns());
+  runsPromise ??= new Promise((resolve) => {
+    let worker;
+    try {
+      worker = new Worker(WORKER_URL, { type: 'module' });
+    } catch {
+      resolve(inPage());
+      return;
+    }
+    worker.addEventListener('message', ({ data }) => {
+      worker.terminate();
+      if (data.error)
+        resolve(Promise.reject(Object.assign(new Error(data.error.message), data.error)));
+      else resolve(data.result);
+    });
+    worker.addEventListener('error', (e) => {
+      e.preventDefault?.();
+      worker.terminate();
+      resolve(inPage());
+    });
+    worker.postMessage({ id: 0, referenceRuns: true });
+  }).catch((e) => {
+    runsPromise = null; // a later call may try again
+    throw e;
+  });
+  return runsPromise;
 }

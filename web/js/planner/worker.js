@@ -5,7 +5,8 @@
 //
 // In: { id, scenario, top, headroom }. Out: { id, progress: { done, total, evaluated } } as
 // the search goes (one per DP×TP×PP layout), then { id, result } or { id, error: { message,
-// key } }. Cancelling is the page's: it terminates the worker.
+// key } }. Cancelling is the page's: it terminates the worker. Or in: { id, referenceRuns:
+// true }; out: { id, result: lab.referenceRuns() } (search.js referenceRuns).
 import { createLab } from '../../lab/lab.js';
 
 const labPromise = createLab({ planner: true });
@@ -14,6 +15,10 @@ self.addEventListener('message', async ({ data }) => {
   const { id, scenario, top, headroom } = data;
   try {
     const lab = await labPromise;
+    if (data.referenceRuns) {
+      self.postMessage({ id, result: lab.referenceRuns() });
+      return;
+    }
     const onProgress = (done, total, evaluated) =>
       self.postMessage({ id, progress: { done, total, evaluated } });
     const result = lab.plan(scenario, top, { headroom, onProgress });
