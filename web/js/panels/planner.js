@@ -104,20 +104,23 @@ function planRow(p, label, onApply, variant) {
   return { tr, th };
 }
 
-// A layout's row and its variants' rows (hidden until its fold button opens them).
+// A layout's row and, once its fold button opens them, its variants' rows: built only then,
+// as the 50 layouts of a large search have hundreds of variants between them (316 for 405B on
+// 16,384 GPUs: 4,800 elements built and hidden made the table's drawing a long task).
 function layoutRows(p, i, onApply, open, onToggle, sortRows) {
   const { tr, th } = planRow(p, String(i + 1), onApply, false);
-  const variants = sortRows(p.variants ?? []).map(
-    (v, k) => planRow(v, `${i + 1}.${k + 1}`, onApply, true).tr,
-  );
-  if (variants.length > 0) {
-    const more = `${variants.length} more`;
+  const count = p.variants?.length ?? 0;
+  if (count > 0) {
+    const more = `${count} more`;
     const fold = make('button', { type: 'button', className: 'fold', textContent: more }, th);
     fold.setAttribute('aria-expanded', String(open));
     fold.setAttribute('aria-label', `${more} of ${layoutOf(p)}: ZeRO, recompute, SP, batch`);
     fold.addEventListener('click', () => onToggle(p));
   }
-  for (const v of variants) v.hidden = !open;
+  if (!open || count === 0) return [tr];
+  const variants = sortRows(p.variants).map(
+    (v, k) => planRow(v, `${i + 1}.${k + 1}`, onApply, true).tr,
+  );
   return [tr, ...variants];
 }
 
