@@ -163,9 +163,9 @@ describe('planner', () => {
     );
   });
 
-  // Issue 28, fault 10: a search the URL asks for started with the page's load, and the
-  // reference runs were computed on the page's thread: long tasks. Now both wait for the lab's
-  // ready and an idle page, and both run in workers: the page never loads the planner's module.
+  // A search the URL asks for started with the page's load, and the reference runs were
+  // computed on the page's thread: long tasks. Now both wait for the lab's ready and an idle
+  // page, and both run in workers: the page never loads the planner's module.
   test('a search the URL asks for starts after the lab is ready, in a worker; so do the reference runs', async () => {
     const view = await openPage(env, PLANNER_URL, {
       ready: 'table.plans:not([hidden])',

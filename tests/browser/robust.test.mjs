@@ -390,11 +390,10 @@ describe('what the lab shows', () => {
   });
 });
 
-// Issue 28, deliver 4: a refusal names the key at fault, and only that value goes back. Here
-// two values the table takes and the core refuses, one after the other: a sequence longer than
-// the book model's learned position table allows, and a layout of 16 GPUs for 64. Each goes
-// back with a note naming it; every other value given stays (before, the second refusal
-// dropped them all).
+// A refusal names the key at fault, and only that value goes back. Here two values the table
+// takes and the core refuses, one after the other: a sequence longer than the book model's
+// learned position table allows, and a layout of 16 GPUs for 64. Each goes back with a note
+// naming it; every other value given stays (before, the second refusal dropped them all).
 const SEQ_NOTE =
   /seq_len: "200000" was refused by the model \(seq_len is 200000: [^]*allowed 1 to \d+ with this model[^]*\); using 2048\./;
 const DEGREES_NOTE = /degrees: "2x4x2" was refused by the model \(degrees: [^)]*\); using auto\./;

@@ -90,9 +90,11 @@ describe('the published folder under python3 -m http.server', () => {
     );
   });
 
-  test("the first load fetches no planner code; the reference runs and the planner's worker load lab-planner", async () => {
+  test("the first load fetches no planner code; the planner's workers load lab-planner", async () => {
     const view = await openPage(env);
     const { page } = view;
+    const requested = []; // the page's and its workers' requests
+    page.on('request', (r) => requested.push(r.url()));
     const loaded = () =>
       page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name));
     assert.deepEqual(
@@ -101,10 +103,14 @@ describe('the published folder under python3 -m http.server', () => {
       'nothing of the planner before the Advanced section opens',
     );
     await page.locator('details.advanced > summary').click();
-    await page.locator('table.runs tbody tr').first().waitFor(); // the reference runs
+    await page.locator('table.runs tbody tr').first().waitFor(); // the reference runs, in a worker
     assert.ok(
-      (await loaded()).some((u) => /\/js\/lab-planner-[0-9a-f]{10}\.wasm$/.test(u)),
+      (await loaded()).some((u) => /\/js\/planner\/worker-[0-9A-Z]{8}\.js$/.test(u)),
       (await loaded()).join('\n'),
+    );
+    assert.ok(
+      requested.some((u) => /\/js\/lab-planner-[0-9a-f]{10}\.wasm$/.test(u)),
+      requested.join('\n'),
     );
     await page.locator('button.run-planner').click();
     await page.waitForFunction(

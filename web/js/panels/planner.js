@@ -70,6 +70,12 @@ const COLUMNS = [
   { h: 'MFU', v: (p) => p.mfu, t: (p) => fmt.percent(p.mfu), num: true },
 ];
 const STEP = 7; // the default order: the core's, by step time
+// The note over a table whose search had other inputs.
+const STALE = {
+  className: 'small plan-stale',
+  hidden: true,
+  textContent: 'The inputs changed since this search: search again for them.',
+};
 
 // Every row of a result as CSV: the layouts' fastest and their variants, exact numbers.
 export function plansCsv(plans) {
@@ -210,12 +216,7 @@ export function createPlanner(root, { onApply, onChange, search, margin, later =
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
   const ui = controls(section, margin);
-  const staleText = 'The inputs changed since this search: search again for them.';
-  const stale = make(
-    'p',
-    { className: 'small plan-stale', hidden: true, textContent: staleText },
-    section,
-  );
+  const stale = make('p', STALE, section);
   const why = make('p', { className: 'why-best' }, section);
   const warnings = make('ul', { className: 'plan-warnings notes' }, section);
   let scenario = null; // the lab's current scenario
@@ -312,14 +313,11 @@ export function createPlanner(root, { onApply, onChange, search, margin, later =
       state = next ?? state;
       stale.hidden = searchedKey === null || searchedKey === inputsKey(scenario);
       if (state && document.activeElement !== ui.margin) ui.margin.value = state.plan_headroom;
-      // A URL that asks for a search (plan=1) gets it once the lab is ready and the page
-      // idle: started with the load, its answer and drawing shared tasks with the load's
-      // (116-182 ms, issue 28). Not if a search was started or shown meanwhile.
-      if (state?.plan && !asked && searchedKey === null && runs === 0) {
+      // A URL that asks for a search (plan=1) gets it once the lab is ready and the page idle,
+      // not in the load's tasks; not if one was started or shown meanwhile.
+      if (state?.plan && !asked && runs === 0) {
         asked = true;
-        later(() => {
-          if (searchedKey === null && !search.busy && runs === 0) runSearch();
-        });
+        later(() => runs === 0 && !search.busy && runSearch());
       }
     },
     // For the URL: the margin and whether a search was asked; set(...) runs it again.
