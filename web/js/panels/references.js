@@ -109,7 +109,9 @@ export function createReferences(root, { onLoad, runs, later = (fn) => fn() }) {
   const status = make('p', { className: 'small runs-status', hidden: true }, section);
   const totals = make('ul', { className: 'small run-summary' }, section);
   const wrap = make('div', { className: 'table-wrap' }, section);
-  const table = make('table', { className: 'runs' }, wrap);
+  // Hidden until the runs arrive: an empty table, wider than its box, is a scrollable region
+  // with nothing to focus.
+  const table = make('table', { className: 'runs', hidden: true }, wrap);
   const head = make('tr', {}, make('thead', {}, table));
   for (const h of COLUMNS) {
     const hidden = h === 'Load' ? 'visually-hidden' : '';
@@ -130,6 +132,7 @@ export function createReferences(root, { onLoad, runs, later = (fn) => fn() }) {
           for (const line of summary(list)) make('li', { textContent: line }, totals);
           for (const run of list) runRow(body, run, onLoad);
           status.hidden = true;
+          table.hidden = false;
         });
       later(() =>
         load().catch((e) => {
