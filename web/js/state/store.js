@@ -128,6 +128,9 @@ export function createStore({ view, notes, onAccepted }) {
     // search asked): the drawn grid and panels stand, which at 15,360 GPUs saves a 60 ms redraw
     // in the middle of a search.
     const fresh = result.report !== report;
+    // The state drawn already (a redraw once the advanced section has loaded): nothing new to
+    // report or to write in the URL.
+    const known = !fresh && state === good;
     report = result.report;
     good = state;
     notes.error(null);
@@ -139,7 +142,7 @@ export function createStore({ view, notes, onAccepted }) {
       view.say(typeof changeNote === 'function' ? changeNote(report) : changeNote);
       changeNote = undefined;
     }
-    onAccepted(report);
+    if (!known) onAccepted(report);
   }
 
   // A control's new value, read as strictly as a URL's: one the table refuses (a number out
