@@ -172,18 +172,22 @@ export async function setLargeSearchCase(page) {
   await setField(page, 'global_batch', 122880);
 }
 
-// The longest main-thread task (PerformanceObserver 'longtask', 0 when none passes 50 ms)
-// from the planner's button to its answer on the page, for the large search case, and how many
-// configurations that search evaluated: { longest, evaluated, status }.
-export async function longestTaskDuringSearch(page) {
+// The main-thread tasks over 50 ms (PerformanceObserver 'longtask') from the planner's button
+// to its answer on the page, for the large search case, which runs in the worker: the longest
+// (0 when none) and how many, and how many configurations that search evaluated:
+// { longest, tasks, evaluated, status }.
+export async function longTasksDuringSearch(page) {
   await setLargeSearchCase(page);
   await settle(page); // the fleet map of the new case is drawn before the watch starts
   const before = await page.evaluate(() => {
     window.__longestTask = 0;
+    window.__longTaskCount = 0;
     window.__longTasks?.disconnect();
     window.__longTasks = new PerformanceObserver((list) => {
-      for (const e of list.getEntries())
+      for (const e of list.getEntries()) {
         window.__longestTask = Math.max(window.__longestTask, e.duration);
+        window.__longTaskCount += 1;
+      }
     });
     window.__longTasks.observe({ type: 'longtask' });
     return Number(document.querySelector('.plan-status')?.dataset.run ?? 0);
@@ -199,6 +203,7 @@ export async function longestTaskDuringSearch(page) {
     const el = document.querySelector('.plan-status');
     return {
       longest: window.__longestTask,
+      tasks: window.__longTaskCount,
       evaluated: Number(el.dataset.evaluated),
       status: el.textContent,
     };
@@ -299,34 +304,6 @@ export async function toggleCounts(page, label, n) {
     },
     { label, n },
   );
-}
-
-// How many main-thread tasks passed 50 ms (PerformanceObserver 'longtask') from the
-// planner's button to its answer on the page, for the large search case, which runs in the
-// worker: { tasks, evaluated }.
-export async function longTasksDuringSearch(page) {
-  await setLargeSearchCase(page);
-  await settle(page); // the fleet map of the new case is drawn before the watch starts
-  const before = await page.evaluate(() => {
-    window.__longTaskCount = 0;
-    window.__longTasks?.disconnect();
-    window.__longTasks = new PerformanceObserver((list) => {
-      window.__longTaskCount += list.getEntries().length;
-    });
-    window.__longTasks.observe({ type: 'longtask' });
-    return Number(document.querySelector('.plan-status')?.dataset.run ?? 0);
-  });
-  await page.locator('button.run-planner').click();
-  await page.waitForFunction(
-    (k) => Number(document.querySelector('.plan-status')?.dataset.run ?? 0) > k,
-    before,
-    { timeout: 120_000 },
-  );
-  await settle(page);
-  return page.evaluate(() => ({
-    tasks: window.__longTaskCount,
-    evaluated: Number(document.querySelector('.plan-status').dataset.evaluated),
-  }));
 }
 
 // The planner's yardstick (405B on 16,384 H100s) as the standalone page's URL, asking for a

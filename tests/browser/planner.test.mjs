@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { plannerLab } from '../wasm/labs.mjs';
 import { openPage, useLab } from './harness.mjs';
 import {
-  longestTaskDuringSearch,
+  longTasksDuringSearch,
   PLANNER_URL,
   setField,
   setLargeSearchCase,
@@ -48,7 +48,7 @@ describe('planner', () => {
       null,
       { timeout: 120_000 },
     );
-    const { longest, evaluated, status } = await longestTaskDuringSearch(page);
+    const { longest, evaluated, status } = await longTasksDuringSearch(page);
     await progressed;
     assert.ok(evaluated > 5e5, `${evaluated} configurations`);
     assert.match(status, /in a worker/);
