@@ -55,15 +55,17 @@ std::string parse_error(std::string_view text) {
     bool end_object() override { return true; }
     bool start_array(std::size_t) override { return true; }
     bool end_array() override { return true; }
-    bool parse_error(std::size_t byte, const std::string&,
+    bool parse_error(std::size_t byte, const std::string& last_token,
                      const nlohmann::detail::exception& e) override {
       std::string what = e.what();
       // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
       const size_t colon = what.find(": ");
       if (colon != std::string::npos) what = what.substr(colon + 2);
-      // "; last read: '...'" quotes the input raw, which may be half a UTF-8 character.
-      if (const size_t quote = what.find("; last read: "); quote != std::string::npos) {
-        what.erase(quote, what.find("; ", quote + 2) - quote);
+      // "; last read: '<token>'" quotes the input, of any length and with any bytes (the
+      // fuzzer's held "; expected" and half a UTF-8 character): the byte says where instead.
+      const std::string quoted = "; last read: '" + last_token + "'";
+      if (const size_t at = what.find(quoted); at != std::string::npos) {
+        what.erase(at, quoted.size());
       }
       // A whole document and then more: said plainly rather than as the token it expected.
       if (what.find("expected end of input") != std::string::npos) {
