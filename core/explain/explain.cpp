@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <tuple>
 #include <utility>
@@ -67,41 +68,66 @@ Term degree(const char* symbol, int value, const char* name) {
   return {symbol, static_cast<double>(value), "", name, true};
 }
 
-bool operator_char(unsigned char c) { return c == '+' || c == '(' || c == ')' || c == ' '; }
-
-// The formula with each symbol replaced by its term's value: "Ψ × w" -> "16e9 params × 2 B".
-// Symbols are runs of anything but spaces, parentheses and the operators (+ − × ÷).
-std::string written(const std::string& formula, const std::vector<Term>& terms) {
-  static const std::string kOps[] = {"−", "×", "÷"};
-  std::string out;
+// A formula cut into its parts: operators, parentheses and spaces as they are, and tokens (a
+// symbol or a number): runs of anything else. {text, is_token} each.
+std::vector<std::pair<std::string, bool>> parts(const std::string& formula) {
+  static const char* const kOps[] = {" ", "(", ")", "+", "−", "×", "÷"};
+  const auto op_at = [&formula](size_t i) -> size_t {
+    for (const char* o : kOps) {
+      if (formula.compare(i, std::strlen(o), o) == 0) return std::strlen(o);
+    }
+    return 0;
+  };
+  std::vector<std::pair<std::string, bool>> out;
   size_t i = 0;
   while (i < formula.size()) {
-    size_t op = 0;
-    for (const std::string& o : kOps) op = formula.compare(i, o.size(), o) == 0 ? o.size() : op;
-    if (op > 0 || operator_char(static_cast<unsigned char>(formula[i]))) {
-      const size_t n = op > 0 ? op : 1;
-      out += formula.substr(i, n);
+    if (const size_t n = op_at(i)) {
+      out.emplace_back(formula.substr(i, n), false);
       i += n;
       continue;
     }
     size_t end = i;
-    while (end < formula.size() && !operator_char(static_cast<unsigned char>(formula[end]))) {
-      bool at_op = false;
-      for (const std::string& o : kOps) at_op = at_op || formula.compare(end, o.size(), o) == 0;
-      if (at_op) break;
-      ++end;
-    }
-    const std::string token = formula.substr(i, end - i);
-    const Term* term = nullptr;
-    for (const Term& t : terms) term = t.symbol == token ? &t : term;
-    if (!term) {
-      out += token;  // a number
-    } else if (term->degree) {
-      out += term->symbol + " " + num(term->value);
-    } else {
-      out += shown(term->value, term->unit);
-    }
+    while (end < formula.size() && op_at(end) == 0) ++end;
+    out.emplace_back(formula.substr(i, end - i), true);
     i = end;
+  }
+  return out;
+}
+
+const Term* term_named(const std::vector<Term>& terms, const std::string& symbol) {
+  for (const Term& t : terms) {
+    if (t.symbol == symbol) return &t;
+  }
+  return nullptr;
+}
+
+// The formula with each symbol replaced by its term's value: "Ψ × w" -> "16e9 params × 2 B".
+std::string written(const std::string& formula, const std::vector<Term>& terms) {
+  std::string out;
+  for (const auto& [text, token] : parts(formula)) {
+    const Term* t = token ? term_named(terms, text) : nullptr;
+    if (!t) {
+      out += text;  // an operator or a number
+    } else if (t->degree) {
+      out += t->symbol + " " + num(t->value);
+    } else {
+      out += shown(t->value, t->unit);
+    }
+  }
+  return out;
+}
+
+// The terms the formula names, in their order: a formula written for a simpler case (ZeRO 0's
+// Ψ × B) leaves the others out.
+std::vector<Term> used(const std::string& formula, std::vector<Term> terms) {
+  std::vector<Term> out;
+  for (Term& t : terms) {
+    for (const auto& [text, token] : parts(formula)) {
+      if (token && text == t.symbol) {
+        out.push_back(std::move(t));
+        break;
+      }
+    }
   }
   return out;
 }
@@ -115,8 +141,8 @@ Derivation derive(std::string formula, std::vector<Term> terms, double result,
   const bool given = terms.size() == 1 && formula == terms[0].symbol && !terms[0].degree;
   d.text = shown(result, unit) + (given ? "" : " = " + written(formula, terms)) +
            (note.empty() ? "" : ", " + note);
+  d.terms = used(formula, std::move(terms));
   d.formula = std::move(formula);
-  d.terms = std::move(terms);
   d.result = result;
   d.source = std::move(source);
   return d;
