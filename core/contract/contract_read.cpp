@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -148,13 +149,26 @@ std::string listed(const std::vector<std::string>& keys) {
   return out;
 }
 
+// A field read as an object of the fields under it (seams, degrees, and the model and
+// precision presets, which take their details as an object instead of a name).
+bool nests(const Field& f) {
+  if (f.type == FieldType::kObject) return true;
+  const std::string prefix = std::string(f.key) + ".";
+  return std::any_of(fields().begin(), fields().end(),
+                     [&](const Field& g) { return std::string(g.key).rfind(prefix, 0) == 0; });
+}
+
 class Reader {
  public:
   Problem problem;
   std::set<std::string> given;  // dotted keys present in the input
   std::vector<std::string> warnings;
 
-  double bytes_per_param = 0;  // read on its own: it resolves against the precision
+  // What the presets given set (the defaults where none is): a detail differing from it
+  // overrides the preset.
+  Scenario picked;
+  // Numbers whose row has no setter (bytes_per_param): resolved once every row is read.
+  std::map<std::string, double> unset;
 
   bool failed() const { return !problem.empty(); }
   void fail(const std::string& key, std::string message) {
@@ -177,9 +191,7 @@ class Reader {
       if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
         return fail(key, "unknown key " + show(json(key)) + ": allowed " + listed(allowed));
       }
-      const Field* f = find_field(key);
-      const bool group = f->type == FieldType::kObject || key == "model" || key == "precision";
-      if (group && value.is_object()) check_keys(value, key + ".");
+      if (nests(*find_field(key)) && value.is_object()) check_keys(value, key + ".");
     }
   }
 
@@ -197,13 +209,6 @@ class Reader {
       if (dot == std::string::npos) return at;
       start = dot + 1;
     }
-  }
-
-  void read_bytes_value(const json& v) {
-    if (!v.is_number() || !std::isfinite(v.get<double>())) {
-      return fail("bytes_per_param", "bytes_per_param is " + show(v) + ": allowed a finite number");
-    }
-    bytes_per_param = v.get<double>();
   }
 
   void read(const Field& f, const json& v, Scenario& s) {
@@ -230,20 +235,16 @@ class Reader {
           return fail(key, key + " is " + show(v) + ": allowed a string of up to " +
                                std::to_string(static_cast<int>(f.max)) + " characters");
         }
-        s.model.name = v.get_ref<const std::string&>();
+        f.set_text(s, v.get_ref<const std::string&>());
         return;
       case FieldType::kPreset:
         return read_preset(f, v, s);
-      case FieldType::kOrder: {
-        const auto order =
-            v.is_string() ? order_from_text(v.get_ref<const std::string&>()) : std::nullopt;
-        if (!order) {
+      case FieldType::kOrder:
+        if (!v.is_string() || !f.set_text(s, v.get_ref<const std::string&>())) {
           return fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, false) +
                                " in any order, each once, innermost first, e.g. \"tp,pp,dp\"");
         }
-        s.order = *order;
         return;
-      }
       case FieldType::kObject:
         if (v.is_object() || (key == "degrees" && v.is_null())) return;
         return fail(key, key + " is " + show(v) + ": allowed an object" +
@@ -263,44 +264,49 @@ class Reader {
         (x != std::floor(x) || std::fabs(x) > std::numeric_limits<int>::max())) {
       return fail(key, key + " is " + show(v) + ": allowed a whole number");
     }
-    if (f.set) f.set(s, x);
+    if (f.set) {
+      f.set(s, x);
+    } else {
+      unset[key] = x;
+    }
   }
 
   void read_preset(const Field& f, const json& v, Scenario& s) {
     const std::string key = f.key;
-    const bool takes_object = key == "model" || key == "precision";
+    const bool takes_object = nests(f);
     if (takes_object && v.is_object()) return;  // its fields have rows of their own
     const std::string name = v.is_string() ? v.get_ref<const std::string&>() : "";
-    bool found = false;
-    if (key == "gpu") {
-      if (auto p = find_gpu(name)) s.gpu = *p, found = true;
-    } else if (key == "precision") {
-      if (auto p = find_precision(name)) s.precision = *p, found = true;
-    } else if (auto p = find_model(name)) {
-      s.model = *p, found = true;
+    if (f.set_text(s, name)) {
+      f.set_text(picked, name);
+      return;
     }
-    if (!found) {
-      fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, true) +
-                    (takes_object ? ", or an object" : ""));
-    }
+    fail(key, key + " is " + show(v) + ": allowed " + joined(f.choices, true) +
+                  (takes_object ? ", or an object" : ""));
   }
 };
 
-bool changed(const ModelSpec& a, const ModelSpec& b) {
-  return a.layers != b.layers || a.hidden != b.hidden || a.heads != b.heads || a.vocab != b.vocab ||
-         a.kv_heads != b.kv_heads || a.ffn_hidden != b.ffn_hidden || a.activation != b.activation ||
-         a.position != b.position || a.tied_embeddings != b.tied_embeddings ||
-         a.attention != b.attention || a.experts != b.experts ||
-         // The MoE fields mean nothing for a dense model (a warning says so).
-         (a.moe() &&
-          (a.experts_per_token != b.experts_per_token || a.moe_ffn_hidden != b.moe_ffn_hidden ||
-           a.shared_experts != b.shared_experts || a.dense_layers != b.dense_layers));
+// A preset's details set away from what the preset gave. A detail that changes nothing in
+// `s` (the MoE fields of a dense model: a warning says so) and a calibrated value a user may
+// tune (efficiency) do not count.
+bool changed(const char* preset, const Scenario& s, const Scenario& picked) {
+  for (const Field* f : details_of(preset)) {
+    if (f->tunes_preset || (f->inert && f->inert(s))) continue;
+    if (f->get(s) != f->get(picked)) return true;
+  }
+  return false;
+}
+
+bool any_given(const Reader& in, const char* preset) {
+  for (const Field* f : details_of(preset)) {
+    if (!f->tunes_preset && in.given.count(f->key)) return true;
+  }
+  return false;
 }
 
 // bytes_per_param alone: bf16 weight 2 + bf16 grad 2, the rest split evenly between the three
 // optimizer states (16 gives the book's 4 + 4 + 4). Beside a precision, the precision wins.
 void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
-  const double bytes = in.bytes_per_param;
+  const double bytes = in.unset["bytes_per_param"];
   if (in.given.count("precision")) {
     if (std::fabs(bytes - s.precision.total_bytes()) > 1e-9) {
       in.warnings.push_back("bytes_per_param " + show_number(bytes) +
@@ -326,19 +332,12 @@ void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
 
 // What the fields around a preset mean once every row is read: the model's name and count,
 // the precision's name, the GPU's name, the interleaved default.
-void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precision_before,
-             const GpuSpec& gpu_preset, Scenario& s) {
+void resolve(Reader& in, const Precision& precision_before, Scenario& s) {
   const auto given = [&in](const char* key) { return in.given.count(key) > 0; };
   ModelSpec& m = s.model;
-  const bool arch_changed = changed(m, model_preset);
-  bool arch_given = false;
-  for (const char* k :
-       {"model.layers", "model.hidden", "model.heads", "model.vocab", "model.kv_heads",
-        "model.ffn_hidden", "model.activation", "model.position", "model.tied_embeddings",
-        "model.attention", "model.experts", "model.experts_per_token", "model.moe_ffn_hidden",
-        "model.shared_experts", "model.dense_layers"}) {
-    arch_given = arch_given || given(k);
-  }
+  const ModelSpec& model_preset = in.picked.model;
+  const bool arch_changed = changed("model", s, in.picked);
+  const bool arch_given = any_given(in, "model");
   // params without any architecture (or preset) make the shape a template scaled to them.
   if (!given("model.shape_nominal")) {
     m.shape_nominal = given("model.params") && !arch_given && !given("model.preset");
@@ -357,15 +356,9 @@ void resolve(Reader& in, const ModelSpec& model_preset, const Precision& precisi
     }
   }
   if (in.given.count("precision") && !find_precision(s.precision.name)) s.precision.name = "custom";
-  for (const char* k : {"precision.weight", "precision.grad", "precision.master",
-                        "precision.adam_m", "precision.adam_v"}) {
-    if (given(k)) s.precision.name = "custom";
-  }
+  if (any_given(in, "precision")) s.precision.name = "custom";
   if (given("bytes_per_param")) read_bytes_per_param(in, precision_before, s);
-  if (s.gpu.memory_gb != gpu_preset.memory_gb || s.gpu.peak_tflops != gpu_preset.peak_tflops ||
-      s.gpu.nvlink_gb_s != gpu_preset.nvlink_gb_s || s.gpu.hbm_gb_s != gpu_preset.hbm_gb_s) {
-    s.gpu.name = "custom";
-  }
+  if (changed("gpu", s, in.picked)) s.gpu.name = "custom";
   if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;
 }
 
@@ -444,23 +437,14 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
   Reader in;
   in.check_keys(o, "");
   Scenario s;
-  ModelSpec model_preset = s.model;
   const Precision precision_before = s.precision;
-  GpuSpec gpu_preset = s.gpu;
   for (const Field& f : fields()) {
     const json* v = in.failed() ? nullptr : Reader::find(o, f.key);
     if (!v) continue;
     in.given.insert(f.key);
-    if (std::string(f.key) == "bytes_per_param") {
-      in.read_bytes_value(*v);
-    } else {
-      in.read(f, *v, s);
-    }
-    if (std::string(f.key) == "model" || std::string(f.key) == "model.preset")
-      model_preset = s.model;
-    if (std::string(f.key) == "gpu") gpu_preset = s.gpu;
+    in.read(f, *v, s);
   }
-  if (!in.failed()) resolve(in, model_preset, precision_before, gpu_preset, s);
+  if (!in.failed()) resolve(in, precision_before, s);
   if (in.failed()) return Result<Scenario>::failure(in.problem);
   if (Problem problem = validate(s); !problem.empty()) {
     return Result<Scenario>::failure(blame_given(in, s, problem));

@@ -60,25 +60,18 @@ json precision_json(const Precision& p) {
           {"bytes_per_param", p.total_bytes()}};
 }
 
+// The model's name, params and its details in the field table ("model.layers" as "layers"),
+// leaving out what has no effect (the MoE fields of a dense model).
 json model_json(const ModelSpec& m, int seq_len) {
-  json o = {{"name", m.name},
-            {"params", m.params},
-            {"layers", m.layers},
-            {"hidden", m.hidden},
-            {"heads", m.heads},
-            {"vocab", m.vocab},
-            {"kv_heads", m.kv_heads},      // 0: as many as the heads
-            {"ffn_hidden", m.ffn_hidden},  // 0: 4 x hidden
-            {"activation", m.activation == Activation::kSwiglu ? "swiglu" : "gelu"},
-            {"position", m.position == Position::kRope ? "rope" : "learned"},
-            {"tied_embeddings", m.tied_embeddings}};
-  o["attention"] = m.attention == Attention::kLatent ? "latent" : "multi_head";
-  o["experts"] = m.experts;
+  Scenario s;
+  s.model = m;
+  s.seq_len = seq_len;
+  json o = {{"name", m.name}, {"params", m.params}};
+  for (const Field* f : details_of("model")) {
+    if (f->inert && f->inert(s)) continue;
+    o[std::string(f->key).substr(std::string("model.").size())] = field_value(*f, s);
+  }
   if (m.moe()) {
-    o["experts_per_token"] = m.experts_per_token;
-    o["moe_ffn_hidden"] = m.moe_ffn_hidden;
-    o["shared_experts"] = m.shared_experts;
-    o["dense_layers"] = m.dense_layers;
     const ModelShape shape(m, seq_len);
     o["active_params"] = m.params * shape.active_params() / shape.params();
   }
@@ -96,12 +89,6 @@ json layouts_of(const Scenario& s) {
     }
   }
   return layouts;
-}
-
-const char* name_of(Schedule s) { return s == Schedule::kInterleaved ? "interleaved" : "1f1b"; }
-
-const char* name_of(Recompute r) {
-  return r == Recompute::kFull ? "full" : r == Recompute::kSelective ? "selective" : "none";
 }
 
 }  // namespace
@@ -353,10 +340,10 @@ namespace {
 json plan_entry(const Scenario& base, const Plan& p) {
   return {{"degrees", degrees_json(p.degrees)},
           {"zero_stage", p.zero_stage},
-          {"recompute", name_of(p.recompute)},
+          {"recompute", enum_name("recompute", p.recompute)},
           {"sequence_parallel", p.sequence_parallel},
           {"micro_batch", p.micro_batch},
-          {"schedule", name_of(p.schedule)},
+          {"schedule", enum_name("schedule", p.schedule)},
           {"virtual_stages", p.virtual_stages},
           {"per_gpu_bytes", p.per_gpu_bytes},
           {"step_s", p.step_s},

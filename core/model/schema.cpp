@@ -76,13 +76,47 @@ Field choice(const char* key, const char* group, std::vector<std::string> choice
   return f;
 }
 
-// Fields the reader resolves itself: presets, text, groups and derived values.
-Field special(const char* key, FieldType type, const char* group, const char* unit, const char* doc,
-              std::vector<std::string> choices = {}) {
-  Field f = make(key, type, group, unit, doc);
+// Groups of fields (seams, degrees): their rows carry the values.
+Field group_of(const char* key, const char* group, const char* doc) {
+  return make(key, FieldType::kObject, group, "", doc);
+}
+
+using GetText = std::string (*)(const Scenario&);
+using SetText = bool (*)(Scenario&, const std::string&);
+
+// Presets, text and the order: read and written as text.
+Field text(const char* key, FieldType type, const char* group, const char* doc,
+           std::vector<std::string> choices, GetText get, SetText set) {
+  Field f = make(key, type, group, "", doc);
   f.choices = std::move(choices);
+  f.get_text = get;
+  f.set_text = set;
   return f;
 }
+
+// A field that a preset's choice sets (the preset field's key: "model", "gpu", "precision").
+Field detail(const char* preset, Field f) {
+  f.detail_of = preset;
+  return f;
+}
+
+// A preset's name: picks it (false for a name the presets do not have).
+bool pick_model(Scenario& s, const std::string& name) {
+  const auto p = find_model(name);
+  if (p) s.model = *p;
+  return p.has_value();
+}
+bool pick_gpu(Scenario& s, const std::string& name) {
+  const auto p = find_gpu(name);
+  if (p) s.gpu = *p;
+  return p.has_value();
+}
+bool pick_precision(Scenario& s, const std::string& name) {
+  const auto p = find_precision(name);
+  if (p) s.precision = *p;
+  return p.has_value();
+}
+std::string model_name(const Scenario& s) { return s.model.name; }
 
 template <class T>
 std::vector<std::string> names_of(const std::vector<T>& presets) {
@@ -100,7 +134,7 @@ std::vector<Field> make_fields() {
       integer("gpus", "fleet", "GPUs", 1, 16384, "GPUs in the fleet", PE_INT(gpus)),
       integer("gpus_per_node", "fleet", "GPUs", 1, 1024, "GPUs per node (one NVLink domain)",
               PE_INT(gpus_per_node)),
-      special("seams", T::kObject, "fleet", "", "which seams auto-factor the GPU count"),
+      group_of("seams", "fleet", "which seams auto-factor the GPU count"),
       boolean("seams.data", "fleet", "data parallelism on", PE_BOOL(seams.data)),
       boolean("seams.tensor", "fleet", "tensor parallelism on", PE_BOOL(seams.tensor)),
       boolean("seams.pipeline", "fleet", "pipeline parallelism on", PE_BOOL(seams.pipeline)),
@@ -109,13 +143,18 @@ std::vector<Field> make_fields() {
       boolean("seams.expert", "fleet",
               "expert parallelism on: MoE experts split over the data and context ranks",
               PE_BOOL(seams.expert)),
-      special(
-          "order", T::kOrder, "fleet", "",
+      text(
+          "order", T::kOrder, "fleet",
           "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp); cp sits just "
           "outside tp",
-          {"tp", "pp", "dp"}),
-      special("degrees", T::kObject, "fleet", "",
-              "explicit degrees (product = gpus); override the seams; null: auto-factor"),
+          {"tp", "pp", "dp"}, [](const Scenario& s) { return order_text(s.order); },
+          [](Scenario& s, const std::string& v) {
+            const auto order = order_from_text(v);
+            if (order) s.order = *order;
+            return order.has_value();
+          }),
+      group_of("degrees", "fleet",
+               "explicit degrees (product = gpus); override the seams; null: auto-factor"),
       integer("degrees.dp", "fleet", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
       integer("degrees.tp", "fleet", "", 1, 16384, "tensor-parallel degree", PE_DEGREE(tp)),
       integer("degrees.pp", "fleet", "", 1, 16384, "pipeline-parallel degree", PE_DEGREE(pp)),
@@ -132,42 +171,58 @@ std::vector<Field> make_fields() {
               "tensor-parallel degree inside each expert; divides the TP degree",
               PE_INT(expert_tp)),
 
-      special("model", T::kPreset, "model", "", "a preset name, or an object of the model.* fields",
-              models),
-      special("model.preset", T::kPreset, "model", "", "the preset the other fields override",
-              models),
-      special("model.name", T::kString, "model", "", "a name to show", {}),
-      integer("model.layers", "model", "", 1, 10000, "transformer layers (L)",
-              PE_INT(model.layers)),
-      integer("model.hidden", "model", "", 1, 1 << 20, "hidden size (h)", PE_INT(model.hidden)),
-      integer("model.heads", "model", "", 1, 1 << 20, "attention heads (a); divides h",
-              PE_INT(model.heads)),
-      integer("model.vocab", "model", "tokens", 1, 1e7, "vocabulary (V)", PE_INT(model.vocab)),
-      integer("model.kv_heads", "model", "", 0, 1 << 20,
-              "key/value heads (GQA, MQA); divides heads; 0: heads", PE_INT(model.kv_heads)),
-      integer("model.ffn_hidden", "model", "", 0, 1 << 24, "MLP width (f); 0: 4h",
-              PE_INT(model.ffn_hidden)),
-      choice("model.activation", "model", {"gelu", "swiglu"},
-             "gelu: GPT's MLP, biases, LayerNorm; swiglu: Llama's gated MLP, RMSNorm, no biases",
-             PE_ENUM(model.activation, Activation)),
-      choice("model.position", "model", {"learned", "rope"},
-             "learned: an s x h position table; rope (or ALiBi): none",
-             PE_ENUM(model.position, Position)),
-      boolean("model.tied_embeddings", "model", "the output layer reuses the word embedding",
-              PE_BOOL(model.tied_embeddings)),
-      choice("model.attention", "model", {"multi_head", "latent"},
-             "multi_head (grouped with kv_heads), or DeepSeek's multi-head latent attention",
-             PE_ENUM(model.attention, Attention)),
-      integer("model.experts", "model", "", 0, 16384,
-              "routed experts per MoE layer; 0: a dense model", PE_INT(model.experts)),
-      integer("model.experts_per_token", "model", "", 1, 16384,
-              "routed experts each token uses (top-k)", PE_INT(model.experts_per_token)),
-      integer("model.moe_ffn_hidden", "model", "", 0, 1 << 20,
-              "width of each expert's MLP; 0: the dense MLP's", PE_INT(model.moe_ffn_hidden)),
-      integer("model.shared_experts", "model", "", 0, 64,
-              "experts every token uses, beside the routed ones", PE_INT(model.shared_experts)),
-      integer("model.dense_layers", "model", "", 0, 10000, "leading layers that keep a dense MLP",
-              PE_INT(model.dense_layers)),
+      text("model", T::kPreset, "model", "a preset name, or an object of the model.* fields",
+           models, model_name, pick_model),
+      text("model.preset", T::kPreset, "model", "the preset the other fields override", models,
+           model_name, pick_model),
+      text("model.name", T::kString, "model", "a name to show", {}, model_name,
+           [](Scenario& s, const std::string& v) {
+             s.model.name = v;
+             return true;
+           }),
+      detail("model", integer("model.layers", "model", "", 1, 10000, "transformer layers (L)",
+                              PE_INT(model.layers))),
+      detail("model", integer("model.hidden", "model", "", 1, 1 << 20, "hidden size (h)",
+                              PE_INT(model.hidden))),
+      detail("model", integer("model.heads", "model", "", 1, 1 << 20,
+                              "attention heads (a); divides h", PE_INT(model.heads))),
+      detail("model", integer("model.vocab", "model", "tokens", 1, 1e7, "vocabulary (V)",
+                              PE_INT(model.vocab))),
+      detail("model", integer("model.kv_heads", "model", "", 0, 1 << 20,
+                              "key/value heads (GQA, MQA); divides heads; 0: heads",
+                              PE_INT(model.kv_heads))),
+      detail("model", integer("model.ffn_hidden", "model", "", 0, 1 << 24, "MLP width (f); 0: 4h",
+                              PE_INT(model.ffn_hidden))),
+      detail(
+          "model",
+          choice(
+              "model.activation", "model", {"gelu", "swiglu"},
+              "gelu: GPT's MLP, biases, LayerNorm; swiglu: Llama's gated MLP, RMSNorm, no biases",
+              PE_ENUM(model.activation, Activation))),
+      detail("model", choice("model.position", "model", {"learned", "rope"},
+                             "learned: an s x h position table; rope (or ALiBi): none",
+                             PE_ENUM(model.position, Position))),
+      detail("model",
+             boolean("model.tied_embeddings", "model", "the output layer reuses the word embedding",
+                     PE_BOOL(model.tied_embeddings))),
+      detail("model",
+             choice("model.attention", "model", {"multi_head", "latent"},
+                    "multi_head (grouped with kv_heads), or DeepSeek's multi-head latent attention",
+                    PE_ENUM(model.attention, Attention))),
+      detail("model",
+             integer("model.experts", "model", "", 0, 16384,
+                     "routed experts per MoE layer; 0: a dense model", PE_INT(model.experts))),
+      detail("model",
+             integer("model.experts_per_token", "model", "", 1, 16384,
+                     "routed experts each token uses (top-k)", PE_INT(model.experts_per_token))),
+      detail("model", integer("model.moe_ffn_hidden", "model", "", 0, 1 << 20,
+                              "width of each expert's MLP; 0: the dense MLP's",
+                              PE_INT(model.moe_ffn_hidden))),
+      detail("model", integer("model.shared_experts", "model", "", 0, 64,
+                              "experts every token uses, beside the routed ones",
+                              PE_INT(model.shared_experts))),
+      detail("model", integer("model.dense_layers", "model", "", 0, 10000,
+                              "leading layers that keep a dense MLP", PE_INT(model.dense_layers))),
       number("model.params", "model", "parameters", 1e6, 1e14,
              "parameters; counted from the shape when absent; within 5% of that count unless "
              "given without an architecture, which scales the shape to them",
@@ -184,28 +239,31 @@ std::vector<Field> make_fields() {
               PE_INT(global_batch)),
       number("train_tokens", "model", "tokens", 0, 1e16,
              "token budget for the time to train; 0: not asked", PE_REAL(train_tokens)),
-      number("price_per_gpu_hour", "model", "USD/GPU-hour", 0, 1e4,
+      number("price_per_gpu_hour", "hardware", "USD/GPU-hour", 0, 1e4,
              "what one GPU-hour costs; 2.0 is a round cloud figure, set your own",
              PE_REAL(price_per_gpu_hour)),
       number("capacity_factor", "model", "", 0, 64,
              "tokens an expert takes, as a multiple of an even share; 0: dropless",
              PE_REAL(capacity_factor)),
 
-      special("precision", T::kPreset, "memory", "",
-              "a preset, or an object of the precision.* bytes", precisions),
-      number("precision.weight", "memory", "B/param", 0, 16, "weight bytes",
-             PE_REAL(precision.weight_bytes)),
-      number("precision.grad", "memory", "B/param", 0, 16, "gradient bytes",
-             PE_REAL(precision.grad_bytes)),
-      number("precision.master", "memory", "B/param", 0, 16, "master copy bytes",
-             PE_REAL(precision.master_bytes)),
-      number("precision.adam_m", "memory", "B/param", 0, 16, "Adam first moment bytes",
-             PE_REAL(precision.adam_m_bytes)),
-      number("precision.adam_v", "memory", "B/param", 0, 16, "Adam second moment bytes",
-             PE_REAL(precision.adam_v_bytes)),
-      special("bytes_per_param", T::kNumber, "memory", "B/param",
-              "total bytes per parameter without precision: 2 + 2 + the rest split over the "
-              "three optimizer states"),
+      text(
+          "precision", T::kPreset, "memory", "a preset, or an object of the precision.* bytes",
+          precisions, [](const Scenario& s) { return s.precision.name; }, pick_precision),
+      detail("precision", number("precision.weight", "memory", "B/param", 0, 16, "weight bytes",
+                                 PE_REAL(precision.weight_bytes))),
+      detail("precision", number("precision.grad", "memory", "B/param", 0, 16, "gradient bytes",
+                                 PE_REAL(precision.grad_bytes))),
+      detail("precision", number("precision.master", "memory", "B/param", 0, 16,
+                                 "master copy bytes", PE_REAL(precision.master_bytes))),
+      detail("precision", number("precision.adam_m", "memory", "B/param", 0, 16,
+                                 "Adam first moment bytes", PE_REAL(precision.adam_m_bytes))),
+      detail("precision", number("precision.adam_v", "memory", "B/param", 0, 16,
+                                 "Adam second moment bytes", PE_REAL(precision.adam_v_bytes))),
+      number(
+          "bytes_per_param", "memory", "B/param", 0, 0,
+          "total bytes per parameter without precision: 2 + 2 + the rest split over the "
+          "three optimizer states",
+          [](const Scenario& s) { return s.precision.total_bytes(); }, nullptr),
       integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group", PE_INT(zero_stage)),
       choice("recompute", "memory", {"none", "selective", "full"}, "activation recomputation",
              PE_ENUM(recompute, Recompute)),
@@ -215,15 +273,19 @@ std::vector<Field> make_fields() {
              "book: N/(TP·PP) weights + optimizer; full: whole layers per stage, activations",
              PE_ENUM(memory_model, MemoryModel)),
 
-      special("gpu", T::kPreset, "hardware", "", "a GPU preset", gpus),
-      number("gpu_memory_gb", "hardware", "GB", 0, 1e5, "memory per GPU (GB = 1e9 bytes)",
-             PE_REAL(gpu.memory_gb), /*lo_exclusive=*/true),
-      number("gpu_peak_tflops", "hardware", "TFLOP/s", 0.001, 1e6, "dense bf16 peak",
-             PE_REAL(gpu.peak_tflops)),
-      number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5, "NVLink per GPU per direction",
-             PE_REAL(gpu.nvlink_gb_s)),
-      number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
-             "memory bandwidth (elementwise kernels, optimizer step)", PE_REAL(gpu.hbm_gb_s)),
+      text(
+          "gpu", T::kPreset, "hardware", "a GPU preset", gpus,
+          [](const Scenario& s) { return s.gpu.name; }, pick_gpu),
+      detail("gpu",
+             number("gpu_memory_gb", "hardware", "GB", 0, 1e5, "memory per GPU (GB = 1e9 bytes)",
+                    PE_REAL(gpu.memory_gb), /*lo_exclusive=*/true)),
+      detail("gpu", number("gpu_peak_tflops", "hardware", "TFLOP/s", 0.001, 1e6, "dense bf16 peak",
+                           PE_REAL(gpu.peak_tflops))),
+      detail("gpu", number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5,
+                           "NVLink per GPU per direction", PE_REAL(gpu.nvlink_gb_s))),
+      detail("gpu", number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
+                           "memory bandwidth (elementwise kernels, optimizer step)",
+                           PE_REAL(gpu.hbm_gb_s))),
       number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
              "network per GPU per direction (HDR 25, NDR 50)", PE_REAL(network_gb_s)),
       number(
@@ -255,17 +317,17 @@ std::vector<Field> make_fields() {
              "CUDA context, NCCL buffers and allocator reserve per GPU (full memory model)",
              PE_REAL(overhead_gb)),
 
-      choice("schedule", "schedule", {"1f1b", "interleaved"}, "pipeline schedule",
+      choice("schedule", "memory", {"1f1b", "interleaved"}, "pipeline schedule",
              PE_ENUM(schedule, Schedule)),
-      integer("virtual_stages", "schedule", "chunks per GPU", 1, 128,
+      integer("virtual_stages", "memory", "chunks per GPU", 1, 128,
               "model chunks per GPU with the interleaved schedule (v); 2 when absent",
               PE_INT(virtual_stages)),
-      integer("first_stage_layers", "schedule", "layers", 0, 10000,
+      integer("first_stage_layers", "memory", "layers", 0, 10000,
               "layers on the first pipeline stage (Megatron-Core uneven split); 0: even",
               PE_INT(first_stage_layers)),
-      integer("last_stage_layers", "schedule", "layers", 0, 10000,
+      integer("last_stage_layers", "memory", "layers", 0, 10000,
               "layers on the last pipeline stage; 0: even", PE_INT(last_stage_layers)),
-      boolean("expert_comm_overlap", "schedule",
+      boolean("expert_comm_overlap", "hardware",
               "hide the expert all-to-alls behind another micro-batch's compute",
               PE_BOOL(expert_comm_overlap)),
   };
@@ -346,19 +408,28 @@ const Field* find_field(std::string_view key) {
   return nullptr;
 }
 
+std::vector<const Field*> details_of(std::string_view preset) {
+  std::vector<const Field*> out;
+  for (const Field& f : fields()) {
+    if (f.detail_of && preset == f.detail_of) out.push_back(&f);
+  }
+  return out;
+}
+
+Scenario with_preset(const Field& preset, const std::string& name) {
+  Scenario s;
+  if (preset.set_text) preset.set_text(s, name);
+  return s;
+}
+
 json field_value(const Field& f, const Scenario& s) {
-  const std::string key = f.key;
   if (f.get) {
     const double v = f.get(s);
     if (f.type == FieldType::kBoolean) return v != 0;
     if (f.type == FieldType::kEnum) return f.choices[static_cast<size_t>(v)];
     return number_json(f.type, v);
   }
-  if (key == "model" || key == "model.preset" || key == "model.name") return s.model.name;
-  if (key == "precision") return s.precision.name;
-  if (key == "gpu") return s.gpu.name;
-  if (key == "bytes_per_param") return s.precision.total_bytes();
-  if (key == "order") return order_text(s.order);
+  if (f.get_text) return f.get_text(s);
   return nullptr;  // groups: their fields carry the values
 }
 
@@ -379,6 +450,19 @@ json schema_json() {
     if (!f.choices.empty()) row["choices"] = f.choices;
     row["unit"] = f.unit;
     row["doc"] = f.doc;
+    if (f.detail_of) row["detail_of"] = f.detail_of;
+    if (f.tunes_preset) row["tunes_preset"] = true;
+    // What choosing each preset sets: the page fills a "custom" preset's fields from it.
+    if (const auto details = details_of(f.key); !details.empty()) {
+      json sets = json::object();
+      for (const std::string& name : f.choices) {
+        const Scenario preset = with_preset(f, name);
+        json values = json::object();
+        for (const Field* d : details) values[d->key] = field_value(*d, preset);
+        sets[name] = values;
+      }
+      row["details"] = sets;
+    }
     out.push_back(row);
   }
   return {{"fields", out}};
