@@ -56,10 +56,22 @@ TEST(Contract, ArchitectureAloneIsCountedWithNarayananEq2) {
   EXPECT_EQ(r["scenario"]["model"]["name"], "custom");
 }
 
+// efficiency is the GPU preset's calibrated value (presets.cpp) unless given; the echo writes
+// the value used, and a value given keeps the GPU's name (it tunes the preset).
+TEST(Contract, EfficiencyLeftOutIsTheGpusCalibratedValue) {
+  EXPECT_EQ(run("{}")["scenario"]["efficiency"], 0.68);
+  EXPECT_EQ(run(R"({"gpu":"H100-80GB"})")["scenario"]["efficiency"], 0.57);
+  const json tuned = run(R"({"gpu":"H100-80GB","efficiency":0.5})");
+  EXPECT_EQ(tuned["time"]["matmul_efficiency"], 0.5);
+  EXPECT_EQ(tuned["scenario"]["gpu"], "H100-80GB");
+  EXPECT_EQ(tuned["scenario"]["efficiency"], 0.5);
+}
+
 TEST(Contract, ResolvedScenarioReadsBackToTheSameReport) {
   for (const char* s : {"{}", R"({"model":"gpt3-175b","gpu":"H100-80GB","zero_stage":1})",
                         R"({"bytes_per_param":18,"gpu_memory_gb":96,"schedule":"interleaved",
-                            "degrees":{"dp":2,"tp":4,"pp":2},"memory_model":"full"})"}) {
+                            "degrees":{"dp":2,"tp":4,"pp":2},"memory_model":"full"})",
+                        R"({"gpu":"H100-80GB","gpu_memory_gb":96,"efficiency":0.45})"}) {
     const json first = run(s);
     const json again = run(first["scenario"].dump());
     EXPECT_EQ(first, again) << s;
@@ -149,7 +161,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "micro_batch is 1024: allowed 1 to global_batch"},
         BadInput{R"({"zero_stage":4})", "zero_stage", "zero_stage is 4: allowed 0 to 3"},
         BadInput{R"({"recompute":"some"})", "recompute", "recompute is \"some\": allowed \"none\""},
-        BadInput{R"({"efficiency":1.5})", "efficiency", "efficiency is 1.5: allowed 0 to 1"},
+        BadInput{R"({"efficiency":1.5})", "efficiency", "efficiency is 1.5: allowed 0.001 to 1"},
+        // Left out, efficiency is the GPU's calibrated value; 0 is no sentinel.
+        BadInput{R"({"efficiency":0})", "efficiency", "efficiency is 0: allowed 0.001 to 1"},
         BadInput{R"({"gpu_memory_gb":-80})", "gpu_memory_gb",
                  "gpu_memory_gb is -80: allowed more than 0"},
         BadInput{R"({"degrees":{"dp":1,"tp":1,"pp":16},"model":{"layers":8}})", "degrees.pp",

@@ -239,7 +239,7 @@ TEST(StepTime, EfficiencyDefaultsToTheGpusCalibratedValue) {
   EXPECT_DOUBLE_EQ(report_of(s).time.matmul_efficiency, 0.68);
   s.gpu = *find_gpu("H100-80GB");
   EXPECT_DOUBLE_EQ(report_of(s).time.matmul_efficiency, 0.57);
-  s.efficiency = 0.5;
+  s.gpu.matmul_efficiency = 0.5;
   EXPECT_DOUBLE_EQ(report_of(s).time.matmul_efficiency, 0.5);
 }
 

@@ -90,7 +90,7 @@ Scenario random_scenario(std::mt19937& g) {
   }
   s.micro_batch = one_of(g, std::vector<int>{1, 1, 2, 4, 8});
   s.global_batch = std::max(s.micro_batch, one_of(g, std::vector<int>{1, 8, 64, 512, 1536, 4096}));
-  s.efficiency = std::uniform_real_distribution<double>(0.2, 0.7)(g);
+  s.gpu.matmul_efficiency = std::uniform_real_distribution<double>(0.2, 0.7)(g);
   s.train_tokens = coin(g) ? 0 : 300e9;
   if (coin(g)) {
     std::vector<int> pps;

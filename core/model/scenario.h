@@ -113,7 +113,8 @@ struct GpuSpec {
   double nvlink_gb_s = 300;  // per direction, per GPU
   double hbm_gb_s = 2039;    // memory bandwidth (elementwise kernels, the optimizer step)
   // Fraction of dense peak the transformer's matmuls reach, calibrated per GPU (presets.cpp
-  // says from what). Bubble, communication and memory-bound kernels are modelled separately.
+  // says from what); the scenario's `efficiency` overrides it, keeping the GPU's name.
+  // Bubble, communication and memory-bound kernels are modelled separately.
   double matmul_efficiency = kA100MatmulEfficiency;
 };
 
@@ -150,8 +151,6 @@ struct Scenario {
   // --decoder-first/last-pipeline-num-layers); 0 = even split (pipeline.h).
   int first_stage_layers = 0;
   int last_stage_layers = 0;
-  // The matmul efficiency; 0 = the GPU's calibrated matmul_efficiency.
-  double efficiency = 0;
   // Overlap switches (Megatron-Core --overlap-grad-reduce, --overlap-param-gather,
   // --tp-comm-overlap): hidden behind compute up to the compute they can overlap (step_time.h).
   bool overlap_grad_reduce = false;
@@ -171,7 +170,6 @@ struct Scenario {
   // USD per GPU-hour. 2.0 is a round figure inside the 2024-25 cloud range for A100 and
   // H100 rentals (about $1-4 on demand, less reserved); the page says to set your own.
   double price_per_gpu_hour = 2.0;
-  double matmul_efficiency() const { return efficiency > 0 ? efficiency : gpu.matmul_efficiency; }
   ContextParallel context_parallel = ContextParallel::kRing;
   // Tensor parallelism inside each expert (Megatron-Core --expert-tensor-parallel-size); it
   // divides tp. Megatron-Core defaults it to tp; 1 keeps experts whole, as DeepSeek-V3 and

@@ -100,6 +100,13 @@ Field detail(const char* preset, Field f) {
   return f;
 }
 
+// A preset's calibrated value a user may override without making the preset "custom".
+Field tuning(const char* preset, Field f) {
+  f.detail_of = preset;
+  f.tunes_preset = true;
+  return f;
+}
+
 // A preset's name: picks it (false for a name the presets do not have).
 bool pick_model(Scenario& s, const std::string& name) {
   const auto p = find_model(name);
@@ -288,15 +295,11 @@ std::vector<Field> make_fields() {
                            PE_REAL(gpu.hbm_gb_s))),
       number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
              "network per GPU per direction (HDR 25, NDR 50)", PE_REAL(network_gb_s)),
-      number(
-          "efficiency", "hardware", "", 0, 1,
-          "fraction of dense peak the matmuls reach; 0: the GPU preset's calibrated value",
-          [](const Scenario& s) {
-            // A custom GPU no longer names its preset: write its value out to read back.
-            return s.efficiency > 0 || s.gpu.name != "custom" ? s.efficiency
-                                                              : s.gpu.matmul_efficiency;
-          },
-          [](Scenario& s, double v) { s.efficiency = v; }),
+      // The GPU's one calibrated number (presets.cpp): overriding it keeps the GPU's name.
+      tuning("gpu", number("efficiency", "hardware", "", 0.001, 1,
+                           "fraction of dense peak the matmuls reach; absent: the GPU preset's "
+                           "calibrated value",
+                           PE_REAL(gpu.matmul_efficiency))),
       boolean("overlap_grad_reduce", "hardware",
               "hide the DP gradient reduction behind the backward (Megatron --overlap-grad-reduce)",
               PE_BOOL(overlap_grad_reduce)),

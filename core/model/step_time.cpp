@@ -79,7 +79,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const ModelShape& shape = f.shape();
   const int mb = pipeline.microbatches;
   const double peak = s.gpu.peak_tflops * 1e12;
-  const double matmul_rate = peak * s.matmul_efficiency();
+  const double matmul_rate = peak * s.gpu.matmul_efficiency;
   const double hbm = s.gpu.hbm_gb_s * 1e9;
   const double tokens = 1.0 * s.micro_batch * s.seq_len;
 
@@ -179,7 +179,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   const int gpus = static_cast<int>(d.product());
   const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
   const double peak = s.gpu.peak_tflops * 1e12;
-  t.matmul_efficiency = s.matmul_efficiency();
+  t.matmul_efficiency = s.gpu.matmul_efficiency;
   const double hbm = s.gpu.hbm_gb_s * 1e9;
   const StageSplit& split = pipeline.split;
   const StageTime& k = pace.slowest;

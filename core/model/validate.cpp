@@ -89,11 +89,6 @@ Problem validate(const Scenario& s) {
                   "% apart: allowed within 5% of it (leave params out to use the count)"};
     }
   }
-  if (s.efficiency > 0 && s.efficiency < 0.001) {
-    // A divisor of the step time: 5e-324 gave infinity (found by the fuzzer).
-    return {"efficiency", "efficiency is " + show_number(s.efficiency) +
-                              ": allowed 0 (the GPU's calibrated value) or 0.001 to 1"};
-  }
   if (s.precision.total_bytes() <= 0) {
     return {"precision", "precision: bytes per parameter add up to 0; allowed: a positive total"};
   }

@@ -78,7 +78,7 @@ const HOSTILE_URLS = [
     notes: [
       /gpus: "abc" is not allowed \(a whole number from 1 to 16,384\); using 16\./,
       /seq_len: "NaN" is not allowed/,
-      /efficiency: "Infinity" is not allowed \(a number from 0 to 1\)/,
+      /efficiency: "Infinity" is not allowed \(a number from 0\.001 to 1, or empty for the core/,
       /global_batch: "0x10" is not allowed/,
       /micro_batch: "1,5" is not allowed/,
       /advanced: "maybe" is not allowed \(true or false\)/,
@@ -114,8 +114,8 @@ const HOSTILE_URLS = [
     notes: [
       /seq_len: "1e308" is not allowed/,
       /gpu_memory_gb: "1e308" is not allowed/,
-      // The schema's range (0 to 1) lets it through; the core's rule (0, or 0.001 to 1) refuses it.
-      /efficiency: "1e-308" was refused by the model \(efficiency is 1e-308: allowed 0/,
+      // 0 is no longer a sentinel: the schema's range is 0.001 to 1, and the page refuses it.
+      /efficiency: "1e-308" is not allowed \(a number from 0\.001 to 1/,
       /tensor: "1e308" is not allowed \(true or false\)/,
     ],
     // 1e3 is a fine way to write 1,000 GPUs.

@@ -23,10 +23,11 @@ const RATES = [
   ['train', 'Time to train'],
 ];
 
-// The note under the numbers: what set the pace and at what efficiency.
-function noteText(t, s) {
+// The note under the numbers: what set the pace and at what efficiency (the state's
+// efficiency is null where the GPU's calibrated value applies).
+function noteText(t, s, state) {
   const source =
-    s.efficiency > 0 ? 'the efficiency input' : `${s.gpu ?? 'the GPU'}'s calibrated value`;
+    state?.efficiency != null ? 'the efficiency input' : `${s.gpu ?? 'the GPU'}'s calibrated value`;
   return (
     `The pipeline runs at the pace of its slowest stage (stage ${t.slowest_stage}): its ` +
     `matmuls (recomputation included) at ${t.matmul_efficiency} of the ${s.gpu_peak_tflops} ` +
@@ -88,7 +89,7 @@ export function createStepTime(root) {
   dd.mfu.dataset.explain = 'time.mfu';
 
   return {
-    update(report) {
+    update(report, state) {
       const t = report.time;
       showNumber(big, t.step_s, `${fmt.seconds(t.step_s)} per step`, `${t.step_s} s`);
       PARTS.forEach(([key, , field], k) => {
@@ -96,7 +97,7 @@ export function createStepTime(root) {
         showNumber(dd[key], t[field], fmt.seconds(t[field]), `${t[field]} s`);
       });
       showRates(dd, t, report.scenario);
-      note.textContent = noteText(t, report.scenario);
+      note.textContent = noteText(t, report.scenario, state);
     },
   };
 }

@@ -406,15 +406,17 @@ export const STATE = [
     group: 'hardware',
     label: 'Network bandwidth',
   },
+  // Unset, the GPU's calibrated value applies; the field shows the value the core used.
   {
     name: 'efficiency',
     scenario: 'efficiency',
+    core: true,
     step: 0.01,
     advanced: true,
     control: 'number',
     group: 'hardware',
     label: 'Matmul efficiency',
-    hint: "0: the GPU's calibrated value (A100 0.68, H100 0.57); bubble and communication are counted apart",
+    hint: "empty: the GPU's calibrated value (A100 0.68, H100 0.57); bubble and communication are counted apart",
   },
   {
     name: 'price_per_gpu_hour',
