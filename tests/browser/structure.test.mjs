@@ -91,8 +91,8 @@ describe('one table: the page holds no range or default of its own', () => {
     try {
       const lab = await openPage(env);
       const rows = await lab.page.evaluate(async () => {
-        const { STATE } = await import('/js/state/state.js');
-        return STATE.map(
+        const { rows } = await import('/js/state/state.js');
+        return rows().map(
           ({ name, scenario, own, core, scale, type, default: d, range, above, choices }) => ({
             name,
             scenario,

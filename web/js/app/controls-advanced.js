@@ -4,7 +4,14 @@
 // every keystroke, so typing "1024" does not lay out 1, 10 and 102 GPUs on the way.
 import { make, uid } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
-import { degreesText, GROUPS, optionsOf, parseDegrees, PRESETS, STATE } from '../state/state.js';
+import {
+  degreesText,
+  groups as fieldsets,
+  optionsOf,
+  parseDegrees,
+  PRESETS,
+  shows,
+} from '../state/state.js';
 
 function fillOptions(select, options) {
   select.replaceChildren(
@@ -107,10 +114,10 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
   }
 
   const groups = make('div', { className: 'fieldsets' }, root);
-  for (const group of GROUPS) {
+  for (const group of fieldsets()) {
     const fieldset = make('fieldset', { className: `group-${group.name}` }, groups);
     make('legend', { textContent: group.label }, fieldset);
-    for (const row of STATE.filter((e) => e.advanced && e.group === group.name)) {
+    for (const row of group.rows.filter((e) => e.advanced)) {
       fields.set(row.name, buildField(fieldset, row, onChange));
     }
   }
@@ -143,7 +150,7 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
     update(state, report) {
       updateLayouts(report.layouts);
       for (const { row, wrap, input } of fields.values()) {
-        wrap.hidden = Boolean(row.when) && !row.when(state);
+        wrap.hidden = !shows(row, state);
         // A row left to the core shows what the core chose.
         const value = state[row.name] ?? valueAt(report.scenario, row.scenario) ?? '';
         if (row.control === 'checkbox') {

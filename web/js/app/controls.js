@@ -2,7 +2,7 @@
 // a labelled select per `control: 'order'` row (the nesting order).
 // A switch is a <button role="switch">, so Space and Enter work without extra code.
 import { make, uid } from '../lib/dom.js';
-import { optionsOf, STATE } from '../state/state.js';
+import { entry, optionsOf, ROWS } from '../state/state.js';
 
 function createSwitch(root, e, onChange) {
   const button = make('button', { type: 'button', className: 'switch' }, root);
@@ -22,8 +22,8 @@ function createSwitch(root, e, onChange) {
   };
 }
 
-// Its choices come from the core's schema, bound once the module has loaded: the options are
-// written on the first update.
+// Its choices come from the core's schema, which the state table has once the module has
+// loaded: the options are written on the first update.
 function createSelect(root, e, onChange) {
   const id = uid(e.name);
   const label = make('label', { htmlFor: id, textContent: `${e.label} ` }, root);
@@ -34,7 +34,7 @@ function createSelect(root, e, onChange) {
   return {
     update(state) {
       if (!select.options.length) {
-        for (const [value, text] of optionsOf(e))
+        for (const [value, text] of optionsOf(entry(e.name)))
           make('option', { value, textContent: text }, select);
       }
       if (select.value !== state[e.name]) select.value = state[e.name];
@@ -44,7 +44,8 @@ function createSelect(root, e, onChange) {
 
 export function createControls({ switches, order }, { onChange }) {
   const controls = [];
-  for (const e of STATE) {
+  // Built before the module loads: the page's rows alone.
+  for (const e of ROWS) {
     if (e.control === 'switch') controls.push(createSwitch(switches, e, onChange));
     if (e.control === 'order') controls.push(createSelect(order, e, onChange));
   }

@@ -27,7 +27,7 @@ import {
   stateFrom,
   textOf,
 } from '../state/options.js';
-import { bindSchema, defaults, entry, keepPage } from '../state/state.js';
+import { defaults, entry, keepPage, useSchema } from '../state/state.js';
 import { createStore } from '../state/store.js';
 import { createUrlSync } from '../state/url-sync.js';
 import { createExercises } from './exercises.js';
@@ -51,7 +51,7 @@ export function getLab() {
   labPromise ??= import('../../lab/lab.js')
     .then((m) => m.createLab())
     .then((lab) => {
-      bindSchema(lab.schema()); // the state table's types, defaults and ranges: the core's
+      useSchema(lab.schema()); // the state table's types, defaults and ranges: the core's
       return lab;
     })
     .catch((e) => {
@@ -171,7 +171,7 @@ async function start(lab, host, given) {
   await nextTask();
   if (lab.destroyed) return;
   lab.core = core;
-  const ctx = { presets: core.presets() };
+  const ctx = {}; // the presets the state needs are in the schema (state/table.js)
   lab.store.start(core, ctx, defaults());
   lab.view.start(core, lab.store.redraw);
   const list = [...given.notes, ...applyOptions(lab, given.pairs, { from: defaults() })];

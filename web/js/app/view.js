@@ -12,7 +12,7 @@ import { createSummary } from '../panels/summary.js';
 import { createWire } from '../panels/wire.js';
 import { PARTS } from '../state/options.js';
 import { createPins } from '../state/pins.js';
-import { bookFleetPreset, entry, PRESETS, STATE } from '../state/state.js';
+import { bookFleetPreset, entry, PRESETS, rows } from '../state/state.js';
 import { createControls } from './controls.js';
 import { createExplain } from './explain.js';
 import { createGrid } from './grid.js';
@@ -44,7 +44,7 @@ function createKeptRun(box, onChange) {
       // Open, the section shows the run itself.
       const sized = state.advanced
         ? []
-        : STATE.filter((e) => e.advanced && !e.page && !e.detailOf && state[e.name] !== e.default);
+        : rows().filter((e) => e.advanced && !e.page && !e.detailOf && state[e.name] !== e.default);
       box.hidden = sized.length === 0;
       if (box.hidden) return;
       const parts = [];

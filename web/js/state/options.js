@@ -4,7 +4,17 @@
 //
 // A value the table refuses, or a key it does not know, is dropped with a note (what was
 // given, what is allowed, what is used instead); the lab shows the notes and starts anyway.
-import { change, defaults, entry, normalize, parseValue, STATE } from './state.js';
+import {
+  applies,
+  change,
+  defaults,
+  entry,
+  hasSchema,
+  normalize,
+  parse,
+  ROWS,
+  rows,
+} from './state.js';
 
 export const SEAMS = ['data', 'tensor', 'pipeline'];
 export const THEMES = ['auto', 'light', 'dark'];
@@ -35,14 +45,14 @@ export const PARTS = [
   'share',
   'export',
 ];
-const CONTROLS = STATE.filter((e) => e.control && e.name !== 'advanced').map((e) => e.name);
+const CONTROLS = ROWS.filter((e) => e.control && e.name !== 'advanced').map((e) => e.name);
 export const HIDEABLE = [...PARTS, ...CONTROLS];
 
 // Keys that are not state: they say how the lab looks and where its state lives. A URL written
 // by the lab keeps them (embed.html?hide=advanced stays hidden as its state changes).
 export const OPTION_KEYS = ['hide', 'theme', 'url'];
 
-const STATE_NAMES = new Set(STATE.map((e) => e.name));
+const STATE_NAMES = new Set(ROWS.map((e) => e.name));
 const SHOWN_NOTES = 8;
 const MAX_NOTES = 100;
 
@@ -204,7 +214,8 @@ export function readOptions(pairs) {
       if (allowedValues.includes(v)) out[key] = v;
       else refuse(key, value, `one of ${allowedValues.join(', ')}`, allowedValues[0]);
     } else if (STATE_NAMES.has(key)) {
-      const result = parseValue(key, value);
+      if (!hasSchema()) continue; // the look alone, before the module has loaded
+      const result = parse(key, value);
       const instead = entry(key).default ?? "the core's choice";
       if ('error' in result) refuse(key, value, result.error, String(instead));
       else values[key] = result.value;
@@ -218,6 +229,7 @@ export function readOptions(pairs) {
   // An advanced row only counts while the Advanced section is open: setting one away from its
   // default opens it, unless `advanced` itself was given (a URL the lab wrote always says).
   if (
+    hasSchema() &&
     !('advanced' in values) &&
     Object.keys(values).some((k) => entry(k).advanced && values[k] !== entry(k).default)
   ) {
@@ -231,7 +243,7 @@ export function readOptions(pairs) {
 // implies win. Whether the result is a scenario the core accepts is the core's to say.
 export function stateFrom(values, ctx = {}, base = defaults()) {
   let state = base;
-  for (const e of STATE) {
+  for (const e of rows()) {
     if (e.name in values && e.name !== 'degrees')
       state = change(state, e.name, values[e.name], ctx);
   }
@@ -266,16 +278,16 @@ export function toParams(state, from = defaults()) {
     const on = SEAMS.filter((s) => state[s]);
     params.set('seams', on.length ? on.join(',') : 'none');
   }
-  for (const e of STATE) {
+  for (const e of rows()) {
     if (!e.advanced && !e.own && !SEAMS.includes(e.name) && carried(e, state, from))
       params.set(e.name, String(state[e.name]));
   }
-  const rows = STATE.filter((e) => e.advanced && carried(e, state, from));
-  if (rows.length || state.advanced !== from.advanced)
+  const advanced = rows().filter((e) => e.advanced && carried(e, state, from));
+  if (advanced.length || state.advanced !== from.advanced)
     params.set('advanced', state.advanced ? '1' : '0');
-  for (const e of rows) params.set(e.name, String(state[e.name]));
+  for (const e of advanced) params.set(e.name, String(state[e.name]));
   // The page's own rows outside the section (the pinned states), last.
-  for (const e of STATE) {
+  for (const e of rows()) {
     if (e.page && !e.advanced && carried(e, state, from)) params.set(e.name, String(state[e.name]));
   }
   return params;
@@ -289,10 +301,9 @@ export const paramsText = (params) => params.toString().replaceAll('%2C', ',');
 // "degrees.dp"). Prefers the row that applies in this state (network vs network_gb_s).
 export function rowForKey(key, state) {
   if (typeof key !== 'string') return null;
-  const applies = (e) => (!e.when || e.when(state)) && (!e.sendIf || e.sendIf(state));
   for (let k = key; k; k = k.slice(0, Math.max(0, k.lastIndexOf('.')))) {
-    const rows = STATE.filter((e) => e.scenario === k);
-    if (rows.length) return rows.find(applies) ?? rows[0];
+    const fed = rows().filter((e) => e.scenario === k);
+    if (fed.length) return fed.find((e) => applies(e, state)) ?? fed[0];
   }
   return null;
 }

@@ -20,7 +20,7 @@ import {
   entry,
   fromScenario,
   keepPage,
-  parseValue,
+  parse,
   toScenario,
 } from './state.js';
 
@@ -82,7 +82,7 @@ function consult(check, ctx, candidate, fallback, may) {
 // layout it left and the one the core then chose.
 function seamNote(name, on, before, after) {
   const row = entry(name);
-  if (!row.scenario.startsWith('seams.') || before.degrees === 'auto' || after.degrees !== 'auto')
+  if (!row.scenario?.startsWith('seams.') || before.degrees === 'auto' || after.degrees !== 'auto')
     return '';
   const was = before.degrees.replaceAll('x', '×');
   return (report) =>
@@ -149,7 +149,7 @@ export function createStore({ view, notes, onAccepted }) {
   // of range, an empty or mistyped field) is explained beside its control and changes nothing.
   function onChange(name, value) {
     if (!lab) return; // not started: the controls show the defaults until then
-    const parsed = parseValue(name, value);
+    const parsed = parse(name, value);
     if ('error' in parsed) {
       notes.error(`${name}: ${shown(value)} is not allowed (${parsed.error}).`, entry(name));
       return;

@@ -1,0 +1,575 @@
+// The page's rows, as plain data: for each piece of the lab's state, the scenario key it
+// feeds and how the page shows it. Everything about the value itself (type, default, range,
+// choices, unit, which fieldset it sits in, which preset it is a detail of and what each preset
+// sets) is the core's field table, lab.schema(): table.js joins the two. The rows' order is
+// the form's and the URL's. No code here.
+//
+//   name      the state key (the URL's and the embed option's name)
+//   scenario  the scenario key it feeds, dotted ('seams.data', 'model.layers'); none: the
+//             page's own row, never sent (the planner's margin, the pins)
+//   own       the page's own state, not a scenario field: { type, default, range, details }
+//             (details: a page preset's values by choice, as the network's bandwidths)
+//   scale     the scenario value is the state value times this (token budget in billions)
+//   core      default null: the row is not sent until set, and the core's value applies
+//   when      { row: value } the row applies (is sent, and its control shows) only while each
+//             such row has that value (true: is on, or non-zero)
+//   detailOf  a detail of a page preset (the schema says which preset a field is a detail of)
+//   sendAs    a switch sent as this value while on, not sent while off
+//   advanced  belongs to the "Advanced: size a real run" section; while that is closed the
+//             row is not sent, so the scenario is exactly the book's
+//   fixed     (advanced rows) sent at its default while the section is closed
+//   page      the page's own row that a loaded scenario leaves as it is
+//   control   switch | order | details | number | select | checkbox
+//   label, unit, hint, step, labels: for the control (unit: the schema's unless given, '' for
+//             none; '{range}' in a hint is the row's range in words; labels: words for choices)
+
+// The network presets are the page's (the core takes a bandwidth): each choice's value.
+export const NETWORKS = Object.freeze({
+  hdr: Object.freeze({ network_gb_s: 25 }),
+  ndr: Object.freeze({ network_gb_s: 50 }),
+});
+
+// The Advanced form's fieldsets, in order; which rows sit in each is the schema's `group`.
+export const GROUPS = Object.freeze([
+  { name: 'fleet', label: 'Fleet and layout' },
+  { name: 'model', label: 'Model and batch' },
+  { name: 'hardware', label: 'Hardware' },
+  { name: 'memory', label: 'Memory and schedule' },
+]);
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+export const ROWS = deepFreeze([
+  // The book lab: three seams that auto-factor the GPU count.
+  { name: 'data', scenario: 'seams.data', control: 'switch', label: 'Data parallel' },
+  { name: 'tensor', scenario: 'seams.tensor', control: 'switch', label: 'Tensor parallel' },
+  { name: 'pipeline', scenario: 'seams.pipeline', control: 'switch', label: 'Pipeline parallel' },
+  // How ranks are numbered, innermost first: which seam's groups share a node. Its choices are
+  // the permutations of the schema's seams, the chapter's rule (the default) first.
+  { name: 'order', scenario: 'order', control: 'order', label: 'Nesting order' },
+
+  // Opening the advanced section switches to the practitioner's memory model (whole layers
+  // per stage, embedding on the end stages, activations); closed, the book's N/(TP·PP).
+  {
+    name: 'advanced',
+    own: { type: 'boolean', default: false },
+    scenario: 'memory_model',
+    sendAs: 'full', // while on; off, the core's default (the book's memory model)
+    control: 'details',
+    label: 'Advanced: size a real run',
+  },
+
+  {
+    name: 'gpus',
+    scenario: 'gpus',
+    advanced: true,
+    fixed: true,
+    control: 'number',
+    label: 'GPUs',
+    unit: '', // the label says it
+    hint: 'any whole number, {range}',
+  },
+  {
+    name: 'gpus_per_node',
+    scenario: 'gpus_per_node',
+    advanced: true,
+    fixed: true,
+    control: 'number',
+    label: 'GPUs per node',
+    unit: '',
+  },
+  // 'auto' (the seams auto-factor, as in the book) or an explicit 'DPxTPxPP'; the control
+  // offers the layouts the core accepts for the GPU count and the model (report.layouts).
+  {
+    name: 'degrees',
+    own: { type: 'degrees', default: 'auto' },
+    scenario: 'degrees',
+    advanced: true,
+    control: 'select',
+    label: 'Layout DP×TP×PP',
+  },
+
+  // The fourth and fifth seams, beyond the book: context parallelism splits each sequence over
+  // the GPUs of a CP group; expert parallelism splits a mixture of experts' experts over EP
+  // groups carved out of the data- and context-parallel ranks (it takes no GPUs of its own).
+  {
+    name: 'context',
+    scenario: 'seams.context',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Context parallel (split each sequence)',
+  },
+  {
+    name: 'context_parallel',
+    scenario: 'context_parallel',
+    when: { context: true },
+    advanced: true,
+    control: 'select',
+    label: 'Context parallelism by',
+    labels: {
+      ring: 'ring passes of K/V (Megatron-Core, Ring Attention)',
+      all_gather: 'one all-gather of K/V (Llama 3)',
+      ulysses: 'all-to-alls of Q, K, V (DeepSpeed-Ulysses)',
+    },
+  },
+  {
+    name: 'expert',
+    scenario: 'seams.expert',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Expert parallel (split the experts; mixture-of-experts models)',
+  },
+  {
+    name: 'expert_tp',
+    scenario: 'expert_tp',
+    core: true,
+    when: { expert: true },
+    advanced: true,
+    control: 'number',
+    label: 'Tensor parallel inside each expert',
+    hint: 'divides TP; 1 keeps experts whole',
+  },
+
+  {
+    name: 'model',
+    scenario: 'model',
+    advanced: true,
+    control: 'select',
+    label: 'Model',
+  },
+  {
+    name: 'layers',
+    scenario: 'model.layers',
+    advanced: true,
+    control: 'number',
+    label: 'Layers',
+  },
+  {
+    name: 'hidden',
+    scenario: 'model.hidden',
+    advanced: true,
+    control: 'number',
+    label: 'Hidden size',
+  },
+  {
+    name: 'heads',
+    scenario: 'model.heads',
+    advanced: true,
+    control: 'number',
+    label: 'Attention heads',
+    hint: 'must divide the hidden size',
+  },
+  {
+    name: 'vocab',
+    scenario: 'model.vocab',
+    advanced: true,
+    control: 'number',
+    label: 'Vocabulary',
+  },
+  {
+    name: 'kv_heads',
+    scenario: 'model.kv_heads',
+    hint: '0: as many as the heads; fewer for GQA, dividing them',
+    advanced: true,
+    control: 'number',
+    label: 'Key/value heads',
+  },
+  {
+    name: 'ffn_hidden',
+    scenario: 'model.ffn_hidden',
+    hint: '0: 4 × hidden, as GPT',
+    advanced: true,
+    control: 'number',
+    label: 'MLP width',
+  },
+  {
+    name: 'activation',
+    scenario: 'model.activation',
+    labels: { gelu: 'GELU (GPT: biases, LayerNorm)', swiglu: 'SwiGLU (Llama: RMSNorm)' },
+    advanced: true,
+    control: 'select',
+    label: 'MLP',
+  },
+  {
+    name: 'position',
+    scenario: 'model.position',
+    labels: { learned: 'learned table', rope: 'RoPE or ALiBi (no table)' },
+    advanced: true,
+    control: 'select',
+    label: 'Positions',
+  },
+  {
+    name: 'tied_embeddings',
+    scenario: 'model.tied_embeddings',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Output layer shares the embedding',
+  },
+  {
+    name: 'attention',
+    scenario: 'model.attention',
+    labels: {
+      multi_head: 'multi-head (grouped by the key/value heads)',
+      latent: 'latent (DeepSeek MLA)',
+    },
+    advanced: true,
+    control: 'select',
+    label: 'Attention',
+  },
+  {
+    name: 'experts',
+    scenario: 'model.experts',
+    hint: '0: a dense model',
+    advanced: true,
+    control: 'number',
+    label: 'Routed experts',
+  },
+  ...[
+    ['experts_per_token', 'Experts per token (top-k)', undefined],
+    ['moe_ffn_hidden', 'Expert MLP width', '0: the MLP width'],
+    ['shared_experts', 'Shared experts', undefined],
+    ['dense_layers', 'Leading dense layers', undefined],
+  ].map(([key, label, hint]) => ({
+    name: key,
+    scenario: `model.${key}`,
+    when: { experts: true }, // and, as a detail of the model, while it is custom
+    hint,
+    advanced: true,
+    control: 'number',
+    label,
+  })),
+  {
+    name: 'capacity_factor',
+    scenario: 'capacity_factor',
+    core: true,
+    when: { expert: true },
+    step: 'any',
+    hint: 'expert buffers as a multiple of an even share; 0: dropless',
+    advanced: true,
+    control: 'number',
+    label: 'Expert capacity factor',
+  },
+  {
+    name: 'seq_len',
+    scenario: 'seq_len',
+    advanced: true,
+    control: 'number',
+    label: 'Sequence length',
+  },
+  {
+    name: 'micro_batch',
+    scenario: 'micro_batch',
+    advanced: true,
+    control: 'number',
+    label: 'Micro-batch',
+  },
+  {
+    name: 'global_batch',
+    scenario: 'global_batch',
+    advanced: true,
+    control: 'number',
+    label: 'Global batch',
+    hint: 'a multiple of DP × micro-batch, or the core rounds it up',
+  },
+  {
+    name: 'train_tokens',
+    scenario: 'train_tokens',
+    scale: 1e9,
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'Token budget',
+    unit: 'B tokens',
+    hint: 'for the time to train; 0 for none',
+  },
+
+  {
+    name: 'gpu',
+    scenario: 'gpu',
+    advanced: true,
+    control: 'select',
+    label: 'GPU',
+  },
+  {
+    name: 'gpu_memory_gb',
+    scenario: 'gpu_memory_gb',
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'GPU memory',
+  },
+  {
+    name: 'gpu_peak_tflops',
+    scenario: 'gpu_peak_tflops',
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'Dense bf16 peak',
+  },
+  {
+    name: 'nvlink_gb_s',
+    scenario: 'nvlink_gb_s',
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'NVLink',
+  },
+  {
+    name: 'hbm_gb_s',
+    scenario: 'hbm_gb_s',
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'Memory bandwidth',
+  },
+  // The network presets are the page's (the core takes a bandwidth); the default is the one
+  // whose bandwidth is the core's default, 'custom' the bandwidth's own field.
+  {
+    name: 'network',
+    own: { type: 'enum', details: NETWORKS },
+    scenario: 'network_gb_s',
+    advanced: true,
+    control: 'select',
+    label: 'Network per GPU',
+    hint: 'InfiniBand per GPU: HDR 200 Gb/s = 25 GB/s, NDR 400 Gb/s = 50 GB/s',
+    labels: { hdr: 'HDR, 25 GB/s', ndr: 'NDR, 50 GB/s' },
+  },
+  {
+    name: 'network_gb_s',
+    scenario: 'network_gb_s',
+    step: 'any',
+    detailOf: 'network',
+    advanced: true,
+    control: 'number',
+    label: 'Network bandwidth',
+  },
+  // Unset, the GPU's calibrated value applies; the field shows the value the core used.
+  {
+    name: 'efficiency',
+    scenario: 'efficiency',
+    core: true,
+    step: 0.01,
+    advanced: true,
+    control: 'number',
+    label: 'Matmul efficiency',
+    hint: "empty: the GPU's calibrated value (A100 0.68, H100 0.57); bubble and communication are counted apart",
+  },
+  {
+    name: 'price_per_gpu_hour',
+    scenario: 'price_per_gpu_hour',
+    step: 'any',
+    hint: "the default is the core's round cloud figure; set your own for the cost per day",
+    advanced: true,
+    control: 'number',
+    label: 'Price per GPU-hour',
+  },
+  {
+    name: 'overlap_grad_reduce',
+    scenario: 'overlap_grad_reduce',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Overlap gradient reduce',
+  },
+  {
+    name: 'overlap_param_gather',
+    scenario: 'overlap_param_gather',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Overlap weight gather',
+  },
+  {
+    name: 'tp_comm_overlap',
+    scenario: 'tp_comm_overlap',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Overlap TP communication',
+  },
+  {
+    name: 'expert_comm_overlap',
+    scenario: 'expert_comm_overlap',
+    when: { expert: true },
+    advanced: true,
+    control: 'checkbox',
+    label: 'Overlap expert all-to-alls (DualPipe)',
+  },
+  {
+    name: 'pp_scatter_gather',
+    scenario: 'pp_scatter_gather',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Pipeline sends split over TP (Megatron-LM 2021-22)',
+  },
+
+  {
+    name: 'precision',
+    scenario: 'precision',
+    advanced: true,
+    control: 'select',
+    label: 'Precision',
+  },
+  ...[
+    ['weight', 'Weight'],
+    ['grad', 'Gradient'],
+    ['master', 'Master copy'],
+    ['adam_m', 'Adam m'],
+    ['adam_v', 'Adam v'],
+  ].map(([key, label]) => ({
+    name: `${key}_bytes`,
+    scenario: `precision.${key}`,
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label,
+  })),
+  {
+    name: 'zero_stage',
+    scenario: 'zero_stage',
+    advanced: true,
+    control: 'select',
+    label: 'ZeRO stage',
+    labels: {
+      0: '0: replicated',
+      1: '1: optimizer sharded',
+      2: '2: + gradients',
+      3: '3: + weights',
+    },
+  },
+  {
+    name: 'recompute',
+    scenario: 'recompute',
+    advanced: true,
+    control: 'select',
+    label: 'Recompute activations',
+    labels: { selective: 'selective (attention)', full: 'full (per layer)' },
+  },
+  {
+    name: 'sequence_parallel',
+    scenario: 'sequence_parallel',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Sequence parallel',
+  },
+  {
+    name: 'flash_attention',
+    scenario: 'flash_attention',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Fused (flash) attention',
+  },
+  {
+    name: 'overhead_gb',
+    scenario: 'overhead_gb',
+    step: 'any',
+    hint: 'CUDA context, NCCL buffers, allocator',
+    advanced: true,
+    control: 'number',
+    label: 'Overhead',
+  },
+  {
+    name: 'schedule',
+    scenario: 'schedule',
+    advanced: true,
+    control: 'select',
+    label: 'Pipeline schedule',
+    labels: { '1f1b': '1F1B', interleaved: 'interleaved 1F1B' },
+  },
+  // Unset, the core picks the chunks (its doc says how); the field shows what it picked.
+  {
+    name: 'virtual_stages',
+    scenario: 'virtual_stages',
+    core: true,
+    when: { schedule: 'interleaved' },
+    advanced: true,
+    control: 'number',
+    label: 'Virtual stages',
+  },
+  {
+    name: 'first_stage_layers',
+    scenario: 'first_stage_layers',
+    hint: "0: Megatron's split",
+    advanced: true,
+    control: 'number',
+    label: 'First stage layers',
+  },
+  {
+    name: 'last_stage_layers',
+    scenario: 'last_stage_layers',
+    hint: "0: Megatron's split",
+    advanced: true,
+    control: 'number',
+    label: 'Last stage layers',
+  },
+
+  // The planner's inputs besides the scenario, so a URL reproduces a search: the headroom
+  // margin (percent of GPU memory a plan leaves free) and whether a search was asked (the
+  // page then searches again on load). Never sent to the core.
+  {
+    name: 'plan_headroom',
+    own: { type: 'integer', default: 10, range: [0, 90] },
+    advanced: true,
+    page: true,
+  },
+  {
+    name: 'plan',
+    own: { type: 'boolean', default: false },
+    advanced: true,
+    page: true,
+  },
+
+  // The states pinned for comparison (compare.js), up to MAX_PINS, each the URL parameters
+  // of a whole state (toParams from the defaults) joined by PIN_SEPARATOR. Never sent to the
+  // core: each pin is evaluated on its own. Kept by presets and loads, as the planner's rows.
+  {
+    name: 'pins',
+    own: { type: 'pins', default: '' },
+    page: true,
+  },
+]);
+
+export const MAX_PINS = 3;
+export const PIN_SEPARATOR = '|'; // URL parameters encode it (%7C), so no pin holds one
+const MAX_PIN_CHARS = 4000;
+
+// The pins' texts, in order ('' when none).
+export const pinList = (text) => (text ? text.split(PIN_SEPARATOR) : []);
+
+// Buttons that set several rows at once.
+export const PRESETS = deepFreeze([
+  {
+    name: 'fleet',
+    label: "The book's fleet: 10,240 GPUs",
+    bookLabel: "Book's fleet (10,240 GPUs)", // its button in the book view
+    hint: 'TP = 8, PP = 16, DP = 80; global batch 2,560 = 80 replicas × 32 micro-batches',
+    values: {
+      advanced: true,
+      gpus: 10240,
+      gpus_per_node: 8,
+      degrees: '80x8x16',
+      global_batch: 2560,
+      micro_batch: 1,
+    },
+  },
+  // The book view's way back from the fleet: every advanced row at its default and the
+  // section closed; the seams and the nesting order stay as they are.
+  {
+    name: 'sixteen',
+    label: 'Back to 16 GPUs',
+    book: true,
+    keepBook: true,
+    hint: "the book's 16 GPUs, with the seams and the nesting order kept",
+    values: { advanced: false },
+  },
+  {
+    name: 'book',
+    label: "Back to the book's defaults",
+    reset: true,
+    hint: 'every value at its default, the section open',
+    values: { advanced: true },
+  },
+]);
