@@ -99,7 +99,8 @@ export function createReferences(root, { onLoad, runs, later = (fn) => fn() }) {
       className: 'small',
       textContent:
         "Published runs, each evaluated by this model with its defaults for the run's GPU " +
-        '(matmul efficiency calibrated per GPU: A100 0.68, H100 0.57). "Published" is what the ' +
+        "(the matmul efficiency calibrated per GPU, which the form's efficiency field shows). " +
+        '"Published" is what the ' +
         'authors report: an iteration time, a throughput (hardware FLOPs, recomputation ' +
         'included), an MFU, GPU-hours per trillion tokens or a parameter count. Runs without a ' +
         'figure are checked for fitting their GPUs.',

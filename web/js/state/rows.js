@@ -358,7 +358,7 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'number',
     label: 'Matmul efficiency',
-    hint: "empty: the GPU's calibrated value (A100 0.68, H100 0.57); bubble and communication are counted apart",
+    hint: "empty: the GPU's calibrated value, shown here; bubble and communication are counted apart",
   },
   {
     name: 'price_per_gpu_hour',
