@@ -3,8 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <functional>
-#include <tuple>
 #include <utility>
 
 #include "model/comms.h"
@@ -598,88 +596,115 @@ Derivation pipeline_time(const Scenario& s, const Report& r) {
                 on_stage(r, stage));
 }
 
-// Every number the report explains, under its report key, with the function that derives it:
-// a derivation is built only when asked for, so a report lists its keys at no cost.
-using Catalogue = std::vector<std::pair<std::string, std::function<Derivation()>>>;
+// The derivations of one seam, for the table below.
+using Build = Derivation (*)(const Scenario&, const Report&);
+using Traffic = SeamTraffic CommsReport::*;
 
-Catalogue catalogue(const Scenario& s, const Report& r) {
-  Catalogue out;
-  const auto add = [&out](std::string key, std::function<Derivation()> build) {
-    out.emplace_back(std::move(key), std::move(build));
-  };
-  add("memory.per_gpu_bytes", [&] { return memory_per_gpu(s, r); });
-  add("memory.params_per_gpu", [&] { return params_per_gpu(s, r); });
-  add("memory.shard_factor", [&] { return shard_factor(r); });
-  add("memory.headroom_bytes", [&] { return headroom(r); });
-  add("precision.bytes_per_param", [&] { return bytes_per_param(r); });
-  add("model_params", [&] { return model_params(s, r); });
-  add("time.step_s", [&] { return step_time(r); });
-  add("time.mfu", [&] { return mfu(s, r); });
-  add("pipeline.bubble_fraction", [&] { return bubble(r); });
-  add("cost.usd_per_day", [&] { return cost_per_day(s, r); });
-  add("order.order_cost_s", [&] { return order_cost(s, r); });
-  using Message = Derivation (*)(const Scenario&, const Report&);
-  const std::tuple<const char*, const SeamTraffic*, Message, const char*> traffics[] = {
-      {"data", &r.comms.data, data_message, kRingSource},
-      {"tensor", &r.comms.tensor, tensor_message, "Narayanan et al. 2021 Sec. 3.2"},
-      {"pipeline", &r.comms.pipeline, pipeline_message, "Narayanan et al. 2021 Sec. 4.1"},
-      {"context", &r.comms.context, context_message, "Megatron-Core context parallelism"},
-      {"expert", &r.comms.expert, expert_message, "Megatron-Core's token dispatcher"}};
-  for (const auto& [name, t, message, source] : traffics) {
-    if (!t->active) continue;
-    const std::string at = std::string("comms.") + name + ".";
-    add(at + "bytes_per_message", [&s, &r, f = message] { return f(s, r); });
-    add(at + "bytes_per_gpu_per_step",
-        [&s, &r, f = message, t = t] { return per_step(f(s, r), *t); });
-  }
-  // Where the three book seams' groups sit, and how often they talk.
-  const std::tuple<const char*, Seam, const SeamTraffic*> seams[] = {
-      {"data", Seam::kData, &r.comms.data},
-      {"tensor", Seam::kTensor, &r.comms.tensor},
-      {"pipeline", Seam::kPipeline, &r.comms.pipeline}};
-  for (const auto& [name, seam, t] : seams) {
-    if (!t->active) continue;
-    const std::string at = std::string("comms.") + name + ".";
-    add(at + "group_size", [&s, &r, seam = seam] { return group_size(s, r, seam); });
-    add(at + "link_bytes_per_s", [&s, &r, seam = seam, t = t] { return link(s, r, seam, *t); });
-    add(at + "messages_per_step", [&s, &r, seam = seam] { return messages(s, r, seam); });
-  }
-  // A pipeline stage's two hops may ride different links: each at its own rate.
-  for (const auto& [name, t, message, source] : traffics) {
-    if (!t->active) continue;
-    const std::string key = std::string("comms.") + name + ".time_s";
-    if (t == &r.comms.pipeline) {
-      add(key, [&s, &r] { return pipeline_time(s, r); });
-    } else {
-      add(key, [t = t] { return link_time(*t); });
-    }
-  }
-  return out;
+template <Traffic T, Build Message>
+Derivation per_step_of(const Scenario& s, const Report& r) {
+  return per_step(Message(s, r), r.comms.*T);
+}
+template <Seam S>
+Derivation group_size_of(const Scenario& s, const Report& r) {
+  return group_size(s, r, S);
+}
+template <Seam S, Traffic T>
+Derivation link_of(const Scenario& s, const Report& r) {
+  return link(s, r, S, r.comms.*T);
+}
+template <Seam S>
+Derivation messages_of(const Scenario& s, const Report& r) {
+  return messages(s, r, S);
+}
+template <Traffic T>
+Derivation time_of(const Scenario&, const Report& r) {
+  return link_time(r.comms.*T);
+}
+template <Derivation (*F)(const Report&)>
+Derivation of_report(const Scenario&, const Report& r) {
+  return F(r);
+}
+
+// Every number a report may explain, under its report key, with the function that derives it
+// and the seam whose traffic it needs (none: always): a derivation is built only when asked
+// for, so a report lists its keys at no cost.
+struct Entry {
+  const char* key;
+  Traffic seam;  // nullptr: every report explains it
+  Build build;
+};
+constexpr Traffic kData = &CommsReport::data, kTensor = &CommsReport::tensor,
+                  kPipeline = &CommsReport::pipeline, kContext = &CommsReport::context,
+                  kExpert = &CommsReport::expert;
+const Entry kEntries[] = {
+    {"memory.per_gpu_bytes", nullptr, memory_per_gpu},
+    {"memory.params_per_gpu", nullptr, params_per_gpu},
+    {"memory.shard_factor", nullptr, of_report<shard_factor>},
+    {"memory.headroom_bytes", nullptr, of_report<headroom>},
+    {"precision.bytes_per_param", nullptr, of_report<bytes_per_param>},
+    {"model_params", nullptr, model_params},
+    {"time.step_s", nullptr, of_report<step_time>},
+    {"time.mfu", nullptr, mfu},
+    {"pipeline.bubble_fraction", nullptr, of_report<bubble>},
+    {"cost.usd_per_day", nullptr, cost_per_day},
+    {"order.order_cost_s", nullptr, order_cost},
+    {"comms.data.bytes_per_message", kData, data_message},
+    {"comms.data.bytes_per_gpu_per_step", kData, per_step_of<kData, data_message>},
+    {"comms.tensor.bytes_per_message", kTensor, tensor_message},
+    {"comms.tensor.bytes_per_gpu_per_step", kTensor, per_step_of<kTensor, tensor_message>},
+    {"comms.pipeline.bytes_per_message", kPipeline, pipeline_message},
+    {"comms.pipeline.bytes_per_gpu_per_step", kPipeline, per_step_of<kPipeline, pipeline_message>},
+    {"comms.context.bytes_per_message", kContext, context_message},
+    {"comms.context.bytes_per_gpu_per_step", kContext, per_step_of<kContext, context_message>},
+    {"comms.expert.bytes_per_message", kExpert, expert_message},
+    {"comms.expert.bytes_per_gpu_per_step", kExpert, per_step_of<kExpert, expert_message>},
+    // Where the three book seams' groups sit, and how often they talk.
+    {"comms.data.group_size", kData, group_size_of<Seam::kData>},
+    {"comms.data.link_bytes_per_s", kData, link_of<Seam::kData, kData>},
+    {"comms.data.messages_per_step", kData, messages_of<Seam::kData>},
+    {"comms.tensor.group_size", kTensor, group_size_of<Seam::kTensor>},
+    {"comms.tensor.link_bytes_per_s", kTensor, link_of<Seam::kTensor, kTensor>},
+    {"comms.tensor.messages_per_step", kTensor, messages_of<Seam::kTensor>},
+    {"comms.pipeline.group_size", kPipeline, group_size_of<Seam::kPipeline>},
+    {"comms.pipeline.link_bytes_per_s", kPipeline, link_of<Seam::kPipeline, kPipeline>},
+    {"comms.pipeline.messages_per_step", kPipeline, messages_of<Seam::kPipeline>},
+    {"comms.data.time_s", kData, time_of<kData>},
+    {"comms.tensor.time_s", kTensor, time_of<kTensor>},
+    // A pipeline stage's two hops may ride different links: each at its own rate.
+    {"comms.pipeline.time_s", kPipeline, pipeline_time},
+    {"comms.context.time_s", kContext, time_of<kContext>},
+    {"comms.expert.time_s", kExpert, time_of<kExpert>},
+};
+
+bool explains(const Entry& e, const Report& r) { return !e.seam || (r.comms.*e.seam).active; }
+
+Derivation built(const Entry& e, const Scenario& s, const Report& r) {
+  Derivation d = e.build(s, r);
+  d.key = e.key;
+  return d;
 }
 
 }  // namespace
 
-std::vector<std::string> explained_keys(const Scenario& s, const Report& r) {
+std::vector<std::string> explained_keys(const Scenario&, const Report& r) {
   std::vector<std::string> keys;
-  for (const auto& entry : catalogue(s, r)) keys.push_back(entry.first);
+  for (const Entry& e : kEntries) {
+    if (explains(e, r)) keys.push_back(e.key);
+  }
   return keys;
 }
 
 std::optional<Derivation> derivation(const Scenario& s, const Report& r, std::string_view key) {
-  for (const auto& [k, build] : catalogue(s, r)) {
-    if (k != key) continue;
-    Derivation d = build();
-    d.key = k;
-    return d;
+  for (const Entry& e : kEntries) {
+    if (key == e.key && explains(e, r)) return built(e, s, r);
   }
   return std::nullopt;
 }
 
 std::vector<Derivation> derivations(const Scenario& s, const Report& r) {
   std::vector<Derivation> out;
-  for (const auto& [key, build] : catalogue(s, r)) {
-    out.push_back(build());
-    out.back().key = key;
+  for (const Entry& e : kEntries) {
+    if (explains(e, r)) out.push_back(built(e, s, r));
   }
   return out;
 }
