@@ -314,7 +314,8 @@ export const PLANNER_URL =
 
 // Every main-thread task over 50 ms (PerformanceObserver 'longtask', watched from before the
 // page's first script) from navigation to the table of the search PLANNER_URL asks for, in a
-// fresh context (nothing cached): { tasks: [[start ms, duration ms], ...], rows, status }.
+// fresh context (nothing cached), and when the lab was ready (its 'lab-ready' mark):
+// { tasks: [[start ms, duration ms], ...], readyMs, rows, status }.
 export async function longTasksUntilUrlSearch(env) {
   const lab = await openPage(env, PLANNER_URL, {
     ready: 'table.plans:not([hidden])',
@@ -328,6 +329,7 @@ export async function longTasksUntilUrlSearch(env) {
   await settle(lab.page);
   const out = await lab.page.evaluate(() => ({
     tasks: window.__longTasks.map(([s, d]) => [Math.round(s), Math.round(d)]),
+    readyMs: Math.round(performance.getEntriesByName('lab-ready')[0].startTime),
     rows: document.querySelectorAll('table.plans tbody tr.layout').length,
     status: document.querySelector('.plan-status').textContent,
   }));
