@@ -157,7 +157,7 @@ function applyOptions(lab, pairs, { fromUrl = false, from = lab.store.state } = 
   if (read.url !== undefined) url.mode = read.url;
   if (fromUrl) url.keep(read);
   if (!lab.core) return list;
-  return [...list, ...store.apply(stateFrom(read.values, store.ctx, from), from)];
+  return [...list, ...store.apply(stateFrom(read.values, from), from)];
 }
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -171,8 +171,7 @@ async function start(lab, host, given) {
   await nextTask();
   if (lab.destroyed) return;
   lab.core = core;
-  const ctx = {}; // the presets the state needs are in the schema (state/table.js)
-  lab.store.start(core, ctx, defaults());
+  lab.store.start(core, defaults());
   lab.view.start(core, lab.store.redraw);
   const list = [...given.notes, ...applyOptions(lab, given.pairs, { from: defaults() })];
   lab.url.base = lab.store.state;
@@ -257,7 +256,6 @@ export function mount(host, options = {}) {
     onPreset,
     onLoad,
     onShow,
-    ctx: () => lab.store.ctx,
     later,
   });
   lab.url = createUrlSync({

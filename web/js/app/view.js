@@ -62,7 +62,7 @@ function createKeptRun(box, onChange) {
   };
 }
 
-export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ctx, later }) {
+export function createView(root, { notes, onChange, onPreset, onLoad, onShow, later }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
   const outputs = $('.advanced-out');
@@ -77,7 +77,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, ct
   );
   const fleet = createFleetButton($('.fleet-box'), onPreset);
   const kept = createKeptRun($('.kept-run'), onChange);
-  const pins = createPins({ lab: () => lab, ctx });
+  const pins = createPins({ lab: () => lab });
   const compare = createCompare($('.compare'), { onChange, onShow, pins });
   let lab = null;
   let state = null; // the state the controls show

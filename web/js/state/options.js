@@ -241,13 +241,12 @@ export function readOptions(pairs) {
 // The state for the values read: every row at its default unless given, applied through the
 // table's own rules (change()) in the table's order, the layout last so that the seams it
 // implies win. Whether the result is a scenario the core accepts is the core's to say.
-export function stateFrom(values, ctx = {}, base = defaults()) {
+export function stateFrom(values, base = defaults()) {
   let state = base;
   for (const e of rows()) {
-    if (e.name in values && e.name !== 'degrees')
-      state = change(state, e.name, values[e.name], ctx);
+    if (e.name in values && e.name !== 'degrees') state = change(state, e.name, values[e.name]);
   }
-  if ('degrees' in values) state = change(state, 'degrees', values.degrees, ctx);
+  if ('degrees' in values) state = change(state, 'degrees', values.degrees);
   return normalize(state);
 }
 

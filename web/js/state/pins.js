@@ -11,18 +11,18 @@ export const pinOf = (state) =>
   paramsText(toParams({ ...state, pins: '' }, defaults())) || 'advanced=0';
 
 // A pin's state, read as a URL is: { state } or { error }.
-function pinState(text, ctx) {
+function pinState(text) {
   const read = readOptions(new URLSearchParams(text));
   if (read.notes.length) return { error: read.notes[0] };
-  return { state: stateFrom(read.values, ctx) };
+  return { state: stateFrom(read.values) };
 }
 
 // Each pin's answer from the core, kept by its text: { report } or { error }.
-function evaluator(lab, ctx) {
+function evaluator(lab) {
   const cache = new Map();
   return (text) => {
     if (!cache.has(text)) {
-      const read = pinState(text, ctx());
+      const read = pinState(text);
       let result;
       if (read.error) {
         result = { error: read.error };
@@ -39,15 +39,14 @@ function evaluator(lab, ctx) {
   };
 }
 
-// One lab's pins. `lab()` is its core (once loaded), `ctx()` the context a state is read in
-// (stateFrom's); the answers are kept for the lab's life.
-export function createPins({ lab, ctx }) {
+// One lab's pins. `lab()` is its core (once loaded); the answers are kept for the lab's life.
+export function createPins({ lab }) {
   return {
     max: MAX_PINS,
     list: (state) => pinList(state.pins),
     of: pinOf,
     join: (list) => list.join(PIN_SEPARATOR),
-    evaluate: evaluator(lab, ctx),
-    stateOf: (text) => pinState(text, ctx()).state,
+    evaluate: evaluator(lab),
+    stateOf: (text) => pinState(text).state,
   };
 }

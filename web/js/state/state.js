@@ -25,24 +25,24 @@ const SEAM_DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', e
 //  - a seam switch goes back to auto-factoring (an explicit layout overrides the seams);
 //  - an explicit layout shows as the seams it uses;
 //  - choosing 'custom' starts from the preset chosen before.
-export function change(state, name, value, ctx = {}) {
+export function change(state, name, value) {
   const next = { ...state, [name]: valueOf(name, value) };
   if (name in SEAM_DEGREE) next.degrees = 'auto';
   if (next[name] === 'custom' && state[name] !== 'custom') {
     Object.assign(next, presetValues(name, state[name]));
   }
-  return settle(next, ctx);
+  return settle(next);
 }
 
 // Several rows at once, in the order given.
-export function changeMany(state, values, ctx = {}) {
+export function changeMany(state, values) {
   let next = state;
-  for (const [name, value] of Object.entries(values)) next = change(next, name, value, ctx);
+  for (const [name, value] of Object.entries(values)) next = change(next, name, value);
   return next;
 }
 
 // A preset button: its rows, set on the current state or (reset) on the defaults.
-export function applyPreset(state, name, ctx = {}) {
+export function applyPreset(state, name) {
   const p = PRESETS.find((x) => x.name === name);
   if (!p) throw new Error(`unknown preset "${name}"`);
   let base = p.reset ? defaults() : state;
@@ -50,7 +50,7 @@ export function applyPreset(state, name, ctx = {}) {
     base = { ...defaults() };
     for (const e of ROWS) if (!e.advanced && !e.own) base[e.name] = state[e.name];
   }
-  return changeMany({ ...base, pins: state.pins }, p.values, ctx);
+  return changeMany({ ...base, pins: state.pins }, p.values);
 }
 
 // The book view shows its way back from a larger fleet ('sixteen') while the GPU count is not
@@ -58,7 +58,7 @@ export function applyPreset(state, name, ctx = {}) {
 export const bookFleetPreset = (state) =>
   state.advanced && state.gpus !== entry('gpus').default ? 'sixteen' : 'fleet';
 
-function settle(state, ctx) {
+function settle(state) {
   const next = normalize(state);
   if (next.degrees !== 'auto') {
     const d = parseDegrees(next.degrees);
@@ -116,7 +116,7 @@ export function keepPage(next, from) {
 
 // The state that asks for a resolved scenario (report.scenario, a plan's or a reference
 // run's): the inverse of toScenario, so "load this scenario" is one call.
-export function fromScenario(scenario, ctx = {}) {
+export function fromScenario(scenario) {
   const partial = {};
   for (const e of rows()) {
     if (e.own || !e.scenario) continue; // the pickers' rows below
@@ -147,5 +147,5 @@ export function fromScenario(scenario, ctx = {}) {
     }
   }
   partial.degrees = scenario.degrees ? degreesText(scenario.degrees) : 'auto';
-  return settle(normalize(partial), ctx);
+  return settle(normalize(partial));
 }

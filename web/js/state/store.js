@@ -57,7 +57,7 @@ function asker(lab) {
 // core accepts: { state, notes }, a note per row put back. When a refusal names no row, one
 // `may` keeps, one already put back or one already at its fallback value: { state: candidate,
 // error: the candidate's refusal, notes: [] }.
-function consult(check, ctx, candidate, fallback, may) {
+function consult(check, candidate, fallback, may) {
   const refused = check(candidate).error;
   if (!refused) return { state: candidate, notes: [] };
   const notes = [];
@@ -73,7 +73,7 @@ function consult(check, ctx, candidate, fallback, may) {
       `${row.name}: ${shown(String(state[row.name]))} was refused by the model ` +
         `(${error.message}); using ${String(fallback[row.name])}.`,
     );
-    state = change(state, row.name, fallback[row.name], ctx);
+    state = change(state, row.name, fallback[row.name]);
   }
   return { state, notes };
 }
@@ -93,7 +93,6 @@ function seamNote(name, on, before, after) {
 
 export function createStore({ view, notes, onAccepted }) {
   let lab = null;
-  let ctx = {};
   let check = null;
   let state = null; // what the controls show
   let good = null; // the last state the core accepted
@@ -154,17 +153,16 @@ export function createStore({ view, notes, onAccepted }) {
       notes.error(`${name}: ${shown(value)} is not allowed (${parsed.error}).`, entry(name));
       return;
     }
-    const next = change(state, name, parsed.value, ctx);
+    const next = change(state, name, parsed.value);
     changeNote = seamNote(name, parsed.value, state, next);
-    const settled = consult(check, ctx, next, defaults(), (row) => row.name !== name);
+    const settled = consult(check, next, defaults(), (row) => row.name !== name);
     if (settled.notes.length) notes.add(settled.notes);
     set(settled.state);
   }
 
   return {
-    start(loadedLab, loadedCtx, initial) {
+    start(loadedLab, initial) {
       lab = loadedLab;
-      ctx = loadedCtx;
       check = asker(lab);
       state = initial;
     },
@@ -177,19 +175,16 @@ export function createStore({ view, notes, onAccepted }) {
     get report() {
       return report;
     },
-    get ctx() {
-      return ctx;
-    },
     onChange,
     // The core's answer for a state, without showing it: { report } or { error }.
     evaluate: (candidate) => check(candidate),
     // A report with the math behind each of its numbers (report.explain), for "Try it".
     explained: (report) => lab.explain(report.scenario),
-    onPreset: (name) => set(applyPreset(state, name, ctx)),
-    onLoad: (scenario) => set(keepPage(fromScenario(scenario, ctx), state)),
+    onPreset: (name) => set(applyPreset(state, name)),
+    onLoad: (scenario) => set(keepPage(fromScenario(scenario), state)),
     // Options' values (read by the table) set on `from`: the notes about what the core refused.
     apply(next, from) {
-      const settled = consult(check, ctx, next, from, () => true);
+      const settled = consult(check, next, from, () => true);
       if (!settled.error) {
         set(settled.state);
         return settled.notes;
