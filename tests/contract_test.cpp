@@ -67,11 +67,32 @@ TEST(Contract, EfficiencyLeftOutIsTheGpusCalibratedValue) {
   EXPECT_EQ(tuned["scenario"]["efficiency"], 0.5);
 }
 
+// network_gb_s is the GPU preset's fleet (presets.cpp: one 200 Gb/s HDR port per GPU on DGX
+// A100, one 400 Gb/s ConnectX-7 per GPU on DGX H100, H200 and B200) unless given; the echo
+// writes the value used, and a value given keeps the GPU's name.
+TEST(Contract, NetworkLeftOutIsTheGpusFleet) {
+  EXPECT_EQ(run("{}")["scenario"]["network_gb_s"], 25);
+  EXPECT_EQ(run(R"({"gpu":"A100-40GB"})")["scenario"]["network_gb_s"], 25);
+  for (const char* gpu : {"H100-80GB", "H800-80GB", "H200-141GB", "B200-192GB"}) {
+    const json r = run(json{{"gpu", gpu}, {"gpus", 16}}.dump());
+    EXPECT_EQ(r["scenario"]["network_gb_s"], 50) << gpu;
+    EXPECT_EQ(r["comms"]["data"]["link"], "network") << gpu;
+    EXPECT_EQ(r["comms"]["data"]["link_bytes_per_s"], 50e9) << gpu;
+  }
+  const json own = run(R"({"gpu":"H100-80GB","network_gb_s":25})");
+  EXPECT_EQ(own["scenario"]["gpu"], "H100-80GB");
+  EXPECT_EQ(own["scenario"]["network_gb_s"], 25);
+  EXPECT_EQ(own["comms"]["data"]["link_bytes_per_s"], 25e9);
+  // Given before the GPU in the document, it still wins over the preset's.
+  EXPECT_EQ(run(R"({"network_gb_s":12.5,"gpu":"B200-192GB"})")["scenario"]["network_gb_s"], 12.5);
+}
+
 TEST(Contract, ResolvedScenarioReadsBackToTheSameReport) {
   for (const char* s : {"{}", R"({"model":"gpt3-175b","gpu":"H100-80GB","zero_stage":1})",
                         R"({"bytes_per_param":18,"gpu_memory_gb":96,"schedule":"interleaved",
                             "degrees":{"dp":2,"tp":4,"pp":2},"memory_model":"full"})",
-                        R"({"gpu":"H100-80GB","gpu_memory_gb":96,"efficiency":0.45})"}) {
+                        R"({"gpu":"H100-80GB","gpu_memory_gb":96,"efficiency":0.45})",
+                        R"({"gpu":"H200-141GB","network_gb_s":100})"}) {
     const json first = run(s);
     const json again = run(first["scenario"].dump());
     EXPECT_EQ(first, again) << s;

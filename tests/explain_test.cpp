@@ -91,6 +91,21 @@ TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
   EXPECT_GT(broken["explain"]["order.order_cost_s"]["result"].get<double>(), 0);
 }
 
+// The network's term says where its value comes from: the GPU preset's fleet, or the scenario.
+TEST(Explain, TheNetworkSaysWhereItsValueComesFrom) {
+  const auto network = [](const char* scenario) {
+    return json::parse(explain_json(scenario, "comms.data.link_bytes_per_s"))["terms"][0]["name"];
+  };
+  EXPECT_EQ(network(R"({"gpu":"H100-80GB"})"),
+            "the network per GPU per direction: the H100-80GB preset's 400 Gb/s (DGX H100: 8 × "
+            "ConnectX-7 400 Gb/s, one per GPU)");
+  EXPECT_EQ(network("{}"),
+            "the network per GPU per direction: the A100-80GB preset's 200 Gb/s (DGX A100: 8 × "
+            "HDR InfiniBand 200 Gb/s, one per GPU)");
+  EXPECT_EQ(network(R"({"gpu":"H100-80GB","network_gb_s":25})"),
+            "the network per GPU per direction, as set");
+}
+
 TEST(Explain, TheBooksFactorsAndMessages) {
   const json r =
       json::parse(explain_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})", ""));

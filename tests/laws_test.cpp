@@ -472,7 +472,7 @@ Verdict recompute_law(const Sample& x) {
 Verdict faster_link_law(const Sample& x) {
   for (bool network : {true, false}) {
     Scenario v = pinned(x);
-    (network ? v.network_gb_s : v.gpu.nvlink_gb_s) *= 2;
+    (network ? v.gpu.network_gb_s : v.gpu.nvlink_gb_s) *= 2;
     const std::optional<Report> r = report_of(v);
     if (!r) return std::nullopt;
     if (!at_most(r->time.step_s, x.r.time.step_s)) {

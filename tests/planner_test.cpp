@@ -209,7 +209,7 @@ TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
   s.seams.data = false;
   s.seams.tensor = true;
   s.gpu.memory_gb = 0.5;
-  s.network_gb_s = 0.5;
+  s.gpu.network_gb_s = 0.5;
   const auto w = evaluate(s).value().warnings;
   auto has = [&](const char* text) {
     for (const auto& line : w) {

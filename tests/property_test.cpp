@@ -79,7 +79,7 @@ Scenario random_scenario(std::mt19937& g) {
   s.gpus_per_node = one_of(g, std::vector<int>{1, 2, 4, 8, 8, 8, 16});
   s.gpu = one_of(g, gpu_presets());
   s.precision = one_of(g, precision_presets());
-  s.network_gb_s = one_of(g, std::vector<double>{12.5, 25, 50, 100});
+  s.gpu.network_gb_s = one_of(g, std::vector<double>{12.5, 25, 50, 100});
   s.zero_stage = between(g, 0, 3);
   s.recompute = static_cast<Recompute>(between(g, 0, 2));
   s.sequence_parallel = coin(g);

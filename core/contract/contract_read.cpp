@@ -286,8 +286,8 @@ class Reader {
 };
 
 // A preset's details set away from what the preset gave. A detail that changes nothing in
-// `s` (the MoE fields of a dense model: a warning says so) and a calibrated value a user may
-// tune (efficiency) do not count.
+// `s` (the MoE fields of a dense model: a warning says so) and a value a user may tune under
+// the preset's name (efficiency, the network) do not count.
 bool changed(const char* preset, const Scenario& s, const Scenario& picked) {
   for (const Field* f : details_of(preset)) {
     if (f->tunes_preset || (f->inert && f->inert(s))) continue;

@@ -328,7 +328,8 @@ std::string presets_json() {
                     {"gpu_peak_tflops", g.peak_tflops},
                     {"nvlink_gb_s", g.nvlink_gb_s},
                     {"hbm_gb_s", g.hbm_gb_s},
-                    {"matmul_efficiency", g.matmul_efficiency}});
+                    {"matmul_efficiency", g.matmul_efficiency},
+                    {"network_gb_s", g.network_gb_s}});
   }
   for (const Precision& p : precision_presets()) {
     precisions.push_back(precision_json(p));

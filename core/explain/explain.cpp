@@ -12,6 +12,7 @@
 #include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
+#include "model/presets.h"
 
 namespace pe {
 namespace {
@@ -506,6 +507,16 @@ Derivation group_size(const Scenario& s, const Report& r, Seam seam) {
                 "members are " + where);
 }
 
+// The network's term, with where its value comes from: the GPU preset's fleet ("the H100-80GB
+// preset's 400 Gb/s (DGX H100: 8 × ConnectX-7 400 Gb/s, one per GPU)"), or the scenario's own.
+std::string network_name(const GpuSpec& g) {
+  const std::string what = "the network per GPU per direction";
+  const auto preset = find_gpu(g.name);
+  if (!preset || preset->network_gb_s != g.network_gb_s) return what + ", as set";
+  return what + ": the " + g.name + " preset's " + num(g.network_gb_s * 8) + " Gb/s (" +
+         preset->fleet + ")";
+}
+
 // The link a seam's traffic rides, with why: where its groups sit in the nesting order.
 Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic& t) {
   const Degrees& g = r.degrees;
@@ -523,7 +534,7 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic
   const std::string source =
       std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
   if (spans) {
-    return derive("W", {{"W", s.network_gb_s * 1e9, "B/s", "the network, per GPU per direction"}},
+    return derive("W", {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)}},
                   t.link_bytes_per_s, "B/s", source, "the network: " + where);
   }
   return derive("V × η",

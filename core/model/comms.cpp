@@ -110,7 +110,7 @@ int tensor_collectives_per_layer(const Scenario& s) {
 }
 
 double link_rate(bool crosses_nodes, const Scenario& s) {
-  return crosses_nodes ? s.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
+  return crosses_nodes ? s.gpu.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
 }
 
 // Rank offsets modulo the node size repeat within gpus_per_node steps of each coordinate, so

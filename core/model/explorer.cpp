@@ -36,8 +36,9 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     w.push_back("Tensor parallelism spans nodes: its per-layer all-reduces ride the " +
-                short_number(s.network_gb_s) + " GB/s network instead of NVLink. Keep TP within " +
-                str(s.gpus_per_node) + " GPUs.");
+                short_number(s.gpu.network_gb_s) +
+                " GB/s network instead of NVLink. Keep TP within " + str(s.gpus_per_node) +
+                " GPUs.");
   }
   if (s.model.heads % d.tp != 0) {
     w.push_back("TP = " + str(d.tp) + " does not divide the " + str(s.model.heads) +
@@ -143,7 +144,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   }
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
     w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
-                str(static_cast<long long>(s.network_gb_s)) + " GB/s network.");
+                str(static_cast<long long>(s.gpu.network_gb_s)) + " GB/s network.");
   }
   return w;
 }

@@ -105,16 +105,33 @@ const std::vector<ModelSpec>& model_presets() {
 // compute die): fitted to the Llama 3 405B run on 8,192 H100s (Dubey et al. 2024 Table 4,
 // 430 TFLOP/s); the 16,384-GPU run is held out as the check. B200: no published run to
 // calibrate against; it takes H100's value, so its times are rough.
+//
+// network_gb_s, the network between nodes per GPU per direction, is the GPU's own fleet: the
+// DGX system built on it has one compute-fabric port per GPU.
+//  - DGX A100: 8 single-port ConnectX-6 HDR InfiniBand, 200 Gb/s each = 25 GB/s per GPU
+//    (NVIDIA DGX A100 User Guide, DU-09821-001, "Hardware Overview").
+//  - DGX H100 and DGX H200: four OSFP ports serving 8 single-port ConnectX-7, up to 400 Gb/s
+//    InfiniBand each = 50 GB/s per GPU (NVIDIA DGX BasePOD reference architecture, "Core
+//    Components"; DGX H100 User Guide, "Network Modules").
+//  - DGX B200: four OSFP ports serving 8 single-port ConnectX-7, up to 400 Gb/s each
+//    (NVIDIA DGX B200 User Guide, "Introduction"; DGX BasePOD, "Core Components").
+//  - H800: DeepSeek-V3's cluster, cross-node InfiniBand at 50 GB/s per GPU
+//    (arXiv:2412.19437, Sec. 3.2.2).
+constexpr const char* kDgxA100 = "DGX A100: 8 × HDR InfiniBand 200 Gb/s, one per GPU";
+constexpr const char* kDgxH100 = "DGX H100: 8 × ConnectX-7 400 Gb/s, one per GPU";
 const std::vector<GpuSpec>& gpu_presets() {
   static const std::vector<GpuSpec> presets = {
-      {"A100-40GB", 40, 312, 300, 1555, kA100MatmulEfficiency},
-      {"A100-80GB", 80, 312, 300, 2039, kA100MatmulEfficiency},
-      {"H100-80GB", 80, 989, 450, 3350, kH100MatmulEfficiency},
-      {"H200-141GB", 141, 989, 450, 4800, kH100MatmulEfficiency},
+      {"A100-40GB", 40, 312, 300, 1555, kA100MatmulEfficiency, 25, kDgxA100},
+      {"A100-80GB", 80, 312, 300, 2039, kA100MatmulEfficiency, 25, kDgxA100},
+      {"H100-80GB", 80, 989, 450, 3350, kH100MatmulEfficiency, 50, kDgxH100},
+      {"H200-141GB", 141, 989, 450, 4800, kH100MatmulEfficiency, 50,
+       "DGX H200: 8 × ConnectX-7 400 Gb/s, one per GPU"},
       // H100's compute and memory with NVLink cut to 400 GB/s both ways; DeepSeek-V3
       // (arXiv:2412.19437, Sec. 3.2.2) measured 160 GB/s of it. H100's calibration.
-      {"H800-80GB", 80, 989, 200, 3350, kH100MatmulEfficiency},
-      {"B200-192GB", 192, 2250, 900, 8000, kH100MatmulEfficiency},
+      {"H800-80GB", 80, 989, 200, 3350, kH100MatmulEfficiency, 50,
+       "DeepSeek-V3's H800 nodes: InfiniBand 400 Gb/s per GPU"},
+      {"B200-192GB", 192, 2250, 900, 8000, kH100MatmulEfficiency, 50,
+       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU"},
   };
   return presets;
 }

@@ -116,6 +116,11 @@ struct GpuSpec {
   // says from what); the scenario's `efficiency` overrides it, keeping the GPU's name.
   // Bubble, communication and memory-bound kernels are modelled separately.
   double matmul_efficiency = kA100MatmulEfficiency;
+  // The network between nodes, per GPU per direction, as the GPU's fleet ships it (presets.cpp
+  // says which system); the scenario's `network_gb_s` overrides it, keeping the GPU's name.
+  double network_gb_s = 25;
+  // The fleet that network comes from, in words (presets.cpp cites each).
+  const char* fleet = "DGX A100: 8 × HDR InfiniBand 200 Gb/s, one per GPU";
 };
 
 enum class Recompute { kNone, kSelective, kFull };
@@ -138,7 +143,6 @@ struct Scenario {
   int global_batch = 512;  // sequences per step (B)
   Precision precision;
   GpuSpec gpu;
-  double network_gb_s = 25;  // inter-node, per GPU per direction (InfiniBand HDR 200 Gb/s)
   int zero_stage = 0;
   // "book": N spread evenly over TP x PP, weights + optimizer only (the book's panel).
   // "full": whole layers per stage, embedding and output layer on the end stages, activations.

@@ -100,7 +100,8 @@ Field detail(const char* preset, Field f) {
   return f;
 }
 
-// A preset's calibrated value a user may override without making the preset "custom".
+// A preset's value a user may override without making the preset "custom": a calibrated one
+// (efficiency) or the fleet's (the network).
 Field tuning(const char* preset, Field f) {
   f.detail_of = preset;
   f.tunes_preset = true;
@@ -293,8 +294,12 @@ std::vector<Field> make_fields() {
       detail("gpu", number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
                            "memory bandwidth (elementwise kernels, optimizer step)",
                            PE_REAL(gpu.hbm_gb_s))),
-      number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
-             "network per GPU per direction (HDR 25, NDR 50)", PE_REAL(network_gb_s)),
+      // The GPU's fleet network (presets.cpp cites each system): overriding it keeps the GPU's
+      // name, as a fleet with another network still has that GPU.
+      tuning("gpu", number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
+                           "network per GPU per direction; absent: the GPU preset's fleet (DGX "
+                           "A100 HDR 200 Gb/s = 25; DGX H100, H200, B200 400 Gb/s = 50)",
+                           PE_REAL(gpu.network_gb_s))),
       // The GPU's one calibrated number (presets.cpp): overriding it keeps the GPU's name.
       tuning("gpu", number("efficiency", "hardware", "", 0.001, 1,
                            "fraction of dense peak the matmuls reach; absent: the GPU preset's "

@@ -42,8 +42,8 @@ struct Field {
   std::vector<std::string> choices;  // enum values (their names) and preset names, in order
   // A detail of a preset: the preset field ("model", "gpu", "precision") whose choice sets
   // it. Setting a detail away from the preset's value makes the preset "custom", unless
-  // `tunes_preset`: a calibrated value (efficiency) a user may override under the preset's
-  // name. nullptr: the field belongs to no preset.
+  // `tunes_preset`: a calibrated value (efficiency) or the fleet's (the network) a user may
+  // override under the preset's name. nullptr: the field belongs to no preset.
   const char* detail_of = nullptr;
   bool tunes_preset = false;
   // Numbers, booleans and enums (as their index) read and written as doubles. A number with

@@ -61,7 +61,7 @@ void BM_Plan405BOn16384H100(benchmark::State& state) {
   s.model = *pe::find_model("llama3-405b");
   s.gpus = 16384;
   s.gpu = *pe::find_gpu("H100-80GB");
-  s.network_gb_s = 50;
+  s.gpu.network_gb_s = 50;
   s.seq_len = 8192;
   s.global_batch = 2048;
   run_plan(state, s);
@@ -81,7 +81,7 @@ void BM_PlanDeepSeekV3On2048H800(benchmark::State& state) {
   s.model.params = pe::shape_params(s.model, s.seq_len);
   s.gpus = 2048;
   s.gpu = *pe::find_gpu("H800-80GB");
-  s.network_gb_s = 50;
+  s.gpu.network_gb_s = 50;
   s.global_batch = 15360;
   run_plan(state, s);
 }
@@ -94,7 +94,7 @@ void BM_PlanLlamaLongContextOn16384H100(benchmark::State& state) {
   s.model.params = pe::shape_params(s.model, s.seq_len);
   s.gpus = 16384;
   s.gpu = *pe::find_gpu("H100-80GB");
-  s.network_gb_s = 50;
+  s.gpu.network_gb_s = 50;
   s.global_batch = 128;
   run_plan(state, s);
 }
