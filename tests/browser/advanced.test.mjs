@@ -400,6 +400,34 @@ describe('advanced section', () => {
     await setField(page, 'train_tokens', 0);
   });
 
+  test("the network is the GPU preset's fleet, shown in its field, until a reader sets one", async () => {
+    const { page } = lab;
+    await open(page);
+    const field = page.locator('details.advanced [data-state="network_gb_s"]');
+    const shown = (v) =>
+      page.waitForFunction(
+        (want) =>
+          document.querySelector('details.advanced [data-state="network_gb_s"]').value === want,
+        v,
+      );
+    await shown('25'); // A100: DGX A100's HDR 200 Gb/s
+    await setField(page, 'gpu', 'H100-80GB');
+    await shown('50'); // DGX H100's 400 Gb/s per GPU
+    await setField(page, 'network_gb_s', 12.5);
+    await setField(page, 'gpu', 'B200-192GB');
+    await shown('12.5'); // the reader's own value wins over the preset's
+    assert.equal(
+      await page.locator('details.advanced [data-state="gpu"]').inputValue(),
+      'B200-192GB',
+    );
+    await field.fill('');
+    await field.press('Tab');
+    await settle(page);
+    await shown('50');
+    await setField(page, 'gpu', 'A100-80GB');
+    await shown('25');
+  });
+
   test("the book's fleet: an aggregate map of 10,240 GPUs, badge 80×8×16, no tile per GPU", async () => {
     const { page } = lab;
     await openFleet(page);

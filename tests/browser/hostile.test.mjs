@@ -151,7 +151,7 @@ const HOSTILE_URLS = [
     name: 'javascript: values',
     pairs: [
       ['model', JS],
-      ['network', JS],
+      ['network_gb_s', JS],
       ['recompute', 'javascript:alert(1)'],
       ['url', JS],
       ['theme', JS],
@@ -159,7 +159,7 @@ const HOSTILE_URLS = [
     ],
     notes: [
       /model: "javascript:window\.__pwned=1" is not allowed/,
-      /network: "javascript:/,
+      /network_gb_s: "javascript:/,
       /recompute: "javascript:alert\(1\)"/,
       /url: "javascript:window\.__pwned=1" is not allowed \(one of none, query, hash\)/,
       /schedule: "data:text\/html/,

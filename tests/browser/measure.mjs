@@ -145,7 +145,7 @@ export async function setField(page, name, value) {
 }
 
 // The planner's yardstick: Llama 3 405B on 16,384 H100s, sequence 8,192, global batch 2,048,
-// NDR network (50 GB/s per GPU), as tests/bench/core_bench.cpp runs it natively.
+// the H100 preset's network (50 GB/s per GPU), as tests/bench/core_bench.cpp runs it natively.
 export async function setPlannerCase(page) {
   if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
     await page.locator('details.advanced > summary').click();
@@ -153,7 +153,6 @@ export async function setPlannerCase(page) {
   await setField(page, 'gpus', 16384);
   await setField(page, 'model', 'llama3-405b');
   await setField(page, 'gpu', 'H100-80GB');
-  await setField(page, 'network', 'ndr');
   await setField(page, 'seq_len', 8192);
   await setField(page, 'global_batch', 2048);
 }
@@ -309,7 +308,7 @@ export async function toggleCounts(page, label, n) {
 // The planner's yardstick (405B on 16,384 H100s) as the standalone page's URL, asking for a
 // search on load (plan=1), as a reader's shared link would.
 export const PLANNER_URL =
-  '?advanced=1&gpus=16384&model=llama3-405b&gpu=H100-80GB&network=ndr&seq_len=8192' +
+  '?advanced=1&gpus=16384&model=llama3-405b&gpu=H100-80GB&seq_len=8192' +
   '&global_batch=2048&plan=1';
 
 // Every main-thread task over 50 ms (PerformanceObserver 'longtask', watched from before the

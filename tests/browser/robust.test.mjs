@@ -357,7 +357,7 @@ describe('what the lab shows', () => {
   test('small quantities keep their size: 0.5 GB reads 500 MB, never 0 GB', async () => {
     const lab = await openPage(
       env,
-      '?advanced=1&gpu=custom&gpu_memory_gb=0.5&network=custom&network_gb_s=0.5&seams=tensor&gpus=16',
+      '?advanced=1&gpu=custom&gpu_memory_gb=0.5&network_gb_s=0.5&seams=tensor&gpus=16',
     );
     const { page } = lab;
     await page.locator('.advanced-out .breakdown').waitFor();

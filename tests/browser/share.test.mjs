@@ -111,7 +111,7 @@ describe('the URL', () => {
       await setField(page, 'train_tokens', 300);
       await setField(page, 'gpu', 'custom');
       await setField(page, 'gpu_memory_gb', 40);
-      await setField(page, 'network', 'ndr');
+      await setField(page, 'network_gb_s', 50);
       await setField(page, 'efficiency', 0.45);
       await setField(page, 'precision', 'custom');
       await setField(page, 'master_bytes', 2);

@@ -111,7 +111,7 @@ describe('one table: the page holds no range or default of its own', () => {
       const fields = new Map(schema.fields.map((f) => [f.key, f]));
       let checked = 0;
       for (const row of rows) {
-        if (row.own) continue; // the page's own state: the Advanced switch, 'auto', network presets
+        if (row.own) continue; // the page's own state: the Advanced switch, 'auto'
         const f = fields.get(row.scenario);
         assert.ok(f, `${row.name}: no scenario field ${row.scenario}`);
         const type = { preset: 'enum', order: 'enum' }[f.type] ?? f.type;

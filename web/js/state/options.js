@@ -297,7 +297,7 @@ export const paramsText = (params) => params.toString().replaceAll('%2C', ',');
 
 // The row a core refusal is about, by the key it carries ("model.heads", "degrees.dp",
 // "seams.data"): the row fed by that key, else by the nearest key above it ("degrees" for
-// "degrees.dp"). Prefers the row that applies in this state (network vs network_gb_s).
+// "degrees.dp"). Prefers the row that applies in this state, where two rows feed one key.
 export function rowForKey(key, state) {
   if (typeof key !== 'string') return null;
   for (let k = key; k; k = k.slice(0, Math.max(0, k.lastIndexOf('.')))) {

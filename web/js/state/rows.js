@@ -7,8 +7,7 @@
 //   name      the state key (the URL's and the embed option's name)
 //   scenario  the scenario key it feeds, dotted ('seams.data', 'model.layers'); none: the
 //             page's own row, never sent (the planner's margin, the pins)
-//   own       the page's own state, not a scenario field: { type, default, range, details }
-//             (details: a page preset's values by choice, as the network's bandwidths)
+//   own       the page's own state, not a scenario field: { type, default, range }
 //   scale     the scenario value is the state value times this (token budget in billions)
 //   core      default null: the row is not sent until set, and the core's value applies
 //   when      { row: value } the row applies (is sent, and its control shows) only while each
@@ -22,12 +21,6 @@
 //   control   switch | order | details | number | select | checkbox
 //   label, unit, hint, step, labels: for the control (unit: the schema's unless given, '' for
 //             none; '{range}' in a hint is the row's range in words; labels: words for choices)
-
-// The network presets are the page's (the core takes a bandwidth): each choice's value.
-export const NETWORKS = Object.freeze({
-  hdr: Object.freeze({ network_gb_s: 25 }),
-  ndr: Object.freeze({ network_gb_s: 50 }),
-});
 
 // The Advanced form's fieldsets, in order; which rows sit in each is the schema's `group`.
 export const GROUPS = Object.freeze([
@@ -328,26 +321,19 @@ export const ROWS = deepFreeze([
     control: 'number',
     label: 'Memory bandwidth',
   },
-  // The network presets are the page's (the core takes a bandwidth); the default is the one
-  // whose bandwidth is the core's default, 'custom' the bandwidth's own field.
-  {
-    name: 'network',
-    own: { type: 'enum', details: NETWORKS },
-    scenario: 'network_gb_s',
-    advanced: true,
-    control: 'select',
-    label: 'Network per GPU',
-    hint: 'InfiniBand per GPU: HDR 200 Gb/s = 25 GB/s, NDR 400 Gb/s = 50 GB/s',
-    labels: { hdr: 'HDR, 25 GB/s', ndr: 'NDR, 50 GB/s' },
-  },
+  // Unset, the GPU preset's fleet network applies (the core's presets cite each system); the
+  // field shows the value the core used.
   {
     name: 'network_gb_s',
     scenario: 'network_gb_s',
+    core: true,
     step: 'any',
-    detailOf: 'network',
     advanced: true,
     control: 'number',
-    label: 'Network bandwidth',
+    label: 'Network per GPU',
+    hint:
+      "empty: the GPU's fleet, shown here: DGX A100 one HDR 200 Gb/s port per GPU = 25 GB/s; " +
+      'DGX H100, H200, B200 one 400 Gb/s ConnectX-7 per GPU = 50 GB/s',
   },
   // Unset, the GPU's calibrated value applies; the field shows the value the core used.
   {

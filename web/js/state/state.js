@@ -8,7 +8,7 @@ import { PRESETS, ROWS } from './rows.js';
 import { defaults, entry, isPicker, presetValues, rows, shows } from './table.js';
 
 export { allowed, degreesText, parse, parseDegrees } from './parse.js';
-export { MAX_PINS, NETWORKS, PIN_SEPARATOR, pinList, PRESETS, ROWS } from './rows.js';
+export { MAX_PINS, PIN_SEPARATOR, pinList, PRESETS, ROWS } from './rows.js';
 export { defaults, entry, groups, hasSchema, optionsOf, rows, shows, useSchema } from './table.js';
 
 // A state with every key present and valid; unknown keys are dropped. Whether an explicit
@@ -67,14 +67,11 @@ function settle(state) {
   return next;
 }
 
-// The value a row sends, or undefined: a picker's 'custom' sends its details instead (and a
-// page preset its value), an 'auto' layout nothing, a switch with sendAs that value while on.
+// The value a row sends, or undefined: a picker's 'custom' sends its details instead, an
+// 'auto' layout nothing, a switch with sendAs that value while on.
 function sent(e, value) {
   if (value === null) return undefined; // the core chooses
-  if (isPicker(e)) {
-    if (value === 'custom') return undefined;
-    return e.own ? e.details[value][e.scenario] : value;
-  }
+  if (isPicker(e)) return value === 'custom' ? undefined : value;
   if (e.type === 'degrees') return value === 'auto' ? undefined : parseDegrees(value);
   if (e.sendAs !== undefined) return value ? e.sendAs : undefined;
   return e.scale ? value * e.scale : value;
@@ -136,11 +133,7 @@ export function fromScenario(scenario) {
       partial[picker.name] = picker.choices.includes(name) && name !== 'custom' ? name : 'custom';
     }
   }
-  const network = Object.entries(entry('network').details).find(
-    ([, values]) => values.network_gb_s === scenario.network_gb_s,
-  );
-  partial.network = network?.[0] ?? 'custom';
-  // A preset's calibrated value (efficiency) as the preset has it is the core's to choose.
+  // A preset's tuned value (efficiency, the network) as the preset has it is the core's to choose.
   for (const picker of rows().filter((e) => e.tuned)) {
     for (const [name, value] of Object.entries(picker.tuned[partial[picker.name]] ?? {})) {
       if (partial[name] === value) partial[name] = null;

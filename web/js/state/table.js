@@ -4,7 +4,7 @@
 // no range, default, group or preset value is typed on the page. useSchema() builds the table
 // once (every lab on a page shares the core's schema) as new, frozen rows: the rows in
 // rows.js are never changed. No DOM here.
-import { GROUPS, NETWORKS, ROWS } from './rows.js';
+import { GROUPS, ROWS } from './rows.js';
 
 const SCHEMA_TYPES = {
   integer: 'integer',
@@ -69,7 +69,7 @@ function fromField(e, f) {
 
 // What each choice of a preset row sets, by state name: { choice: { row: value } }, of its
 // details (tuned: false) or of the values a user may tune under its name (tuned: true).
-function presetDetails(e, f, rows, tuned) {
+function presetDetails(f, rows, tuned) {
   const byKey = (values) => {
     const out = {};
     for (const r of rows) {
@@ -78,7 +78,7 @@ function presetDetails(e, f, rows, tuned) {
     }
     return out;
   };
-  const details = e.own?.details ?? f?.details;
+  const details = f?.details;
   if (!details) return null;
   return Object.fromEntries(Object.entries(details).map(([name, v]) => [name, byKey(v)]));
 }
@@ -91,13 +91,6 @@ function bind(schema) {
     const b = { ...e };
     if (e.own) {
       Object.assign(b, e.own);
-      if (e.own.details) {
-        b.choices = [...Object.keys(e.own.details), 'custom'];
-        const match = Object.keys(e.own.details).find(
-          (k) => e.own.details[k][e.scenario] === f.default,
-        );
-        b.default = match ?? 'custom';
-      }
     } else {
       Object.assign(b, fromField(e, f));
     }
@@ -112,8 +105,8 @@ function bind(schema) {
   });
   for (const b of rows) {
     const f = fields.get(b.scenario);
-    b.presets = presetDetails(b, f, rows, false);
-    const tuned = presetDetails(b, f, rows, true);
+    b.presets = presetDetails(f, rows, false);
+    const tuned = presetDetails(f, rows, true);
     if (tuned && Object.values(tuned).some((v) => Object.keys(v).length)) b.tuned = tuned;
     if (typeof b.hint === 'string' && b.range) b.hint = b.hint.replace('{range}', span(b));
     Object.freeze(b);
@@ -166,7 +159,7 @@ export function shows(e, state) {
   );
 }
 
-// A preset picker (model, gpu, precision, network): it has choices that set other rows.
+// A preset picker (model, gpu, precision): it has choices that set other rows.
 export const isPicker = (e) => Boolean(e.presets);
 
 // The rows a preset choice sets, by state name (null for 'custom' or an unknown choice).
@@ -176,5 +169,3 @@ export const presetValues = (name, choice) => entry(name).presets?.[choice] ?? n
 export function optionsOf(e) {
   return e.choices?.map((v) => [v, e.labels?.[v] ?? String(v)]) ?? null;
 }
-
-export { NETWORKS };
