@@ -377,6 +377,28 @@ describe('what the lab shows', () => {
     await lab.close();
   });
 
+  // The network picker named its fabric (hdr, ndr) before the GPU presets carried their
+  // network: such links keep their network, with no note.
+  test('old links: network=hdr or ndr is the network they set', async () => {
+    for (const [fabric, gb] of [
+      ['ndr', '50'],
+      ['hdr', '25'],
+    ]) {
+      const lab = await openPage(env, `?advanced=1&gpu=A100-80GB&network=${fabric}`);
+      const { page } = lab;
+      const field = page.locator('details.advanced [data-state="network_gb_s"]');
+      await page.waitForFunction(
+        (want) =>
+          document.querySelector('details.advanced [data-state="network_gb_s"]')?.value === want,
+        gb,
+      );
+      assert.equal(await field.inputValue(), gb, fabric);
+      assert.doesNotMatch(await notesOf(page), /network/, fabric);
+      assert.deepEqual(lab.problems, []);
+      await lab.close();
+    }
+  });
+
   test('a long value is cut by characters, not by UTF-16 halves', async () => {
     const lab = await openPage(env, `?model=${encodeURIComponent('😀'.repeat(60))}`);
     const text = await notesOf(lab.page);

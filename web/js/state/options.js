@@ -156,6 +156,10 @@ const listOf = (value) =>
       ? value.split(/[,\s]+/)
       : null;
 
+// The old network picker's fabrics, for links written before the GPU presets carried their
+// network: HDR InfiniBand is 200 Gb/s per port (25 GB/s), NDR 400 Gb/s (50 GB/s).
+const OLD_NETWORK_GB_S = Object.freeze({ __proto__: null, hdr: 25, ndr: 50 });
+
 // [key, value] pairs (an object's entries, a URLSearchParams, attributes) ->
 //   { values: state rows given, valid by the table; hide, theme, url (undefined if not given);
 //     notes: what was refused }
@@ -213,6 +217,11 @@ export function readOptions(pairs) {
       const v = typeof value === 'string' ? value.trim().toLowerCase() : null;
       if (allowedValues.includes(v)) out[key] = v;
       else refuse(key, value, `one of ${allowedValues.join(', ')}`, allowedValues[0]);
+    } else if (key === 'network' && !STATE_NAMES.has(key)) {
+      // Links written before the GPU presets carried their network named its fabric.
+      const fabric = typeof value === 'string' ? value.trim().toLowerCase() : null;
+      if (fabric in OLD_NETWORK_GB_S) values.network_gb_s ??= OLD_NETWORK_GB_S[fabric];
+      else if (fabric !== 'custom') refuse(key, value, 'hdr or ndr, in links of old');
     } else if (STATE_NAMES.has(key)) {
       if (!hasSchema()) continue; // the look alone, before the module has loaded
       const result = parse(key, value);
