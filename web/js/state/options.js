@@ -221,7 +221,8 @@ export function readOptions(pairs) {
       // Links written before the GPU presets carried their network named its fabric.
       const fabric = typeof value === 'string' ? value.trim().toLowerCase() : null;
       if (fabric in OLD_NETWORK_GB_S) values.network_gb_s ??= OLD_NETWORK_GB_S[fabric];
-      else if (fabric !== 'custom') refuse(key, value, 'hdr or ndr, in links of old');
+      else if (fabric !== 'custom')
+        refuse(key, value, 'hdr or ndr, the old picker; network_gb_s sets it now');
     } else if (STATE_NAMES.has(key)) {
       if (!hasSchema()) continue; // the look alone, before the module has loaded
       const result = parse(key, value);
