@@ -64,10 +64,12 @@ INSTANTIATE_TEST_SUITE_P(
 // The book's own numbers, as the chapter would write them.
 TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {
   const json r = json::parse(explain_json("{}", ""));
-  EXPECT_EQ(r["explain"]["memory.per_gpu_bytes"]["text"], "256 GB = 16e9 params × 16 B/param");
-  EXPECT_EQ(r["explain"]["memory.params_per_gpu"]["text"], "16e9 = 16e9 params ÷ (TP 1 × PP 1)");
+  EXPECT_EQ(r["explain"]["memory.per_gpu_bytes"]["text"],
+            "256 GB = 16 billion params × 16 B/param");
+  EXPECT_EQ(r["explain"]["memory.params_per_gpu"]["text"],
+            "16 billion = 16 billion params ÷ (TP 1 × PP 1)");
   EXPECT_EQ(r["explain"]["comms.data.bytes_per_gpu_per_step"]["text"],
-            "60 GB = 2 × (16 − 1) ÷ 16 × 16e9 params × 2 B × 1 per step");
+            "60 GB = 2 × (16 − 1) ÷ 16 × 16 billion params × 2 B × 1 per step");
 }
 
 // Where each seam's groups sit, in words that follow the nesting order.
@@ -112,7 +114,12 @@ TEST(Explain, TheBooksFactorsAndMessages) {
   EXPECT_EQ(r["explain"]["memory.shard_factor"]["text"], "8 = TP 4 × PP 2");
   EXPECT_EQ(r["explain"]["precision.bytes_per_param"]["text"],
             "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v, mixed_bf16");
-  EXPECT_EQ(r["explain"]["model_params"]["text"], "16e9 params, book-16b, as given");
+  EXPECT_EQ(r["explain"]["model_params"]["text"], "16 billion params, book-16b, as given");
+  // In words and units as the page writes them: no "1.07e17", no "0.0224 s".
+  EXPECT_EQ(r["explain"]["time.mfu"]["text"],
+            "55.9% = 107 quadrillion FLOPs ÷ (38.4 s × 16 GPUs × 312 trillion FLOP/s)");
+  EXPECT_EQ(r["explain"]["comms.pipeline.time_s"]["text"],
+            "22.4 ms = 21 MB × 256 × (1 ÷ 240 GB/s + 0 ÷ 240 GB/s), stage 0");
   EXPECT_EQ(r["explain"]["memory.headroom_bytes"]["text"], "48 GB = 80 GB − 32 GB");
   EXPECT_EQ(r["explain"]["comms.tensor.messages_per_step"]["text"],
             "25600 = 4 per layer × 25 layers × 256 micro-batches, stage 0");

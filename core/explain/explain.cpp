@@ -17,9 +17,12 @@
 namespace pe {
 namespace {
 
-// Numbers as the derivations write them: 16e9, 5120, 0.0625; three significant digits.
+// Numbers as the page writes them, in words past a million: 25600, 0.0625, "16 billion",
+// "4.2 quintillion"; three significant digits beyond the whole numbers.
 std::string num(double v) {
-  char text[32];
+  static const char* const kWords[] = {"million",     "billion",     "trillion",
+                                       "quadrillion", "quintillion", "sextillion"};
+  char text[48];
   const double a = std::fabs(v);
   if (a < 1e6 && v == std::floor(v)) {
     std::snprintf(text, sizeof text, "%.0f", v);  // whole numbers in full: 25600
@@ -30,7 +33,11 @@ std::string num(double v) {
     return text;
   }
   const int exp3 = static_cast<int>(std::floor(std::log10(a) / 3)) * 3;
-  std::snprintf(text, sizeof text, "%.3ge%d", v / std::pow(10.0, exp3), exp3);
+  if (exp3 >= 6 && exp3 <= 21) {
+    std::snprintf(text, sizeof text, "%.3g %s", v / std::pow(10.0, exp3), kWords[exp3 / 3 - 2]);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g × 10^%d", v / std::pow(10.0, exp3), exp3);
+  }
   return text;
 }
 
@@ -44,9 +51,17 @@ std::string bytes(double v) {
   return text;
 }
 
+// Seconds as the page writes them: 0.049 -> "49 ms", 3.36 -> "3.36 s".
 std::string secs(double v) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.3g s", v);
+  const double a = std::fabs(v);
+  if (a > 0 && a < 1e-3) {
+    std::snprintf(text, sizeof text, "%.3g µs", v * 1e6);
+  } else if (a > 0 && a < 1) {
+    std::snprintf(text, sizeof text, "%.3g ms", v * 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g s", v);
+  }
   return text;
 }
 

@@ -223,12 +223,15 @@ describe('show the math', () => {
       await page.locator(selector).focus();
       return page.locator('.explain-text').textContent();
     };
-    assert.equal(await said('[data-field="per-gpu"]'), '256 GB = 16e9 params × 16 B/param');
+    assert.equal(await said('[data-field="per-gpu"]'), '256 GB = 16 billion params × 16 B/param');
     assert.equal(
       await said('li[data-seam="data"] [data-field="bytes"]'),
-      '60 GB = 2 × (16 − 1) ÷ 16 × 16e9 params × 2 B × 1 per step',
+      '60 GB = 2 × (16 − 1) ÷ 16 × 16 billion params × 2 B × 1 per step',
     );
-    assert.equal(await said('[data-field="params-per-gpu"]'), '16e9 = 16e9 params ÷ (TP 1 × PP 1)');
+    assert.equal(
+      await said('[data-field="params-per-gpu"]'),
+      '16 billion = 16 billion params ÷ (TP 1 × PP 1)',
+    );
     // An idle seam's dashes explain nothing and take no tab stop.
     const idle = page.locator('li[data-seam="tensor"] [data-field="bytes"]');
     assert.equal(await idle.textContent(), '—');
@@ -346,7 +349,7 @@ describe('Try it', () => {
     assert.match(await step.locator('.verdict').textContent(), /^✓ Right: 256 GB\.$/);
     assert.match(
       await step.locator('.exercise-feedback').textContent(),
-      /256 GB = 16e9 params × 16 B\/param/,
+      /256 GB = 16 billion params × 16 B\/param/,
     );
 
     // Step 5, answered wrongly: the lab breaks the rule and says by how much.
