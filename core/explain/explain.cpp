@@ -115,7 +115,7 @@ const Term* term_named(const std::vector<Term>& terms, const std::string& symbol
   return nullptr;
 }
 
-// The formula with each symbol replaced by its term's value: "Ψ × w" -> "16e9 params × 2 B".
+// The formula with each symbol replaced by its term's value: "Ψ × w" -> "16 billion params × 2 B".
 std::string written(const std::string& formula, const std::vector<Term>& terms) {
   std::string out;
   for (const auto& [text, token] : parts(formula)) {
