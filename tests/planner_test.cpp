@@ -20,6 +20,17 @@ Scenario book_on(int gpus) {
   return s;
 }
 
+// The explanation's article before a number follows how it is read: "an 8.96% bubble".
+TEST(Planner, TheArticleBeforeANumberIsTheSpokenOne) {
+  EXPECT_EQ(article("8.96%"), "an");
+  EXPECT_EQ(article("80 GB"), "an");
+  EXPECT_EQ(article("11%"), "an");
+  EXPECT_EQ(article("18,000"), "an");
+  EXPECT_EQ(article("23.4%"), "a");
+  EXPECT_EQ(article("110 ms"), "a");
+  EXPECT_EQ(article("1,800"), "a");
+}
+
 TEST(Planner, EveryPlanFitsAndTheyAreFastestFirst) {
   const PlanResult r = plan(book_on(16), 10);
   ASSERT_EQ(r.top.size(), 10u);

@@ -27,4 +27,14 @@ inline std::string bytes_text(double bytes) {
   return short_number(std::copysign(v, bytes)) + " " + kUnits[i];
 }
 
+// The article before a number as it is read aloud: "an" before eight, eleven and eighteen
+// ("an 8.96% bubble", "an 80 GB GPU"), "a" otherwise ("a 23.4% bubble"). The leading group
+// is the digits before the first separator: "18,000" reads "eighteen thousand".
+inline std::string article(const std::string& number) {
+  size_t n = 0;
+  while (n < number.size() && number[n] >= '0' && number[n] <= '9') ++n;
+  const std::string lead = number.substr(0, n);
+  return (n > 0 && lead[0] == '8') || lead == "11" || lead == "18" ? "an" : "a";
+}
+
 }  // namespace pe

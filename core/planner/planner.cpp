@@ -153,8 +153,13 @@ struct KeptPlans {
   }
 };
 
-// The explanation speaks as the page does: "a 23.4% bubble", "72.6 GB", "500 MB".
+// The explanation speaks as the page does: "a 23.4% bubble", "an 8.96% bubble", "72.6 GB".
 std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
+// "a 23.4%", "an 8.96%".
+std::string a_percent(double fraction) {
+  const std::string text = percent(fraction);
+  return article(text) + " " + text;
+}
 std::string gb(double bytes) { return bytes_text(bytes); }
 
 std::string count(long long n) {
@@ -184,11 +189,11 @@ std::string why_none(const Scenario& base, const PlanResult& r) {
            count(r.batch_suggested) + ".";
   }
   const double has = base.gpu.memory_gb * 1e9;
-  const std::string limit = r.memory_limit_bytes >= has
-                                ? "the " + gb(has) + " each GPU has"
-                                : "the " + gb(r.memory_limit_bytes) + " each GPU may use (the " +
-                                      gb(has) + " it has less a " +
-                                      percent(1 - r.memory_limit_bytes / has) + " headroom margin)";
+  const std::string limit =
+      r.memory_limit_bytes >= has
+          ? "the " + gb(has) + " each GPU has"
+          : "the " + gb(r.memory_limit_bytes) + " each GPU may use (the " + gb(has) +
+                " it has less " + a_percent(1 - r.memory_limit_bytes / has) + " headroom margin)";
   return "No layout fits: the least any configuration needs is " + gb(r.least_bytes) +
          " per GPU, more than " + limit + ". Use more or larger GPUs.";
 }
@@ -208,8 +213,8 @@ std::vector<std::string> batch_warnings(const Scenario& base, const PlanResult& 
   if (p.degrees.pp > 1 && m < p.degrees.pp) {
     out.push_back("The global batch of " + count(base.global_batch) + " sequences is small for " +
                   count(base.gpus) + " GPUs: the best layout runs " + count(m) +
-                  " micro-batches through " + count(p.degrees.pp) + " pipeline stages, a " +
-                  percent(p.bubble_fraction) + " bubble (MFU " + percent(p.mfu) +
+                  " micro-batches through " + count(p.degrees.pp) + " pipeline stages, " +
+                  a_percent(p.bubble_fraction) + " bubble (MFU " + percent(p.mfu) +
                   "). A global batch of " + count(for_stages) + " sequences would give " +
                   count(4LL * p.degrees.pp) + " micro-batches, a bubble under 25%.");
   }
@@ -237,7 +242,7 @@ std::string explain(const Scenario& base, const PlanResult& r) {
                              : " pays for all-reduces over the network")
                   : std::string("no TP, so no per-layer all-reduces");
   why += d.pp > 1
-             ? ", PP " + std::to_string(d.pp) + " costs a " + percent(p.bubble_fraction) + " bubble"
+             ? ", PP " + std::to_string(d.pp) + " costs " + a_percent(p.bubble_fraction) + " bubble"
              : ", no pipeline bubble";
   if (d.cp > 1) {
     why += ", CP " + std::to_string(d.cp) + " splits each sequence (its K/V ride " +

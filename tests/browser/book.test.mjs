@@ -311,6 +311,23 @@ describe('text and units', () => {
   });
 });
 
+describe('articles', () => {
+  test('the article before a number is the one it is read with: "an 8.03-billion"', async () => {
+    const lab = await openPage(env, '?seams=data,tensor,pipeline');
+    const { page } = lab;
+    const intro = () => page.locator('[data-part="intro"] .explain').textContent();
+    assert.match(await intro(), /for a\s+16-billion-parameter model/);
+    await lab.close();
+    const llama = await openPage(env, '?seams=data,tensor,pipeline&model=llama3-8b');
+    await llama.page.waitForFunction(() =>
+      /an\s+8\.03-billion-parameter/.test(
+        document.querySelector('[data-part="intro"] .explain').textContent,
+      ),
+    );
+    await llama.close();
+  });
+});
+
 // The steps' answers, as a reader would give them: the right one for the first, a wrong one
 // for the fifth.
 async function answer(page, id, value) {

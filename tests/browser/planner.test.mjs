@@ -147,6 +147,11 @@ describe('planner', () => {
     await search(page);
     const rows = await page.locator('table.plans tbody tr td:nth-of-type(7)').allTextContents();
     for (const text of rows) assert.ok(parseFloat(text) <= 40, text);
+    assert.match(await page.locator('.plan-status').textContent(), /with a 50% margin/);
+    // The article is the one the number is read with: "an 80% margin".
+    await page.locator('input[name="plan_headroom"]').fill('80');
+    await search(page);
+    assert.match(await page.locator('.plan-status').textContent(), /with an 80% margin/);
   });
 
   test("a batch too small for the fleet: the core's warning with a suggested batch", async () => {

@@ -18,7 +18,7 @@ export const MARKUP = `
     <span class="title-text">Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</span></h2>
   <p class="explain">Each GPU tile is coloured by pipeline stage (hue) and tensor slice (shade);
     the outlined boxes are data-parallel replicas. The badge shows DP×TP×PP =
-    <span data-text="gpus">16</span>. Memory and communication are computed for a
+    <span data-text="gpus">16</span>. Memory and communication are computed for <span data-text="model-article">a</span>
     <span data-text="model-size">16-billion</span>-parameter model at
     <span data-text="bytes-per-param">16</span> bytes/parameter.
     Sizes are decimal: 1 GB = 10<sup>9</sup> bytes. Hover over, focus or click a number for

@@ -89,6 +89,15 @@ export function duration(value) {
   return `${sig3.format(value / 86400)} days`;
 }
 
+// The article before a number as it is read aloud: "an" before eight, eleven and eighteen
+// ("an 8.96% bubble", "an 80 GB GPU", "an 11-billion-parameter model"), "a" otherwise ("a
+// 16 GB GPU", "a 110 ms step"). The leading group is the digits before the first separator,
+// so "18,000" is read "eighteen thousand" and "1,800" "one thousand eight hundred".
+export function article(text) {
+  const lead = /^\d+/.exec(String(text))?.[0] ?? '';
+  return lead.startsWith('8') || lead === '11' || lead === '18' ? 'an' : 'a';
+}
+
 // Integers with separators: 10240 -> "10,240".
 export function integer(value) {
   return exact.format(value);

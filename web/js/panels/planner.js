@@ -188,7 +188,7 @@ function statusText(r, ms) {
   const where = r.inPage ? 'in this page' : 'in a worker';
   return (
     `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
-    `with a ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
+    `with ${fmt.article(margin)} ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
     `The search took ${ms.toFixed(1)} ms ${where}.`
   );
 }

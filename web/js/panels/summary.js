@@ -79,7 +79,9 @@ export function createSummary(root) {
           : `all ${report.gpus} GPUs in use`;
 
       fill('gpus', fmt.integer(report.gpus));
-      fill('model-size', fmt.countWords(report.model_params));
+      const size = fmt.countWords(report.model_params);
+      fill('model-article', fmt.article(size));
+      fill('model-size', size);
       fill('bytes-per-param', fmt.count(report.scenario.bytes_per_param));
 
       const sentence = layoutSentence(report);
