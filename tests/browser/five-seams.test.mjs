@@ -22,6 +22,8 @@ const open = async (page) => {
   await page.waitForSelector('details.advanced [data-state="context"]');
   await settle(page);
 };
+const layoutLabel = (page) =>
+  page.locator('details.advanced [data-row="degrees"] > label').textContent();
 const check = async (page, name, on) => {
   const box = page.locator(`details.advanced [data-state="${name}"]`);
   if ((await box.isChecked()) !== on) await box.click();
@@ -51,6 +53,8 @@ describe('context and expert seams', () => {
     // 16 GPUs, data + context: the factors alternate, CP first on ties: 4 x 4.
     await page.waitForFunction(() => document.querySelector('.badge').textContent.includes('CP'));
     assert.equal(await badge(page), 'DP×TP×PP×CP = 4×1×1×4 = 16');
+    // The layout's label names the seams in it.
+    assert.equal(await layoutLabel(page), 'Layout DP×TP×PP×CP');
     assert.deepEqual(await visibleWireRows(page), ['data', 'tensor', 'pipeline', 'context']);
     const row = page.locator('.wire > li[data-seam="context"]');
     assert.equal(await row.getAttribute('data-active'), 'true');
@@ -62,6 +66,7 @@ describe('context and expert seams', () => {
     assert.equal(await page.locator('[data-legend="slice"] .chip').count(), 1);
     await check(page, 'context', false);
     await setField(page, 'seq_len', 2048);
+    assert.equal(await layoutLabel(page), 'Layout DP×TP×PP');
   });
 
   test('Expert splits a mixture of experts: EP carved out of DP, its wire row and hover group', async () => {
@@ -73,6 +78,7 @@ describe('context and expert seams', () => {
     // 16 GPUs, data + tensor: 4 x 4; EP takes the largest divisor of DP and the 8 experts.
     await page.waitForFunction(() => document.querySelector('.badge').textContent.includes('EP'));
     assert.equal(await badge(page), 'DP×TP×PP = 4×4×1 (EP 4) = 16');
+    assert.equal(await layoutLabel(page), 'Layout DP×TP×PP, EP');
     assert.deepEqual(await visibleWireRows(page), ['data', 'tensor', 'pipeline', 'expert']);
     const row = page.locator('.wire > li[data-seam="expert"]');
     assert.equal(await row.getAttribute('data-active'), 'true');

@@ -146,9 +146,22 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
     fillOptions(fields.get('degrees').input, options);
   }
 
+  // The layout's label names the seams in it: "Layout DP×TP×PP", "Layout DP×TP×PP×CP" and ", EP"
+  // where context or expert parallelism is in the layout or among the layouts offered.
+  const degreesLabelEl = fields.get('degrees').wrap.querySelector('label');
+  function updateLayoutLabel(report) {
+    const inPlay = (i, key) =>
+      (report.degrees?.[key] ?? 1) > 1 || report.layouts.some((l) => (l[i] ?? 1) > 1);
+    const cp = inPlay(3, 'cp');
+    const ep = inPlay(4, 'ep');
+    const text = `Layout DP×TP×PP${cp ? '×CP' : ''}${ep ? ', EP' : ''}`;
+    if (degreesLabelEl.textContent !== text) degreesLabelEl.textContent = text;
+  }
+
   return {
     update(state, report) {
       updateLayouts(report.layouts);
+      updateLayoutLabel(report);
       for (const { row, wrap, input } of fields.values()) {
         wrap.hidden = !shows(row, state);
         // A row left to the core shows what the core chose.
