@@ -501,6 +501,26 @@ describe('advanced section', () => {
     }
   });
 
+  test('each part of the step time has its own colour, light and dark', async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const view = await openLab(env, { colorScheme });
+      await open(view.page);
+      const paints = await view.page.locator('.swatch[class*="time-"]').evaluateAll((els) =>
+        els.map((el) => {
+          const s = getComputedStyle(el);
+          return [el.className, `${s.backgroundColor} ${s.backgroundImage}`];
+        }),
+      );
+      assert.equal(paints.length, 8, colorScheme);
+      const seen = new Map();
+      for (const [name, paint] of paints) {
+        assert.ok(!seen.has(paint), `${colorScheme}: ${name} painted as ${seen.get(paint)}`);
+        seen.set(paint, name);
+      }
+      await view.close();
+    }
+  });
+
   test('no error along the way', () => assert.deepEqual(lab.problems, []));
 
   test('the step time and MFU show their math from the core', async () => {
