@@ -53,6 +53,17 @@ describe('context and expert seams', () => {
     // 16 GPUs, data + context: the factors alternate, CP first on ties: 4 x 4.
     await page.waitForFunction(() => document.querySelector('.badge').textContent.includes('CP'));
     assert.equal(await badge(page), 'DP×TP×PP×CP = 4×1×1×4 = 16');
+    // The menu of how CP exchanges K/V shows its longest choice whole, not cut off.
+    const menu = await page
+      .locator('details.advanced select[data-state="context_parallel"]')
+      .evaluate((sel) => {
+        const s = getComputedStyle(sel);
+        const c = document.createElement('canvas').getContext('2d');
+        c.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+        const text = Math.max(...[...sel.options].map((o) => c.measureText(o.textContent).width));
+        return { width: sel.clientWidth, text };
+      });
+    assert.ok(menu.width >= menu.text + 24, JSON.stringify(menu));
     // The layout's label names the seams in it.
     assert.equal(await layoutLabel(page), 'Layout DP×TP×PP×CP');
     assert.deepEqual(await visibleWireRows(page), ['data', 'tensor', 'pipeline', 'context']);

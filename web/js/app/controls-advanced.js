@@ -44,6 +44,11 @@ function buildField(fieldset, row, onChange) {
     const line = make('span', { className: 'field-input' }, wrap);
     if (row.control === 'select') {
       input = make('select', { id }, line);
+      // A menu of long choices takes the field's whole width, its label above, so the chosen
+      // one is read whole ("ring passes of K/V (Megatron-Core, Ring Attention)").
+      if (Object.values(row.labels ?? {}).some((text) => text.length > 32)) {
+        wrap.classList.add('field-wide');
+      }
       const options = optionsOf(row);
       if (options) fillOptions(input, options);
     } else {
