@@ -287,6 +287,56 @@ describe("the book's fleet", () => {
   });
 });
 
+describe('the fleet map on a phone', () => {
+  test('a tap picks the GPU under the finger, and the hint says tap', async () => {
+    const context = await env.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      reducedMotion: 'reduce',
+    });
+    const lab = await openPage(env, '?seams=data,tensor,pipeline', { context });
+    const { page } = lab;
+    await page.getByRole('button', { name: "Book's fleet (10,240 GPUs)", exact: true }).click();
+    await waitBadge(page, 'DP×TP×PP = 80×8×16 = 10240');
+    const map = page.locator('svg.fleet');
+    await map.waitFor();
+    await settle(page);
+    assert.match(await page.locator('.readout').textContent(), /Hover or tap on the map/);
+    await map.scrollIntoViewIfNeeded();
+    // The part of the map on screen.
+    const whole = await map.boundingBox();
+    const top = Math.max(whole.y, 0);
+    const box = { ...whole, y: top, height: Math.min(whole.y + whole.height, 844) - top };
+    const picked = async () =>
+      /GPU (\d+) \(node/.exec(await page.locator('.readout').textContent())?.[1];
+    const taps = [];
+    for (const [fx, fy] of [
+      [0.6, 0.3],
+      [0.3, 0.6],
+    ]) {
+      const x = box.x + fx * box.width;
+      const y = box.y + fy * box.height;
+      await page.touchscreen.tap(x, y);
+      await settle(page);
+      const tapped = await picked();
+      // The same point under a mouse names the same GPU.
+      await page.mouse.move(x, y);
+      await settle(page);
+      assert.equal(tapped, await picked(), `tap at ${fx}, ${fy}`);
+      taps.push(tapped);
+    }
+    assert.ok(
+      taps.every((gpu) => gpu !== undefined && gpu !== '0'),
+      taps.join(', '),
+    );
+    assert.notEqual(taps[0], taps[1]);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+    await context.close();
+  });
+});
+
 describe('text and units', () => {
   test('params per GPU say "params"; the pipeline claim follows the links', async () => {
     const lab = await openPage(env, '?seams=data,tensor,pipeline');

@@ -262,7 +262,7 @@ function mapNote(s, report, hues, shades) {
   );
 }
 
-// Hover picks a GPU; focus, the arrow keys, Page Up/Down, Home and End move a cursor over the
+// Hover or a tap picks a GPU; focus, the arrow keys, Page Up/Down, Home and End move a cursor over the
 // map (one tab stop, no element per GPU). `view` gives the shape and highlight(rank).
 function watchMap(svg, view) {
   let cursor = 0;
@@ -276,6 +276,17 @@ function watchMap(svg, view) {
     const r = pointToRank(svg, view.shape, e);
     if (r >= 0 && r !== highlighted) highlight(r);
   });
+  // A tap (or a click) picks the GPU under it and puts the cursor there, so the focus that
+  // follows it keeps that GPU, not the cursor's last place.
+  const pick = (e) => {
+    if (!view.shape) return;
+    const r = pointToRank(svg, view.shape, e);
+    if (r < 0) return;
+    cursor = r;
+    if (r !== highlighted) highlight(r);
+  };
+  svg.addEventListener('pointerdown', pick);
+  svg.addEventListener('click', pick);
   svg.addEventListener('pointerleave', () => {
     if (view.shape) highlight(svg.contains(svg.getRootNode().activeElement) ? cursor : -1);
   });
@@ -375,7 +386,7 @@ export function createFleet({ after, legend, readout }) {
     }
     describe(readout, report, r, place, groups, {
       hint:
-        'Hover over the map, or focus it and use the arrow keys, to pick a GPU and see ' +
+        'Hover or tap on the map, or focus it and use the arrow keys, to pick a GPU and see ' +
         'its tensor-parallel group, its pipeline and its data-parallel group.',
     });
   }
