@@ -485,6 +485,24 @@ describe('Try it', () => {
     await lab.close();
   });
 
+  test('the fleet step says it opens Advanced, and Back returns to the state the reader left', async () => {
+    const lab = await openPage(env, '?seams=data,tensor');
+    const { page } = lab;
+    await waitBadge(page, 'DP×TP×PP = 4×4×1 = 16');
+    const step = await answer(page, 'book-fleet', 'data,pipeline');
+    await waitBadge(page, 'DP×TP×PP = 80×8×16 = 10240');
+    assert.equal(await page.locator('details.advanced').evaluate((d) => d.open), true);
+    assert.match(
+      await step.locator('.exercise-feedback').textContent(),
+      /Advanced section is open now.*“Back to 16 GPUs” closes it and returns the lab to where you were\./,
+    );
+    await page.getByRole('button', { name: 'Back to 16 GPUs', exact: true }).click();
+    await waitBadge(page, 'DP×TP×PP = 4×4×1 = 16');
+    assert.equal(await page.locator('details.advanced').evaluate((d) => d.open), false);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
   test('by keyboard alone: Tab to a choice, arrows to pick, Enter to check', async () => {
     const lab = await openPage(env, '');
     const { page } = lab;

@@ -27,7 +27,7 @@ import {
   stateFrom,
   textOf,
 } from '../state/options.js';
-import { defaults, entry, keepPage, useSchema } from '../state/state.js';
+import { bookFleetPreset, defaults, entry, keepPage, useSchema } from '../state/state.js';
 import { createStore } from '../state/store.js';
 import { createUrlSync } from '../state/url-sync.js';
 import { createExercises } from './exercises.js';
@@ -227,6 +227,7 @@ export function mount(host, options = {}) {
   const lab = { core: null, destroyed: false, look: { hide: [], theme: 'auto' }, notes, js };
   lab.pending = []; // update()s before the module loaded
   lab.reporter = reporter(js, notes);
+  let leftFor = null; // the state a "Try it" step left for a larger fleet
   lab.store = createStore({
     view: {
       showState: (s) => lab.view.showState(s),
@@ -235,11 +236,21 @@ export function mount(host, options = {}) {
     },
     notes,
     onAccepted(report) {
+      // Off the larger fleet by any way: the state left for it is no longer the way back.
+      if (leftFor && bookFleetPreset(lab.store.state) !== 'sixteen') leftFor = null;
       lab.url.schedule();
       lab.reporter.tell(report);
     },
   });
-  const { onChange, onPreset, onLoad } = lab.store;
+  const { onChange, onLoad } = lab.store;
+  // "Back to 16 GPUs" after a "Try it" step took the lab to a larger fleet: the state the
+  // reader left for it, not the 16 GPUs with the fleet's seams.
+  const onPreset = (name) => {
+    const back = name === 'sixteen' ? leftFor : null;
+    leftFor = null;
+    if (back) lab.notes.add(lab.store.apply(keepPage(back, lab.store.state), lab.store.state));
+    else lab.store.onPreset(name);
+  };
   // Work asked for at load that can wait (the search a URL asks for, the reference runs): once
   // the lab is ready and the page idle, so it never piles onto the load's own tasks.
   const later = (fn) =>
@@ -269,7 +280,13 @@ export function mount(host, options = {}) {
       const { report, error } = lab.store.evaluate(state);
       return error ? { error } : { report: lab.store.explained(report) };
     },
-    show: (state) => lab.notes.add(lab.store.apply(state, lab.store.state)),
+    show: (state) => {
+      const from = lab.store.state;
+      const fleet = (s) => bookFleetPreset(s) === 'sixteen';
+      const left = fleet(state) ? (fleet(from) ? leftFor : from) : null;
+      lab.notes.add(lab.store.apply(state, from));
+      leftFor = left;
+    },
   });
 
   // The look first (theme, hidden parts), before the module loads; then the state.

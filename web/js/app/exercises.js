@@ -129,7 +129,9 @@ export const EXERCISES = [
     answer: onNetwork,
     explain: (r) =>
       `${linksText(r)} Here the pipeline does span machines, as the chapter says: TP fills each ` +
-      'node, so neighbouring stages sit on different nodes.',
+      'node, so neighbouring stages sit on different nodes. The lab’s Advanced section is open ' +
+      'now (the book’s fleet is one of its presets, and its memory counts activations and ' +
+      'overhead too); “Back to 16 GPUs” closes it and returns the lab to where you were.',
   },
 ];
 
