@@ -52,6 +52,16 @@ describe('advanced section', () => {
       await page.locator('.memory h2').textContent(),
       'Memory per GPU (busiest GPU, activations included)',
     );
+    // Why 256 GB became more: the parts the practitioner's model adds, in the core's numbers.
+    const note = page.locator('.memory [data-field="model-note"]');
+    assert.equal(await note.isVisible(), true);
+    const b = full.memory.breakdown;
+    const said = await note.textContent();
+    for (const part of [b.weights_bytes, b.activations_bytes, b.overhead_bytes]) {
+      assert.ok(said.includes(`(${fmt.bytes(part)})`), said);
+    }
+    assert.ok(said.includes(`${fmt.bytes(full.memory.per_gpu_bytes)} on the busiest GPU`), said);
+    assert.match(said, /activations .* and overhead for the CUDA context, NCCL and the allocator/);
 
     await page.locator('details.advanced > summary').click();
     await page.waitForFunction(
@@ -61,6 +71,7 @@ describe('advanced section', () => {
       await page.locator('.memory h2').textContent(),
       'Memory per GPU (weights + optimizer)',
     );
+    assert.equal(await note.isHidden(), true);
     assert.equal(await page.locator('.advanced-out').isHidden(), true);
   });
 

@@ -95,6 +95,7 @@ export const MARKUP = `
     <h2 id="@@memory-h">Memory per GPU (weights + optimizer)</h2>
     <p class="big"><span class="num" data-field="per-gpu" data-explain="memory.per_gpu_bytes">…</span></p>
     <p class="fit" data-field="fit"></p>
+    <p class="small model-note" data-field="model-note" hidden></p>
     <div class="meter" aria-hidden="true">
       <div class="meter-fill"></div>
       <div class="meter-cap"><span class="meter-cap-label"></span></div>

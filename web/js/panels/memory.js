@@ -17,6 +17,20 @@ const ZERO_SHARDS = [
   'weights, gradients and optimizer states',
 ];
 
+// Why the number changed when Advanced opened: the practitioner's model counts what the
+// book's leaves out, each part as the core reports it.
+function modelNote(m) {
+  const b = m.breakdown;
+  return (
+    "Advanced's memory is the practitioner's: besides the book's weights " +
+    `(${fmt.bytes(b.weights_bytes)}), gradients (${fmt.bytes(b.grads_bytes)}) and ` +
+    `optimizer states (${fmt.bytes(b.optimizer_bytes)}), it counts activations ` +
+    `(${fmt.bytes(b.activations_bytes)}) and overhead for the CUDA context, NCCL and ` +
+    `the allocator (${fmt.bytes(b.overhead_bytes)}): ${fmt.bytes(m.per_gpu_bytes)} on ` +
+    'the busiest GPU.'
+  );
+}
+
 export function createMemory(root) {
   const field = (name) => root.querySelector(`[data-field="${name}"]`);
   const heading = root.querySelector('h2');
@@ -33,6 +47,7 @@ export function createMemory(root) {
     breakdown: field('breakdown'),
     dpNote: field('dp-note'),
     shardLabel: field('shard-label'),
+    modelNote: field('model-note'),
   };
 
   return {
@@ -43,6 +58,9 @@ export function createMemory(root) {
         ? 'Memory per GPU (busiest GPU, activations included)'
         : 'Memory per GPU (weights + optimizer)';
       if (heading.textContent !== title) heading.textContent = title;
+      const note = full ? modelNote(m) : '';
+      if (f.modelNote.textContent !== note) f.modelNote.textContent = note;
+      if (f.modelNote.hidden !== !full) f.modelNote.hidden = !full;
       const gpuName = `${fmt.bytes(m.gpu_memory_bytes)} GPU`;
       showNumber(
         f.perGpu,
