@@ -59,7 +59,23 @@ INSTANTIATE_TEST_SUITE_P(
                           "seams":{"data":true,"tensor":true,"pipeline":true,"context":true}})",
                       R"({"model":"mixtral-8x7b","gpus":64,"memory_model":"full","zero_stage":1,
                           "seams":{"data":true,"tensor":true,"expert":true}})",
-                      R"({"model":"mixtral-8x7b","gpus":64,"seams":{"data":true,"expert":true}})"));
+                      R"({"model":"mixtral-8x7b","gpus":64,"seams":{"data":true,"expert":true}})",
+                      // FP8 on H100, four layers per stage offloaded over a slow host link.
+                      R"({"gpu":"H100-80GB","precision":"fp8_hybrid","memory_model":"full",
+                          "offload_layers":4,"host_link_gb_s":1,
+                          "seams":{"data":true,"pipeline":true}})"));
+
+// The FP8 MFU and the offload's host bytes and exposed time are explained where they apply.
+TEST(Explain, Fp8AndOffloadAreExplained) {
+  const json r = json::parse(explain_json(
+      R"({"gpu":"H100-80GB","precision":"fp8_hybrid","memory_model":"full","offload_layers":4,
+          "host_link_gb_s":1,"seams":{"data":true,"pipeline":true}})",
+      ""));
+  for (const char* key :
+       {"time.mfu_fp8_peak", "memory.offloaded_bytes", "time.exposed_offload_s"}) {
+    EXPECT_TRUE(r["explain"].contains(key)) << key;
+  }
+}
 
 // The book's own numbers, as the chapter would write them.
 TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {

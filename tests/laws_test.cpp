@@ -176,9 +176,21 @@ void draw_memory(Dice& d, Draft& x) {
                           "precision.adam_m", "precision.adam_v"}) {
       if (d.chance(0.6)) x[k] = d.pick(std::vector<double>{1, 2, 4});
     }
+    if (d.chance(0.2)) x["precision.fp8"] = d.chance(0.5);
   }
   if (d.chance(0.7)) x["zero_stage"] = d.between(0, 3);
   if (d.chance(0.6)) x["recompute"] = d.choice("recompute");
+  if (d.chance(0.3)) {
+    const std::vector<std::string>& all = find_field("recompute_modules")->choices;
+    json modules = json::array();
+    for (const std::string& m : all) {
+      if (d.chance(0.3)) modules.push_back(m);
+    }
+    x["recompute_modules"] = modules;
+  }
+  if (d.chance(0.25)) x["recompute_layers"] = d.pick(std::vector<int>{0, 1, 2, 3, 8});
+  if (d.chance(0.25)) x["recompute_method"] = d.choice("recompute_method");
+  if (d.chance(0.25)) x["offload_layers"] = d.pick(std::vector<int>{0, 1, 2, 5, 40});
   if (d.chance(0.5)) x["sequence_parallel"] = d.chance(0.5);
   x["memory_model"] = d.choice("memory_model");
   if (d.chance(0.3)) x["flash_attention"] = d.chance(0.5);
@@ -192,6 +204,8 @@ void draw_hardware(Dice& d, Draft& x) {
   if (d.chance(0.05)) x["nvlink_gb_s"] = d.pick(std::vector<double>{32, 300, 900});
   if (d.chance(0.05)) x["hbm_gb_s"] = d.pick(std::vector<double>{900, 3350});
   if (d.chance(0.6)) x["network_gb_s"] = d.pick(std::vector<double>{12.5, 25, 50, 100, 400});
+  if (d.chance(0.05)) x["gpu_fp8_tflops"] = d.pick(std::vector<double>{0, 1979, 4500});
+  if (d.chance(0.2)) x["host_link_gb_s"] = d.pick(std::vector<double>{8, 32, 64, 450});
   if (d.chance(0.3)) x["efficiency"] = d.chance(0.2) ? 0 : d.real(0.2, 0.8);
   for (const char* k :
        {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "pp_scatter_gather"}) {
@@ -369,10 +383,19 @@ double model_state(const MemoryBreakdown& b) { return b.model_state_bytes(); }
 
 // ---- The laws --------------------------------------------------------------------------------
 
+// Against the peak the GEMMs run at: FP8 GEMMs may pass the BF16 peak (mfu and hfu are BF16's),
+// never the FP8 one; a GPU with an FP8 peak, MFU against it below MFU against BF16's.
 Verdict utilisation_law(const Sample& x) {
   const TimeReport& t = x.r.time;
-  if (!at_most(t.mfu, t.hfu) || !at_most(t.hfu, 1)) {
-    return "mfu " + show(t.mfu) + ", hfu " + show(t.hfu) + ": want mfu <= hfu <= 1";
+  const double fp8_peak = x.s.gpu.fp8_tflops, bf16_peak = x.s.gpu.peak_tflops;
+  const bool fp8_faster = fp8_peak >= bf16_peak;
+  // Under FP8 the GEMMs run against the FP8 peak, the attention core and output layer against
+  // BF16's: at most 1 against the FP8 peak while it is the higher one.
+  const double hfu_fp8 = fp8_faster ? t.hfu * bf16_peak / fp8_peak : 0;
+  const bool over = x.s.precision.fp8 ? !at_most(hfu_fp8, 1) : !at_most(t.hfu, 1);
+  if (!at_most(t.mfu, t.hfu) || over || (fp8_faster && !at_most(t.mfu_fp8_peak, t.mfu))) {
+    return "mfu " + show(t.mfu) + ", hfu " + show(t.hfu) + ", mfu_fp8_peak " +
+           show(t.mfu_fp8_peak) + ": want mfu <= hfu, and at most 1 against the GEMMs' peak";
   }
   return "";
 }
@@ -381,7 +404,8 @@ Verdict step_parts_law(const Sample& x) {
   const TimeReport& t = x.r.time;
   const double comms = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
                        t.exposed_context_s + t.exposed_expert_s;
-  const double parts = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
+  const double parts =
+      t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
   if (!(t.step_s > 0) || !at_most(t.compute_s, t.step_s) || !same(comms, t.exposed_comms_s) ||
       !same(parts, t.step_s)) {
     return "step " + show(t.step_s) + ", compute " + show(t.compute_s) + ", parts " + show(parts) +
@@ -459,8 +483,12 @@ Verdict batch_law(const Sample& x) {
          " s; want between 1x and 2x";
 }
 
+// Every layer fully recomputed keeps less than any selective recomputation; the step may
+// shorten with offloaded layers (less to copy), which the offload law covers.
 Verdict recompute_law(const Sample& x) {
-  if (x.s.recompute == Recompute::kFull) return std::nullopt;
+  if (x.s.recompute == Recompute::kFull || x.s.recompute_layers != 0 || x.s.offload_layers > 0) {
+    return std::nullopt;
+  }
   Scenario v = pinned(x);
   v.recompute = static_cast<Recompute>(static_cast<int>(x.s.recompute) + 1);
   const std::optional<Report> r = report_of(v);
@@ -469,6 +497,91 @@ Verdict recompute_law(const Sample& x) {
   if (at_most(step, r->time.step_s) && at_most(r->memory.per_gpu_bytes, bytes)) return "";
   return "more recomputation: step " + show(step) + " -> " + show(r->time.step_s) + " s, memory " +
          show(bytes) + " -> " + show(r->memory.per_gpu_bytes) + " bytes";
+}
+
+// What a variant changes, and the step and memory before and after, for the laws below.
+std::string moved(const std::string& what, const Report& a, const Report& b) {
+  return what + ": step " + show(a.time.step_s) + " -> " + show(b.time.step_s) + " s, memory " +
+         show(a.memory.per_gpu_bytes) + " -> " + show(b.memory.per_gpu_bytes) +
+         " bytes, hardware FLOPs " + show(a.time.hardware_flops_per_step) + " -> " +
+         show(b.time.hardware_flops_per_step);
+}
+
+// `more` recomputes at least what `x` does: never more memory, never fewer FLOPs, never a
+// shorter step unless layers are offloaded (recomputed tensors need no copy to the host).
+Verdict recomputes_more(const Sample& x, const Scenario& more, const std::string& what) {
+  const std::optional<Report> r = report_of(more);
+  if (!r) return std::nullopt;
+  if (at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes) &&
+      at_most(x.r.time.hardware_flops_per_step, r->time.hardware_flops_per_step) &&
+      (more.offload_layers > 0 || at_most(x.r.time.step_s, r->time.step_s))) {
+    return "";
+  }
+  return moved(what, x.r, *r);
+}
+
+// Selective recomputation of one more module (Megatron-Core's recompute_modules).
+Verdict recompute_modules_law(const Sample& x) {
+  if (x.s.recompute != Recompute::kSelective) return std::nullopt;
+  const std::vector<std::string>& names = find_field("recompute_modules")->choices;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (x.s.recompute_modules & (1u << i)) continue;
+    Scenario v = pinned(x);
+    v.recompute_modules |= 1u << i;
+    if (Verdict broken = recomputes_more(x, v, "recomputing " + names[i]);
+        broken && !broken->empty()) {
+      return broken;
+    }
+  }
+  return "";
+}
+
+// Full recomputation of one more layer per stage (block), or of every layer against some.
+Verdict recompute_layers_law(const Sample& x) {
+  if (x.s.recompute != Recompute::kFull || x.s.recompute_layers == 0) return std::nullopt;
+  Scenario v = pinned(x);
+  v.recompute_method = RecomputeMethod::kBlock;
+  const std::optional<Report> block = report_of(v);
+  if (!block) return std::nullopt;
+  const Sample base{x.draft, v, *block};
+  Scenario more = v;
+  more.recompute_layers += 1;
+  Verdict one = recomputes_more(base, more, "one more layer recomputed (block)");
+  if (!one || !one->empty()) return one;
+  Scenario all = v;
+  all.recompute_layers = 0;
+  return recomputes_more(base, all, "every layer recomputed");
+}
+
+// One more layer per stage offloaded to the host: never more GPU memory, never a shorter step.
+Verdict offload_law(const Sample& x) {
+  Scenario v = pinned(x);
+  v.offload_layers = x.s.offload_layers + 1;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes) &&
+      at_most(x.r.time.step_s, r->time.step_s) &&
+      at_most(x.r.memory.offloaded_bytes, r->memory.offloaded_bytes)) {
+    return "";
+  }
+  return moved("one more layer offloaded", x.r, *r) + ", host " + show(x.r.memory.offloaded_bytes) +
+         " -> " + show(r->memory.offloaded_bytes);
+}
+
+// FP8 GEMMs (on a GPU whose FP8 peak is at least its BF16 one): never a longer compute, never
+// more memory.
+Verdict fp8_law(const Sample& x) {
+  if (x.s.precision.fp8 || x.s.gpu.fp8_tflops < x.s.gpu.peak_tflops) return std::nullopt;
+  Scenario v = pinned(x);
+  v.precision.fp8 = true;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (at_most(r->time.compute_s, x.r.time.compute_s) &&
+      at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes)) {
+    return "";
+  }
+  return "FP8: compute " + show(x.r.time.compute_s) + " -> " + show(r->time.compute_s) +
+         " s, memory " + show(x.r.memory.per_gpu_bytes) + " -> " + show(r->memory.per_gpu_bytes);
 }
 
 Verdict faster_link_law(const Sample& x) {
@@ -605,7 +718,9 @@ Verdict planner_best_law(const Sample& x) {
 
 // ---- The tests -------------------------------------------------------------------------------
 
-TEST(Laws, MfuAtMostHfuAtMostOne) { check_law("MFU <= HFU <= 1", utilisation_law); }
+TEST(Laws, MfuAtMostHfuAtMostOneAgainstEitherPeak) {
+  check_law("MFU <= HFU <= 1 against the GEMMs' peak", utilisation_law);
+}
 
 TEST(Laws, StepIsPositiveAtLeastComputeAndTheSumOfItsParts) {
   check_law("step = compute + bubble + exposed comms + optimizer", step_parts_law);
@@ -641,7 +756,27 @@ TEST(Laws, DoublingTheGlobalBatchNeverShortensTheStepAndAtMostDoublesIt) {
 
 TEST(Laws, MoreRecomputationNeverShortensTheStepNorRaisesMemory) {
   const Tally t = check_law("more recomputation", recompute_law);
+  EXPECT_GE(t.applied, t.accepted / 3);
+}
+
+TEST(Laws, RecomputingAnotherModuleNeverRaisesMemoryNorLowersFlopsNorShortensTheStep) {
+  const Tally t = check_law("one more recomputed module", recompute_modules_law);
+  EXPECT_GE(t.applied, t.accepted / 8);
+}
+
+TEST(Laws, RecomputingMoreLayersNeverRaisesMemoryNorLowersFlopsNorShortensTheStep) {
+  const Tally t = check_law("more fully recomputed layers", recompute_layers_law);
+  EXPECT_GE(t.applied, t.accepted / 30);
+}
+
+TEST(Laws, OffloadingAnotherLayerNeverRaisesGpuMemoryNorShortensTheStep) {
+  const Tally t = check_law("one more offloaded layer", offload_law);
   EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, Fp8NeverLengthensComputeNorRaisesMemory) {
+  const Tally t = check_law("FP8 GEMMs", fp8_law);
+  EXPECT_GE(t.applied, t.accepted / 8);
 }
 
 TEST(Laws, AFasterLinkNeverSlowsAStep) {
@@ -688,6 +823,12 @@ TEST(Laws, TheScenariosCoverTheSchema) {
   seen["model"].merge(seen["model.preset"]);
   for (const Field& f : fields()) {
     EXPECT_TRUE(seen.count(f.key)) << f.key << " is never drawn";
+    if (f.type == FieldType::kSet) {
+      std::string all;
+      for (const std::string& v : seen[f.key]) all += v;
+      for (const std::string& c : f.choices) EXPECT_NE(all.find(c), std::string::npos) << c;
+      continue;
+    }
     if (f.type != FieldType::kEnum && f.type != FieldType::kPreset) continue;
     for (const std::string& c : f.choices) {
       if (std::string(f.key) == "model.preset") continue;  // the same list as "model"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "model/activations.h"
+#include "model/presets.h"
 #include "scenario_builders.h"
 
 namespace pe {
@@ -153,6 +154,56 @@ TEST(FullMemory, MemoryNeverGrowsWithMoreZero) {
     EXPECT_LT(bytes, previous) << "stage " << z;
     previous = bytes;
   }
+}
+
+}  // namespace
+}  // namespace pe
+
+namespace pe {
+namespace {
+
+// Korthikanti et al. 2022 Table 2 split by Megatron-Core's recompute_modules, worked by hand
+// for the 22B model (h 6144, a 64, GELU, f = 4h), s 2048, b 4, TP 8 with SP: every part / 8.
+TEST(ActivationsByModule, EachModuleDropsItsOwnTensors) {
+  const ModelShape shape(*find_model("megatron-22b"), 2048);
+  const double sbh = 2048.0 * 4 * 6144, t = 8, scores = 5.0 * 64 * 2048 * 2048 * 4;
+  ActivationCase c{4, 8, 1, true, /*flash_attention=*/false, /*fp8=*/false};
+  const LayerShape& layer = shape.dense_layer();
+  const auto stored = [&](unsigned modules) {
+    return layer_stored_bytes(shape, layer, c, modules);
+  };
+  EXPECT_DOUBLE_EQ(stored(0), (34 * sbh + scores) / t);            // Table 2: TP + SP
+  EXPECT_DOUBLE_EQ(stored(kCoreAttn), 34 * sbh / t);               // + selective
+  EXPECT_DOUBLE_EQ(stored(kCoreAttn | kLayernorm), 30 * sbh / t);  // the norms' outputs, 4sbh
+  EXPECT_DOUBLE_EQ(stored(kCoreAttn | kLayernorm | kMlp), 14 * sbh / t);  // the MLP's 16sbh
+  EXPECT_DOUBLE_EQ(layer_checkpoint_bytes(shape, c), 2 * sbh / t);        // full: the input
+  // Fused attention keeps no scores: core_attn saves nothing.
+  c.flash_attention = true;
+  EXPECT_DOUBLE_EQ(stored(0), stored(kCoreAttn));
+  // FP8 caches the matmuls' inputs at 1 byte: the norms' outputs 4 -> 2, the output
+  // projection's input 2 -> 1, the second MLP matmul's input 8 -> 4 (2f bytes, f = 4h).
+  c.fp8 = true;
+  EXPECT_DOUBLE_EQ(stored(0), 27 * sbh / t);
+}
+
+// Side by side with Megatron-LM's megatron/training/theoretical_memory_usage.py (its
+// compute_activation_memory: SP and selective recomputation assumed), Llama 3 405B (h 16384,
+// a 128, 8 KV heads, SwiGLU f 53248), s 8192, b 1, TP 8 + SP, core_attn recomputed. Megatron
+// counts s b h (18 + 4 f/h) / t = 31 s b h / t per layer; this model (10 + 4 + 4 g/a + 6 f/h)
+// = 33.75 s b h / t. They disagree twice: Megatron keeps K and V at full width (its code
+// notes query_projection_size as a TODO; GQA's 8 of 128 heads save 3.75 s b h here), and it
+// counts SwiGLU's MLP as two f-wide tensors, 4 f/h, where the gate, the up projection and
+// their product are three, 6 f/h (6.5 s b h more). llm-analysis (cli99/llm-analysis,
+// analysis.py) keeps the norms' inputs in fp32 and, under full recomputation, divides the
+// layer input by TP even without SP; this model keeps them 16-bit and divides only with SP.
+TEST(ActivationsByModule, Llama3PerLayerBesideMegatronsTheoreticalMemory) {
+  const ModelShape shape(*find_model("llama3-405b"), 8192);
+  const double sbh = 8192.0 * 16384, t = 8;
+  const ActivationCase c{1, 8, 1, true, true, false};
+  const double ours = layer_stored_bytes(shape, shape.dense_layer(), c, kCoreAttn);
+  EXPECT_DOUBLE_EQ(ours, 33.75 * sbh / t);
+  const double megatron = sbh * (18 + 4 * 53248.0 / 16384) / t;
+  EXPECT_DOUBLE_EQ(ours - megatron, (6.5 - 3.75) * sbh / t);  // the MLP over, K and V under
 }
 
 }  // namespace

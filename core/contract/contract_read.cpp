@@ -245,6 +245,8 @@ class Reader {
                                " in any order, each once, innermost first, e.g. \"tp,pp,dp\"");
         }
         return;
+      case FieldType::kSet:
+        return read_set(f, v, s);
       case FieldType::kObject:
         if (v.is_object() || (key == "degrees" && v.is_null())) return;
         return fail(key, key + " is " + show(v) + ": allowed an object" +
@@ -253,6 +255,26 @@ class Reader {
   }
 
  private:
+  // A list of the row's choices, each at most once: a bit per choice.
+  void read_set(const Field& f, const json& v, Scenario& s) {
+    const auto& c = f.choices;
+    unsigned bits = 0;
+    bool ok = v.is_array();
+    for (size_t i = 0; ok && i < v.size(); ++i) {
+      const auto at = v[i].is_string()
+                          ? std::find(c.begin(), c.end(), v[i].get_ref<const std::string&>())
+                          : c.end();
+      const unsigned bit = 1u << static_cast<unsigned>(at - c.begin());
+      ok = at != c.end() && !(bits & bit);
+      bits |= bit;
+    }
+    if (!ok) {
+      return fail(f.key, std::string(f.key) + " is " + show(v) + ": allowed a list of " +
+                             joined(c, true) + ", each at most once");
+    }
+    f.set(s, bits);
+  }
+
   void read_number(const Field& f, const json& v, Scenario& s) {
     const std::string key = f.key;
     if (!v.is_number() || !std::isfinite(v.get<double>())) {

@@ -57,6 +57,7 @@ json precision_json(const Precision& p) {
           {"master", p.master_bytes},
           {"adam_m", p.adam_m_bytes},
           {"adam_v", p.adam_v_bytes},
+          {"fp8", p.fp8},
           {"bytes_per_param", p.total_bytes()}};
 }
 
@@ -162,6 +163,7 @@ json report_json(const Report& r) {
         {"safe_fraction", m.safe_fraction},
         {"gpu_memory_bytes", m.gpu_memory_bytes},
         {"headroom_bytes", m.headroom_bytes},
+        {"offloaded_bytes", m.offloaded_bytes},
         {"breakdown", breakdown_json(m.breakdown)},
         {"stages", stages}}},
       {"comms", comms_json(r.comms)},
@@ -188,12 +190,14 @@ json report_json(const Report& r) {
         {"exposed_context_s", t.exposed_context_s},
         {"exposed_expert_s", t.exposed_expert_s},
         {"exposed_comms_s", t.exposed_comms_s},
+        {"exposed_offload_s", t.exposed_offload_s},
         {"optimizer_s", t.optimizer_s},
         {"step_s", t.step_s},
         {"model_flops_per_step", t.model_flops_per_step},
         {"hardware_flops_per_step", t.hardware_flops_per_step},
         {"mfu", t.mfu},
         {"hfu", t.hfu},
+        {"mfu_fp8_peak", t.mfu_fp8_peak},
         {"tflops_per_gpu", t.tflops_per_gpu},
         {"tokens_per_s", t.tokens_per_s},
         {"time_to_train_s", t.time_to_train_s}}},

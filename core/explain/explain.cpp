@@ -1,5 +1,6 @@
 #include "explain/explain.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -313,25 +314,66 @@ Derivation model_params(const Scenario& s, const Report& r) {
 
 Derivation step_time(const Report& r) {
   const TimeReport& t = r.time;
-  return derive("C + B + X + O",
+  return derive(t.exposed_offload_s > 0 ? "C + B + X + H + O" : "C + B + X + O",
                 {{"C", t.compute_s, "s", "the slowest stage's compute"},
                  {"B", t.bubble_s, "s", "pipeline bubble"},
                  {"X", t.exposed_comms_s, "s", "communication not hidden behind compute"},
+                 {"H", t.exposed_offload_s, "s", "activation copies to the host, exposed"},
                  {"O", t.optimizer_s, "s", "optimizer step"}},
                 t.step_s, "s",
                 "Narayanan et al. 2021 Sec. 2.2 (1F1B runs at its slowest stage's pace)",
                 "compute on stage " + str(t.slowest_stage));
 }
 
-Derivation mfu(const Scenario& s, const Report& r) {
+// Model FLOPs against a peak: the BF16 one (MFU) or the FP8 one.
+Derivation mfu_against(const Report& r, const char* peak, double peak_flops, const char* name,
+                       double result, const char* source) {
   const TimeReport& t = r.time;
-  return derive("F ÷ (T × n × P)",
+  return derive(std::string("F ÷ (T × n × ") + peak + ")",
                 {{"F", t.model_flops_per_step, "FLOPs", "model FLOPs per step"},
                  {"T", t.step_s, "s", "step time"},
                  {"n", 1.0 * r.active_gpus, "GPUs", "GPUs at work"},
-                 {"P", s.gpu.peak_tflops * 1e12, "FLOP/s", "the GPU's dense peak"}},
-                t.mfu, "%",
-                "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3");
+                 {peak, peak_flops, "FLOP/s", name}},
+                result, "%", source);
+}
+
+Derivation mfu(const Scenario& s, const Report& r) {
+  return mfu_against(r, "P", s.gpu.peak_tflops * 1e12, "the GPU's dense peak", r.time.mfu,
+                     "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3");
+}
+
+Derivation mfu_fp8(const Scenario& s, const Report& r) {
+  return mfu_against(r, "P8", s.gpu.fp8_tflops * 1e12, "the GPU's dense FP8 peak",
+                     r.time.mfu_fp8_peak, "MFU against the FP8 peak (Transformer Engine's GEMMs)");
+}
+
+// The busiest stage's offloaded layers, each holding what it stores for its in-flight
+// micro-batches (memory.h stage_activations).
+Derivation offloaded(const Scenario& s, const Report& r) {
+  int stage = 0;
+  for (const StageMemory& st : r.memory.stages) {
+    if (st.offloaded_bytes > r.memory.stages[static_cast<size_t>(stage)].offloaded_bytes) {
+      stage = st.stage;
+    }
+  }
+  const StageMemory& st = r.memory.stages[static_cast<size_t>(stage)];
+  const double layers = std::min(s.offload_layers, st.layers);
+  return derive(
+      "k × A",
+      {{"k", layers, "layers", "offloaded layers on the stage"},
+       {"A", st.offloaded_bytes / layers, "B", "what each keeps, micro-batches in flight"}},
+      r.memory.offloaded_bytes, "B", "Megatron-Core cpu_offloading (per layer)",
+      on_stage(r, stage));
+}
+
+Derivation offload_time(const Report& r) {
+  const TimeReport& t = r.time;
+  return derive("m × H1",
+                {{"m", 1.0 * r.pipeline.microbatches, "", "micro-batches per step"},
+                 {"H1", t.exposed_offload_s / r.pipeline.microbatches, "s",
+                  "one micro-batch's copies beyond the compute they hide behind"}},
+                t.exposed_offload_s, "s", "Megatron-Core cpu_offloading: copies overlap compute",
+                on_stage(r, t.slowest_stage));
 }
 
 Derivation bubble(const Report& r) {
@@ -575,16 +617,17 @@ Derivation messages(const Scenario& s, const Report& r, Seam seam) {
                   "every micro-batch");
   }
   if (seam == Seam::kTensor) {
-    return derive("c × L × m",
-                  {{"c", 1.0 * tensor_collectives_per_layer(s), "per layer",
-                    "collectives per layer (2 forward + 2 backward; sequence parallelism and "
-                    "full recomputation add theirs)"},
-                   {"L", 1.0 * r.pipeline.split.layers_on(stage), "layers", "layers on the stage"},
-                   micro},
-                  r.comms.tensor.messages_per_step, "",
-                  "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; Megatron-Core "
-                  "tensor_parallel/layers.py",
-                  on_stage(r, stage));
+    return derive(
+        "c × L × m",
+        {{"c", tensor_collectives_per_layer(s, r.pipeline.split.layers_on(stage)), "per layer",
+          "collectives per layer (2 forward + 2 backward; sequence parallelism and "
+          "full recomputation add theirs)"},
+         {"L", 1.0 * r.pipeline.split.layers_on(stage), "layers", "layers on the stage"},
+         micro},
+        r.comms.tensor.messages_per_step, "",
+        "Narayanan et al. 2021 (arXiv:2104.04473) Sec. 3.2; Megatron-Core "
+        "tensor_parallel/layers.py",
+        on_stage(r, stage));
   }
   const PipelineSends sends = pipeline_sends(s, r.degrees.pp, stage);
   return derive("(f + k) × m",
@@ -671,6 +714,9 @@ const Entry kEntries[] = {
     {"model_params", nullptr, model_params},
     {"time.step_s", nullptr, of_report<step_time>},
     {"time.mfu", nullptr, mfu},
+    {"time.mfu_fp8_peak", nullptr, mfu_fp8},
+    {"memory.offloaded_bytes", nullptr, offloaded},
+    {"time.exposed_offload_s", nullptr, of_report<offload_time>},
     {"pipeline.bubble_fraction", nullptr, of_report<bubble>},
     {"cost.usd_per_day", nullptr, cost_per_day},
     {"order.order_cost_s", nullptr, order_cost},
@@ -702,7 +748,14 @@ const Entry kEntries[] = {
     {"comms.expert.time_s", kExpert, time_of<kExpert>},
 };
 
-bool explains(const Entry& e, const Report& r) { return !e.seam || (r.comms.*e.seam).active; }
+// The FP8 MFU on a GPU with an FP8 peak, and offload where some layer is offloaded.
+bool explains(const Entry& e, const Report& r) {
+  const std::string_view key = e.key;
+  if (key == "time.mfu_fp8_peak") return r.time.mfu_fp8_peak > 0;
+  if (key == "memory.offloaded_bytes") return r.memory.offloaded_bytes > 0;
+  if (key == "time.exposed_offload_s") return r.time.exposed_offload_s > 0;
+  return !e.seam || (r.comms.*e.seam).active;
+}
 
 Derivation built(const Entry& e, const Scenario& s, const Report& r) {
   Derivation d = e.build(s, r);

@@ -1,5 +1,6 @@
 // Activation memory, Korthikanti et al., "Reducing Activation Recomputation in Large
-// Transformer Models", MLSys'23 (arXiv:2205.05198). 16-bit activations.
+// Transformer Models", MLSys'23 (arXiv:2205.05198). 16-bit activations, FP8 where Transformer
+// Engine caches them.
 #pragma once
 
 #include "model/model_shape.h"
@@ -15,21 +16,68 @@ namespace pe {
 //   tensor + sequence + selective        s b h 34 / t
 //   full recompute                       2 s b h (the layer's input only; / t with sequence
 //                                        parallel, which shards that input, Sec. 4.2.2)
-// The 10 s b h outside the tensor-parallel region are the two norms' inputs (4), the QKV and
-// first MLP inputs (2 + 2) and two dropout masks (2); the 24 inside are Q, K, V and the
-// attention output (8) and the MLP's two 4h-wide tensors (16); 5 a s^2 b are the attention
-// scores, softmax and dropout (Sec. 4.1).
+// Split by the module that keeps each tensor (Sec. 4.1), so that recomputing a module drops
+// its own (layer_stored_bytes):
+//   outside the TP region (/ t only with SP)
+//     the two norms' inputs                  4 s b h
+//     the two norms' outputs, the QKV and    4 s b h   layernorm discards them; FP8 caches
+//     first MLP matmuls' inputs                        them at 1 byte
+//     two dropout masks                      2 s b h
+//   inside (/ t)
+//     Q, K, V                                (2 + 4 g/a) s b h   mla_up_proj discards them (MLA's
+//                                                                latents, kept anyway, uncounted)
+//     the output projection's input          2 s b h   FP8: 1 byte
+//     scores, softmax, dropout               5 a s^2 b   core_attn discards them; fused
+//                                                        (flash) attention keeps none
+//     the MLP's inner tensors                w f s b (mlp_shape.h: mlp, moe, moe_act,
+//                                                    shared_experts, FP8)
+// core_attn, mlp, moe and shared_experts keep only their inputs, which other modules already
+// count; Megatron-Core's transformer_config.py (recompute_modules). With GPT's shape (g = a,
+// f = 4h, GELU) the parts add up to Table 2's 34 s b h + 5 a s^2 b.
 double activation_bytes_per_layer(int seq_len, int micro_batch, int hidden, int heads, int tp,
                                   bool sequence_parallel, Recompute recompute);
 
 // The same derivation for any shape's dense layer (the Table 2 rows when kv_heads = heads,
 // ffn = 4h, GELU): K and V shrink to 2 s b h g/a each with g key/value heads
 // (AttentionShape::kv_fraction), the MLP keeps its stored bytes per token
-// (MlpShape::stored_bytes_per_token: 4 s b f GELU, 6 s b f SwiGLU). Fused (flash) attention
-// stores no scores, as with selective recompute.
+// (MlpShape::stored_bytes_per_token: 4 s b f GELU, 6 s b f SwiGLU). Selective recomputation is
+// core_attn's; fused (flash) attention stores no scores, as with selective recompute.
 double activation_bytes_per_layer(const ModelShape& shape, int micro_batch, int tp,
                                   bool sequence_parallel, Recompute recompute,
                                   bool flash_attention);
+
+// How the activations of a layer are held on one GPU: its micro-batch, TP and CP degrees (each
+// CP rank keeps s/cp of every sequence), sequence parallelism, fused attention, FP8 caching.
+struct ActivationCase {
+  int micro_batch = 1;
+  int tp = 1;
+  int cp = 1;
+  bool sequence_parallel = false;
+  bool flash_attention = true;
+  bool fp8 = false;
+};
+ActivationCase activation_case(const Scenario& s, int tp, int cp);
+
+// One layer of this kind (ModelShape::dense_layer or moe_layer) recomputing `modules`: what it
+// keeps, per GPU per micro-batch, by the parts above. An MoE layer's MLP holds the s b/(cp t)
+// tokens each GPU keeps an even share of (routing balanced).
+double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, const ActivationCase& c,
+                          unsigned modules);
+// A fully recomputed layer keeps its input, 2 s b h (/ t with SP), per GPU per micro-batch.
+double layer_checkpoint_bytes(const ModelShape& shape, const ActivationCase& c);
+
+// Of a stage's `layers`, how many full recomputation re-runs whole: all of them (uniform, or
+// recompute_layers 0), the first recompute_layers (block), none without full recomputation.
+// `r` stands in for the scenario's recompute (the planner tries each).
+int fully_recomputed_layers(const Scenario& s, Recompute r, int layers);
+inline int fully_recomputed_layers(const Scenario& s, int layers) {
+  return fully_recomputed_layers(s, s.recompute, layers);
+}
+// Of them, the share: what repeats the forward's collectives (comms.h, context.h, moe.h).
+inline double fully_recomputed_share(const Scenario& s, int layers) {
+  const int full = fully_recomputed_layers(s, layers);
+  return full == layers ? (full > 0 ? 1.0 : 0.0) : 1.0 * full / layers;
+}
 
 // What an MoE layer stores for its backward pass beyond a dense layer, per GPU per micro-batch
 // (negative when its experts store less than the dense MLP): its MLP's stored bytes per token

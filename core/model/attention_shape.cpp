@@ -11,6 +11,8 @@ AttentionShape latent_attention(const ModelSpec& m, int seq_len) {
                      h * (mla.kv_rank + mla.qk_rope) + mla.kv_rank * a * (mla.qk_nope + mla.v) +
                      a * mla.v * h;
   at.other_params = mla.q_rank + mla.kv_rank;  // the two latent RMSNorms
+  at.up_proj_params = 1.0 * mla.q_rank * a * (mla.qk_nope + mla.qk_rope) +
+                      1.0 * mla.kv_rank * a * (mla.qk_nope + mla.v);
   at.core_flops_per_token = 2.0 * seq_len * m.heads * (mla.qk_nope + mla.qk_rope + mla.v);
   at.kv_elements_per_token = 1.0 * m.heads * (mla.qk_nope + mla.qk_rope + mla.v);
   at.q_and_o_elements_per_token = at.kv_elements_per_token;

@@ -40,6 +40,9 @@ struct AttentionShape {
   // Queries and attention outputs of one token, in elements: h each, or latent attention's
   // per-head sizes (what Ulysses' all-to-alls move besides K and V).
   double q_and_o_elements_per_token = 0;
+  // Weights of MLA's up projections (queries from their latent, keys and values from theirs),
+  // what mla_up_proj recomputation re-runs; 0 for multi-head attention.
+  double up_proj_params = 0;
   // g / a: the stored K and V's width against h (activations.h: Q, K, V and the output store
   // (4 + 4 g/a) s b h bytes).
   double kv_fraction = 1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "model/activations.h"
 #include "model/context.h"
 #include "model/layout.h"
 #include "model/memory.h"
@@ -71,7 +72,7 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
     t.collective = "all-reduce every layer";
     t.bytes_per_message = 2 * share * bsh * kActivationBytes;
   }
-  t.messages_per_step = 1.0 * tensor_collectives_per_layer(s) * stage_layers * microbatches;
+  t.messages_per_step = tensor_collectives_per_layer(s, stage_layers) * stage_layers * microbatches;
   ride(t, crosses_nodes, s);
   return t;
 }
@@ -104,9 +105,9 @@ PipelineSends pipeline_sends(const Scenario& s, int pp, int stage) {
   return {stage < pp - 1 ? v : v - 1, stage > 0 ? v : v - 1};
 }
 
-int tensor_collectives_per_layer(const Scenario& s) {
-  const bool full = s.recompute == Recompute::kFull;
-  return s.sequence_parallel ? (full ? 14 : 10) : (full ? 6 : 4);
+double tensor_collectives_per_layer(const Scenario& s, int layers) {
+  const double again = fully_recomputed_share(s, layers);
+  return s.sequence_parallel ? 10 + 4 * again : 4 + 2 * again;
 }
 
 double link_rate(bool crosses_nodes, const Scenario& s) {

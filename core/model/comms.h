@@ -27,8 +27,9 @@ PipelineSends pipeline_sends(const Scenario& s, int pp, int stage);
 // Tensor-parallel collectives per layer per micro-batch: 2 forward and 2 backward all-reduces
 // (Narayanan et al. 2021 Sec. 3.2); with sequence parallelism an all-gather and a
 // reduce-scatter each, and the backward's all-gather of the layer input again (10; Megatron-Core
-// tensor_parallel/layers.py); full recomputation repeats the forward's (6 and 14).
-int tensor_collectives_per_layer(const Scenario& s);
+// tensor_parallel/layers.py); full recomputation repeats the forward's (6 and 14) on the layers
+// it re-runs whole: per layer of a stage of `layers`, on average.
+double tensor_collectives_per_layer(const Scenario& s, int layers);
 
 // Bytes per second a seam's traffic gets: the network's line rate across nodes, else NVLink at
 // the share NCCL reaches.

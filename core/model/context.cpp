@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "model/activations.h"
+
 namespace pe {
 namespace {
 
@@ -18,21 +20,22 @@ SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, 
   const double cp = d.cp;
   const double tokens = 1.0 * s.seq_len / cp * s.micro_batch;
   const double kv = attention.kv_elements_per_token / d.tp;
-  const bool full = s.recompute == Recompute::kFull;
+  // Full recomputation exchanges K/V once more on the layers it re-runs whole.
+  const double again = fully_recomputed_share(s, stage_layers);
   const double per_layer = 1.0 * stage_layers * microbatches;
   if (s.context_parallel == ContextParallel::kRing) {
     t.collective = "ring K/V passes every layer";
     t.bytes_per_message = tokens * kv * kActivationBytes;
-    t.messages_per_step = (full ? 4.0 : 3.0) * (cp - 1) * per_layer;
+    t.messages_per_step = (3.0 + again) * (cp - 1) * per_layer;
   } else if (s.context_parallel == ContextParallel::kAllGather) {
     t.collective = "all-gather of K/V every layer";
     t.bytes_per_message = tokens * kv * (cp - 1) * kActivationBytes;
-    t.messages_per_step = (full ? 4.0 : 3.0) * per_layer;
+    t.messages_per_step = (3.0 + again) * per_layer;
   } else {
     t.collective = "all-to-all of Q, K, V and the output every layer";
     const double elements = attention.q_and_o_elements_per_token / d.tp + kv;
     t.bytes_per_message = tokens * elements * (cp - 1) / cp * kActivationBytes;
-    t.messages_per_step = (full ? 3.0 : 2.0) * per_layer;
+    t.messages_per_step = (2.0 + again) * per_layer;
   }
   return t;
 }

@@ -12,6 +12,7 @@
 #include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
+#include "model/schema.h"
 #include "model/step_time.h"
 #include "model/text.h"
 #include "model/validate.h"
@@ -26,6 +27,32 @@ std::string seconds(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", s);
   return text;
+}
+
+// Selective recomputation's modules that save or change nothing in this scenario.
+void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::string>& w) {
+  const unsigned m = s.selective_modules();
+  const ModelSpec& model = s.model;
+  if ((m & kCoreAttn) && s.flash_attention) {
+    const double scores = 5.0 * model.heads * s.seq_len * s.seq_len * s.micro_batch / d.tp / d.cp;
+    w.push_back(
+        "Selective recomputation saves nothing here: fused attention already keeps no s x "
+        "s scores (core_attn saves " +
+        bytes_text(scores) + " per layer without it), yet re-runs the attention's forward.");
+  }
+  const bool latent = model.attention == Attention::kLatent;
+  const bool dense_mlp = !model.moe() || model.dense_layers > 0;
+  std::string idle;
+  const std::vector<std::string>& names = find_field("recompute_modules")->choices;
+  const unsigned moe_only = kMoeAct | kMoe | kSharedExperts;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const unsigned bit = 1u << i;
+    const bool nothing = (bit == kMlaUpProj && !latent) || (bit == kMlp && !dense_mlp) ||
+                         ((bit & moe_only) && !model.moe()) ||
+                         (bit == kSharedExperts && model.shared_experts == 0);
+    if ((m & bit) && nothing) idle += (idle.empty() ? "" : ", ") + names[i];
+  }
+  if (!idle.empty()) w.push_back("recompute_modules: " + idle + " change nothing in this model.");
 }
 
 std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
@@ -142,6 +169,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 "% of the routed token copies skip their experts. The FLOPs, MFU and HFU count "
                 "only the tokens computed; 1 or more (or 0, dropless) trains on every token.");
   }
+  recompute_warnings(s, d, w);
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
     w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
                 str(static_cast<long long>(s.gpu.network_gb_s)) + " GB/s network.");

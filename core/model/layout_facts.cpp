@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/activations.h"
 #include "model/comms.h"
 #include "model/pipeline.h"
 
@@ -22,8 +23,7 @@ LayoutFacts::LayoutFacts(const Scenario& s, const ModelShape& shape, const Degre
       hops_(static_cast<size_t>(std::max(d.pp, 1)), -1),
       params_(static_cast<size_t>(std::max(d.pp, 1))),
       params_known_(static_cast<size_t>(std::max(d.pp, 1)), 0),
-      step_flops_(static_cast<size_t>(std::max(d.pp, 1)), {NAN, NAN, NAN}),
-      dense_layer_flops_{NAN, NAN, NAN},
+      step_flops_(static_cast<size_t>(std::max(d.pp, 1)), {{{NAN, NAN}, {NAN, NAN}, {NAN, NAN}}}),
       hardware_flops_{NAN, NAN, NAN} {}
 
 bool LayoutFacts::hop_crosses(int k) const {
@@ -71,20 +71,13 @@ const std::vector<int>& LayoutFacts::traffic_stages() const {
   return traffic_stages_;
 }
 
-double LayoutFacts::step_flops_per_token(int stage, Recompute recompute) const {
-  double& known = step_flops_[static_cast<size_t>(stage)][index_of(recompute)];
-  if (std::isnan(known)) {
+ModelShape::StepFlops LayoutFacts::step_flops_per_token(int stage, Recompute r) const {
+  ModelShape::StepFlops& known = step_flops_[static_cast<size_t>(stage)][index_of(r)];
+  if (std::isnan(known.total)) {
     const StageParams& p = params(stage);
-    known = shape_.run_step_flops_per_token(p.first_layer, p.layers, recompute, s_.flash_attention);
-  }
-  return known;
-}
-
-double LayoutFacts::dense_layer_step_flops_per_token(Recompute recompute) const {
-  double& known = dense_layer_flops_[index_of(recompute)];
-  if (std::isnan(known)) {
-    known = 3 * shape_.dense_layer().kept_forward_flops_per_token +
-            shape_.recompute_flops_per_token(recompute, s_.flash_attention);
+    const unsigned modules = r == Recompute::kSelective ? s_.recompute_modules : 0u;
+    known = shape_.run_step_flops_per_token(p.first_layer, p.layers, modules,
+                                            fully_recomputed_layers(s_, r, p.layers));
   }
   return known;
 }
@@ -102,7 +95,11 @@ double LayoutFacts::hardware_flops_per_step(int global_batch, Recompute recomput
   model_flops_per_step(global_batch);  // resets the cache when the batch changes
   double& known = hardware_flops_[index_of(recompute)];
   if (std::isnan(known)) {
-    known = shape_.hardware_flops_per_step(global_batch, recompute, s_.flash_attention);
+    double per_token = 3 * shape_.output_forward_flops_per_token();
+    for (int stage = 0; stage < d_.pp; ++stage) {
+      per_token += step_flops_per_token(stage, recompute).total;
+    }
+    known = per_token * global_batch * shape_.seq_len();
   }
   return known;
 }

@@ -40,15 +40,12 @@ class LayoutFacts {
   // layers, whether its two hops cross nodes), the first of each kind (comms_report).
   const std::vector<int>& traffic_stages() const;
 
-  // FLOPs per token of one training step of the stage's layers under the scenario's
-  // recomputation (ModelShape::run_step_flops_per_token).
-  double step_flops_per_token(int stage, Recompute recompute) const;
+  // FLOPs per token of one training step of the stage's layers under recomputation r (with
+  // the scenario's modules, or its fully recomputed layers: ModelShape::run_step_flops_per_token).
+  ModelShape::StepFlops step_flops_per_token(int stage, Recompute r) const;
 
-  // Forward FLOPs per token of one dense layer three times, plus what recomputation re-runs
-  // (model_shape.h).
-  double dense_layer_step_flops_per_token(Recompute recompute) const;
-
-  // Model and hardware FLOPs of one step for a global batch (model_shape.h).
+  // Model and hardware FLOPs of one step for a global batch: hardware FLOPs add the experts'
+  // padding and every stage's recomputation (model_shape.h). What MFU and HFU count.
   double model_flops_per_step(int global_batch) const;
   double hardware_flops_per_step(int global_batch, Recompute recompute) const;
 
@@ -64,8 +61,7 @@ class LayoutFacts {
   mutable std::vector<int> traffic_stages_;
   mutable bool traffic_known_ = false;
   // Per stage and recomputation; NaN: not yet known.
-  mutable std::vector<std::array<double, 3>> step_flops_;
-  mutable std::array<double, 3> dense_layer_flops_;
+  mutable std::vector<std::array<ModelShape::StepFlops, 3>> step_flops_;
   mutable int flops_batch_ = -1;
   mutable double model_flops_ = 0;
   mutable std::array<double, 3> hardware_flops_;

@@ -103,34 +103,77 @@ StageParams stage_params(const Scenario& s, const ModelShape& shape, const Degre
 }
 
 LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, const Degrees& d) {
+  const ActivationCase c = activation_case(s, d.tp, d.cp);
+  const unsigned modules = s.selective_modules();
   LayerActivations a;
-  a.per_layer_bytes = activation_bytes_per_layer(shape, s.micro_batch, d.tp, s.sequence_parallel,
-                                                 s.recompute, s.flash_attention);
-  a.moe_extra_bytes =
-      moe_layer_extra_activation_bytes(shape, s.micro_batch, d.tp, d.cp, s.recompute);
+  a.per_layer_bytes = layer_stored_bytes(shape, shape.dense_layer(), c, modules);
+  if (shape.moe()) {
+    a.moe_extra_bytes =
+        layer_stored_bytes(shape, shape.moe_layer(), c, modules) - a.per_layer_bytes;
+  }
+  a.checkpoint_bytes = layer_checkpoint_bytes(shape, c);
+  a.working_bytes = layer_stored_bytes(shape, shape.dense_layer(), c, 0);
   return a;
+}
+
+namespace {
+
+int chunks_before(int position, int chunk) { return (position + chunk - 1) / chunk; }
+
+// One micro-batch's bytes kept by the stage's layers at positions [from, to) of the stage.
+double kept_bytes(const Scenario& s, const ModelShape& shape, const StageParams& p,
+                  const LayerActivations& a, int from, int to) {
+  const auto partial = [&](int lo, int hi) {
+    if (hi <= lo) return 0.0;
+    return (hi - lo) * a.per_layer_bytes +
+           shape.moe_layers_in(p.first_layer + lo, hi - lo) * a.moe_extra_bytes;
+  };
+  if (s.recompute != Recompute::kFull) return partial(from, to);
+  const int n = s.recompute_layers;
+  if (n == 0) return (to - from) * a.checkpoint_bytes;
+  if (s.recompute_method == RecomputeMethod::kBlock) {
+    const int split = std::max(from, std::min(n, to));
+    return (split - from) * a.checkpoint_bytes + partial(split, to);
+  }
+  return (chunks_before(to, n) - chunks_before(from, n)) * a.checkpoint_bytes;
+}
+
+}  // namespace
+
+double offloaded_bytes_per_microbatch(const Scenario& s, const ModelShape& shape,
+                                      const StageParams& p, const LayerActivations& a) {
+  return kept_bytes(s, shape, p, a, p.layers - std::min(s.offload_layers, p.layers), p.layers);
 }
 
 // Each CP rank holds s/cp of every sequence: every activation divides by cp, the attention
 // scores too (s/cp queries against all s keys).
-double stage_activation_bytes(const Scenario& s, const Degrees& d, const StageParams& p,
-                              const LayerActivations& a, int microbatches) {
+StageActivations stage_activations(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                   const StageParams& p, const LayerActivations& a,
+                                   int microbatches) {
   const ModelSpec& m = s.model;
   const int stage = p.stage;
-  double acts = p.layers * a.per_layer_bytes / d.cp;
-  if (p.moe_layers > 0) acts += p.moe_layers * a.moe_extra_bytes;
-  acts *= inflight_factor(s, d, stage, microbatches);
+  const int kept = p.layers - std::min(s.offload_layers, p.layers);
+  const double inflight = inflight_factor(s, d, stage, microbatches);
+  StageActivations out;
+  out.gpu_bytes = kept_bytes(s, shape, p, a, 0, kept) * inflight;
+  out.host_bytes = kept_bytes(s, shape, p, a, kept, p.layers) * inflight;
+  // A uniform chunk's layers hold their activations while its backward re-runs them; one
+  // layer's such working set is left out under any full recomputation (core/README.md).
+  if (s.recompute == Recompute::kFull && s.recompute_method == RecomputeMethod::kUniform &&
+      s.recompute_layers > 1) {
+    out.gpu_bytes += (std::min(s.recompute_layers, p.layers) - 1) * a.working_bytes;
+  }
   // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
   if (stage == 0) {
-    acts += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
-                                               std::min(d.pp, microbatches)) /
-            d.cp;
+    out.gpu_bytes += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
+                                                        std::min(d.pp, microbatches)) /
+                     d.cp;
   }
   if (stage == d.pp - 1) {
-    acts +=
+    out.gpu_bytes +=
         last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp) / d.cp;
   }
-  return acts;
+  return out;
 }
 
 // The full model adds activations for the micro-batches each stage holds in flight and the
@@ -146,8 +189,10 @@ StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degre
   st.breakdown = sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
   if (s.memory_model != MemoryModel::kFull) return st;
   st.inflight_microbatches = std::min(d.pp - stage, microbatches);
-  st.breakdown.activations_bytes =
-      stage_activation_bytes(s, d, p, layer_activations(s, shape, d), microbatches);
+  const StageActivations acts =
+      stage_activations(s, shape, d, p, layer_activations(s, shape, d), microbatches);
+  st.breakdown.activations_bytes = acts.gpu_bytes;
+  st.offloaded_bytes = acts.host_bytes;
   st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
   return st;
 }
@@ -188,6 +233,8 @@ MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Deg
   r.params_per_gpu = peak->params_per_gpu;
   r.breakdown = peak->breakdown;
   r.per_gpu_bytes = peak->breakdown.total_bytes();
+  for (const StageMemory& st : r.stages)
+    r.offloaded_bytes = std::max(r.offloaded_bytes, st.offloaded_bytes);
   r.gpu_memory_bytes = s.gpu.memory_gb * 1e9;
   r.headroom_bytes = r.gpu_memory_bytes - r.per_gpu_bytes;
   r.safe_fraction = safe_memory_fraction();

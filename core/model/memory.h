@@ -49,18 +49,34 @@ struct StageParams {
 StageParams stage_params(const Scenario& s, const ModelShape& shape, const Degrees& d,
                          const StageSplit& split, int stage);
 
-// One micro-batch's stored activations per layer: a dense layer's and what an MoE layer stores
-// beyond it (activations.h). They depend on b, SP, recomputation, TP and CP only.
+// One micro-batch's stored activations per layer, per GPU (each CP rank holds s/cp of every
+// sequence): a dense layer's under the selective modules, what an MoE layer stores beyond it, a
+// fully recomputed layer's input, and a dense layer's with nothing recomputed (what a uniform
+// chunk's layers hold while their backward runs). They depend on b, SP, recomputation, FP8,
+// TP and CP only (activations.h).
 struct LayerActivations {
   double per_layer_bytes = 0;
   double moe_extra_bytes = 0;
+  double checkpoint_bytes = 0;
+  double working_bytes = 0;
 };
 LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, const Degrees& d);
 
-// The full memory model's activations of a stage: its layers' times the micro-batches it
-// holds in flight, plus the end stages' extras. stage_memory's activations_bytes.
-double stage_activation_bytes(const Scenario& s, const Degrees& d, const StageParams& p,
-                              const LayerActivations& a, int microbatches);
+// The full memory model's activations of a stage: on the GPU, its layers' times the
+// micro-batches it holds in flight, plus the end stages' extras and a uniform recomputation
+// chunk's working set; on the host, what its offloaded layers (the last offload_layers of the
+// stage) hold, in flight. Full recomputation keeps a layer's input (block: the first
+// recompute_layers of the stage; uniform: one input per chunk of recompute_layers).
+struct StageActivations {
+  double gpu_bytes = 0;
+  double host_bytes = 0;
+};
+StageActivations stage_activations(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                   const StageParams& p, const LayerActivations& a,
+                                   int microbatches);
+// One micro-batch's bytes the stage's offloaded layers send to the host (and fetch back).
+double offloaded_bytes_per_microbatch(const Scenario& s, const ModelShape& shape,
+                                      const StageParams& p, const LayerActivations& a);
 
 // The most-loaded stage without computing them all: among middle stages with equal layers the
 // first holds the most in-flight micro-batches, so only the first stage, the second, the first

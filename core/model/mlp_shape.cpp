@@ -27,6 +27,8 @@ MlpShape dense_mlp_shape(const ModelSpec& m) {
   mlp.params = mlp_params(m, m.ffn());
   mlp.matmul_params = mlp_matmul_params(m, m.ffn());
   mlp.stored_bytes_per_token = mlp_stored_bytes_per_token(m, m.ffn());
+  mlp.inner_bytes = mlp.stored_bytes_per_token;
+  mlp.fc2_input_bytes = kActivationBytes * m.ffn();
   return mlp;
 }
 
@@ -48,7 +50,24 @@ MlpShape moe_mlp_shape(const ModelSpec& m, double capacity, int expert_tp) {
   const double shared = m.shared_experts * stored;
   const double router = 4.0 * m.experts;
   mlp.stored_bytes_per_token = routed + shared + router;
+  mlp.inner_bytes = stored;
+  mlp.fc2_input_bytes = kActivationBytes * m.expert_ffn();
+  mlp.copies = k * c;
+  mlp.copy_io_bytes = 4.0 * h * expert_tp;
+  mlp.router_bytes = router;
   return mlp;
+}
+
+double mlp_stored_bytes_per_token(const MlpShape& mlp, unsigned modules, bool fp8) {
+  // FP8 halves the second matmul's input (2f bytes to f).
+  const double expert = mlp.inner_bytes - (fp8 ? mlp.fc2_input_bytes / 2 : 0);
+  if (!mlp.moe) return modules & kMlp ? 0.0 : expert;
+  if (modules & kMoe) return 0.0;
+  const double routed_inner = modules & kMoeAct ? mlp.inner_bytes - mlp.fc2_input_bytes : expert;
+  // A copy's input (half its 4 h etp) is a matmul input; its output stays 16-bit.
+  const double io = mlp.copy_io_bytes * (fp8 ? 0.75 : 1.0);
+  const double shared = modules & kSharedExperts ? 0.0 : mlp.shared_experts * expert;
+  return mlp.copies * (io + routed_inner) + shared + mlp.router_bytes;
 }
 
 }  // namespace pe

@@ -40,7 +40,24 @@ struct MlpShape {
   //   shared experts   S w f_e
   //   router           4 E (fp32 probabilities: Megatron-Core routes in fp32)
   double stored_bytes_per_token = 0;
+  // Its parts, for what recomputation and FP8 drop or shrink (mlp_stored_bytes_per_token):
+  // per expert (or the dense MLP) its inner tensors w f and of those the second matmul's input
+  // 2f; per routed token copy the input and output 4 h etp; the router's 4 E.
+  double inner_bytes = 0;
+  double fc2_input_bytes = 0;
+  double copies = 0;  // routed token copies per token, k c (0 when dense)
+  double copy_io_bytes = 0;
+  double router_bytes = 0;
 };
+
+// What one token stores in this MLP when the layer recomputes `modules` (scenario.h
+// RecomputeModule): mlp (a dense MLP) and moe (an MoE MLP) keep only their input, which the
+// layer counts, so nothing here; moe_act discards the routed experts' activation output (the
+// second matmul's input); shared_experts keeps only the shared experts' input. With `fp8`
+// (Transformer Engine) the matmuls' inputs are cached in FP8, 1 byte: a routed copy's input and
+// each second matmul's input (Transformer Engine's Linear saves its FP8-cast input for the
+// weight gradient). With no module and no FP8, stored_bytes_per_token.
+double mlp_stored_bytes_per_token(const MlpShape& mlp, unsigned modules, bool fp8);
 
 // The scenario's dense MLP (width f) and, for a mixture of experts, its MoE MLP; `expert_tp`
 // is the tensor-parallel degree inside each expert (it repeats the token copies' inputs).

@@ -82,50 +82,38 @@ double ModelShape::run_forward_flops_per_token(int first, int count, bool padded
          moe * (padded ? moe_.padded_forward_flops_per_token : moe_.kept_forward_flops_per_token);
 }
 
-double ModelShape::recompute_flops_per_token(Recompute recompute, bool flash_attention) const {
-  switch (recompute) {
-    case Recompute::kFull:
-      return dense_.kept_forward_flops_per_token;
-    case Recompute::kSelective:
-      return flash_attention ? 0.0 : attention().core_flops_per_token;
-    case Recompute::kNone:
-      break;
+double ModelShape::module_recompute_flops_per_token(const LayerShape& layer,
+                                                    unsigned modules) const {
+  const MlpShape& mlp = layer.mlp;
+  double weights = modules & kMlaUpProj ? layer.attention.up_proj_params : 0.0;
+  if (!mlp.moe && (modules & kMlp)) weights += mlp.matmul_params;
+  if (mlp.moe && (modules & kMoe)) {
+    weights += mlp.matmul_params + (mlp.experts_per_token * mlp.capacity + mlp.shared_experts) *
+                                       mlp.expert_matmul_params;
+  } else if (mlp.moe && (modules & kSharedExperts)) {
+    weights += mlp.shared_experts * mlp.expert_matmul_params;
   }
-  return 0.0;
+  const double core = modules & kCoreAttn ? layer.attention.core_flops_per_token : 0.0;
+  return 2.0 * weights * param_scale_ + core;
 }
 
-double ModelShape::run_step_flops_per_token(int first, int count, Recompute recompute,
-                                            bool flash_attention) const {
-  const double forward = run_forward_flops_per_token(first, count, true);
-  double again = 0;
-  if (recompute == Recompute::kFull) {
-    again = forward;
-  } else if (recompute == Recompute::kSelective) {
-    again = count * recompute_flops_per_token(recompute, flash_attention);
-  }
-  return 3 * forward + again;
+ModelShape::StepFlops ModelShape::run_step_flops_per_token(int first, int count, unsigned modules,
+                                                           int full) const {
+  const int rest = count - full;
+  const int moe_rest = moe_layers_in(first + full, rest);
+  const double core = attention().core_flops_per_token;
+  StepFlops f;
+  f.total = 3 * run_forward_flops_per_token(first, count, true) +
+            run_forward_flops_per_token(first, full, true) +
+            (rest - moe_rest) * module_recompute_flops_per_token(dense_, modules) +
+            (moe_rest > 0 ? moe_rest * module_recompute_flops_per_token(moe_, modules) : 0.0);
+  f.core = core * (3 * count + full + (modules & kCoreAttn ? rest : 0));
+  return f;
 }
 
 double ModelShape::model_flops_per_step(double global_batch) const {
   const double tokens = global_batch * seq_len_;
   return 3.0 * tokens * (run_forward_flops_per_token(0, layers_, false) + output_flops_);
-}
-
-double ModelShape::hardware_flops_per_step(double global_batch, Recompute recompute,
-                                           bool flash_attention) const {
-  const double tokens = global_batch * seq_len_;
-  if (moe()) {
-    // Padded experts compute on their padding; full recomputation re-runs the padded forward.
-    // Below capacity 1 the dropped tokens are neither model nor hardware work.
-    const double padded = run_forward_flops_per_token(0, layers_, true);
-    const double kept = run_forward_flops_per_token(0, layers_, false);
-    const double again = recompute == Recompute::kFull
-                             ? padded
-                             : layers_ * recompute_flops_per_token(recompute, flash_attention);
-    return model_flops_per_step(global_batch) + tokens * (3 * (padded - kept) + again);
-  }
-  return model_flops_per_step(global_batch) +
-         tokens * layers_ * recompute_flops_per_token(recompute, flash_attention);
 }
 
 double shape_params(const ModelSpec& m, int seq_len) { return ModelShape(m, seq_len).params(); }

@@ -88,26 +88,29 @@ class ModelShape {
   double output_forward_flops_per_token() const { return output_flops_; }
   // Forward FLOPs per token of layers [first, first + count), routed work kept or padded.
   double run_forward_flops_per_token(int first, int count, bool padded) const;
-  // Extra forward FLOPs per token of one layer that recomputation re-runs: full recompute the
-  // whole layer (Narayanan Eq. 3: 96 B s L h^2 (1 + s/(6h) + V/(16 L h)) in all for GPT),
-  // selective the attention core only, 4 s h (Korthikanti Sec. 5). Fused (flash) attention
-  // has nothing left to recompute selectively: its backward recomputes the scores inside the
-  // kernel, which the matmul efficiency covers.
-  double recompute_flops_per_token(Recompute recompute, bool flash_attention) const;
+  // Forward FLOPs per token that one layer of this kind re-runs when it recomputes `modules`
+  // (scenario.h RecomputeModule): core_attn the attention core (fused attention too: its
+  // kernel runs again), mla_up_proj MLA's up projections, mlp a dense MLP, moe an MoE MLP
+  // (padded), shared_experts the shared experts; layernorm and moe_act only elementwise work
+  // (step_time.h). Selective recomputation of GPT's core attention costs 4 s h per token per
+  // layer (Korthikanti Sec. 5).
+  double module_recompute_flops_per_token(const LayerShape& layer, unsigned modules) const;
   // FLOPs per token the GPUs execute for layers [first, first + count) in one training step:
-  // 3 x the padded forward (the backward costs twice the forward) + what recomputation
-  // re-runs (a padded MoE layer's forward again with full recomputation).
-  double run_step_flops_per_token(int first, int count, Recompute recompute,
-                                  bool flash_attention) const;
+  // 3 x the padded forward (the backward costs twice the forward), the forward again of the
+  // first `full` of them (full recomputation: Narayanan Eq. 3's 96 B s L h^2 (1 + s/(6h) +
+  // V/(16 L h)) for GPT when every layer is) and the modules' forward of the others. `core`
+  // is the attention core's share, which runs in BF16 whatever the GEMMs do.
+  struct StepFlops {
+    double total = 0;
+    double core = 0;
+  };
+  StepFlops run_step_flops_per_token(int first, int count, unsigned modules, int full) const;
   // Model FLOPs of one step, no recomputation: 3 x forward for every layer and the output
   // layer. For GPT this is Korthikanti et al. 2022 (arXiv:2205.05198) Eq. 7,
   // 72 B s L h^2 (1 + s/(6h) + V/(12 L h)). What MFU counts: below capacity 1 an expert takes
   // capacity x its even share of tokens and the rest skip it (Switch Transformer Sec. 2.1;
   // GShard Sec. 2.2); padding above 1 is hardware work, not model work.
   double model_flops_per_step(double global_batch) const;
-  // FLOPs the GPUs execute: model FLOPs + the padding + recomputation. What HFU counts.
-  double hardware_flops_per_step(double global_batch, Recompute recompute,
-                                 bool flash_attention) const;
 
  private:
   LayerShape dense_;

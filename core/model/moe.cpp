@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "model/activations.h"
 #include "model/memory.h"
 
 namespace pe {
@@ -46,7 +47,9 @@ SeamTraffic expert_traffic(const Scenario& s, const MlpShape& moe, const Degrees
   t.active = true;
   t.collective = "all-to-all dispatch + combine every MoE layer";
   t.bytes_per_message = expert_all_to_all_bytes(s, moe, d);
-  const double per_layer = s.recompute == Recompute::kFull ? 6.0 : 4.0;
+  // Full recomputation dispatches and combines again on the layers it re-runs whole (their
+  // share taken among the MoE layers).
+  const double per_layer = 4.0 + 2.0 * fully_recomputed_share(s, moe_layers_here);
   t.messages_per_step = per_layer * moe_layers_here * microbatches;
   return t;
 }

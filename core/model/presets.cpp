@@ -119,19 +119,24 @@ const std::vector<ModelSpec>& model_presets() {
 //    (arXiv:2412.19437, Sec. 3.2.2).
 constexpr const char* kDgxA100 = "DGX A100: 8 × HDR InfiniBand 200 Gb/s, one per GPU";
 constexpr const char* kDgxH100 = "DGX H100: 8 × ConnectX-7 400 Gb/s, one per GPU";
+//
+// fp8_tflops, the dense FP8 peak (NVIDIA H100 and H200 data sheets: 1,979 TFLOP/s SXM, H800 the
+// same die; DGX B200 data sheet: 72 PFLOP/s FP8 training for 8 GPUs, 4,500 each dense); A100 has
+// no FP8 tensor cores. host_link_gb_s, the GPU's PCIe link to its host per direction: Gen4 x16
+// on A100 (32 GB/s), Gen5 x16 on H100, H200, H800 and B200 (64 GB/s).
 const std::vector<GpuSpec>& gpu_presets() {
   static const std::vector<GpuSpec> presets = {
-      {"A100-40GB", 40, 312, 300, 1555, kA100MatmulEfficiency, 25, kDgxA100},
-      {"A100-80GB", 80, 312, 300, 2039, kA100MatmulEfficiency, 25, kDgxA100},
-      {"H100-80GB", 80, 989, 450, 3350, kH100MatmulEfficiency, 50, kDgxH100},
+      {"A100-40GB", 40, 312, 300, 1555, kA100MatmulEfficiency, 25, kDgxA100, 0, 32},
+      {"A100-80GB", 80, 312, 300, 2039, kA100MatmulEfficiency, 25, kDgxA100, 0, 32},
+      {"H100-80GB", 80, 989, 450, 3350, kH100MatmulEfficiency, 50, kDgxH100, 1979, 64},
       {"H200-141GB", 141, 989, 450, 4800, kH100MatmulEfficiency, 50,
-       "DGX H200: 8 × ConnectX-7 400 Gb/s, one per GPU"},
+       "DGX H200: 8 × ConnectX-7 400 Gb/s, one per GPU", 1979, 64},
       // H100's compute and memory with NVLink cut to 400 GB/s both ways; DeepSeek-V3
       // (arXiv:2412.19437, Sec. 3.2.2) measured 160 GB/s of it. H100's calibration.
       {"H800-80GB", 80, 989, 200, 3350, kH100MatmulEfficiency, 50,
-       "DeepSeek-V3's H800 nodes: InfiniBand 400 Gb/s per GPU"},
+       "DeepSeek-V3's H800 nodes: InfiniBand 400 Gb/s per GPU", 1979, 64},
       {"B200-192GB", 192, 2250, 900, 8000, kH100MatmulEfficiency, 50,
-       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU"},
+       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64},
   };
   return presets;
 }
@@ -145,6 +150,12 @@ const std::vector<Precision>& precision_presets() {
       {"megatron_fp32_grads", 2, 4, 4, 4, 4},
       // Pure fp32 Adam: the weights are the master copy (16 B).
       {"fp32", 4, 4, 0, 4, 4},
+      // FP8 training as Megatron-Core runs it with Transformer Engine (--fp8-format hybrid):
+      // GEMMs in FP8 (E4M3 forward, E5M2 gradients), BF16 weights, FP32 main gradients, main
+      // weights and Adam states (18 B, as megatron_fp32_grads); the GEMMs' inputs cached in FP8
+      // (activations.h). Transformer Engine's FP8 copies of the weights (about 1 B per
+      // parameter, kept across micro-batches) are not counted.
+      {"fp8_hybrid", 2, 4, 4, 4, 4, true},
   };
   return presets;
 }

@@ -29,6 +29,7 @@ struct StageMemory {
   double expert_params_per_gpu = 0;  // of params_per_gpu, what routed experts hold (moe.h)
   int inflight_microbatches = 0;
   MemoryBreakdown breakdown;
+  double offloaded_bytes = 0;  // activations its offloaded layers keep in host memory
 };
 
 struct MemoryReport {
@@ -42,8 +43,9 @@ struct MemoryReport {
   bool fits = true;
   double safe_fraction = 0.8;
   double gpu_memory_bytes = 0;
-  double headroom_bytes = 0;  // GPU memory minus the estimate; negative when it exceeds it
-  MemoryBreakdown breakdown;  // of the most-loaded GPU
+  double headroom_bytes = 0;   // GPU memory minus the estimate; negative when it exceeds it
+  double offloaded_bytes = 0;  // host memory per GPU for offloaded activations, busiest stage
+  MemoryBreakdown breakdown;   // of the most-loaded GPU
   std::vector<StageMemory> stages;
 };
 
@@ -122,12 +124,14 @@ struct TimeReport {
   double exposed_context_s = 0;  // K/V exchange beyond the attention it overlaps (context.h)
   double exposed_expert_s = 0;   // expert all-to-alls (moe.h), hidden with expert_comm_overlap
   double exposed_comms_s = 0;    // their sum
+  double exposed_offload_s = 0;  // activation copies to and from the host beyond compute
   double optimizer_s = 0;        // the optimizer step, at HBM bandwidth
   double step_s = 0;
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
   double mfu = 0;             // model FLOPs / (step x GPUs x peak)
   double hfu = 0;             // hardware FLOPs (recomputation included) / (step x GPUs x peak)
+  double mfu_fp8_peak = 0;    // model FLOPs / (step x GPUs x FP8 peak); 0: the GPU has none
   double tflops_per_gpu = 0;  // hardware FLOPs per GPU per second, Narayanan's convention
   double tokens_per_s = 0;
   double time_to_train_s = 0;  // 0 when no token budget is given

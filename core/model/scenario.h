@@ -98,6 +98,10 @@ struct Precision {
   double master_bytes = 4;
   double adam_m_bytes = 4;
   double adam_v_bytes = 4;
+  // GEMMs in FP8 as Transformer Engine runs them (E4M3, or hybrid with E5M2 gradients): at
+  // the GPU's FP8 peak, their inputs cached in FP8 for the backward (activations.h); the
+  // weights, gradients and optimizer states keep the bytes above.
+  bool fp8 = false;
   double optimizer_bytes() const { return master_bytes + adam_m_bytes + adam_v_bytes; }
   double total_bytes() const { return weight_bytes + grad_bytes + optimizer_bytes(); }
 };
@@ -121,9 +125,28 @@ struct GpuSpec {
   double network_gb_s = 25;
   // The fleet that network comes from, in words (presets.cpp cites each).
   const char* fleet = "DGX A100: 8 × HDR InfiniBand 200 Gb/s, one per GPU";
+  double fp8_tflops = 0;  // dense FP8 peak; 0: no FP8 tensor cores (A100)
+  // The GPU's link to its host's memory, per direction: what offloaded activations ride.
+  double host_link_gb_s = 32;
 };
 
 enum class Recompute { kNone, kSelective, kFull };
+// Megatron-Core's recompute_modules (transformer_config.py), one bit each in its order. moe_act,
+// layernorm and mla_up_proj discard their outputs and recompute them; core_attn, mlp, moe and
+// shared_experts keep only their inputs and re-run their forward (activations.h).
+enum RecomputeModule : unsigned {
+  kCoreAttn = 1u << 0,
+  kMoeAct = 1u << 1,
+  kLayernorm = 1u << 2,
+  kMlaUpProj = 1u << 3,
+  kMlp = 1u << 4,
+  kMoe = 1u << 5,
+  kSharedExperts = 1u << 6,
+};
+// Which layers full recomputation re-runs (Megatron-Core's recompute_method): uniform, every
+// layer, its input kept once per chunk of recompute_layers; block, the first recompute_layers
+// of each stage, the rest keeping everything.
+enum class RecomputeMethod { kUniform, kBlock };
 enum class Schedule { kOneFOneB, kInterleaved };
 enum class MemoryModel { kBook, kFull };
 // How context parallelism exchanges keys and values (context.h): ring passes (Ring
@@ -148,6 +171,12 @@ struct Scenario {
   // "full": whole layers per stage, embedding and output layer on the end stages, activations.
   MemoryModel memory_model = MemoryModel::kBook;
   Recompute recompute = Recompute::kNone;
+  unsigned recompute_modules = kCoreAttn;  // what selective recomputation re-runs
+  int recompute_layers = 0;                // with full: 0 every layer, else as the method says
+  RecomputeMethod recompute_method = RecomputeMethod::kUniform;
+  // Layers per stage whose stored activations go to host memory in the forward pass and come
+  // back for the backward (Megatron-Core's cpu_offloading): the last of each stage.
+  int offload_layers = 0;
   bool sequence_parallel = false;
   Schedule schedule = Schedule::kOneFOneB;
   int virtual_stages = 1;  // model chunks per GPU with the interleaved schedule (v)
@@ -187,6 +216,10 @@ struct Scenario {
   // DualPipe; Megatron-Core --overlap-moe-expert-parallel-comm).
   bool expert_comm_overlap = false;
   double expert_capacity() const { return capacity_factor > 0 ? capacity_factor : 1.0; }
+  // The modules every layer that is not fully recomputed re-runs.
+  unsigned selective_modules() const {
+    return recompute == Recompute::kSelective ? recompute_modules : 0u;
+  }
 };
 
 }  // namespace pe

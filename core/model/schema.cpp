@@ -30,6 +30,15 @@ using Set = void (*)(Scenario&, double);
         s.degrees->m = static_cast<int>(v);                                              \
       }
 
+// The page writes its own words for each field, so the wasm modules leave the docs out
+// (PE_NO_FIELD_DOCS): about 2 KB of the first load. `explore --schema` and core/README.md's
+// table have them.
+#ifdef PE_NO_FIELD_DOCS
+constexpr bool kFieldDocs = false;
+#else
+constexpr bool kFieldDocs = true;
+#endif
+
 Field make(const char* key, FieldType type, const char* group, const char* unit, const char* doc,
            double lo = 0, double hi = 0) {
   Field f{};
@@ -37,7 +46,7 @@ Field make(const char* key, FieldType type, const char* group, const char* unit,
   f.type = type;
   f.group = group;
   f.unit = unit;
-  f.doc = doc;
+  f.doc = kFieldDocs ? doc : "";
   f.min = lo;
   f.max = hi;
   return f;
@@ -73,6 +82,14 @@ Field choice(const char* key, const char* group, std::vector<std::string> choice
   f.choices = std::move(choices);
   f.get = get;
   f.set = set;
+  return f;
+}
+
+// A list of choices, held as a bit per choice.
+Field subset(const char* key, const char* group, std::vector<std::string> choices, const char* doc,
+             Get get, Set set) {
+  Field f = choice(key, group, std::move(choices), doc, get, set);
+  f.type = FieldType::kSet;
   return f;
 }
 
@@ -267,14 +284,30 @@ std::vector<Field> make_fields() {
                                  "Adam first moment bytes", PE_REAL(precision.adam_m_bytes))),
       detail("precision", number("precision.adam_v", "memory", "B/param", 0, 16,
                                  "Adam second moment bytes", PE_REAL(precision.adam_v_bytes))),
+      detail("precision", boolean("precision.fp8", "memory",
+                                  "GEMMs in FP8 (Transformer Engine), their inputs cached in FP8",
+                                  PE_BOOL(precision.fp8))),
       number(
           "bytes_per_param", "memory", "B/param", 0, 0,
           "total bytes per parameter without precision: 2 + 2 + the rest split over the "
           "three optimizer states",
           [](const Scenario& s) { return s.precision.total_bytes(); }, nullptr),
       integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group", PE_INT(zero_stage)),
-      choice("recompute", "memory", {"none", "selective", "full"}, "activation recomputation",
+      choice("recompute", "memory", {"none", "selective", "full"},
+             "activation recomputation: none, selective (recompute_modules) or full",
              PE_ENUM(recompute, Recompute)),
+      subset("recompute_modules", "memory",
+             {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"},
+             "what selective recomputation re-runs (Megatron-Core's modules)",
+             PE_INT(recompute_modules)),
+      integer("recompute_layers", "memory", "layers", 0, 10000,
+              "with full: layers per stage (block) or per chunk (uniform); 0: every layer",
+              PE_INT(recompute_layers)),
+      choice("recompute_method", "memory", {"uniform", "block"},
+             "uniform: every layer, an input kept per chunk; block: the first layers of a stage",
+             PE_ENUM(recompute_method, RecomputeMethod)),
+      integer("offload_layers", "memory", "layers", 0, 10000,
+              "layers per stage whose activations wait in host memory", PE_INT(offload_layers)),
       boolean("sequence_parallel", "memory", "sequence parallelism (with TP)",
               PE_BOOL(sequence_parallel)),
       choice("memory_model", "memory", {"book", "full"},
@@ -289,6 +322,8 @@ std::vector<Field> make_fields() {
                     PE_REAL(gpu.memory_gb), /*lo_exclusive=*/true)),
       detail("gpu", number("gpu_peak_tflops", "hardware", "TFLOP/s", 0.001, 1e6, "dense bf16 peak",
                            PE_REAL(gpu.peak_tflops))),
+      detail("gpu", number("gpu_fp8_tflops", "hardware", "TFLOP/s", 0, 1e6,
+                           "dense FP8 peak; 0: none", PE_REAL(gpu.fp8_tflops))),
       detail("gpu", number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5,
                            "NVLink per GPU per direction", PE_REAL(gpu.nvlink_gb_s))),
       detail("gpu", number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
@@ -300,6 +335,9 @@ std::vector<Field> make_fields() {
                            "network per GPU per direction; absent: the GPU preset's fleet (DGX "
                            "A100 HDR 200 Gb/s = 25; DGX H100, H200, B200 400 Gb/s = 50)",
                            PE_REAL(gpu.network_gb_s))),
+      tuning("gpu", number("host_link_gb_s", "hardware", "GB/s", 0.001, 1e5,
+                           "GPU to host memory per direction (PCIe, NVLink-C2C)",
+                           PE_REAL(gpu.host_link_gb_s))),
       // The GPU's one calibrated number (presets.cpp): overriding it keeps the GPU's name.
       tuning("gpu", number("efficiency", "hardware", "", 0.001, 1,
                            "fraction of dense peak the matmuls reach; absent: the GPU preset's "
@@ -362,6 +400,16 @@ std::vector<Field> make_fields() {
     row(key).inert = dense;
     row(key).inert_reason = "it applies only to mixture-of-experts models (model.experts > 0)";
   }
+  row("recompute_modules").inert = [](const Scenario& s) {
+    return s.recompute != Recompute::kSelective;
+  };
+  row("recompute_modules").inert_reason = "it applies only to selective recomputation";
+  row("recompute_layers").inert = [](const Scenario& s) { return s.recompute != Recompute::kFull; };
+  row("recompute_layers").inert_reason = "it applies only to full recomputation";
+  row("recompute_method").inert = [](const Scenario& s) {
+    return s.recompute != Recompute::kFull || s.recompute_layers == 0;
+  };
+  row("recompute_method").inert_reason = "it applies only to full recomputation of some layers";
   row("seams.expert").inert = [](const Scenario& s) { return s.seams.expert && !s.model.moe(); };
   row("seams.expert").inert_reason =
       "the model is dense (model.experts is 0): there are no experts to split";
@@ -392,6 +440,8 @@ const char* type_name(FieldType t) {
       return "object";
     case FieldType::kOrder:
       return "order";
+    case FieldType::kSet:
+      return "set";
   }
   return "";
 }
@@ -431,6 +481,14 @@ Scenario with_preset(const Field& preset, const std::string& name) {
 }
 
 json field_value(const Field& f, const Scenario& s) {
+  if (f.type == FieldType::kSet) {
+    const unsigned bits = static_cast<unsigned>(f.get(s));
+    json names = json::array();
+    for (size_t i = 0; i < f.choices.size(); ++i) {
+      if (bits & (1u << i)) names.push_back(f.choices[i]);
+    }
+    return names;
+  }
   if (f.get) {
     const double v = f.get(s);
     if (f.type == FieldType::kBoolean) return v != 0;
@@ -478,7 +536,7 @@ json schema_json() {
 
 std::string schema_markdown() {
   auto allowed = [](const Field& f, const json& row) -> std::string {
-    if (row.contains("choices") && f.type != FieldType::kOrder) {
+    if (row.contains("choices") && f.type != FieldType::kOrder && f.type != FieldType::kSet) {
       std::string out;
       for (const json& c : row["choices"]) out += (out.empty() ? "" : ", ") + c.dump();
       return out;
@@ -489,6 +547,7 @@ std::string schema_markdown() {
     }
     if (row.contains("max_chars")) return "up to " + row["max_chars"].dump() + " characters";
     if (f.type == FieldType::kOrder) return "a permutation of " + row["choices"].dump();
+    if (f.type == FieldType::kSet) return "a list of " + row["choices"].dump();
     return f.type == FieldType::kBoolean ? "true, false" : "";
   };
   std::string md = "| key | type | default | allowed | unit | meaning |\n";

@@ -27,6 +27,8 @@ enum class FieldType {
   kPreset,  // a preset's name (model, gpu, precision); model and precision also take an object
   kObject,  // a group of fields (seams, degrees), read through their own rows
   kOrder,   // a permutation of `choices`, comma-separated: "tp,pp,dp"
+  kSet,     // a list of `choices`, each at most once: ["core_attn", "mlp"]; read and written as
+            // a bit per choice (get, set)
 };
 
 struct Field {

@@ -53,18 +53,17 @@ double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts
 
 }  // namespace
 
-double elementwise_bytes_per_layer(const Scenario& s, const ModelShape& shape, int tp) {
-  auto stored = [&](Recompute r) {
-    return activation_bytes_per_layer(shape, s.micro_batch, tp, s.sequence_parallel, r,
-                                      s.flash_attention);
-  };
-  const double everything = stored(Recompute::kNone);
-  double bytes = kElementwisePasses * everything;
-  if (s.recompute == Recompute::kFull) bytes += kRecomputePasses * everything;
-  if (s.recompute == Recompute::kSelective) {
-    bytes += kRecomputePasses * (everything - stored(Recompute::kSelective));
-  }
-  return bytes;
+ElementwiseBytes elementwise_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                   Recompute r) {
+  ActivationCase c = activation_case(s, d.tp, d.cp);
+  c.fp8 = false;  // what the kernels move: the 16-bit tensors, whatever FP8 caches
+  const unsigned modules = r == Recompute::kSelective ? s.recompute_modules : 0u;
+  ElementwiseBytes e;
+  e.dense = layer_stored_bytes(shape, shape.dense_layer(), c, 0);
+  e.dense_recomputed = e.dense - layer_stored_bytes(shape, shape.dense_layer(), c, modules);
+  e.moe = layer_stored_bytes(shape, shape.moe_layer(), c, 0);
+  e.moe_recomputed = e.moe - layer_stored_bytes(shape, shape.moe_layer(), c, modules);
+  return e;
 }
 
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
@@ -84,10 +83,13 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const double tokens = 1.0 * s.micro_batch * s.seq_len;
 
   const double output_flops = tokens * 3 * shape.output_forward_flops_per_token();
-  const double layer_bytes = elementwise_bytes_per_layer(s, shape, d.tp);
-  const double forward_layer_bytes =
-      kForwardPasses * activation_bytes_per_layer(shape, s.micro_batch, d.tp, s.sequence_parallel,
-                                                  Recompute::kNone, s.flash_attention);
+  // FP8 runs the layers' GEMMs at the FP8 peak; the attention core (softmax(QK^T) V) and the
+  // output layer (Megatron's own ColumnParallelLinear, not Transformer Engine's) stay BF16.
+  const double gemm_rate =
+      s.precision.fp8 ? s.gpu.fp8_tflops * 1e12 * s.gpu.matmul_efficiency : matmul_rate;
+  const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recompute);
+  const LayerActivations stored = layer_activations(s, shape, d);
+  const double host_link = s.gpu.host_link_gb_s * 1e9;
   // Stages with equal layers take equal times, so four cover them all: the first, the middle
   // ones with and without an extra layer, the last.
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
@@ -100,26 +102,33 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const int layers = here.layers;
     const int moe_here = here.moe_layers;
     StageTime st;
-    // A training step's FLOPs under recomputation r; with none, three forwards.
-    auto flops = [&](Recompute r) {
-      return (moe_here > 0 ? tokens * f.step_flops_per_token(stage, r)
-                           : layers * (tokens * f.dense_layer_step_flops_per_token(r))) +
-             (stage == d.pp - 1 ? output_flops : 0);
+    // A training step's time in its matmuls under recomputation r; with none, three forwards.
+    auto matmul_s = [&](Recompute r) {
+      const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
+      const double output = stage == d.pp - 1 ? output_flops : 0;
+      if (!s.precision.fp8) return (tokens * fl.total + output) / d.tp / d.cp / matmul_rate;
+      const double bf16 = tokens * fl.core + output;
+      return (tokens * (fl.total - fl.core) / gemm_rate + bf16 / matmul_rate) / d.tp / d.cp;
     };
-    st.matmul_s = flops(s.recompute) / d.tp / d.cp / matmul_rate;
-    st.memory_s = layers * layer_bytes / d.cp / hbm;
-    double forward_bytes = layers * forward_layer_bytes / d.cp;
-    if (moe_here > 0) {
-      // As a dense layer's (elementwise_bytes_per_layer): the kernels run whatever the
-      // backward keeps, and full recomputation runs the forward's again. Counting only what
-      // is kept made full recomputation faster than selective for an MoE (a law).
-      const double passes =
-          kElementwisePasses + (s.recompute == Recompute::kFull ? kRecomputePasses : 0);
-      const double extra = moe_layer_extra_tensor_bytes(shape, s.micro_batch, d.tp, d.cp);
-      st.memory_s += moe_here * passes * extra / hbm;
-      forward_bytes += moe_here * kForwardPasses * extra;
+    st.matmul_s = matmul_s(s.recompute);
+    // Elementwise kernels move kElementwisePasses x what each layer stores, and the forward
+    // of what it recomputes again (a whole layer, or its selective modules' tensors).
+    const int full = fully_recomputed_layers(s, layers);
+    const int moe_full = shape.moe_layers_in(here.first_layer, full);
+    const double all = (layers - moe_here) * bytes.dense + moe_here * bytes.moe;
+    const double again = (full - moe_full) * bytes.dense + moe_full * bytes.moe +
+                         (layers - full - (moe_here - moe_full)) * bytes.dense_recomputed +
+                         (moe_here - moe_full) * bytes.moe_recomputed;
+    st.memory_s = (kElementwisePasses * all + kRecomputePasses * again) / hbm;
+    st.forward_s = matmul_s(Recompute::kNone) / 3 + kForwardPasses * all / hbm;
+    // Offloaded layers' activations go to the host in the forward pass and come back for the
+    // backward, each behind that pass's compute; the excess is exposed (Megatron-Core
+    // cpu_offloading overlaps the copies with compute on their own stream).
+    if (s.offload_layers > 0) {
+      const double copy_s = offloaded_bytes_per_microbatch(s, shape, here, stored) / host_link;
+      st.offload_s = std::max(0.0, copy_s - st.forward_s) +
+                     std::max(0.0, copy_s - (st.matmul_s + st.memory_s - st.forward_s));
     }
-    st.forward_s = flops(Recompute::kNone) / 3 / d.tp / d.cp / matmul_rate + forward_bytes / hbm;
     const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
     st.tensor_s =
         s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s) : wire.tensor.time_s;
@@ -213,6 +222,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   }
   t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
                       t.exposed_context_s + t.exposed_expert_s;
+  t.exposed_offload_s = mb * k.offload_s;
 
   // Adam over the optimizer shard: master weights and both moments read and written, the
   // gradient read twice (norm and update), the 16-bit weight written.
@@ -232,10 +242,13 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
     t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
   }
 
-  t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.optimizer_s;
+  t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
   t.model_flops_per_step = f.model_flops_per_step(effective_global_batch);
   t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recompute);
   t.mfu = t.model_flops_per_step / (t.step_s * gpus * peak);
+  if (s.gpu.fp8_tflops > 0) {
+    t.mfu_fp8_peak = t.model_flops_per_step / (t.step_s * gpus * s.gpu.fp8_tflops * 1e12);
+  }
   t.hfu = t.hardware_flops_per_step / (t.step_s * gpus * peak);
   t.tflops_per_gpu = t.hardware_flops_per_step / (t.step_s * gpus) / 1e12;
   t.tokens_per_s = 1.0 * effective_global_batch * s.seq_len / t.step_s;

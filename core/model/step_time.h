@@ -30,7 +30,12 @@ namespace pe {
 //               backward gather and its reduce-scatter share one backward. Every stage
 //               reduces its own shard at once: the longest exposed one counts
 //   optimizer = Adam's pass over the GPU's optimizer shard at HBM bandwidth
-//   step      = compute + bubble + exposed data, tensor, pipeline + optimizer
+//   offload_i = the offloaded layers' copies to and from the host (host_link_gb_s), each behind
+//               its pass's compute, the excess exposed
+//   step      = compute + bubble + exposed data, tensor, pipeline + exposed offload + optimizer
+// With FP8 (precision.fp8) the layers' GEMMs run at the GPU's FP8 peak x matmul efficiency; the
+// attention core and the output layer at the BF16 peak's. MFU counts model FLOPs against the
+// BF16 peak; mfu_fp8_peak against the FP8 peak.
 // MFU = model FLOPs / (step x GPUs x peak); HFU the same with hardware FLOPs (Korthikanti
 // Sec. 6.3; PaLM App. B). bubble_fraction = bubble / step.
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
@@ -43,6 +48,8 @@ struct StageTime {
   double tensor_s = 0;   // exposed
   double context_s = 0;  // exposed
   double expert_s = 0;   // exposed
+  double offload_s =
+      0;  // exposed: offloaded activations' copies beyond the compute they hide behind
   // Of matmul_s + memory_s, the forward pass alone: its FLOPs without recomputation and the
   // elementwise passes it makes. The rest is the backward, recomputation included: the window
   // the gradient reduction hides behind.
@@ -51,7 +58,9 @@ struct StageTime {
   // what is exposed): that stretch of compute is no window for the gradients as well.
   double hidden_s = 0;
   double compute_s() const { return matmul_s + memory_s; }
-  double total_s() const { return matmul_s + memory_s + tensor_s + context_s + expert_s; }
+  double total_s() const {
+    return matmul_s + memory_s + tensor_s + context_s + expert_s + offload_s;
+  }
 };
 
 // The pipeline's pace: its slowest stage (per micro-batch), every stage's time summed (for the
@@ -78,7 +87,14 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
                        const CommsReport& comms, int effective_global_batch,
                        const PipelinePace& pace);
 
-// Bytes the elementwise kernels of one layer move per micro-batch (the memory_i term above).
-double elementwise_bytes_per_layer(const Scenario& s, const ModelShape& shape, int tp);
+// What one layer of each kind stores with nothing recomputed, per GPU per micro-batch at 16
+// bits, and of that what recomputation r re-runs selectively: the memory_i term above moves 5x
+// the first and 2x more of what is recomputed.
+struct ElementwiseBytes {
+  double dense = 0, dense_recomputed = 0;
+  double moe = 0, moe_recomputed = 0;
+};
+ElementwiseBytes elementwise_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                   Recompute r);
 
 }  // namespace pe

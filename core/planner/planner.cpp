@@ -366,7 +366,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             std::array<double, kPeakCandidates> activations{};
             for (size_t i = 0; i < peaks; ++i) {
               activations[i] =
-                  stage_activation_bytes(s, d, facts.params(peak_stages[i]), per_layer, m);
+                  stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m)
+                      .gpu_bytes;
             }
             // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
             // first ZeRO stage that fits, kept for the others.
