@@ -51,6 +51,7 @@ function buildField(fieldset, row, onChange) {
       }
       const options = optionsOf(row);
       if (options) fillOptions(input, options);
+      input.multiple = row.type === 'set'; // a list: several choices at once
     } else {
       input = make(
         'input',
@@ -67,7 +68,9 @@ function buildField(fieldset, row, onChange) {
       input.required = true;
     }
     if (row.unit) make('span', { className: 'unit', textContent: row.unit }, line);
-    input.addEventListener('change', () => onChange(row.name, input.value));
+    const picked = () =>
+      input.multiple ? [...input.selectedOptions].map((o) => o.value).join(',') : input.value;
+    input.addEventListener('change', () => onChange(row.name, picked()));
   }
   if (row.hint) {
     const hint = make(
@@ -173,6 +176,9 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
         const value = state[row.name] ?? valueAt(report.scenario, row.scenario) ?? '';
         if (row.control === 'checkbox') {
           input.checked = value;
+        } else if (input.multiple) {
+          const chosen = String(value).split(',');
+          for (const o of input.options) o.selected = chosen.includes(o.value);
         } else if (input.value !== String(value)) {
           input.value = String(value);
         }

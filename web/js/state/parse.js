@@ -49,6 +49,8 @@ export function allowed(name) {
       return `${e.type === 'integer' ? 'a whole number' : 'a number'} ${e.above ? '' : 'from '}${span(e)}${unset}`;
     case 'enum':
       return `one of ${e.choices.join(', ')}`;
+    case 'set':
+      return `any of ${e.choices.join(', ')}, separated by commas`;
     case 'pins':
       return `up to ${MAX_PINS} states pinned by the lab, separated by ${PIN_SEPARATOR}`;
     case 'degrees':
@@ -101,6 +103,12 @@ export function parse(name, value) {
     case 'enum': {
       const v = text ?? (typeof value === 'number' ? String(value) : null);
       return e.choices.includes(v) ? { value: v } : refuse();
+    }
+    case 'set': {
+      // A list or "a,b": the choices given, in the schema's order, each once.
+      const items = Array.isArray(value) ? value : text?.split(',').map((x) => x.trim());
+      if (!items?.every((x) => x === '' || e.choices.includes(x))) return refuse();
+      return { value: e.choices.filter((c) => items.includes(c)).join(',') };
     }
     case 'degrees': {
       if (text === 'auto') return { value: text };

@@ -238,6 +238,13 @@ export const ROWS = deepFreeze([
     label,
   })),
   {
+    name: 'fp8',
+    scenario: 'precision.fp8',
+    advanced: true,
+    control: 'checkbox',
+    label: 'FP8 matmuls (Transformer Engine)',
+  },
+  {
     name: 'capacity_factor',
     scenario: 'capacity_factor',
     core: true,
@@ -306,6 +313,15 @@ export const ROWS = deepFreeze([
     label: 'Dense bf16 peak',
   },
   {
+    name: 'gpu_fp8_tflops',
+    scenario: 'gpu_fp8_tflops',
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'Dense FP8 peak',
+    hint: '0: no FP8 (A100)',
+  },
+  {
     name: 'nvlink_gb_s',
     scenario: 'nvlink_gb_s',
     step: 'any',
@@ -334,6 +350,17 @@ export const ROWS = deepFreeze([
     hint:
       "empty: the GPU's fleet, shown here: DGX A100 one HDR 200 Gb/s port per GPU = 25 GB/s; " +
       'DGX H100, H200, B200 one 400 Gb/s ConnectX-7 per GPU = 50 GB/s',
+  },
+  // Unset, the GPU preset's host link applies (PCIe Gen4 or Gen5 x16); the field shows it.
+  {
+    name: 'host_link_gb_s',
+    scenario: 'host_link_gb_s',
+    core: true,
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'Host link per GPU',
+    hint: "empty: the GPU's PCIe link, shown here; offloaded activations ride it",
   },
   // Unset, the GPU's calibrated value applies; the field shows the value the core used.
   {
@@ -414,6 +441,13 @@ export const ROWS = deepFreeze([
     label,
   })),
   {
+    name: 'fp8',
+    scenario: 'precision.fp8',
+    advanced: true,
+    control: 'checkbox',
+    label: 'FP8 matmuls (Transformer Engine)',
+  },
+  {
     name: 'zero_stage',
     scenario: 'zero_stage',
     advanced: true,
@@ -432,7 +466,42 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'select',
     label: 'Recompute activations',
-    labels: { selective: 'selective (attention)', full: 'full (per layer)' },
+    labels: { selective: 'selective (modules)', full: 'full (per layer)' },
+  },
+  // Megatron-Core's recompute_modules: several may be chosen.
+  {
+    name: 'recompute_modules',
+    scenario: 'recompute_modules',
+    when: { recompute: 'selective' },
+    advanced: true,
+    control: 'select',
+    label: 'Recomputed modules',
+  },
+  {
+    name: 'recompute_layers',
+    scenario: 'recompute_layers',
+    when: { recompute: 'full' },
+    advanced: true,
+    control: 'number',
+    label: 'Recomputed layers',
+    hint: '0: every layer',
+  },
+  {
+    name: 'recompute_method',
+    scenario: 'recompute_method',
+    when: { recompute: 'full' },
+    advanced: true,
+    control: 'select',
+    label: 'Recompute method',
+    labels: { uniform: 'uniform: chunks of that many layers', block: 'block: that many per stage' },
+  },
+  {
+    name: 'offload_layers',
+    scenario: 'offload_layers',
+    advanced: true,
+    control: 'number',
+    label: 'Layers offloaded to host',
+    hint: 'per stage; their activations wait in host memory',
   },
   {
     name: 'sequence_parallel',

@@ -74,6 +74,7 @@ function sent(e, value) {
   if (isPicker(e)) return value === 'custom' ? undefined : value;
   if (e.type === 'degrees') return value === 'auto' ? undefined : parseDegrees(value);
   if (e.sendAs !== undefined) return value ? e.sendAs : undefined;
+  if (e.type === 'set') return value ? value.split(',') : [];
   return e.scale ? value * e.scale : value;
 }
 
@@ -118,7 +119,8 @@ export function fromScenario(scenario) {
   for (const e of rows()) {
     if (e.own || !e.scenario) continue; // the pickers' rows below
     const v = at(scenario, e.scenario);
-    if (v !== undefined && typeof v !== 'object') partial[e.name] = e.scale ? v / e.scale : v;
+    if (Array.isArray(v)) partial[e.name] = v.join(',');
+    else if (v !== undefined && typeof v !== 'object') partial[e.name] = e.scale ? v / e.scale : v;
   }
   partial.advanced = scenario.memory_model === 'full';
   // A preset by name sets its details; written out, it is 'custom' unless it names a preset.

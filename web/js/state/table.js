@@ -13,6 +13,7 @@ const SCHEMA_TYPES = {
   enum: 'enum',
   preset: 'enum',
   order: 'enum',
+  set: 'set',
 };
 
 const grouped = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
@@ -55,6 +56,7 @@ function fromField(e, f) {
   const scale = e.scale ?? 1;
   const b = { type: SCHEMA_TYPES[f.type] };
   b.default = e.core ? null : typeof f.default === 'number' ? f.default / scale : f.default;
+  if (f.type === 'set') b.default = f.default.join(','); // a list, held as "core_attn,mlp"
   if ('min' in f) b.range = [f.min / scale, f.max / scale];
   b.above = Boolean(f.min_exclusive);
   if (f.choices) b.choices = f.type === 'preset' ? [...f.choices, 'custom'] : f.choices;
