@@ -269,8 +269,8 @@ class Reader {
       bits |= bit;
     }
     if (!ok) {
-      return fail(f.key, std::string(f.key) + " is " + show(v) + ": allowed a list of " +
-                             joined(c, true) + ", each at most once");
+      return fail(f.key,
+                  std::string(f.key) + " is " + show(v) + ": allowed a list of " + joined(c, true));
     }
     f.set(s, bits);
   }

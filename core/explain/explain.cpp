@@ -318,7 +318,7 @@ Derivation step_time(const Report& r) {
                 {{"C", t.compute_s, "s", "the slowest stage's compute"},
                  {"B", t.bubble_s, "s", "pipeline bubble"},
                  {"X", t.exposed_comms_s, "s", "communication not hidden behind compute"},
-                 {"H", t.exposed_offload_s, "s", "activation copies to the host, exposed"},
+                 {"H", t.exposed_offload_s, "s", "exposed host copies"},
                  {"O", t.optimizer_s, "s", "optimizer step"}},
                 t.step_s, "s",
                 "Narayanan et al. 2021 Sec. 2.2 (1F1B runs at its slowest stage's pace)",
@@ -326,10 +326,10 @@ Derivation step_time(const Report& r) {
 }
 
 // Model FLOPs against a peak: the BF16 one (MFU) or the FP8 one.
-Derivation mfu_against(const Report& r, const char* peak, double peak_flops, const char* name,
-                       double result, const char* source) {
+Derivation mfu_against(const Report& r, const char* formula, const char* peak, double peak_flops,
+                       const char* name, double result, const char* source) {
   const TimeReport& t = r.time;
-  return derive(std::string("F ÷ (T × n × ") + peak + ")",
+  return derive(formula,
                 {{"F", t.model_flops_per_step, "FLOPs", "model FLOPs per step"},
                  {"T", t.step_s, "s", "step time"},
                  {"n", 1.0 * r.active_gpus, "GPUs", "GPUs at work"},
@@ -338,43 +338,27 @@ Derivation mfu_against(const Report& r, const char* peak, double peak_flops, con
 }
 
 Derivation mfu(const Scenario& s, const Report& r) {
-  return mfu_against(r, "P", s.gpu.peak_tflops * 1e12, "the GPU's dense peak", r.time.mfu,
+  return mfu_against(r, "F ÷ (T × n × P)", "P", s.gpu.peak_tflops * 1e12, "the GPU's dense peak",
+                     r.time.mfu,
                      "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3");
 }
 
 Derivation mfu_fp8(const Scenario& s, const Report& r) {
-  return mfu_against(r, "P8", s.gpu.fp8_tflops * 1e12, "the GPU's dense FP8 peak",
-                     r.time.mfu_fp8_peak, "MFU against the FP8 peak (Transformer Engine's GEMMs)");
+  return mfu_against(r, "F ÷ (T × n × P8)", "P8", s.gpu.fp8_tflops * 1e12,
+                     "the GPU's dense FP8 peak", r.time.mfu_fp8_peak,
+                     "Transformer Engine's FP8 GEMMs");
 }
 
-// The busiest stage's offloaded layers, each holding what it stores for its in-flight
-// micro-batches (memory.h stage_activations).
-Derivation offloaded(const Scenario& s, const Report& r) {
-  int stage = 0;
-  for (const StageMemory& st : r.memory.stages) {
-    if (st.offloaded_bytes > r.memory.stages[static_cast<size_t>(stage)].offloaded_bytes) {
-      stage = st.stage;
-    }
-  }
-  const StageMemory& st = r.memory.stages[static_cast<size_t>(stage)];
-  const double layers = std::min(s.offload_layers, st.layers);
-  return derive(
-      "k × A",
-      {{"k", layers, "layers", "offloaded layers on the stage"},
-       {"A", st.offloaded_bytes / layers, "B", "what each keeps, micro-batches in flight"}},
-      r.memory.offloaded_bytes, "B", "Megatron-Core cpu_offloading (per layer)",
-      on_stage(r, stage));
+// Offload's numbers, as the model gives them: the offloaded layers' activations in host
+// memory (memory.h stage_activations) and their copies' time beyond compute (step_time.h).
+Derivation offloaded(const Report& r, bool time) {
+  const double v = time ? r.time.exposed_offload_s : r.memory.offloaded_bytes;
+  const char* unit = time ? "s" : "B";
+  return derive("H", {{"H", v, unit, time ? "exposed host copies" : "offloaded activations"}}, v,
+                unit, "Megatron-Core cpu_offloading (per layer)");
 }
-
-Derivation offload_time(const Report& r) {
-  const TimeReport& t = r.time;
-  return derive("m × H1",
-                {{"m", 1.0 * r.pipeline.microbatches, "", "micro-batches per step"},
-                 {"H1", t.exposed_offload_s / r.pipeline.microbatches, "s",
-                  "one micro-batch's copies beyond the compute they hide behind"}},
-                t.exposed_offload_s, "s", "Megatron-Core cpu_offloading: copies overlap compute",
-                on_stage(r, t.slowest_stage));
-}
+Derivation offloaded_bytes(const Report& r) { return offloaded(r, false); }
+Derivation offload_time(const Report& r) { return offloaded(r, true); }
 
 Derivation bubble(const Report& r) {
   return derive(
@@ -701,6 +685,7 @@ struct Entry {
   const char* key;
   Traffic seam;  // nullptr: every report explains it
   Build build;
+  double (*nonzero)(const Report&) = nullptr;  // explained only while this is not 0
 };
 constexpr Traffic kData = &CommsReport::data, kTensor = &CommsReport::tensor,
                   kPipeline = &CommsReport::pipeline, kContext = &CommsReport::context,
@@ -714,9 +699,11 @@ const Entry kEntries[] = {
     {"model_params", nullptr, model_params},
     {"time.step_s", nullptr, of_report<step_time>},
     {"time.mfu", nullptr, mfu},
-    {"time.mfu_fp8_peak", nullptr, mfu_fp8},
-    {"memory.offloaded_bytes", nullptr, offloaded},
-    {"time.exposed_offload_s", nullptr, of_report<offload_time>},
+    {"time.mfu_fp8_peak", nullptr, mfu_fp8, [](const Report& r) { return r.time.mfu_fp8_peak; }},
+    {"memory.offloaded_bytes", nullptr, of_report<offloaded_bytes>,
+     [](const Report& r) { return r.memory.offloaded_bytes; }},
+    {"time.exposed_offload_s", nullptr, of_report<offload_time>,
+     [](const Report& r) { return r.time.exposed_offload_s; }},
     {"pipeline.bubble_fraction", nullptr, of_report<bubble>},
     {"cost.usd_per_day", nullptr, cost_per_day},
     {"order.order_cost_s", nullptr, order_cost},
@@ -748,12 +735,10 @@ const Entry kEntries[] = {
     {"comms.expert.time_s", kExpert, time_of<kExpert>},
 };
 
-// The FP8 MFU on a GPU with an FP8 peak, and offload where some layer is offloaded.
+// A seam's numbers while it is active; numbers the report gives 0 when they do not apply (the
+// FP8 MFU without an FP8 peak, offload without offloaded layers) while they are not 0.
 bool explains(const Entry& e, const Report& r) {
-  const std::string_view key = e.key;
-  if (key == "time.mfu_fp8_peak") return r.time.mfu_fp8_peak > 0;
-  if (key == "memory.offloaded_bytes") return r.memory.offloaded_bytes > 0;
-  if (key == "time.exposed_offload_s") return r.time.exposed_offload_s > 0;
+  if (e.nonzero) return e.nonzero(r) != 0;
   return !e.seam || (r.comms.*e.seam).active;
 }
 

@@ -12,7 +12,6 @@
 #include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
-#include "model/schema.h"
 #include "model/step_time.h"
 #include "model/text.h"
 #include "model/validate.h"
@@ -29,30 +28,16 @@ std::string seconds(double s) {
   return text;
 }
 
-// Selective recomputation's modules that save or change nothing in this scenario.
+// Selective recomputation of core_attn saves nothing under fused attention: it keeps no scores.
 void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::string>& w) {
-  const unsigned m = s.selective_modules();
   const ModelSpec& model = s.model;
-  if ((m & kCoreAttn) && s.flash_attention) {
+  if ((s.selective_modules() & kCoreAttn) && s.flash_attention) {
     const double scores = 5.0 * model.heads * s.seq_len * s.seq_len * s.micro_batch / d.tp / d.cp;
     w.push_back(
         "Selective recomputation saves nothing here: fused attention already keeps no s x "
-        "s scores (core_attn saves " +
-        bytes_text(scores) + " per layer without it), yet re-runs the attention's forward.");
+        "s scores (" +
+        bytes_text(scores) + " a layer without it).");
   }
-  const bool latent = model.attention == Attention::kLatent;
-  const bool dense_mlp = !model.moe() || model.dense_layers > 0;
-  std::string idle;
-  const std::vector<std::string>& names = find_field("recompute_modules")->choices;
-  const unsigned moe_only = kMoeAct | kMoe | kSharedExperts;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const unsigned bit = 1u << i;
-    const bool nothing = (bit == kMlaUpProj && !latent) || (bit == kMlp && !dense_mlp) ||
-                         ((bit & moe_only) && !model.moe()) ||
-                         (bit == kSharedExperts && model.shared_experts == 0);
-    if ((m & bit) && nothing) idle += (idle.empty() ? "" : ", ") + names[i];
-  }
-  if (!idle.empty()) w.push_back("recompute_modules: " + idle + " change nothing in this model.");
 }
 
 std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {

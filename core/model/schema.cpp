@@ -403,13 +403,13 @@ std::vector<Field> make_fields() {
   row("recompute_modules").inert = [](const Scenario& s) {
     return s.recompute != Recompute::kSelective;
   };
-  row("recompute_modules").inert_reason = "it applies only to selective recomputation";
+  row("recompute_modules").inert_reason = "recompute is not selective";
   row("recompute_layers").inert = [](const Scenario& s) { return s.recompute != Recompute::kFull; };
-  row("recompute_layers").inert_reason = "it applies only to full recomputation";
+  row("recompute_layers").inert_reason = "recompute is not full";
   row("recompute_method").inert = [](const Scenario& s) {
     return s.recompute != Recompute::kFull || s.recompute_layers == 0;
   };
-  row("recompute_method").inert_reason = "it applies only to full recomputation of some layers";
+  row("recompute_method").inert_reason = "it needs full recompute_layers";
   row("seams.expert").inert = [](const Scenario& s) { return s.seams.expert && !s.model.moe(); };
   row("seams.expert").inert_reason =
       "the model is dense (model.experts is 0): there are no experts to split";

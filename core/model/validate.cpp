@@ -93,10 +93,8 @@ Problem validate(const Scenario& s) {
     return {"precision", "precision: bytes per parameter add up to 0; allowed: a positive total"};
   }
   if (s.precision.fp8 && s.gpu.fp8_tflops <= 0) {
-    return {"precision", "precision " + s.precision.name + " runs its GEMMs in FP8, and " +
-                             s.gpu.name +
-                             " has none (gpu_fp8_tflops is 0): allowed on a GPU with an FP8 peak "
-                             "(H100, H200, H800, B200) or with gpu_fp8_tflops set"};
+    return {"precision", "precision " + s.precision.name + " needs gpu_fp8_tflops, 0 on " +
+                             s.gpu.name + ": allowed on H100, H200, H800, B200"};
   }
   if (s.micro_batch > s.global_batch) {
     return {"micro_batch", "micro_batch is " + str(s.micro_batch) +
