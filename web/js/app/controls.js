@@ -11,7 +11,12 @@ function createSwitch(root, e, onChange) {
   const track = make('span', { className: 'switch-track' }, button);
   track.setAttribute('aria-hidden', 'true');
   make('span', { className: 'switch-thumb' }, track);
-  make('span', { textContent: e.label }, button);
+  // "Data parallel": on a narrow screen only the first word shows (the name stays whole), so
+  // the three switches fit one row of the toolbar that stays in view.
+  const [first, ...rest] = e.label.split(' ');
+  const label = make('span', { textContent: first }, button);
+  if (rest.length)
+    make('span', { className: 'switch-more', textContent: ` ${rest.join(' ')}` }, label);
   button.addEventListener('click', () => {
     onChange(e.name, button.getAttribute('aria-checked') !== 'true');
   });

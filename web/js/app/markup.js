@@ -14,87 +14,34 @@ export const MARKUP = `
 <p class="error lab-error" role="alert" hidden></p>
 
 <div class="intro" data-part="intro">
-  <h2 id="@@title"><span class="eyebrow">Interactive</span>
-    <span class="title-text">Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</span></h2>
-  <p class="explain">Each GPU tile is coloured by pipeline stage (hue) and tensor slice (shade);
-    the outlined boxes are data-parallel replicas. The badge shows DP×TP×PP =
-    <span data-text="gpus">16</span>. Memory and communication are computed for <span data-text="model-article">a</span>
-    <span data-text="model-size">16-billion</span>-parameter model at
-    <span data-text="bytes-per-param">16</span> bytes/parameter.
-    Sizes are decimal: 1 GB = 10<sup>9</sup> bytes. Hover over, focus or click a number for
-    the math behind it and its exact value.</p>
+  <h2 id="@@title"><span class="title-text">Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</span></h2>
 </div>
 
 <div class="toolbar">
   <div class="switches" role="group" aria-label="Seams" data-part="switches"></div>
   <p class="badge" data-part="badge">DP×TP×PP = …</p>
+  <p class="book-status" data-part="status" aria-hidden="true"><span class="status-memory"></span><span
+    class="status-seam"></span></p>
 </div>
-<div class="book-more">
-  <div class="order-out" data-part="order">
-    <div class="field order-field"></div>
-    <ul class="order-seams" aria-label="Where each seam's groups sit"></ul>
-    <p class="order-cost"></p>
-    <p class="visually-hidden order-announce" aria-live="polite"></p>
-  </div>
-  <div class="fleet-box" data-part="fleet">
-    <button type="button" class="tool fleet-toggle">Book's fleet (10,240 GPUs)</button>
-    <p class="small fleet-hint"></p>
-  </div>
+<div class="warn-strip" data-part="warnings">
+  <p class="warn-none">No warnings for this layout.</p>
+  <details class="warn-more" hidden><summary class="warn-first"></summary>
+    <ul class="warnings"></ul></details>
+  <p class="visually-hidden warn-live" role="status"></p>
 </div>
-<p class="small change-note" role="status"></p>
-<div class="note" role="status" data-part="warnings"><ul class="warnings"></ul></div>
-
-<div class="kept-run" data-part="advanced" hidden><p class="small kept-text"></p>
-  <button type="button" class="tool restore-run">Reopen the sized run</button></div>
-<details class="advanced" data-part="advanced">
-  <summary>Advanced: size a real run</summary>
-  <div class="advanced-body">
-    <p class="explain">Beyond the book: any fleet up to <span data-text="max-gpus">the core's limit of</span> GPUs, real models, GPUs and
-      networks, ZeRO, activation memory with recomputation, and the pipeline schedule. Open,
-      the memory is the practitioner's (whole layers per stage, the embedding on the first
-      stage and the output layer on the last, activations in flight), and the panels below
-      add the step time, the pipeline timeline, a layout planner and published runs. Closed,
-      the lab is the book's.</p>
-  </div>
-</details>
 
 <div class="columns">
   <figure class="grid-panel" data-part="grid">
     <svg class="grid gpu-grid" role="group" aria-label="GPUs" aria-describedby="@@layout"
       tabindex="-1"></svg>
     <p class="layout-text" id="@@layout" data-part="caption"></p>
-    <figcaption class="legend" data-part="legend">
-      <div data-legend="stage"><span class="legend-title">pipeline stage = hue</span>
-        <span class="chips"></span><span class="legend-note"></span></div>
-      <div data-legend="slice"><span class="legend-title">tensor slice = shade</span>
-        <span class="chips"></span>
-        <span class="legend-note">(and the mark's place in each tile's strip)</span></div>
-      <div data-legend="replica"><span class="swatch-outline" aria-hidden="true"></span>
-        <span class="legend-title">outlined box = data-parallel replica</span>
-        <span class="legend-note"></span></div>
-      <div data-legend="context" hidden><span class="hl-swatch cp" aria-hidden="true"></span>
-        <span class="legend-title">context-parallel group: pick a GPU to see it</span>
-        <span class="legend-note"></span></div>
-      <div data-legend="expert" hidden><span class="hl-swatch ep" aria-hidden="true"></span>
-        <span class="legend-title">expert-parallel group: pick a GPU to see it</span>
-        <span class="legend-note"></span></div>
-      <div data-legend="labels"><span class="legend-title">tile labels:</span>
-        <span class="legend-note">D0 = data-parallel replica 0, T = tensor slice, P = pipeline
-          stage, C = context chunk; "whole" when no seam splits it</span></div>
-      <div data-legend="node"><span class="swatch-node" aria-hidden="true"></span>
-        <span class="legend-title">shaded box = node</span>
-        <span class="legend-note">(GPUs inside share NVLink)</span></div>
-    </figcaption>
-    <div class="readout" aria-live="polite" data-part="readout">
-      <p class="readout-title"></p>
-      <ul class="readout-groups"></ul>
-    </div>
   </figure>
-
   <section class="panel memory" data-part="memory">
     <h2 id="@@memory-h">Memory per GPU (weights + optimizer)</h2>
-    <p class="big"><span class="num" data-field="per-gpu" data-explain="memory.per_gpu_bytes">…</span></p>
-    <p class="fit" data-field="fit"></p>
+    <div class="memory-head">
+      <p class="big"><span class="num" data-field="per-gpu" data-explain="memory.per_gpu_bytes">…</span></p>
+      <p class="fit" data-field="fit"></p>
+    </div>
     <p class="small model-note" data-field="model-note" hidden></p>
     <div class="meter" aria-hidden="true">
       <div class="meter-fill"></div>
@@ -150,6 +97,73 @@ export const MARKUP = `
     outside TP (Megatron-Core's tp-cp order); expert groups are carved out of the data- and
     context-parallel ranks.</p>
 </section>
+
+<div class="grid-more">
+  <div class="grid-key">
+    <div class="intro-more" data-part="intro">
+      <p class="explain">Each GPU tile is coloured by pipeline stage (hue) and
+        tensor slice (shade); the outlined boxes are data-parallel replicas. The badge shows
+        DP×TP×PP = <span data-text="gpus">16</span>. Memory and communication are computed for
+        <span data-text="model-article">a</span> <span data-text="model-size">16-billion</span>-parameter
+        model at <span data-text="bytes-per-param">16</span> bytes/parameter. Sizes are decimal:
+        1 GB = 10<sup>9</sup> bytes. <span class="on-hover">Hover over, focus or click</span><span
+        class="on-touch">Tap</span> a number for the math behind it and its exact value.</p>
+    </div>
+    <div class="legend" data-part="legend">
+      <div data-legend="stage"><span class="legend-title">pipeline stage = hue</span>
+        <span class="chips"></span><span class="legend-note"></span></div>
+      <div data-legend="slice"><span class="legend-title">tensor slice = shade</span>
+        <span class="chips"></span>
+        <span class="legend-note">(and the mark's place in each tile's strip)</span></div>
+      <div data-legend="replica"><span class="swatch-outline" aria-hidden="true"></span>
+        <span class="legend-title">outlined box = data-parallel replica</span>
+        <span class="legend-note"></span></div>
+      <div data-legend="context" hidden><span class="hl-swatch cp" aria-hidden="true"></span>
+        <span class="legend-title">context-parallel group: pick a GPU to see it</span>
+        <span class="legend-note"></span></div>
+      <div data-legend="expert" hidden><span class="hl-swatch ep" aria-hidden="true"></span>
+        <span class="legend-title">expert-parallel group: pick a GPU to see it</span>
+        <span class="legend-note"></span></div>
+      <div data-legend="labels"><span class="legend-title">tile labels:</span>
+        <span class="legend-note">D0 = data-parallel replica 0, T = tensor slice, P = pipeline
+          stage, C = context chunk; "whole" when no seam splits it</span></div>
+      <div data-legend="node"><span class="swatch-node" aria-hidden="true"></span>
+        <span class="legend-title">shaded box = node</span>
+        <span class="legend-note">(GPUs inside share NVLink)</span></div>
+    </div>
+  </div>
+  <div class="readout" aria-live="polite" data-part="readout">
+    <p class="readout-title"></p>
+    <ul class="readout-groups"></ul>
+  </div>
+</div>
+<div class="book-more">
+  <div class="order-out" data-part="order">
+    <div class="field order-field"></div>
+    <ul class="order-seams" aria-label="Where each seam's groups sit"></ul>
+    <p class="order-cost"></p>
+    <p class="visually-hidden order-announce" aria-live="polite"></p>
+  </div>
+  <div class="fleet-box" data-part="fleet">
+    <button type="button" class="tool fleet-toggle">Book's fleet (10,240 GPUs)</button>
+    <p class="small fleet-hint"></p>
+  </div>
+</div>
+<p class="small change-note" role="status"></p>
+
+<div class="kept-run" data-part="advanced" hidden><p class="small kept-text"></p>
+  <button type="button" class="tool restore-run">Reopen the sized run</button></div>
+<details class="advanced" data-part="advanced">
+  <summary>Advanced: size a real run</summary>
+  <div class="advanced-body">
+    <p class="explain">Beyond the book: any fleet up to <span data-text="max-gpus">the core's limit of</span> GPUs, real models, GPUs and
+      networks, ZeRO, activation memory with recomputation, and the pipeline schedule. Open,
+      the memory is the practitioner's (whole layers per stage, the embedding on the first
+      stage and the output layer on the last, activations in flight), and the panels below
+      add the step time, the pipeline timeline, a layout planner and published runs. Closed,
+      the lab is the book's.</p>
+  </div>
+</details>
 
 <section class="compare" data-part="compare">
   <h2 id="@@compare-h">Compare</h2>

@@ -22,12 +22,72 @@ export function layoutSentence(report) {
   }.`;
 }
 
+// The core's warnings in a strip of one reserved line, so a warning that appears moves
+// nothing: the first one (cut to the line), and the whole list in a box that opens over the
+// page below it. A visually hidden status line reads them all out.
+function createWarnings(strip) {
+  const none = strip.querySelector('.warn-none');
+  const more = strip.querySelector('.warn-more');
+  const first = strip.querySelector('.warn-first');
+  const list = strip.querySelector('.warnings');
+  const live = strip.querySelector('.warn-live');
+  more.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && more.open) {
+      more.open = false;
+      first.focus();
+    }
+  });
+  return {
+    update(texts) {
+      list.replaceChildren(
+        ...texts.map((w) => Object.assign(document.createElement('li'), { textContent: w })),
+      );
+      none.hidden = texts.length > 0;
+      more.hidden = texts.length === 0;
+      if (!texts.length) more.open = false;
+      first.textContent =
+        texts.length > 1 ? `${texts.length} warnings: ${texts[0]}` : (texts[0] ?? '');
+      live.textContent = texts.join(' ');
+    },
+  };
+}
+
+const SEAM_SHORT = { data: 'DP', tensor: 'TP', pipeline: 'PP', context: 'CP', expert: 'EP' };
+
+// The compact readout a narrow screen keeps in view with the switches and the badge: the
+// memory per GPU against the GPU, and the seam whose traffic per GPU is the largest (report.comms).
+function createStatus(line) {
+  const memory = line.querySelector('.status-memory');
+  const seam = line.querySelector('.status-seam');
+  const set = (node, text) => {
+    if (node.textContent !== text) node.textContent = text;
+  };
+  return {
+    update(report) {
+      const m = report.memory;
+      set(memory, `${fmt.bytes(m.per_gpu_bytes)} per GPU ${m.fits ? '✓ fits' : '✗ does not fit'}`);
+      line.classList.toggle('over', !m.fits);
+      const busiest = Object.entries(report.comms)
+        .filter(([, c]) => c.active && c.bytes_per_gpu_per_step > 0)
+        .sort(([, a], [, b]) => b.bytes_per_gpu_per_step - a.bytes_per_gpu_per_step)[0];
+      set(
+        seam,
+        busiest
+          ? ` · ${SEAM_SHORT[busiest[0]] ?? busiest[0]} sends the most: ` +
+              `${fmt.bytes(busiest[1].bytes_per_gpu_per_step)}/step`
+          : ' · nothing crosses a link',
+      );
+    },
+  };
+}
+
 export function createSummary(root) {
   const badge = root.querySelector('.badge');
   const titleText = root.querySelector('.title-text');
   const bookTitle = titleText.innerHTML;
   let explicit = false; // the heading names an explicit layout instead of the book's title
-  const warnings = root.querySelector('.warnings');
+  const warnings = createWarnings(root.querySelector('.warn-strip'));
+  const status = createStatus(root.querySelector('.book-status'));
   const caption = root.querySelector('.layout-text');
   const announcer = root.querySelector('.pe-announce');
   const fill = (name, text) => {
@@ -92,15 +152,12 @@ export function createSummary(root) {
           `${m.fits ? 'fits' : 'does not fit'} the ${fmt.bytes(m.gpu_memory_bytes)} GPU.`,
       );
 
+      status.update(report);
       // Rewritten only when they change, so the live region does not repeat itself.
       const key = JSON.stringify(report.warnings);
       if (key !== shownWarnings) {
         shownWarnings = key;
-        warnings.replaceChildren(
-          ...report.warnings.map((w) =>
-            Object.assign(document.createElement('li'), { textContent: w }),
-          ),
-        );
+        warnings.update(report.warnings);
       }
     },
     destroy() {

@@ -21,9 +21,9 @@ import {
 // Geometry in SVG user units; the SVG scales to its box.
 const TILE = 64;
 const GAP = 12;
-const PAD = 14; // node box padding around the tiles
-const HEAD = 22; // node label band at the top of a node box
-const NODE_GAP = 30; // between node boxes: room for the "network" label
+const PAD = 10; // node box padding around the tiles
+const HEAD = 20; // node label band at the top of a node box
+const NODE_GAP = 24; // between node boxes: room for the "network" label
 const OUTLINE = 5; // a replica outline sits this far outside its tiles
 const STRIP_INSET = 7;
 const TALL_NODES = 4;
@@ -77,7 +77,7 @@ function buildNodes(layer, shape) {
       },
       layer,
     );
-    nodeLabels.push(el('text', { class: 'node-label', x: PAD, y: top + 18 }, layer));
+    nodeLabels.push(el('text', { class: 'node-label', x: PAD, y: top + 16 }, layer));
     if (n > 0) {
       gapLabels.push(
         el(

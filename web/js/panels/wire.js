@@ -5,7 +5,7 @@
 import { make, showNumber } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
-const LINKS = { nvlink: 'NVLink (inside a node)', network: 'network (between nodes)' };
+const LINKS = { nvlink: 'NVLink (in a node)', network: 'network (between nodes)' };
 const SEAMS = ['data', 'tensor', 'pipeline', 'context', 'expert'];
 const DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', expert: 'ep' };
 const BEYOND_THE_BOOK = new Set(['context', 'expert']);
