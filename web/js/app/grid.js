@@ -16,8 +16,23 @@ const NARROW_COLS = 4;
 // (small nodes, stacked, would leave the tiles too small).
 export const usesTiles = (report) => report.gpus <= TILE_LIMIT && report.nodes <= 8;
 
+// Where the readout (the picked GPU's groups) sits: under the wire cards beside the legend
+// while the book's grid shares its row with the memory panel (so that row and the cards fit
+// the first screen), and right under the grid where the grid takes the column's width (a
+// narrow column, the fleet map) or grows down (past four nodes), so a tap or a hover there
+// shows its words in view.
+function readoutPlace(readout, figure) {
+  const home = { parent: readout.parentElement, next: readout.nextSibling };
+  return (underGrid) => {
+    const parent = underGrid ? figure : home.parent;
+    if (readout.parentElement === parent) return;
+    parent.insertBefore(readout, underGrid ? null : home.next);
+  };
+}
+
 export function createGrid({ svg, legend, readout }) {
   let narrow = false;
+  const place = readoutPlace(readout, svg.parentElement);
   const tiles = createTiles({
     svg,
     legend,
@@ -33,7 +48,7 @@ export function createGrid({ svg, legend, readout }) {
     const next = entry.contentRect.width > 0 && entry.contentRect.width < NARROW_PX;
     if (next === narrow) return;
     narrow = next;
-    if (last && mode === 'tiles') tiles.update(...last);
+    if (last && mode === 'tiles') update(...last);
   });
   watch.observe(svg.parentElement);
 
@@ -61,6 +76,7 @@ export function createGrid({ svg, legend, readout }) {
     }
     if (mode === 'fleet') fleet.update(report, ranks);
     else tiles.update(report, ranks);
+    place(narrow || mode === 'fleet' || svg.classList.contains('tall'));
   }
 
   return {

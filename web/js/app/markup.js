@@ -103,9 +103,9 @@ export const MARKUP = `
     <div class="intro-more" data-part="intro">
       <p class="explain">Each GPU tile is coloured by pipeline stage (hue) and
         tensor slice (shade); the outlined boxes are data-parallel replicas. The badge shows
-        DP×TP×PP = <span data-text="gpus">16</span>. Memory and communication are computed for
-        <span data-text="model-article">a</span> <span data-text="model-size">16-billion</span>-parameter
-        model at <span data-text="bytes-per-param">16</span> bytes/parameter. Sizes are decimal:
+        DP×TP×PP = <span data-text="gpus">16</span>. Memory and communication are computed
+        for <span data-text="model-article">a</span>
+        <span data-text="model-size">16-billion</span>-parameter model at <span data-text="bytes-per-param">16</span> bytes/parameter. Sizes are decimal:
         1 GB = 10<sup>9</sup> bytes. <span class="on-hover">Hover over, focus or click</span><span
         class="on-touch">Tap</span> a number for the math behind it and its exact value.</p>
     </div>

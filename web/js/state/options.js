@@ -27,6 +27,7 @@ export const PARTS = [
   'order',
   'fleet',
   'badge',
+  'status',
   'warnings',
   'advanced',
   'grid',
