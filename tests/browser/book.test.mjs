@@ -401,25 +401,30 @@ describe('Try it', () => {
     assert.ok(steps >= 5 && steps <= 8, `${steps} steps`);
     assert.equal(await section.locator('[data-exercise] fieldset > legend').count(), steps);
 
-    // Step 2 first (the lab starts at DP only): a share, checked against report.memory.
-    let step = await answer(page, 'tp-share', '0.25');
-    await waitBadge(page, 'DP×TP×PP = 4×4×1 = 16');
-    const dt = core({ seams: { data: true, tensor: true, pipeline: false } });
+    // A share, checked against report.memory; the lab goes to tensor parallel alone.
+    let step = await answer(page, 'tp-alone-share', '0.0625');
+    await waitBadge(page, 'DP×TP×PP = 1×16×1 = 16');
+    const t = core({ seams: { data: false, tensor: true, pipeline: false } });
     const feedback = step.locator('.exercise-feedback');
     assert.equal(await feedback.getAttribute('role'), 'status');
-    assert.match(await feedback.textContent(), /^✓ Right: A quarter\./);
-    assert.ok((await feedback.textContent()).includes(dt.explain['memory.params_per_gpu'].text));
-
-    // Step 1: a number, checked against report.memory.per_gpu_bytes; the lab goes to DP only.
-    step = await answer(page, 'dp-memory', 256);
-    await waitBadge(page, 'DP×TP×PP = 16×1×1 = 16');
-    assert.match(await step.locator('.verdict').textContent(), /^✓ Right: 256 GB\.$/);
-    assert.match(
-      await step.locator('.exercise-feedback').textContent(),
-      /256 GB = 16 billion params × 16 B\/param/,
+    assert.match(await feedback.textContent(), /^✓ Right: A sixteenth\./);
+    assert.ok((await feedback.textContent()).includes(t.explain['memory.params_per_gpu'].text));
+    // What the step did to the lab, in words.
+    assert.equal(
+      await step.locator('.exercise-change').textContent(),
+      'The lab switched Tensor parallel on and switched Data parallel off.',
     );
 
-    // Step 5, answered wrongly: the lab breaks the rule and says by how much.
+    // A number, checked against report.memory.per_gpu_bytes; the lab goes to data + tensor.
+    step = await answer(page, 'tp-memory', 64);
+    await waitBadge(page, 'DP×TP×PP = 4×4×1 = 16');
+    assert.match(await step.locator('.verdict').textContent(), /^✓ Right: 64 GB\.$/);
+    assert.match(
+      await step.locator('.exercise-feedback').textContent(),
+      /64 GB = 4 billion params × 16 B\/param/,
+    );
+
+    // Answered wrongly: the lab breaks the rule and says by how much.
     step = await answer(page, 'break-rule', 'same');
     await page.waitForFunction(
       () => document.querySelector('[data-state="order"]').value === 'dp,pp,tp',
@@ -435,6 +440,10 @@ describe('Try it', () => {
       ),
     );
     assert.equal(
+      await step.locator('.exercise-change').textContent(),
+      'The lab switched Pipeline parallel on and set the nesting order to DP, PP, TP.',
+    );
+    assert.equal(
       await section.locator('.exercise-progress').textContent(),
       '3 of 6 answered, 2 right.',
     );
@@ -446,7 +455,7 @@ describe('Try it', () => {
       await section.locator('.exercise-progress').textContent(),
       '3 of 6 answered, 2 right.',
     );
-    assert.equal(await page.locator('[data-exercise="dp-memory"] input').inputValue(), '256');
+    assert.equal(await page.locator('[data-exercise="tp-memory"] input').inputValue(), '64');
     assert.equal(
       await page.locator('[data-exercise="break-rule"] input[value="same"]').isChecked(),
       true,
@@ -480,9 +489,77 @@ describe('Try it', () => {
     );
     await page.reload();
     await page.waitForSelector('html[data-ready="1"]');
-    assert.equal(await page.locator('[data-exercise="dp-memory"] input').inputValue(), '');
+    assert.equal(await page.locator('[data-exercise="tp-memory"] input').inputValue(), '');
     assert.deepEqual(lab.problems, []);
     await lab.close();
+  });
+
+  test("no step's answer is on screen before it is asked", async () => {
+    // For each step, its own question asked of the lab's first state and of every earlier
+    // step's state gets another answer from the core: so none of those screens shows it.
+    const lab = await openPage(env, '');
+    const clashes = await lab.page.evaluate(async () => {
+      const { EXERCISES } = await import('./js/app/exercises.js');
+      const { getLab } = await import('./js/app/embed.js');
+      const { defaults, toScenario } = await import('./js/state/state.js');
+      const core = await getLab();
+      const report = (state) => core.evaluate(toScenario(state));
+      const key = (a) => JSON.stringify(a?.shown ?? a);
+      const seen = [defaults()];
+      const found = [];
+      for (const step of EXERCISES) {
+        const right = key(step.answer(report(step.state())));
+        for (const state of seen) {
+          if (key(step.answer(report(state))) === right) found.push(`${step.id}: ${right}`);
+        }
+        seen.push(step.state());
+      }
+      return found;
+    });
+    assert.deepEqual(clashes, []);
+    await lab.close();
+  });
+
+  test('a check brings the changed part into view, and back returns to the step', async () => {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      const lab = await openPage(env, '', { viewport });
+      const { page } = lab;
+      const inView = (selector) =>
+        page.locator(selector).evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          return r.top < innerHeight && r.bottom > 0;
+        });
+      for (const [id, value, part] of [
+        ['most-bytes', 'tensor', '.wire-panel'],
+        ['tp-memory', 40, '.memory'],
+        ['break-rule', 'much', '.order-out'],
+      ]) {
+        const step = await answer(page, id, value);
+        await step.locator('.exercise-change').waitFor();
+        assert.equal(await inView(part), true, `${id}: ${part} in view at ${viewport.width}`);
+        assert.equal(await inView(`[data-exercise="${id}"] legend`), false, id);
+        const back = page.locator(`${part} .back-to-step`);
+        assert.equal(
+          await back.evaluate((b) => b === document.activeElement),
+          true,
+          'the focus on the way back',
+        );
+        await page.keyboard.press('Enter');
+        assert.equal(await inView(`[data-exercise="${id}"] button[type="submit"]`), true, id);
+        assert.equal(await page.locator('.back-to-step').count(), 0);
+        assert.equal(
+          await page.evaluate(
+            () => document.activeElement.closest('[data-exercise]')?.dataset.exercise,
+          ),
+          id,
+        );
+      }
+      assert.deepEqual(lab.problems, []);
+      await lab.close();
+    }
   });
 
   test('the fleet step says it opens Advanced, and Back returns to the state the reader left', async () => {
@@ -507,8 +584,8 @@ describe('Try it', () => {
     const lab = await openPage(env, '');
     const { page } = lab;
     await page.locator('[data-exercise="most-bytes"] legend').scrollIntoViewIfNeeded();
-    await page.locator('[data-exercise="tp-share"] button').focus();
-    await page.keyboard.press('Tab'); // into the next step's radio group: one tab stop
+    await page.locator('.compare .pin').focus(); // Compare comes just before Try it
+    await page.keyboard.press('Tab'); // into the first step's radio group: one tab stop
     assert.equal(
       await page.evaluate(() => document.activeElement.closest('[data-exercise]').dataset.exercise),
       'most-bytes',
@@ -553,9 +630,9 @@ describe('embedded', () => {
     await lab.locator('html[data-ready="1"]').waitFor();
     await lab.locator('[data-state="order"]').selectOption('dp,pp,tp');
     await lab.locator('.order-seams li[data-seam="tensor"][data-link="network"]').waitFor();
-    const step = await answer(lab, 'network-seam', 'data');
-    await lab.locator('[data-exercise="network-seam"] .verdict').waitFor();
-    assert.match(await step.locator('.verdict').textContent(), /^✓ Right: DP\.$/);
+    const step = await answer(lab, 'network-no-dp', 'pipeline');
+    await lab.locator('[data-exercise="network-no-dp"] .verdict').waitFor();
+    assert.match(await step.locator('.verdict').textContent(), /^✓ Right: PP\.$/);
     assert.deepEqual(frame.problems, []);
     await frame.close();
 

@@ -276,6 +276,7 @@ export function mount(host, options = {}) {
   });
   createShareBar(root, lab);
   lab.exercises = createExercises(root.querySelector('.exercises'), {
+    current: () => lab.store.state,
     evaluate(state) {
       const { report, error } = lab.store.evaluate(state);
       return error ? { error } : { report: lab.store.explained(report) };

@@ -27,47 +27,28 @@ const linksText = (r) =>
 const SHARES = [
   ['1', 'All of them, as before'],
   ['0.25', 'A quarter'],
+  ['0.125', 'An eighth'],
   ['0.0625', 'A sixteenth'],
 ];
 const share = (r) => {
   const held = r.memory.params_per_gpu / r.model_params;
   return SHARES.find(([v]) => Math.abs(held - Number(v)) <= 0.01 * Number(v))?.[0] ?? 'none';
 };
+const seams = (data, tensor, pipeline) => changeMany(defaults(), { data, tensor, pipeline });
 
 // The steps. state(): the lab's state for the step, from the book's defaults; answer(report):
-// the right choice, or for a number { value, shown }; explain(report): the words after it.
+// the right choice, or for a number { value, shown }; explain(report): the words after it;
+// part: the part of the lab that shows the answer, brought into view once it is checked.
+// In this order no step's answer shows on the screen before it is asked: not in the lab's
+// first state (data parallel only) nor in any earlier step's (book.test checks it with the
+// core: each step's answer() differs in all of those states).
 export const EXERCISES = [
-  {
-    id: 'dp-memory',
-    ask:
-      'Data parallel only, on 16 GPUs: how much memory does each GPU need for the weights, ' +
-      'gradients and optimizer states?',
-    unit: 'GB',
-    state: () => changeMany(defaults(), { data: true, tensor: false, pipeline: false }),
-    answer: (r) => ({
-      value: r.memory.per_gpu_bytes / 1e9,
-      shown: fmt.bytes(r.memory.per_gpu_bytes),
-    }),
-    explain: (r) =>
-      `${math(r, 'memory.per_gpu_bytes')}: every replica holds the whole model, so each GPU ` +
-      `${r.memory.fits ? 'fits' : 'overflows'} its ${fmt.bytes(r.memory.gpu_memory_bytes)}. ` +
-      'Data parallelism copies the model; it does not cut it (that is ZeRO/FSDP’s job).',
-  },
-  {
-    id: 'tp-share',
-    ask: 'Now turn on Tensor parallel too. What share of the model’s parameters does each GPU hold?',
-    choices: SHARES,
-    state: () => changeMany(defaults(), { data: true, tensor: true, pipeline: false }),
-    answer: share,
-    explain: (r) =>
-      `At ${fmt.degrees(r.degrees)}: ${math(r, 'memory.params_per_gpu')} parameters per GPU ` +
-      `(it falls as 1/(TP×PP)), so ${math(r, 'memory.per_gpu_bytes')}.`,
-  },
   {
     id: 'most-bytes',
     ask: 'Turn on all three seams. Which seam sends the most bytes per GPU per step?',
     choices: SEAMS.map((s) => [s, `${SEAM_NAMES[s]} (${s})`]),
-    state: () => changeMany(defaults(), ALL),
+    state: () => seams(true, true, true),
+    part: '.wire-panel',
     answer: (r) =>
       SEAMS.reduce((a, b) =>
         r.comms[b].bytes_per_gpu_per_step > r.comms[a].bytes_per_gpu_per_step ? b : a,
@@ -77,27 +58,60 @@ export const EXERCISES = [
       'Tensor parallelism synchronises every layer, which is why it stays inside a node.',
   },
   {
-    id: 'network-seam',
+    id: 'tp-alone-share',
     ask:
-      'Still all three, in the chapter’s nesting order. The 16 GPUs sit in two nodes of 8: ' +
-      'which seam’s traffic crosses the network between them?',
+      'Tensor parallel alone: all 16 GPUs in one tensor group. What share of the model’s ' +
+      'parameters does each GPU hold?',
+    choices: SHARES,
+    state: () => seams(false, true, false),
+    part: '.memory',
+    answer: share,
+    explain: (r) =>
+      `At ${fmt.degrees(r.degrees)}: ${math(r, 'memory.params_per_gpu')} parameters per GPU ` +
+      `(it falls as 1/(TP×PP)), so ${math(r, 'memory.per_gpu_bytes')}. The tensor group now ` +
+      'spans both nodes, which the warnings say costs dearly.',
+  },
+  {
+    id: 'tp-memory',
+    ask:
+      'Data and tensor parallel together. How much memory does each GPU need for the ' +
+      'weights, gradients and optimizer states?',
+    unit: 'GB',
+    state: () => seams(true, true, false),
+    part: '.memory',
+    answer: (r) => ({
+      value: r.memory.per_gpu_bytes / 1e9,
+      shown: fmt.bytes(r.memory.per_gpu_bytes),
+    }),
+    explain: (r) =>
+      `${math(r, 'memory.per_gpu_bytes')}: each GPU holds 1/${r.memory.shard_factor} of the ` +
+      `model, so it ${r.memory.fits ? 'fits' : 'overflows'} its ` +
+      `${fmt.bytes(r.memory.gpu_memory_bytes)}. Data parallelism copies the model; only ` +
+      'the tensor split cuts it (sharding the copies is ZeRO/FSDP’s job).',
+  },
+  {
+    id: 'network-no-dp',
+    ask:
+      'Tensor and pipeline parallel, data parallel off, in the chapter’s nesting order. The ' +
+      '16 GPUs sit in two nodes of 8: which seam’s traffic crosses the network between them?',
     choices: [
       ['data', 'DP'],
       ['tensor', 'TP'],
       ['pipeline', 'PP'],
-      ['data,pipeline', 'DP and PP'],
+      ['none', 'None'],
     ],
-    state: () => changeMany(defaults(), ALL),
+    state: () => seams(false, true, true),
+    part: '.wire-panel',
     answer: onNetwork,
     explain: (r) =>
-      `${linksText(r)} At 16 GPUs the pipeline rides NVLink; at the book’s fleet (the last ` +
-      'step) it spans machines.',
+      `${linksText(r)} TP is innermost and fills half a node, so the pipeline’s stages are ` +
+      'what land on the other node; at the book’s fleet (the last step) it spans machines too.',
   },
   {
     id: 'break-rule',
     ask:
-      'Break the rule: set the nesting order to DP, PP, TP (DP innermost, TP outermost). What ' +
-      'happens to the step time?',
+      'Break the rule: all three seams, nesting order DP, PP, TP (DP innermost, TP ' +
+      'outermost). What happens to the step time?',
     choices: [
       ['faster', 'It gets faster'],
       ['same', 'About the same (within 1%)'],
@@ -105,6 +119,7 @@ export const EXERCISES = [
       ['much', 'Much slower (more than a quarter more)'],
     ],
     state: () => changeMany(defaults(), { ...ALL, order: 'dp,pp,tp' }),
+    part: '.order-out',
     answer: (r) => {
       const change = r.order.order_cost_s / r.order.rule_order_step_s;
       if (change < -0.01) return 'faster';
@@ -126,6 +141,7 @@ export const EXERCISES = [
       ['data,tensor,pipeline', 'All three'],
     ],
     state: () => applyPreset(defaults(), 'fleet'),
+    part: '.grid-panel',
     answer: onNetwork,
     explain: (r) =>
       `${linksText(r)} Here the pipeline does span machines, as the chapter says: TP fills each ` +
@@ -134,6 +150,65 @@ export const EXERCISES = [
       'overhead too); “Back to 16 GPUs” closes it and returns the lab to where you were.',
   },
 ];
+
+const SEAM_WORDS = { data: 'Data', tensor: 'Tensor', pipeline: 'Pipeline' };
+const listed = (names) =>
+  names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+
+// What a step did to the lab, in words: the switches it turned, the order it set, the fleet
+// it loaded ('' when the lab already showed that state).
+export function changeWords(from, to) {
+  const said = [];
+  if (to.gpus !== from.gpus) {
+    said.push(`loaded ${fmt.integer(to.gpus)} GPUs (the book’s fleet) and opened Advanced`);
+  }
+  const on = SEAMS.filter((s) => to[s] && !from[s]).map((s) => SEAM_WORDS[s]);
+  const off = SEAMS.filter((s) => !to[s] && from[s]).map((s) => SEAM_WORDS[s]);
+  if (on.length) said.push(`switched ${listed(on)} parallel on`);
+  if (off.length) said.push(`switched ${listed(off)} parallel off`);
+  if (to.order !== from.order) {
+    said.push(`set the nesting order to ${to.order.toUpperCase().replaceAll(',', ', ')}`);
+  }
+  return said.length ? `The lab ${listed(said)}.` : '';
+}
+
+const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
+
+// A checked step's answer where the reader looks: the part of the lab that shows it is
+// scrolled into view and outlined, with a button there that goes back to the step (and the
+// focus on it, so Enter returns). One part at a time; back, or the next check, clears it.
+function createReveal(root) {
+  let shown = null;
+  const clear = () => {
+    shown?.part.classList.remove('exercise-target');
+    shown?.back.remove();
+    shown = null;
+  };
+  return {
+    show(part, label, stepButton) {
+      clear();
+      if (!part || part.closest('[hidden], [data-pe-hidden]')) return;
+      const back = make('button', {
+        type: 'button',
+        className: 'tool back-to-step',
+        textContent: label,
+      });
+      part.classList.add('exercise-target');
+      part.append(back);
+      shown = { part, back };
+      const behavior = reducedMotion() ? 'auto' : 'smooth';
+      back.addEventListener('click', () => {
+        clear();
+        const button = stepButton();
+        button.scrollIntoView({ block: 'center', behavior });
+        button.focus({ preventScroll: true });
+      });
+      part.scrollIntoView({ block: 'nearest', behavior });
+      back.focus({ preventScroll: true });
+    },
+    clear,
+  };
+}
 
 function readSaved() {
   try {
@@ -199,7 +274,7 @@ function judge(step, given, report) {
   return { right: Math.abs(n - answer.value) <= 0.1 * Math.abs(answer.value), said: answer.shown };
 }
 
-export function createExercises(section, { evaluate, show }) {
+export function createExercises(section, { evaluate, show, current }) {
   // A heading, not a named region: two labs on a page would make two "Try it" regions.
   make('h2', { textContent: 'Try it' }, section);
   make(
@@ -224,6 +299,9 @@ export function createExercises(section, { evaluate, show }) {
     progress.textContent = `${done.length} of ${EXERCISES.length} answered, ${right} right.`;
     reset.hidden = done.length === 0;
   }
+
+  const root = section.closest('.pe-lab') ?? section.getRootNode();
+  const reveal = createReveal(root);
 
   // The verdict and the explanation, from the core's report for the step's state.
   function verdict(step, given) {
@@ -260,8 +338,15 @@ export function createExercises(section, { evaluate, show }) {
     verdict(step, given);
     saved = { ...readSaved(), [step.id]: String(given) };
     writeSaved(saved);
+    const from = current();
     show(step.state());
+    const words = changeWords(from, current()) || 'The lab already showed this state.';
+    make('p', { className: 'exercise-change', textContent: words }, view.feedback);
     showProgress();
+    const index = EXERCISES.indexOf(step);
+    reveal.show(root.querySelector(step.part), `Back to step ${index + 1}`, () =>
+      view.form.querySelector('button[type="submit"]'),
+    );
   }
 
   EXERCISES.forEach((step, i) => steps.set(step.id, buildStep(list, step, i, check)));
