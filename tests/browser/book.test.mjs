@@ -287,6 +287,35 @@ describe("the book's fleet", () => {
   });
 });
 
+describe('the book view on a phone', () => {
+  test('hints say tap; a tap on a tile or a number shows its words, in view', async () => {
+    const context = await env.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      reducedMotion: 'reduce',
+    });
+    const lab = await openPage(env, '?seams=data,tensor,pipeline', { context });
+    const { page } = lab;
+    const readout = page.locator('.readout-title');
+    assert.match(await readout.textContent(), /^Tap a GPU to see/);
+    assert.equal(await page.locator('.intro-more .on-touch').isVisible(), true);
+    assert.equal(await page.locator('.intro-more .on-hover').isVisible(), false);
+    const tile = page.locator('.gpu-grid rect.tile[data-rank="5"]');
+    await tile.scrollIntoViewIfNeeded();
+    await tile.tap();
+    await settle(page);
+    assert.match(await readout.textContent(), /^GPU 5 \(node 0\)/);
+    const box = await readout.boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= 844, `the readout at ${box.y}`);
+    await page.locator('[data-field="per-gpu"]').tap();
+    assert.equal(await page.locator('.explain-tip').isVisible(), true);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+    await context.close();
+  });
+});
+
 describe('the fleet map on a phone', () => {
   test('a tap picks the GPU under the finger, and the hint says tap', async () => {
     const context = await env.browser.newContext({

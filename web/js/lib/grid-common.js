@@ -160,9 +160,11 @@ export function describe(readout, report, r, place, groups, { hint } = {}) {
   const title = readout.querySelector('.readout-title');
   const list = readout.querySelector('.readout-groups');
   if (r < 0) {
+    // A touch screen has no hover: its hint says tap.
+    const touch = globalThis.matchMedia?.('(hover: none)').matches;
     title.textContent =
       hint ??
-      'Hover over or focus a GPU to see its tensor-parallel group, ' +
+      `${touch ? 'Tap' : 'Hover over or focus'} a GPU to see its tensor-parallel group, ` +
         'its pipeline and its data-parallel group.';
     list.replaceChildren();
   } else if (!place) {
