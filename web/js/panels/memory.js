@@ -83,7 +83,7 @@ export function createMemory(root) {
       const scale = Math.max(m.per_gpu_bytes, m.gpu_memory_bytes);
       f.meterFill.style.width = `${(100 * m.per_gpu_bytes) / scale}%`;
       const cap = (100 * m.gpu_memory_bytes) / scale;
-      f.meterCap.style.left = `${cap}%`;
+      f.meterCap.style.setProperty('--cap', String(cap));
       f.meterCap.classList.toggle('at-end', cap > 85); // keep its label inside the panel
       f.meterCapLabel.textContent = gpuName;
 
