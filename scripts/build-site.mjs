@@ -53,6 +53,10 @@ for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
   names.set(css, hashed(css, code));
   await write(names.get(css), code);
 }
+// The iframe host's listener: a classic script a page on another site loads by a stable name.
+const host = await readFile(join(web, 'iframe-host.js'));
+names.set('iframe-host.js', 'iframe-host.js');
+await write('iframe-host.js', host);
 const icon = await readFile(join(web, 'favicon.svg'));
 names.set('favicon.svg', hashed('favicon.svg', icon));
 await write(names.get('favicon.svg'), icon);
@@ -78,7 +82,10 @@ const swaps = {
     ["'../../explorer.css'", `'../${names.get('explorer.css')}'`, 'js'],
     ["'../../'", "'../'", 'js'],
   ],
-  'js/app/share-bar.js': [["'../../embed.html'", "'../embed.html'", 'js']],
+  'js/app/share-bar.js': [
+    ["'../../embed.html'", "'../embed.html'", 'js'],
+    ["'../../iframe-host.js'", "'../iframe-host.js'", 'js'],
+  ],
   'parallelism-explorer.js': [["'explorer.css'", `'${names.get('explorer.css')}'`, '.']],
   ...Object.fromEntries(
     MODULES.map((m) => [
@@ -108,7 +115,6 @@ const entries = [
   'js/app/embed.js',
   'parallelism-explorer.js',
   'examples/module.js',
-  'examples/iframe-host.js',
   WORKER,
 ];
 const bundle = (write) =>
@@ -200,7 +206,7 @@ async function page(path) {
   };
   const entry = html.match(/<script type="module" src="([^"]+)"><\/script>/);
   const preloads = [...html.matchAll(/( *)<link rel="modulepreload" href="([^"]+)">\n/g)];
-  const entryOut = posix.join(here, published(entry[1]));
+  const entryOut = entry && posix.join(here, published(entry[1]));
   const codeOf = (ref) => outputOf(posix.normalize(posix.join(here, ref)));
   // A page that preloads nothing (the examples) is left so.
   const wanted = preloads.length

@@ -2,6 +2,7 @@
 // independent labs from the module API sharing one wasm module, the custom element (loaded
 // only near the viewport), and the iframe page that tells its host its height.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
@@ -306,5 +307,149 @@ describe('iframe: examples/iframe.html', () => {
     assert.deepEqual(await cspViolations(page), []);
     assert.deepEqual(view.problems, []);
     await view.close();
+  });
+});
+
+// The snippets of web/README.md, as an author pastes them: each in a host page of its own
+// served with the lab's CSP (the README's URLs pointed at this server), so one that needs an
+// inline script fails here as it would on the book's site.
+const README = readFileSync(new URL('../../web/README.md', import.meta.url), 'utf8');
+const blocks = (lang) =>
+  [...README.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
+const here = (text) =>
+  text
+    .replaceAll('https://book.example/explorer/', env.url)
+    .replaceAll('https://lab.example/', env.url)
+    .replaceAll('"/explorer/', `"${env.url}`)
+    .replaceAll("'/explorer/", `'${env.url}`);
+const hostPage = (body) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title></head>` +
+  `<body><main>${body}</main></body></html>`;
+
+// A page at `url` with `body` (and any `files`: path -> JavaScript) under the lab's CSP, or `csp`.
+async function host(context, url, body, { files = {}, csp = CSP } = {}) {
+  await context.route(url, (route) =>
+    route.fulfill({
+      contentType: 'text/html; charset=utf-8',
+      headers: { 'content-security-policy': csp },
+      body: hostPage(body),
+    }),
+  );
+  for (const [path, js] of Object.entries(files)) {
+    await context.route(new URL(path, url).href, (route) =>
+      route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: js }),
+    );
+  }
+}
+
+describe("the README's snippets under the lab's CSP", () => {
+  test('iframe: the frame takes the height the lab posts, through iframe-host.js', async () => {
+    const snippets = blocks('html').filter((b) => b.includes('<iframe'));
+    assert.ok(snippets.length >= 2, `${snippets.length} iframe snippets`);
+    for (const [i, snippet] of snippets.entries()) {
+      // The iframe and its script (the publishing snippet goes on with the other two ways).
+      const iframe = here(snippet).split('<!-- the custom element')[0];
+      assert.doesNotMatch(iframe, /<script>/, 'no inline script');
+      const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const url = `${env.url}__test__/iframe-${i}.html`;
+      await host(context, url, iframe);
+      const view = await openPage(env, url, { context, ready: 'iframe' });
+      const frame = view.page.frameLocator('iframe');
+      await frame.locator('html[data-ready="1"]').waitFor();
+      // The host sized the frame to the lab's own height (not the snippet's 900).
+      const sized = () =>
+        view.page.evaluate(() => {
+          const f = document.querySelector('iframe');
+          const inner = f.contentDocument?.body.getBoundingClientRect().height ?? 0;
+          return { outer: f.getBoundingClientRect().height, inner: Math.ceil(inner) };
+        });
+      await view.page
+        .waitForFunction(
+          () => {
+            const f = document.querySelector('iframe');
+            const inner = Math.ceil(f.contentDocument?.body.getBoundingClientRect().height ?? 0);
+            return (
+              inner > 0 && inner !== 900 && Math.abs(f.getBoundingClientRect().height - inner) <= 1
+            );
+          },
+          null,
+          { timeout: 10_000 },
+        )
+        .catch(async () => assert.fail(`not sized: ${JSON.stringify(await sized())}`));
+      assert.deepEqual(await cspViolations(view.page), []);
+      assert.deepEqual(view.problems, []);
+      await view.close();
+      await context.close();
+    }
+  });
+
+  test('module API and custom element: they start, and the element drops its content', async () => {
+    const html = blocks('html').map(here);
+    const js = blocks('js').map(here);
+    assert.ok(js.length >= 2, `${js.length} module scripts`);
+    const cases = [
+      ...html
+        .filter((b) => b.includes('src="lab.js"'))
+        .map((b, i) => ({ body: b.slice(b.lastIndexOf('<div id="lab"') - 0), js: js[i] })),
+      ...html
+        .filter((b) => b.includes('<parallelism-explorer') && !b.includes('<iframe'))
+        .map((b) => ({ body: b })),
+    ];
+    assert.ok(cases.length >= 3, `${cases.length} snippets`);
+    for (const [i, { body, js: code }] of cases.entries()) {
+      const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const url = `${env.url}__test__/snippet-${i}.html`;
+      await host(context, url, body.replace(/<link[^>]*>[^\n]*\n/, ''), {
+        files: code ? { 'lab.js': code } : {},
+      });
+      const view = await openPage(env, url, { context, ready: null });
+      const lab = view.page.locator('.pe-lab[data-ready="1"]');
+      await lab.first().waitFor();
+      if (body.includes('<parallelism-explorer')) {
+        assert.equal(
+          await view.page
+            .getByRole('link', { name: 'Open the 3D parallelism explorer' })
+            .isVisible(),
+          false,
+          'the fallback goes once the lab runs',
+        );
+      }
+      assert.deepEqual(await cspViolations(view.page), [], body);
+      assert.deepEqual(view.problems, [], body);
+      await view.close();
+      await context.close();
+    }
+  });
+});
+
+describe('from another origin', () => {
+  test("the custom element's content shows when its module cannot load", async () => {
+    // The book on one origin (localhost), the lab's files on another (127.0.0.1, no CORS).
+    const book = env.url.replace('127.0.0.1', 'localhost');
+    assert.notEqual(new URL(book).origin, new URL(env.url).origin);
+    const snippet = blocks('html').find((b) => b.includes('gpus="16" seams="data,tensor"'));
+    const body = here(snippet).replace(`href="${env.url}"`, `href="${env.url}index.html"`);
+    const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const url = `${book}__test__/chapter.html`;
+    await host(context, url, `${body}<p id="after">The chapter goes on.</p>`, {
+      csp: `default-src 'self'; script-src 'self' ${new URL(env.url).origin}`,
+    });
+    const page = await context.newPage();
+    const failed = [];
+    page.on('requestfailed', (r) => failed.push(r.url()));
+    page.on('console', (m) => m.type() === 'error' && failed.push(m.text()));
+    await page.goto(url);
+    await page.waitForLoadState('load');
+    await page.waitForTimeout(300);
+    const link = page.getByRole('link', { name: 'Open the 3D parallelism explorer' });
+    assert.equal(await link.isVisible(), true);
+    assert.equal(await link.getAttribute('href'), `${env.url}index.html`);
+    assert.equal(await page.evaluate(() => customElements.get('parallelism-explorer')), undefined);
+    assert.ok(
+      failed.some((f) => /CORS|parallelism-explorer/.test(f)),
+      failed.join('\n'),
+    );
+    assert.equal(await page.locator('#after').isVisible(), true);
+    await context.close();
   });
 });

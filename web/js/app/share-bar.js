@@ -4,18 +4,16 @@
 import { defaults, toScenario } from '../state/state.js';
 
 const EMBED_URL = new URL('../../embed.html', import.meta.url).href;
+const HOST_URL = new URL('../../iframe-host.js', import.meta.url).href;
 
-// The iframe snippet for `src`, with the resize listener a host page needs (README.md).
+// The iframe snippet for `src`, with the script file that sizes it (README.md "Embedding"): a
+// file, not an inline script, so it runs under a page's CSP that refuses inline scripts.
 function snippet(src) {
-  const origin = new URL(EMBED_URL).origin;
   return (
     `<iframe src="${src.replaceAll('&', '&amp;').replaceAll('"', '&quot;')}" ` +
     'title="3D parallelism explorer" width="100%" height="900" loading="lazy" ' +
-    'style="border:0" allow="clipboard-write"></iframe>\n<script>addEventListener("message", (e) => {\n' +
-    `  if (e.origin !== ${JSON.stringify(origin)} || e.data?.context !== "iframe.resize") return;\n` +
-    '  for (const f of document.querySelectorAll("iframe"))\n' +
-    '    if (f.contentWindow === e.source) f.style.height = `${e.data.height}px`;\n' +
-    '});</script>'
+    'allow="clipboard-write"></iframe>\n' +
+    `<script src="${HOST_URL.replaceAll('"', '&quot;')}"></script>`
   );
 }
 
