@@ -14,6 +14,7 @@
 #include "model/moe.h"
 #include "model/pipeline.h"
 #include "model/presets.h"
+#include "model/text.h"
 
 namespace pe {
 namespace {
@@ -52,19 +53,7 @@ std::string bytes(double v) {
   return text;
 }
 
-// Seconds as the page writes them: 0.049 -> "49 ms", 3.36 -> "3.36 s".
-std::string secs(double v) {
-  char text[32];
-  const double a = std::fabs(v);
-  if (a > 0 && a < 1e-3) {
-    std::snprintf(text, sizeof text, "%.3g µs", v * 1e6);
-  } else if (a > 0 && a < 1) {
-    std::snprintf(text, sizeof text, "%.3g ms", v * 1e3);
-  } else {
-    std::snprintf(text, sizeof text, "%.3g s", v);
-  }
-  return text;
-}
+std::string secs(double v) { return seconds_text(v); }
 
 std::string str(long long v) { return std::to_string(v); }
 
@@ -308,8 +297,8 @@ Derivation model_params(const Scenario& s, const Report& r) {
     formula = "L × Pl + Lm × Pm + Pe + Po";
   }
   return derive(formula, terms, r.model_params, "params",
-                "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the shape's attention and "
-                "MLP (core/model/model_shape.h)");
+                "Narayanan et al. 2021 (arXiv:2104.04473) Eq. 2, with the attention and MLP "
+                "weights of the model's own shape");
 }
 
 Derivation step_time(const Report& r) {

@@ -21,13 +21,6 @@ namespace {
 
 std::string str(long long v) { return std::to_string(v); }
 
-// Seconds to three significant digits, as the warning speaks: "0.352", "41.2".
-std::string seconds(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", s);
-  return text;
-}
-
 // Selective recomputation of core_attn saves nothing under fused attention: it keeps no scores.
 void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::string>& w) {
   const ModelSpec& model = s.model;
@@ -69,8 +62,8 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
     w.push_back("The interleaved schedule needs pipeline stages; with PP = 1 it is plain.");
   }
   if (s.order != kBookOrder && r.order_cost_s > 0) {
-    w.push_back("Nesting order " + order_text(s.order) + " costs " + seconds(r.order_cost_s) +
-                " s per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
+    w.push_back("Nesting order " + order_text(s.order) + " costs " + seconds_text(r.order_cost_s) +
+                " per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
                 str(d.tp) + "x" + str(d.pp) + " layout.");
   }
   const StageSplit& split = r.pipeline.split;
