@@ -82,10 +82,7 @@ const swaps = {
     ["'../../explorer.css'", `'../${names.get('explorer.css')}'`, 'js'],
     ["'../../'", "'../'", 'js'],
   ],
-  'js/app/share-bar.js': [
-    ["'../../embed.html'", "'../embed.html'", 'js'],
-    ["'../../iframe-host.js'", "'../iframe-host.js'", 'js'],
-  ],
+  'js/app/share-bar.js': [["'../../embed.html'", "'../embed.html'", 'js']],
   'parallelism-explorer.js': [["'explorer.css'", `'${names.get('explorer.css')}'`, '.']],
   ...Object.fromEntries(
     MODULES.map((m) => [

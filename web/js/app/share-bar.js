@@ -4,7 +4,8 @@
 import { defaults, toScenario } from '../state/state.js';
 
 const EMBED_URL = new URL('../../embed.html', import.meta.url).href;
-const HOST_URL = new URL('../../iframe-host.js', import.meta.url).href;
+// The host's listener, a classic script published beside embed.html (not code of this page).
+const HOST_URL = new URL('iframe-host.js', EMBED_URL).href;
 
 // The iframe snippet for `src`, with the script file that sizes it (README.md "Embedding"): a
 // file, not an inline script, so it runs under a page's CSP that refuses inline scripts.
