@@ -6,7 +6,7 @@
 //     planner's worker is an entry of its own, sharing the lab's chunks with the page;
 //   - both wasm modules are published: lab-module (the first load) and lab-planner (the
 //     planner's worker and the reference runs load it when they first run);
-//   - every file but the pages and the two public entry points gets its content's hash in its
+//   - every file but the pages and the public entry points (and iframe-host.js) gets its content's hash in its
 //     name (explorer-1a2b3c4d5e.css), so a host can cache it for a year and a release can never
 //     mix old and new files; references to it are rewritten (HTML, the CSS and wasm URLs inside
 //     the JS, the preloads);

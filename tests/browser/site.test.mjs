@@ -58,7 +58,7 @@ describe('the published folder under python3 -m http.server', () => {
   });
   after(() => lab?.close());
 
-  test('names carry their content hash, except the pages and the two public entry points', async () => {
+  test('names carry their content hash, except the pages and the three public entry points', async () => {
     const files = [];
     const walk = async (dir, prefix = '') => {
       for (const e of await readdir(dir, { withFileTypes: true })) {
@@ -73,6 +73,7 @@ describe('the published folder under python3 -m http.server', () => {
       'NOTES.md',
       'js/app/embed.js',
       'parallelism-explorer.js',
+      'iframe-host.js',
     ]);
     for (const f of files) {
       if (stable.has(f) || (f.startsWith('examples/') && f.endsWith('.html'))) continue;
