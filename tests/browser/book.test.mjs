@@ -287,15 +287,27 @@ describe("the book's fleet", () => {
   });
 });
 
+// A lab on a phone: 390 × 844, touch; close() closes its context too.
+async function phoneLab(path) {
+  const context = await env.browser.newContext({
+    viewport: { width: 390, height: 844 },
+    hasTouch: true,
+    isMobile: true,
+    reducedMotion: 'reduce',
+  });
+  const lab = await openPage(env, path, { context });
+  return {
+    ...lab,
+    async close() {
+      await lab.close();
+      await context.close();
+    },
+  };
+}
+
 describe('the book view on a phone', () => {
   test('hints say tap; a tap on a tile or a number shows its words, in view', async () => {
-    const context = await env.browser.newContext({
-      viewport: { width: 390, height: 844 },
-      hasTouch: true,
-      isMobile: true,
-      reducedMotion: 'reduce',
-    });
-    const lab = await openPage(env, '?seams=data,tensor,pipeline', { context });
+    const lab = await phoneLab('?seams=data,tensor,pipeline');
     const { page } = lab;
     const readout = page.locator('.readout-title');
     assert.match(await readout.textContent(), /^Tap a GPU to see/);
@@ -312,19 +324,12 @@ describe('the book view on a phone', () => {
     assert.equal(await page.locator('.explain-tip').isVisible(), true);
     assert.deepEqual(lab.problems, []);
     await lab.close();
-    await context.close();
   });
 });
 
 describe('the fleet map on a phone', () => {
   test('a tap picks the GPU under the finger, and the hint says tap', async () => {
-    const context = await env.browser.newContext({
-      viewport: { width: 390, height: 844 },
-      hasTouch: true,
-      isMobile: true,
-      reducedMotion: 'reduce',
-    });
-    const lab = await openPage(env, '?seams=data,tensor,pipeline', { context });
+    const lab = await phoneLab('?seams=data,tensor,pipeline');
     const { page } = lab;
     await page.getByRole('button', { name: "Book's fleet (10,240 GPUs)", exact: true }).click();
     await waitBadge(page, 'DP×TP×PP = 80×8×16 = 10240');
@@ -362,7 +367,6 @@ describe('the fleet map on a phone', () => {
     assert.notEqual(taps[0], taps[1]);
     assert.deepEqual(lab.problems, []);
     await lab.close();
-    await context.close();
   });
 });
 
