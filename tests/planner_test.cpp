@@ -274,5 +274,27 @@ TEST(Planner, SuggestsABatchThatSomeLayoutTakes) {
   }
 }
 
+// A stage mixing dense and MoE layers is one of the stages the planner weighs. Before: Mixtral
+// 8x7B with 28 leading dense layers on 14 GPUs, PP 14 (stages of 2, 2, ..., 3, 3, 3, 3, 2
+// layers): stage 12 holds layers 27-29, one dense and two MoE, and needs 54.7 GB; the planner
+// looked at stages 0, 1, 9 and 13 only and said 51.9 GB (stage 13), and timed stage 12 as if
+// its three layers were all dense.
+TEST(Planner, WeighsTheStageThatMixesDenseAndMoeLayers) {
+  Scenario base = book_on(14);
+  base.model = *find_model("mixtral-8x7b");
+  base.model.dense_layers = 28;
+  base.model.params = shape_params(base.model, base.seq_len);
+  const PlanResult plans = plan(base, 10);
+  const auto pp14 = std::find_if(plans.top.begin(), plans.top.end(),
+                                 [](const Plan& p) { return p.degrees.pp == 14; });
+  ASSERT_NE(pp14, plans.top.end());
+  const Result<Report> r = evaluate(scenario_of(base, *pp14), false);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.value().memory.peak_stage, 12);
+  EXPECT_DOUBLE_EQ(pp14->per_gpu_bytes, r.value().memory.per_gpu_bytes);
+  EXPECT_DOUBLE_EQ(pp14->step_s, r.value().time.step_s);
+  EXPECT_GT(pp14->per_gpu_bytes, 54e9);
+}
+
 }  // namespace
 }  // namespace pe

@@ -197,22 +197,33 @@ StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degre
   return st;
 }
 
-std::array<int, kPeakCandidates> peak_candidate_stages(const Scenario& s, const Degrees& d,
-                                                       const StageSplit& split) {
-  // With leading dense layers, the first stage made only of MoE layers can hold more.
-  int all_moe = 0;
-  while (s.model.moe() && all_moe < d.pp - 1 && split.first_layer(all_moe) < s.model.dense_layers) {
-    ++all_moe;
+StageRuns stage_runs(const Scenario& s, const Degrees& d, const StageSplit& split) {
+  // The first stage holding an MoE layer and the first holding only MoE layers (dense layers
+  // lead: DeepSeek-V3's first three).
+  int mixed = 0, all_moe = 0;
+  if (s.model.moe()) {
+    while (all_moe < d.pp - 1 && split.first_layer(all_moe) < s.model.dense_layers) ++all_moe;
+    mixed = all_moe;
+    if (all_moe > 0 && split.first_layer(all_moe) > s.model.dense_layers) mixed = all_moe - 1;
   }
-  return {0, d.pp > 2 ? 1 : 0, split.extra_from, all_moe, d.pp - 1};
+  std::array<int, kStageRuns> starts = {
+      0, std::min(1, d.pp - 1), split.extra_from, mixed, all_moe, d.pp - 1};
+  std::sort(starts.begin(), starts.end());
+  StageRuns runs;
+  for (int stage : starts) {
+    if (stage >= d.pp || (runs.count > 0 && runs.starts[runs.count - 1] == stage)) continue;
+    runs.starts[runs.count++] = stage;
+  }
+  runs.starts[runs.count] = d.pp;
+  return runs;
 }
 
 StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d,
                               int microbatches) {
-  const std::array<int, kPeakCandidates> stages = peak_candidate_stages(s, d, stage_split(s, d.pp));
-  StageMemory peak = stage_memory(s, shape, d, stages[0], microbatches);
-  for (size_t i = 1; i < stages.size(); ++i) {
-    StageMemory candidate = stage_memory(s, shape, d, stages[i], microbatches);
+  const StageRuns runs = stage_runs(s, d, stage_split(s, d.pp));
+  StageMemory peak = stage_memory(s, shape, d, runs.starts[0], microbatches);
+  for (size_t i = 1; i < runs.count; ++i) {
+    StageMemory candidate = stage_memory(s, shape, d, runs.starts[i], microbatches);
     if (candidate.breakdown.total_bytes() > peak.breakdown.total_bytes()) peak = candidate;
   }
   return peak;

@@ -78,16 +78,24 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
 double offloaded_bytes_per_microbatch(const Scenario& s, const ModelShape& shape,
                                       const StageParams& p, const LayerActivations& a);
 
-// The most-loaded stage without computing them all: among middle stages with equal layers the
-// first holds the most in-flight micro-batches, so only the first stage, the second, the first
-// with an extra layer and the last (output layer, logits) can be the peak.
+// The stages as runs of equal ones: stages with the same layers, the same MoE layers among
+// them and the same end (first, middle, last) hold the same parameters and take the same time,
+// and among them the first holds the most in-flight micro-batches. Runs start at the first
+// stage, the second, the first with an extra layer (extra_from), the one holding the first
+// MoE layer (after an MoE's leading dense layers: it may mix dense and MoE layers), the first
+// made only of MoE layers, and the last; `starts` lists them ascending without repeats,
+// `count` of them, and starts[count] is pp.
+inline constexpr size_t kStageRuns = 6;
+struct StageRuns {
+  std::array<int, kStageRuns + 1> starts{};
+  size_t count = 0;
+  int size(size_t i) const { return starts[i + 1] - starts[i]; }
+};
+StageRuns stage_runs(const Scenario& s, const Degrees& d, const StageSplit& split);
+
+// The most-loaded stage without computing them all: the first stage of each run (above).
 StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d,
                               int microbatches);
-// Those stages: the first, the second, the first with an extra layer, the first made only of
-// MoE layers (after an MoE's leading dense layers), the last; some may repeat.
-inline constexpr size_t kPeakCandidates = 5;
-std::array<int, kPeakCandidates> peak_candidate_stages(const Scenario& s, const Degrees& d,
-                                                       const StageSplit& split);
 
 // Memory of every stage and of the most-loaded GPU. The "book" model spreads N evenly
 // (params per GPU = N/(TP x PP)) and counts model states only, as the book's panel does; the

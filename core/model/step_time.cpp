@@ -90,8 +90,6 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recompute);
   const LayerActivations stored = layer_activations(s, shape, d);
   const double host_link = s.gpu.host_link_gb_s * 1e9;
-  // Stages with equal layers take equal times, so four cover them all: the first, the middle
-  // ones with and without an extra layer, the last.
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
   // divide by cp); Megatron-Core overlaps each ring pass with the attention of the chunk it
   // already holds, so only what the attention core cannot cover is exposed; Ulysses'
@@ -147,23 +145,17 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                   (wire.expert.time_s - st.expert_s);
     return st;
   };
-  const StageSplit& split = pipeline.split;
+  // Stages of one run (memory.h stage_runs) take equal times: the first of each, counted as
+  // many times as the run has stages.
+  const StageRuns runs = stage_runs(s, d, pipeline.split);
   int slowest = 0;
   StageTime k = stage_time(0);
-  double sum = k.total_s(), forward = k.forward_s;
-  if (d.pp > 1) {
-    const int extra = d.pp - 1 - split.extra_from;  // middle stages with one layer more
-    const int plain = d.pp - 2 - extra;
-    struct Kind {
-      int stage, count;
-    };
-    for (const Kind& kind : {Kind{1, plain}, Kind{split.extra_from, extra}, Kind{d.pp - 1, 1}}) {
-      if (kind.count <= 0) continue;
-      const StageTime st = stage_time(kind.stage);
-      sum += kind.count * st.total_s();
-      forward = std::max(forward, st.forward_s);
-      if (st.total_s() > k.total_s()) slowest = kind.stage, k = st;
-    }
+  double sum = runs.size(0) * k.total_s(), forward = k.forward_s;
+  for (size_t i = 1; i < runs.count; ++i) {
+    const StageTime st = stage_time(runs.starts[i]);
+    sum += runs.size(i) * st.total_s();
+    forward = std::max(forward, st.forward_s);
+    if (st.total_s() > k.total_s()) slowest = runs.starts[i], k = st;
   }
   PipelinePace pace;
   pace.slowest_stage = slowest;
@@ -190,7 +182,6 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   const double peak = s.gpu.peak_tflops * 1e12;
   t.matmul_efficiency = s.gpu.matmul_efficiency;
   const double hbm = s.gpu.hbm_gb_s * 1e9;
-  const StageSplit& split = pipeline.split;
   const StageTime& k = pace.slowest;
   const double sum = pace.sum_s;
   t.slowest_stage = pace.slowest_stage;
@@ -229,8 +220,9 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   {
     // The optimizer shard: dense parameters over dp x cp, experts over their own group (moe.h).
     double shard = 0;
-    for (int stage : {0, d.pp > 2 ? 1 : 0, split.extra_from, d.pp - 1}) {
-      const StageParams& st = f.params(stage);
+    const StageRuns runs = stage_runs(s, d, pipeline.split);
+    for (size_t i = 0; i < runs.count; ++i) {
+      const StageParams& st = f.params(runs.starts[i]);
       const bool zero = s.zero_stage >= 1;
       double here = (st.params_per_gpu - st.expert_params_per_gpu) / (zero ? d.dp * d.cp : 1);
       if (st.expert_params_per_gpu > 0) {

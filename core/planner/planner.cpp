@@ -317,19 +317,13 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const LayoutFacts facts(s, shape, d);
     KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
     const StageSplit& split = facts.split();
-    // The stages that can hold the most (memory.h peak_stage_memory), and their model states
-    // under each ZeRO stage: neither depends on b, the schedule, SP or recomputation.
-    // Duplicates dropped (with one or two stages most of the five are stage 0): the peak is
-    // their maximum, which the same values give in any order.
-    std::array<int, kPeakCandidates> peak_stages = peak_candidate_stages(s, d, split);
-    size_t peaks = 0;
-    for (int stage : peak_stages) {
-      if (std::find(peak_stages.begin(), peak_stages.begin() + peaks, stage) ==
-          peak_stages.begin() + peaks) {
-        peak_stages[peaks++] = stage;
-      }
-    }
-    std::array<std::array<double, 4>, kPeakCandidates> states{};
+    // The stages that can hold the most (memory.h stage_runs: the first of each run), and
+    // their model states under each ZeRO stage: neither depends on b, the schedule, SP or
+    // recomputation.
+    const StageRuns runs = stage_runs(s, d, split);
+    const std::array<int, kStageRuns + 1>& peak_stages = runs.starts;
+    const size_t peaks = runs.count;
+    std::array<std::array<double, 4>, kStageRuns> states{};
     for (int z = 0; z <= 3; ++z) {
       s.zero_stage = z;
       for (size_t i = 0; i < peaks; ++i) {
@@ -363,7 +357,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             s.recompute = rc;
             // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
             const LayerActivations per_layer = layer_activations(s, shape, d);
-            std::array<double, kPeakCandidates> activations{};
+            std::array<double, kStageRuns> activations{};
             for (size_t i = 0; i < peaks; ++i) {
               activations[i] =
                   stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m)
