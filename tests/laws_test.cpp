@@ -163,6 +163,7 @@ void draw_batch_and_run(Dice& d, Draft& x, const ModelSpec& m) {
   if (d.chance(0.2)) x["price_per_gpu_hour"] = d.real(0.5, 4);
   if (m.moe()) {
     if (d.chance(0.5)) x["capacity_factor"] = d.pick(std::vector<double>{0, 0.5, 1, 1.25, 2});
+    if (d.chance(0.4)) x["moe_load_imbalance"] = d.pick(std::vector<double>{1, 1.04, 1.5, 2, 4});
     if (d.chance(0.4)) x["expert_comm_overlap"] = d.chance(0.5);
   }
 }
@@ -553,6 +554,27 @@ Verdict recompute_layers_law(const Sample& x) {
   return recomputes_more(base, all, "every layer recomputed");
 }
 
+// A mixture of experts whose busiest expert takes more (moe_load_imbalance), or whose experts
+// take more tokens each (capacity_factor): never a shorter step, never less memory.
+Verdict moe_load_law(const Sample& x, const char* key) {
+  if (!x.s.model.moe()) return std::nullopt;
+  Scenario v = pinned(x);
+  const bool imbalance = std::string(key) == "moe_load_imbalance";
+  double& field = imbalance ? v.moe_load_imbalance : v.capacity_factor;
+  if (imbalance && v.capacity_factor > 0) return std::nullopt;
+  // Dropless (0) counts as 1 and makes a capacity factor below 1 take more, not fewer.
+  if (!imbalance && field == 0) return std::nullopt;
+  field = field * 2;
+  if (field > find_field(key)->max) return std::nullopt;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (at_most(x.r.time.step_s, r->time.step_s) &&
+      at_most(x.r.memory.per_gpu_bytes, r->memory.per_gpu_bytes)) {
+    return "";
+  }
+  return moved(std::string(key) + " doubled", x.r, *r);
+}
+
 // One more layer per stage offloaded to the host: never more GPU memory, never a shorter step.
 Verdict offload_law(const Sample& x) {
   Scenario v = pinned(x);
@@ -777,6 +799,18 @@ TEST(Laws, OffloadingAnotherLayerNeverRaisesGpuMemoryNorShortensTheStep) {
 TEST(Laws, Fp8NeverLengthensComputeNorRaisesMemory) {
   const Tally t = check_law("FP8 GEMMs", fp8_law);
   EXPECT_GE(t.applied, t.accepted / 8);
+}
+
+TEST(Laws, AMoreImbalancedMixtureOfExpertsNeverShortensTheStep) {
+  const Tally t = check_law("more load imbalance",
+                            [](const Sample& x) { return moe_load_law(x, "moe_load_imbalance"); });
+  EXPECT_GE(t.applied, t.accepted / 20);
+}
+
+TEST(Laws, ALargerCapacityFactorNeverShortensTheStep) {
+  const Tally t = check_law("larger capacity factor",
+                            [](const Sample& x) { return moe_load_law(x, "capacity_factor"); });
+  EXPECT_GE(t.applied, t.accepted / 40);
 }
 
 TEST(Laws, AFasterLinkNeverSlowsAStep) {

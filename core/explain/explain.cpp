@@ -349,6 +349,46 @@ Derivation offloaded(const Report& r, bool time) {
 Derivation offloaded_bytes(const Report& r) { return offloaded(r, false); }
 Derivation offload_time(const Report& r) { return offloaded(r, true); }
 
+// A mixture of experts' routed GEMMs (moe.h): rows per expert, their efficiency on DeepGEMM's
+// curve, the busiest EP rank's load.
+Derivation tokens_per_expert(const Scenario& s, const Report& r) {
+  const Degrees& d = r.degrees;
+  return derive("S × b ÷ c × te ÷ t × e × k × C ÷ E",
+                {{"S", 1.0 * s.seq_len, "tokens", "sequence"},
+                 {"b", 1.0 * s.micro_batch, "", "micro-batch"},
+                 degree("c", d.cp, "CP degree"),
+                 degree("te", s.expert_tp, "expert TP"),
+                 degree("t", d.tp, "TP degree"),
+                 degree("e", d.ep, "EP degree"),
+                 {"k", 1.0 * s.model.experts_per_token, "", "experts per token"},
+                 {"C", s.expert_capacity(), "", "capacity factor (dropless: 1)"},
+                 {"E", 1.0 * s.model.experts, "", "routed experts"}},
+                r.time.tokens_per_expert, "", "Megatron-Core's all-to-all token dispatcher");
+}
+
+Derivation expert_gemm_efficiency(const Scenario&, const Report& r) {
+  const GemmBracket b = grouped_gemm_bracket(r.time.tokens_per_expert);
+  return derive("Ea + (Eb − Ea) × x",
+                {{"Ea", b.lo.efficiency, "", "efficiency at " + num(b.lo.rows) + " rows"},
+                 {"Eb", b.hi.efficiency, "", "efficiency at " + num(b.hi.rows) + " rows"},
+                 {"x", b.position, "", "the rows' place between them (log2)"}},
+                r.time.expert_gemm_efficiency, "",
+                "DeepGEMM README, Performance (H800, N 7168, K 2048)",
+                num(r.time.tokens_per_expert) + " rows per expert");
+}
+
+Derivation expert_load(const Scenario& s, const Report& r) {
+  if (s.capacity_factor > 0) {
+    return derive("L", {{"L", r.time.expert_load, "", "padded to the capacity factor"}},
+                  r.time.expert_load, "", "Fedus et al. 2021 (Switch Transformer) Sec. 2.1");
+  }
+  return derive("1 + (λ − 1) × (e − 1) ÷ (E − 1)",
+                {{"λ", s.moe_load_imbalance, "", "busiest expert over an even share"},
+                 degree("e", r.degrees.ep, "EP degree"),
+                 {"E", 1.0 * s.model.experts, "", "routed experts"}},
+                r.time.expert_load, "", "Wang et al. 2024 (arXiv:2408.15664) Table 2");
+}
+
 Derivation bubble(const Report& r) {
   return derive(
       "B ÷ T",
@@ -676,6 +716,7 @@ struct Entry {
   Build build;
   double (*nonzero)(const Report&) = nullptr;  // explained only while this is not 0
 };
+double moe_report(const Report& r) { return r.time.tokens_per_expert; }
 constexpr Traffic kData = &CommsReport::data, kTensor = &CommsReport::tensor,
                   kPipeline = &CommsReport::pipeline, kContext = &CommsReport::context,
                   kExpert = &CommsReport::expert;
@@ -693,6 +734,9 @@ const Entry kEntries[] = {
      [](const Report& r) { return r.memory.offloaded_bytes; }},
     {"time.exposed_offload_s", nullptr, of_report<offload_time>,
      [](const Report& r) { return r.time.exposed_offload_s; }},
+    {"time.tokens_per_expert", nullptr, tokens_per_expert, moe_report},
+    {"time.expert_gemm_efficiency", nullptr, expert_gemm_efficiency, moe_report},
+    {"time.expert_load", nullptr, expert_load, moe_report},
     {"pipeline.bubble_fraction", nullptr, of_report<bubble>},
     {"cost.usd_per_day", nullptr, cost_per_day},
     {"order.order_cost_s", nullptr, order_cost},

@@ -54,6 +54,8 @@ ModelShape::ModelShape(const ModelSpec& m, int seq_len, double capacity, int exp
     layer->kept_forward_flops_per_token = forward_flops_per_token(*layer, kept, param_scale_);
     layer->padded_forward_flops_per_token = forward_flops_per_token(*layer, capacity, param_scale_);
   }
+  moe_.routed_forward_flops_per_token =
+      2.0 * moe_.mlp.experts_per_token * capacity * moe_.mlp.expert_matmul_params * param_scale_;
   output_flops_ = 2.0 * m.hidden * m.vocab * param_scale_;
 }
 
@@ -108,6 +110,9 @@ ModelShape::StepFlops ModelShape::run_step_flops_per_token(int first, int count,
             (rest - moe_rest) * module_recompute_flops_per_token(dense_, modules) +
             (moe_rest > 0 ? moe_rest * module_recompute_flops_per_token(moe_, modules) : 0.0);
   f.core = core * (3 * count + full + (modules & kCoreAttn ? rest : 0));
+  const int moe_runs = 3 * moe_layers_in(first, count) + moe_layers_in(first, full) +
+                       (modules & kMoe ? moe_rest : 0);
+  f.routed = moe_runs > 0 ? moe_runs * moe_.routed_forward_flops_per_token : 0.0;
   return f;
 }
 

@@ -33,6 +33,10 @@ struct LayerShape {
   // model FLOPs, what MFU counts) or c (`padded`: what the GPUs execute).
   double kept_forward_flops_per_token = 0;
   double padded_forward_flops_per_token = 0;
+  // Of the padded forward, the routed experts' grouped GEMMs, 2 k c x one expert's matmul
+  // weights (scaled by param_scale): what runs at the grouped GEMM's efficiency and waits for
+  // the busiest expert (moe.h). 0 for a dense layer.
+  double routed_forward_flops_per_token = 0;
   double all_params() const { return params + expert_params; }
 };
 
@@ -99,10 +103,12 @@ class ModelShape {
   // 3 x the padded forward (the backward costs twice the forward), the forward again of the
   // first `full` of them (full recomputation: Narayanan Eq. 3's 96 B s L h^2 (1 + s/(6h) +
   // V/(16 L h)) for GPT when every layer is) and the modules' forward of the others. `core`
-  // is the attention core's share, which runs in BF16 whatever the GEMMs do.
+  // is the attention core's share, which runs in BF16 whatever the GEMMs do; `routed` the
+  // routed experts' grouped GEMMs (LayerShape::routed_forward_flops_per_token).
   struct StepFlops {
     double total = 0;
     double core = 0;
+    double routed = 0;
   };
   StepFlops run_step_flops_per_token(int first, int count, unsigned modules, int full) const;
   // Model FLOPs of one step, no recomputation: 3 x forward for every layer and the output

@@ -1,6 +1,7 @@
 #include "model/moe.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "model/activations.h"
@@ -52,6 +53,59 @@ SeamTraffic expert_traffic(const Scenario& s, const MlpShape& moe, const Degrees
   const double per_layer = 4.0 + 2.0 * fully_recomputed_share(s, moe_layers_here);
   t.messages_per_step = per_layer * moe_layers_here * microbatches;
   return t;
+}
+
+double tokens_per_expert(const Scenario& s, const MlpShape& moe, const Degrees& d) {
+  if (!moe.moe) return 0;
+  return 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp * d.ep *
+         moe.experts_per_token * moe.capacity / s.model.experts;
+}
+
+namespace {
+
+// DeepGEMM README (before commit 37aa127), N 7,168 x K 2,048 on H800: TFLOP/s over the same
+// kernel's at 4,096 rows (grouped 1,214; dense 1,168 for the two dense rows).
+constexpr GemmPoint kGroupedGemm[] = {{64, 295.0 / 1168},   {128, 510.0 / 1168},
+                                      {256, 815.0 / 1214},  {512, 916.0 / 1214},
+                                      {1024, 925.0 / 1214}, {4096, 1.0}};
+
+}  // namespace
+
+GemmBracket grouped_gemm_bracket(double rows) {
+  GemmBracket b;
+  b.lo = {0, 0};
+  b.hi = kGroupedGemm[0];
+  if (rows < kGroupedGemm[0].rows) {
+    b.position = rows / kGroupedGemm[0].rows;
+    return b;
+  }
+  for (const GemmPoint& p : kGroupedGemm) {
+    if (rows < p.rows) {
+      b.hi = p;
+      b.position = std::log2(rows / b.lo.rows) / std::log2(p.rows / b.lo.rows);
+      return b;
+    }
+    b.lo = p;
+  }
+  b.hi = b.lo;
+  b.position = 0;
+  return b;
+}
+
+double grouped_gemm_efficiency(double rows) {
+  const GemmBracket b = grouped_gemm_bracket(rows);
+  return b.lo.efficiency + (b.hi.efficiency - b.lo.efficiency) * b.position;
+}
+
+double expert_load(const Scenario& s, const Degrees& d) {
+  if (!s.model.moe() || s.capacity_factor > 0 || s.model.experts <= 1) return 1;
+  return 1 + (s.moe_load_imbalance - 1) * (d.ep - 1.0) / (s.model.experts - 1.0);
+}
+
+double permutation_bytes(const Scenario& s, const MlpShape& moe, const Degrees& d) {
+  if (!moe.moe) return 0;
+  const double tokens = 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp;
+  return 2 * 2 * tokens * moe.experts_per_token * moe.capacity * s.model.hidden * kActivationBytes;
 }
 
 Problem expert_problem(const Scenario& s, const Degrees& d) {

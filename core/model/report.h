@@ -126,6 +126,11 @@ struct TimeReport {
   double exposed_comms_s = 0;    // their sum
   double exposed_offload_s = 0;  // activation copies to and from the host beyond compute
   double optimizer_s = 0;        // the optimizer step, at HBM bandwidth
+  // A mixture of experts' routed GEMMs (moe.h), 0 when dense: rows per expert per micro-batch,
+  // their grouped GEMM's efficiency against a large GEMM's, the busiest EP rank's load.
+  double tokens_per_expert = 0;
+  double expert_gemm_efficiency = 0;
+  double expert_load = 0;
   double step_s = 0;
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;

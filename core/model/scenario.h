@@ -212,6 +212,11 @@ struct Scenario {
   // --moe-expert-capacity-factor with padding): buffers, all-to-alls and expert FLOPs scale by
   // it. 0: dropless with balanced routing, the same as 1.
   double capacity_factor = 0;
+  // The busiest expert's tokens over an even share, dropless (lambda = 1 + MaxVio). 1.04:
+  // auxiliary-loss-free balancing, DeepSeek-V3's (Wang et al. 2024, arXiv:2408.15664, Table 2:
+  // MaxVio_global 0.04 at 1B and 3B parameters); 1.72 and 1.52 with an auxiliary loss (same
+  // table); 1 in forced-balance benchmarks (NVIDIA's Megatron-Bridge and AutoModel tables).
+  double moe_load_imbalance = 1.04;
   // Hide the expert all-to-alls behind computation of another micro-batch (DeepSeek-V3's
   // DualPipe; Megatron-Core --overlap-moe-expert-parallel-comm).
   bool expert_comm_overlap = false;

@@ -270,6 +270,10 @@ std::vector<Field> make_fields() {
       number("capacity_factor", "model", "", 0, 64,
              "tokens an expert takes, as a multiple of an even share; 0: dropless",
              PE_REAL(capacity_factor)),
+      number("moe_load_imbalance", "model", "", 1, 64,
+             "the busiest expert's tokens over an even share, dropless; 1.04: aux-loss-free "
+             "routing (Wang et al. 2024), 1: forced balance",
+             PE_REAL(moe_load_imbalance)),
 
       text(
           "precision", T::kPreset, "memory", "a preset, or an object of the precision.* bytes",
@@ -394,12 +398,17 @@ std::vector<Field> make_fields() {
   // Mixture-of-experts settings mean nothing for a dense model; seams.expert is inert only
   // when on (off is the dense model's own state).
   const auto dense = [](const Scenario& s) { return !s.model.moe(); };
-  for (const char* key :
-       {"model.experts_per_token", "model.moe_ffn_hidden", "model.shared_experts",
-        "model.dense_layers", "expert_tp", "capacity_factor", "expert_comm_overlap"}) {
+  for (const char* key : {"model.experts_per_token", "model.moe_ffn_hidden", "model.shared_experts",
+                          "model.dense_layers", "expert_tp", "capacity_factor",
+                          "moe_load_imbalance", "expert_comm_overlap"}) {
     row(key).inert = dense;
     row(key).inert_reason = "it applies only to mixture-of-experts models (model.experts > 0)";
   }
+  row("moe_load_imbalance").inert = [](const Scenario& s) {
+    return !s.model.moe() || s.capacity_factor > 0;
+  };
+  row("moe_load_imbalance").inert_reason =
+      "it applies only to dropless mixtures of experts (capacity_factor 0)";
   row("recompute_modules").inert = [](const Scenario& s) {
     return s.recompute != Recompute::kSelective;
   };

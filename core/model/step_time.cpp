@@ -89,6 +89,10 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       s.precision.fp8 ? s.gpu.fp8_tflops * 1e12 * s.gpu.matmul_efficiency : matmul_rate;
   const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recompute);
   const LayerActivations stored = layer_activations(s, shape, d);
+  const MlpShape& moe = shape.moe_layer().mlp;
+  const double routed_slowdown =
+      shape.moe() ? expert_load(s, d) / grouped_gemm_efficiency(tokens_per_expert(s, moe, d)) : 1;
+  const double permute_bytes = permutation_bytes(s, moe, d);
   const double host_link = s.gpu.host_link_gb_s * 1e9;
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
   // divide by cp); Megatron-Core overlaps each ring pass with the attention of the chunk it
@@ -101,12 +105,17 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const int moe_here = here.moe_layers;
     StageTime st;
     // A training step's time in its matmuls under recomputation r; with none, three forwards.
+    // The routed experts' grouped GEMMs run slower by the busiest EP rank's load over their
+    // efficiency (moe.h).
     auto matmul_s = [&](Recompute r) {
       const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
       const double output = stage == d.pp - 1 ? output_flops : 0;
-      if (!s.precision.fp8) return (tokens * fl.total + output) / d.tp / d.cp / matmul_rate;
+      if (!s.precision.fp8 && fl.routed == 0) {
+        return (tokens * fl.total + output) / d.tp / d.cp / matmul_rate;
+      }
+      const double gemm = fl.total - fl.core - fl.routed + fl.routed * routed_slowdown;
       const double bf16 = tokens * fl.core + output;
-      return (tokens * (fl.total - fl.core) / gemm_rate + bf16 / matmul_rate) / d.tp / d.cp;
+      return (tokens * gemm / gemm_rate + bf16 / matmul_rate) / d.tp / d.cp;
     };
     st.matmul_s = matmul_s(s.recompute);
     // Elementwise kernels move kElementwisePasses x what each layer stores, and the forward
@@ -117,8 +126,13 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const double again = (full - moe_full) * bytes.dense + moe_full * bytes.moe +
                          (layers - full - (moe_here - moe_full)) * bytes.dense_recomputed +
                          (moe_here - moe_full) * bytes.moe_recomputed;
-    st.memory_s = (kElementwisePasses * all + kRecomputePasses * again) / hbm;
-    st.forward_s = matmul_s(Recompute::kNone) / 3 + kForwardPasses * all / hbm;
+    // Each MoE layer permutes its tokens into expert order and back, forward and backward,
+    // and again where it re-runs the MoE MLP (full recomputation, or the moe module).
+    const int moe_again = moe_full + (s.selective_modules() & kMoe ? moe_here - moe_full : 0);
+    const double permute = permute_bytes * (2 * moe_here + moe_again);
+    st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / hbm;
+    st.forward_s =
+        matmul_s(Recompute::kNone) / 3 + (kForwardPasses * all + permute_bytes * moe_here) / hbm;
     // Offloaded layers' activations go to the host in the forward pass and come back for the
     // backward, each behind that pass's compute; the excess is exposed (Megatron-Core
     // cpu_offloading overlaps the copies with compute on their own stream).
@@ -234,6 +248,11 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
     t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
   }
 
+  if (f.shape().moe()) {
+    t.tokens_per_expert = tokens_per_expert(s, f.shape().moe_layer().mlp, d);
+    t.expert_gemm_efficiency = grouped_gemm_efficiency(t.tokens_per_expert);
+    t.expert_load = expert_load(s, d);
+  }
   t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
   t.model_flops_per_step = f.model_flops_per_step(effective_global_batch);
   t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recompute);
