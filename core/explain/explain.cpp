@@ -361,9 +361,9 @@ Derivation tokens_per_expert(const Scenario& s, const Report& r) {
                  degree("t", d.tp, "TP degree"),
                  degree("e", d.ep, "EP degree"),
                  {"k", 1.0 * s.model.experts_per_token, "", "experts per token"},
-                 {"C", s.expert_capacity(), "", "capacity factor (dropless: 1)"},
+                 {"C", s.expert_capacity(), "", "capacity factor"},
                  {"E", 1.0 * s.model.experts, "", "routed experts"}},
-                r.time.tokens_per_expert, "", "Megatron-Core's all-to-all token dispatcher");
+                r.time.tokens_per_expert, "", "Megatron-Core token dispatcher");
 }
 
 Derivation expert_gemm_efficiency(const Scenario&, const Report& r) {
@@ -371,19 +371,18 @@ Derivation expert_gemm_efficiency(const Scenario&, const Report& r) {
   return derive("Ea + (Eb − Ea) × x",
                 {{"Ea", b.lo.efficiency, "", "efficiency at " + num(b.lo.rows) + " rows"},
                  {"Eb", b.hi.efficiency, "", "efficiency at " + num(b.hi.rows) + " rows"},
-                 {"x", b.position, "", "the rows' place between them (log2)"}},
-                r.time.expert_gemm_efficiency, "",
-                "DeepGEMM README, Performance (H800, N 7168, K 2048)",
+                 {"x", b.position, "", "place between them, log scale"}},
+                r.time.expert_gemm_efficiency, "", "DeepGEMM README (H800)",
                 num(r.time.tokens_per_expert) + " rows per expert");
 }
 
 Derivation expert_load(const Scenario& s, const Report& r) {
   if (s.capacity_factor > 0) {
-    return derive("L", {{"L", r.time.expert_load, "", "padded to the capacity factor"}},
-                  r.time.expert_load, "", "Fedus et al. 2021 (Switch Transformer) Sec. 2.1");
+    return derive("L", {{"L", r.time.expert_load, "", "padded to capacity"}}, r.time.expert_load,
+                  "", "Fedus et al. 2021 (Switch Transformer) Sec. 2.1");
   }
   return derive("1 + (λ − 1) × (e − 1) ÷ (E − 1)",
-                {{"λ", s.moe_load_imbalance, "", "busiest expert over an even share"},
+                {{"λ", s.moe_load_imbalance, "", "busiest expert / even share"},
                  degree("e", r.degrees.ep, "EP degree"),
                  {"E", 1.0 * s.model.experts, "", "routed experts"}},
                 r.time.expert_load, "", "Wang et al. 2024 (arXiv:2408.15664) Table 2");

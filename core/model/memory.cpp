@@ -206,13 +206,14 @@ StageRuns stage_runs(const Scenario& s, const Degrees& d, const StageSplit& spli
     mixed = all_moe;
     if (all_moe > 0 && split.first_layer(all_moe) > s.model.dense_layers) mixed = all_moe - 1;
   }
-  std::array<int, kStageRuns> starts = {
-      0, std::min(1, d.pp - 1), split.extra_from, mixed, all_moe, d.pp - 1};
-  std::sort(starts.begin(), starts.end());
   StageRuns runs;
-  for (int stage : starts) {
-    if (stage >= d.pp || (runs.count > 0 && runs.starts[runs.count - 1] == stage)) continue;
-    runs.starts[runs.count++] = stage;
+  // Each start put in its place among those already kept (six at most: no sort needed).
+  for (int stage : {0, std::min(1, d.pp - 1), split.extra_from, mixed, all_moe, d.pp - 1}) {
+    size_t i = 0;
+    while (i < runs.count && runs.starts[i] < stage) ++i;
+    if (stage >= d.pp || (i < runs.count && runs.starts[i] == stage)) continue;
+    for (size_t j = runs.count++; j > i; --j) runs.starts[j] = runs.starts[j - 1];
+    runs.starts[i] = stage;
   }
   runs.starts[runs.count] = d.pp;
   return runs;

@@ -82,7 +82,7 @@ GemmBracket grouped_gemm_bracket(double rows) {
   for (const GemmPoint& p : kGroupedGemm) {
     if (rows < p.rows) {
       b.hi = p;
-      b.position = std::log2(rows / b.lo.rows) / std::log2(p.rows / b.lo.rows);
+      b.position = std::log10(rows / b.lo.rows) / std::log10(p.rows / b.lo.rows);
       return b;
     }
     b.lo = p;

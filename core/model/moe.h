@@ -56,7 +56,7 @@ struct GemmPoint {
   double efficiency;
 };
 double grouped_gemm_efficiency(double rows);
-// The two points M lies between and its place between them on a log2 scale (0 to 1), for the
+// The two points M lies between and its place between them on a log scale (0 to 1), for the
 // derivation; below the first point `lo` is {0, 0}.
 struct GemmBracket {
   GemmPoint lo, hi;

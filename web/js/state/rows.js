@@ -256,6 +256,17 @@ export const ROWS = deepFreeze([
     label: 'Expert capacity factor',
   },
   {
+    name: 'moe_load_imbalance',
+    scenario: 'moe_load_imbalance',
+    core: true,
+    when: { expert: true },
+    step: 'any',
+    hint: "the busiest expert's tokens over an even share; 1: balanced",
+    advanced: true,
+    control: 'number',
+    label: 'Expert load imbalance',
+  },
+  {
     name: 'seq_len',
     scenario: 'seq_len',
     advanced: true,
