@@ -1,5 +1,8 @@
 // explore [--plan] [FILE|-]: reads a scenario (the book's default with no argument) and prints
 // its report as JSON, or with --plan the ten fastest layouts that fit (planner.h).
+// explore --calibrate RUN [FILE|-]: the scenario (the run's own with no FILE) calibrated to a
+// measured run (RUN: a calibration block, {"scenario", "step_time_s", ...}): its report, with
+// the fitted constants and the residuals under "calibration".
 // explore --schema prints the scenario's field table as JSON; --schema-table as core/README.md's
 // Markdown table.
 // Bad input: exit status 2 and one line on stderr starting with "error:". A report that cannot
@@ -29,6 +32,9 @@ int usage() {
                "usage: explore [--plan | --explain KEY] [FILE|-]   (no file: the book lab's "
                "default scenario;\n"
                "         --explain all: the report with every derivation)\n"
+               "       explore --calibrate RUN [FILE|-]   (RUN: {\"scenario\": {...}, "
+               "\"step_time_s\": ...};\n"
+               "         no FILE: the run's own scenario)\n"
                "       explore --schema | --schema-table\n");
   return 2;
 }
@@ -84,6 +90,34 @@ int write_out(const std::string& text) {
   return 1;
 }
 
+int print_result(const std::string& result) {
+  const auto out = nlohmann::json::parse(result, nullptr, false);
+  if (out.contains("error")) return fail(out["error"]["message"].get<std::string>());
+  return write_out(out.dump(2) + "\n");
+}
+
+// --calibrate RUN [FILE|-]: without FILE, the run's own scenario, calibrated.
+int calibrate(int argc, char** argv) {
+  if (argc < 1 || argc > 2) return usage();
+  std::string problem;
+  const std::string run = read_input(argv[0], problem);
+  if (!problem.empty()) return fail(problem);
+  std::string scenario;
+  if (argc == 2) {
+    scenario = read_input(argv[1], problem);
+    if (!problem.empty()) return fail(problem);
+  } else {
+    const auto block = nlohmann::json::parse(run, nullptr, false);
+    if (!block.is_object() || !block.contains("scenario") || !block["scenario"].is_object()) {
+      return fail(std::string(argv[0]) +
+                  " has no \"scenario\" object: allowed a calibration block, {\"scenario\": "
+                  "{...}, \"step_time_s\": ...}");
+    }
+    scenario = block["scenario"].dump();
+  }
+  return print_result(pe::calibrated_json(run, scenario));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,6 +128,7 @@ int main(int argc, char** argv) {
     return write_out(first == "--schema" ? nlohmann::json::parse(pe::schema_text()).dump(2) + "\n"
                                          : pe::schema_markdown());
   }
+  if (first == "--calibrate") return calibrate(argc - 2, argv + 2);
   const bool planning = first == "--plan";
   const bool explaining = first == "--explain";
   if (explaining && argc < 3) return usage();
@@ -113,7 +148,5 @@ int main(int argc, char** argv) {
                              : explaining
                                  ? pe::explain_json(text, explain_key == "all" ? "" : explain_key)
                                  : pe::evaluate_json(text);
-  const auto out = nlohmann::json::parse(result, nullptr, false);
-  if (out.contains("error")) return fail(out["error"]["message"].get<std::string>());
-  return write_out(out.dump(2) + "\n");
+  return print_result(result);
 }

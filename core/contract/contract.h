@@ -42,6 +42,11 @@ Json report_json(const Report& r);
 // On failure: error_json.
 std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true);
 
+// `scenario_text` calibrated to a measured run: `run_text` is a calibration block
+// ({"scenario": {...}, "step_time_s": ..., ...}, the scenario's "calibration" key), set into
+// the scenario, which is then evaluated (evaluate_json). On failure: error_json.
+std::string calibrated_json(std::string_view run_text, std::string_view scenario_text);
+
 // The math behind one number of the scenario's report (explain.h): {"formula", "text",
 // "result", "source"} for `key`, a key the report lists under "explained"; with an empty key,
 // the whole report (ranks included) with every derivation under "explain". A key the report

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "contract/contract.h"
+#include "model/calibrate.h"
 #include "model/layout.h"
 #include "model/model_shape.h"
 #include "model/moe.h"
@@ -247,6 +248,8 @@ class Reader {
         return;
       case FieldType::kSet:
         return read_set(f, v, s);
+      case FieldType::kScenario:
+        return read_run(key, v, s);
       case FieldType::kObject:
         if (v.is_object() || (key == "degrees" && v.is_null())) return;
         return fail(key, key + " is " + show(v) + ": allowed an object" +
@@ -273,6 +276,22 @@ class Reader {
                   std::string(f.key) + " is " + show(v) + ": allowed a list of " + joined(c, true));
     }
     f.set(s, bits);
+  }
+
+  // A calibration's run: a scenario of its own, read by the same rules, its problems named
+  // under the key it sits at ("calibration.scenario.gpus").
+  void read_run(const std::string& key, const json& v, Scenario& s) {
+    if (!v.is_object()) return fail(key, key + " is " + show(v) + ": allowed a scenario object");
+    if (v.contains("calibration")) {
+      return fail(key + ".calibration",
+                  key + ".calibration is given: allowed no calibration inside a calibration");
+    }
+    const Result<Scenario> run = parse_scenario(v.dump());
+    if (!run.ok()) {
+      const std::string& inner = run.error_key();
+      return fail(inner.empty() ? key : key + "." + inner, "in " + key + ", " + run.error());
+    }
+    s.calibration.run = std::make_shared<const Scenario>(run.value());
   }
 
   void read_number(const Field& f, const json& v, Scenario& s) {
@@ -424,6 +443,27 @@ Problem blame_given(const Reader& in, const Scenario& s, Problem p) {
                          " (or give model.params, or model.position \"rope\")"};
 }
 
+// A calibration block needs its run and the run's step time; with both, the constants the
+// run reveals replace the scenario's (calibrate.h).
+Problem calibrate(const Reader& in, Scenario& s) {
+  const bool block = in.given.count("calibration") > 0;
+  if (block && !s.calibration.given()) {
+    return {"calibration.scenario",
+            "calibration.scenario is missing: a calibration needs the measured run's scenario"};
+  }
+  if (!block) return {};
+  if (s.calibration.step_time_s <= 0) {
+    return {"calibration.step_time_s",
+            "calibration.step_time_s is missing: a calibration needs the run's measured time per "
+            "step, in seconds, more than 0"};
+  }
+  const Result<CalibrationFit> fit = fit_calibration(s);
+  if (!fit.ok()) return fit.problem();
+  apply_calibration(fit.value(), s);
+  s.calibration.fit = std::make_shared<const CalibrationFit>(fit.value());
+  return {};
+}
+
 }  // namespace
 
 Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>* warnings) {
@@ -470,6 +510,9 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
   if (in.failed()) return Result<Scenario>::failure(in.problem);
   if (Problem problem = validate(s); !problem.empty()) {
     return Result<Scenario>::failure(blame_given(in, s, problem));
+  }
+  if (Problem problem = calibrate(in, s); !problem.empty()) {
+    return Result<Scenario>::failure(problem);
   }
   for (const Field& f : fields()) {
     if (f.inert && f.inert(s) && in.given.count(f.key)) {

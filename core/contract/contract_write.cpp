@@ -4,6 +4,7 @@
 
 #include "contract/contract.h"
 #include "explain/explain.h"
+#include "model/calibrate.h"
 #include "model/explorer.h"
 #include "model/model_shape.h"
 #include "model/moe.h"
@@ -113,7 +114,7 @@ json scenario_json(const Scenario& s) {
       dot = key.find('.', start);
       at = &(*at)[key.substr(start, dot - start)];
     }
-    *at = field_value(f, s);
+    *at = f.type == FieldType::kScenario ? scenario_json(*s.calibration.run) : field_value(f, s);
   }
   if (!s.degrees) o["degrees"] = nullptr;
   return o;
@@ -246,6 +247,30 @@ json derivation_json(const Derivation& d) {
           {"source", d.source}};
 }
 
+// What a calibration fitted: {"title", "says", "constants": [{"key", "before", "after", "unit",
+// "how"}], "residuals": [{"key", "measured", "before", "after", "error"}]}.
+json calibration_json(const CalibrationFit& fit) {
+  json constants = json::array(), residuals = json::array();
+  for (const FittedConstant& c : fit.constants) {
+    constants.push_back({{"key", c.key},
+                         {"before", c.before},
+                         {"after", c.after},
+                         {"unit", c.unit},
+                         {"how", c.how}});
+  }
+  for (const Residual& r : fit.residuals) {
+    residuals.push_back({{"key", r.key},
+                         {"measured", r.measured},
+                         {"before", r.before},
+                         {"after", r.after},
+                         {"error", r.error()}});
+  }
+  return {{"title", fit.title},
+          {"says", "calibrated to your run: " + fit.title},
+          {"constants", constants},
+          {"residuals", residuals}};
+}
+
 // The page's report: the model's, with the reader's warnings first, the resolved scenario, the
 // layouts a page may offer and the keys of the numbers it can explain; with every derivation
 // too when `with_explain`.
@@ -258,6 +283,7 @@ json page_report(const Scenario& scenario, const std::vector<std::string>& read_
   out["scenario"] = scenario_json(scenario);
   out["layouts"] = layouts_of(scenario);
   out["explained"] = explained_keys(scenario, report);
+  if (scenario.calibration.fit) out["calibration"] = calibration_json(*scenario.calibration.fit);
   if (with_explain) {
     json explained = json::object();
     for (const Derivation& d : derivations(scenario, report)) explained[d.key] = derivation_json(d);
@@ -275,6 +301,23 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks) {
   const Result<Report> report = evaluate(scenario.value(), with_ranks);
   if (!report.ok()) return error_json(report.problem());
   return page_report(scenario.value(), read_warnings, report.value(), false).dump();
+}
+
+std::string calibrated_json(std::string_view run_text, std::string_view scenario_text) {
+  const auto trimmed = [](std::string_view t) {
+    const size_t from = t.find_first_not_of(" \t\r\n");
+    return from == std::string_view::npos ? std::string_view() : t.substr(from);
+  };
+  const std::string_view scenario = trimmed(scenario_text);
+  if (scenario.empty() || scenario.front() != '{') {
+    return error_json({"", "scenario is not a JSON object: allowed one, which the run calibrates"});
+  }
+  // Spliced as text, so the strict reader sees every key as given (a second "calibration"
+  // is refused as given twice).
+  const std::string_view rest = trimmed(scenario.substr(1));
+  const std::string joined = "{\"calibration\":" + std::string(run_text) +
+                             (rest.empty() || rest.front() == '}' ? "" : ",") + std::string(rest);
+  return evaluate_json(joined);
 }
 
 std::string explain_json(std::string_view scenario_text, std::string_view key) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "model/calibrate.h"
 #include "model/comms.h"
 #include "model/context.h"
 #include "model/layout.h"
@@ -586,6 +587,12 @@ std::string network_name(const GpuSpec& g) {
          preset->fleet + ")";
 }
 
+// An efficiency's term name, with where its value comes from when a calibration fitted it.
+std::string efficiency_name(const Scenario& s, const std::string& what) {
+  if (!s.calibration.given()) return "the share " + what;
+  return "the share " + what + ", fitted to " + calibration_title(s.calibration);
+}
+
 // The link a seam's traffic rides, with why: where its groups sit in the nesting order.
 Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic& t) {
   const Degrees& g = r.degrees;
@@ -602,13 +609,19 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic
   where += " of " + str(s.gpus_per_node) + " GPUs";
   const std::string source =
       std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
-  if (spans) {
+  if (spans && s.gpu.network_efficiency == 1) {
     return derive("W", {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)}},
+                  t.link_bytes_per_s, "B/s", source, "the network: " + where);
+  }
+  if (spans) {
+    return derive("W × η",
+                  {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)},
+                   {"η", s.gpu.network_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
                   t.link_bytes_per_s, "B/s", source, "the network: " + where);
   }
   return derive("V × η",
                 {{"V", s.gpu.nvlink_gb_s * 1e9, "B/s", "NVLink per GPU per direction"},
-                 {"η", kNvlinkEfficiency, "", "the share of it NCCL reaches"}},
+                 {"η", s.gpu.nvlink_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
                 t.link_bytes_per_s, "B/s", source, "NVLink: " + where);
 }
 

@@ -111,7 +111,8 @@ double tensor_collectives_per_layer(const Scenario& s, int layers) {
 }
 
 double link_rate(bool crosses_nodes, const Scenario& s) {
-  return crosses_nodes ? s.gpu.network_gb_s * 1e9 : s.gpu.nvlink_gb_s * 1e9 * kNvlinkEfficiency;
+  return crosses_nodes ? s.gpu.network_gb_s * 1e9 * s.gpu.network_efficiency
+                       : s.gpu.nvlink_gb_s * 1e9 * s.gpu.nvlink_efficiency;
 }
 
 // Rank offsets modulo the node size repeat within gpus_per_node steps of each coordinate, so

@@ -9,12 +9,6 @@
 
 namespace pe {
 
-// NCCL's collectives reach about 80% of NVLink's nominal rate: nccl-tests (PERFORMANCE.md's
-// bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100 and 360-370 of 450 GB/s on
-// DGX H100 for large all-reduces. The network is taken at its line rate, which large messages
-// come close to.
-constexpr double kNvlinkEfficiency = 0.8;
-
 // Pipeline sends per micro-batch of a GPU on `stage`: to the next stage (forward) and to the
 // previous one (backward). With v model chunks per GPU (interleaved) each boundary is crossed
 // v times (Narayanan et al. 2021 Sec. 2.2.2).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -128,6 +129,13 @@ struct GpuSpec {
   double fp8_tflops = 0;  // dense FP8 peak; 0: no FP8 tensor cores (A100)
   // The GPU's link to its host's memory, per direction: what offloaded activations ride.
   double host_link_gb_s = 32;
+  // The share of each link's nominal rate NCCL's collectives reach (its bus bandwidth). NVLink:
+  // nccl-tests (PERFORMANCE.md's bus bandwidth) measures about 230-240 of 300 GB/s on DGX A100
+  // and 360-370 of 450 GB/s on DGX H100 for large all-reduces. The network is taken at its
+  // line rate, which large messages come close to. A calibration (calibrate.h) refits both
+  // from a fleet's measured bus bandwidths.
+  double nvlink_efficiency = 0.8;
+  double network_efficiency = 1.0;
 };
 
 enum class Recompute { kNone, kSelective, kFull };
@@ -153,6 +161,25 @@ enum class MemoryModel { kBook, kFull };
 // Attention; Megatron-Core's cp_comm_type "p2p"), one all-gather (Llama 3; "all_gather") or
 // all-to-alls (DeepSpeed-Ulysses; "a2a").
 enum class ContextParallel { kRing, kAllGather, kUlysses };
+
+struct Scenario;
+struct CalibrationFit;
+
+// One measured run on the user's own fleet, which refits the model's constants to it
+// (calibrate.h). `run` is that run's scenario; no run: no calibration. Zero: not measured.
+struct Calibration {
+  std::string name;                     // how the report names it: "8 × H100, 2026-11-28"
+  std::shared_ptr<const Scenario> run;  // shared: a scenario is copied often, this rarely set
+  double step_time_s = 0;               // measured time per step (required with a run)
+  double peak_memory_gb = 0;            // measured peak memory on the busiest GPU
+  double tflops_per_gpu = 0;            // measured model TFLOP/s per GPU
+  double nvlink_bus_gb_s = 0;           // nccl-tests all_reduce_perf bus bandwidth inside a node
+  double network_bus_gb_s = 0;          // the same across nodes, per GPU
+  // What the run fitted, once the contract has read it (calibrate.h); the scenario's constants
+  // already hold the fitted values.
+  std::shared_ptr<const CalibrationFit> fit;
+  bool given() const { return run != nullptr; }
+};
 
 struct Scenario {
   int gpus = 16;
@@ -225,6 +252,9 @@ struct Scenario {
   unsigned selective_modules() const {
     return recompute == Recompute::kSelective ? recompute_modules : 0u;
   }
+  // A measured run the constants above (efficiencies, overhead) are refitted to; the contract
+  // applies the fit when it reads the scenario (calibrate.h).
+  Calibration calibration;
 };
 
 }  // namespace pe

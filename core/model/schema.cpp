@@ -347,6 +347,15 @@ std::vector<Field> make_fields() {
                            "fraction of dense peak the matmuls reach; absent: the GPU preset's "
                            "calibrated value",
                            PE_REAL(gpu.matmul_efficiency))),
+      // The links' shares NCCL reaches (scenario.h cites them); a calibration refits them.
+      tuning("gpu", number("nvlink_efficiency", "hardware", "", 0.001, 1,
+                           "share of NVLink's rate NCCL's collectives reach (bus bandwidth); "
+                           "absent: the GPU preset's",
+                           PE_REAL(gpu.nvlink_efficiency))),
+      tuning("gpu", number("network_efficiency", "hardware", "", 0.001, 1,
+                           "share of the network's rate NCCL's collectives reach; absent: the "
+                           "GPU preset's",
+                           PE_REAL(gpu.network_efficiency))),
       boolean("overlap_grad_reduce", "hardware",
               "hide the DP gradient reduction behind the backward (Megatron --overlap-grad-reduce)",
               PE_BOOL(overlap_grad_reduce)),
@@ -380,6 +389,37 @@ std::vector<Field> make_fields() {
       boolean("expert_comm_overlap", "hardware",
               "hide the expert all-to-alls behind another micro-batch's compute",
               PE_BOOL(expert_comm_overlap)),
+
+      // One measured run on the user's fleet (calibrate.h): its figures refit the efficiencies
+      // and the memory overhead above. 0: not measured.
+      group_of("calibration", "calibration",
+               "one measured run on your fleet, which the model's constants are refitted to"),
+      text(
+          "calibration.name", T::kString, "calibration",
+          "how the report names the run, beside its GPUs: \"our cluster, 2026-11-28\"", {},
+          [](const Scenario& s) { return s.calibration.name; },
+          [](Scenario& s, const std::string& v) {
+            s.calibration.name = v;
+            return true;
+          }),
+      make("calibration.scenario", T::kScenario, "calibration", "",
+           "the measured run's scenario: these same fields, on this scenario's GPU, with no "
+           "calibration of its own"),
+      number("calibration.step_time_s", "calibration", "s", 0, 1e6,
+             "measured time per step; required with a calibration",
+             PE_REAL(calibration.step_time_s)),
+      number("calibration.peak_memory_gb", "calibration", "GB", 0, 1e5,
+             "measured peak memory on the busiest GPU (max allocated); 0: not measured",
+             PE_REAL(calibration.peak_memory_gb)),
+      number("calibration.tflops_per_gpu", "calibration", "TFLOP/s", 0, 1e6,
+             "measured model TFLOP/s per GPU, checked against the model's; 0: not measured",
+             PE_REAL(calibration.tflops_per_gpu)),
+      number("calibration.nvlink_bus_gb_s", "calibration", "GB/s", 0, 1e5,
+             "nccl-tests all_reduce_perf bus bandwidth inside a node; 0: not measured",
+             PE_REAL(calibration.nvlink_bus_gb_s)),
+      number("calibration.network_bus_gb_s", "calibration", "GB/s", 0, 1e5,
+             "nccl-tests all_reduce_perf bus bandwidth across nodes, per GPU; 0: not measured",
+             PE_REAL(calibration.network_bus_gb_s)),
   };
   auto row = [&f](const char* key) -> Field& {
     return *std::find_if(f.begin(), f.end(),
@@ -390,6 +430,7 @@ std::vector<Field> make_fields() {
   };
   row("virtual_stages").inert_reason = "it applies only to the interleaved schedule";
   row("model.name").max = 64;
+  row("calibration.name").max = 64;
   // Context parallelism is on when its seam is, or an explicit degree asks for it.
   row("context_parallel").inert = [](const Scenario& s) {
     return !s.seams.context && !(s.degrees && s.degrees->cp > 1);
@@ -419,6 +460,11 @@ std::vector<Field> make_fields() {
     return s.recompute != Recompute::kFull || s.recompute_layers == 0;
   };
   row("recompute_method").inert_reason = "it needs full recompute_layers";
+  for (Field& field : f) {
+    if (std::string(field.key).rfind("calibration.", 0) != 0) continue;
+    field.inert = [](const Scenario& s) { return !s.calibration.given(); };
+    field.inert_reason = "it applies only with calibration.scenario";
+  }
   row("seams.expert").inert = [](const Scenario& s) { return s.seams.expert && !s.model.moe(); };
   row("seams.expert").inert_reason =
       "the model is dense (model.experts is 0): there are no experts to split";
@@ -451,6 +497,8 @@ const char* type_name(FieldType t) {
       return "order";
     case FieldType::kSet:
       return "set";
+    case FieldType::kScenario:
+      return "scenario";
   }
   return "";
 }

@@ -22,13 +22,14 @@ enum class FieldType {
   kInteger,  // a whole number
   kNumber,   // a finite real number
   kBoolean,
-  kEnum,    // one of `choices`
-  kString,  // free text of at most `max` characters
-  kPreset,  // a preset's name (model, gpu, precision); model and precision also take an object
-  kObject,  // a group of fields (seams, degrees), read through their own rows
-  kOrder,   // a permutation of `choices`, comma-separated: "tp,pp,dp"
-  kSet,     // a list of `choices`, each at most once: ["core_attn", "mlp"]; read and written as
-            // a bit per choice (get, set)
+  kEnum,      // one of `choices`
+  kString,    // free text of at most `max` characters
+  kPreset,    // a preset's name (model, gpu, precision); model and precision also take an object
+  kObject,    // a group of fields (seams, degrees), read through their own rows
+  kOrder,     // a permutation of `choices`, comma-separated: "tp,pp,dp"
+  kSet,       // a list of `choices`, each at most once: ["core_attn", "mlp"]; read and written as
+              // a bit per choice (get, set)
+  kScenario,  // a whole scenario, read and written by the contract (a calibration's run)
 };
 
 struct Field {

@@ -133,49 +133,73 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / hbm;
     st.forward_s =
         matmul_s(Recompute::kNone) / 3 + (kForwardPasses * all + permute_bytes * moe_here) / hbm;
-    // Offloaded layers' activations go to the host in the forward pass and come back for the
-    // backward, each behind that pass's compute; the excess is exposed (Megatron-Core
-    // cpu_offloading overlaps the copies with compute on their own stream).
-    if (s.offload_layers > 0) {
-      const double copy_s = offloaded_bytes_per_microbatch(s, shape, here, stored) / host_link;
-      st.offload_s = std::max(0.0, copy_s - st.forward_s) +
-                     std::max(0.0, copy_s - (st.matmul_s + st.memory_s - st.forward_s));
-    }
     const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
+    // Each stretch of compute hides one kind of traffic: the TP collectives the linear layers'
+    // GEMMs around them (--tp-comm-overlap), the ring passes the attention core, the expert
+    // all-to-alls whatever compute is left. Letting two hide behind the same compute made
+    // faster matmuls lengthen the step (a law).
+    const double core =
+        layers * tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp / matmul_rate;
+    const auto exposed = [](double comm_s, double window_s) {
+      return std::max(0.0, comm_s - window_s);
+    };
     st.tensor_s =
-        s.tp_comm_overlap ? std::max(0.0, wire.tensor.time_s - st.matmul_s) : wire.tensor.time_s;
+        s.tp_comm_overlap ? exposed(wire.tensor.time_s, st.matmul_s - core) : wire.tensor.time_s;
     if (wire.context.active) {
-      const double core =
-          layers * tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp / matmul_rate;
       st.context_s = s.context_parallel == ContextParallel::kRing
-                         ? std::max(0.0, wire.context.time_s - core)
+                         ? exposed(wire.context.time_s, core)
                          : wire.context.time_s;
     }
     if (wire.expert.active) {
-      st.expert_s = s.expert_comm_overlap ? std::max(0.0, wire.expert.time_s - st.compute_s())
-                                          : wire.expert.time_s;
+      const double left = st.compute_s() - (wire.tensor.time_s - st.tensor_s) -
+                          (wire.context.time_s - st.context_s);
+      st.expert_s = s.expert_comm_overlap ? exposed(wire.expert.time_s, left) : wire.expert.time_s;
     }
     st.hidden_s = (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) +
                   (wire.expert.time_s - st.expert_s);
+    // Offloaded layers' activations go to the host in the forward pass and come back for the
+    // backward, over the host link, each behind that pass's wall time (compute and exposed
+    // traffic alike: the link is the GPU's own); the excess is exposed (Megatron-Core
+    // cpu_offloading overlaps the copies with compute on their own stream).
+    if (s.offload_layers > 0) {
+      const double copy_s = offloaded_bytes_per_microbatch(s, shape, here, stored) / host_link;
+      const double forward_wall = st.forward_wall_s();
+      st.offload_forward_s = std::max(0.0, copy_s - forward_wall);
+      st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - forward_wall));
+    }
     return st;
   };
   // Stages of one run (memory.h stage_runs) take equal times: the first of each, counted as
-  // many times as the run has stages.
+  // many times as the run has stages. The stage that sets the pace is the one whose
+  // micro-batches and sends take the step longest: mb of its micro-batches (less its own
+  // share of the bubble, which the others fill) and its sends. Taking the longest micro-batch
+  // alone, then adding another stage's sends than the one compared, let a faster link
+  // lengthen the step (a law).
   const StageRuns runs = stage_runs(s, d, pipeline.split);
+  const double others_share = mb - 1.0 / pipeline.virtual_stages;
+  const auto pace_of = [&](int stage, const StageTime& st) {
+    return others_share * st.total_s() + stage_pipeline_traffic(s, f, stage, mb).time_s;
+  };
   int slowest = 0;
   StageTime k = stage_time(0);
-  double sum = runs.size(0) * k.total_s(), forward = k.forward_s;
+  double k_pace = d.pp > 1 ? pace_of(0, k) : 0;
+  double sum = runs.size(0) * k.total_s(), forward = k.forward_s,
+         forward_wall = k.forward_wall_s();
   for (size_t i = 1; i < runs.count; ++i) {
     const StageTime st = stage_time(runs.starts[i]);
     sum += runs.size(i) * st.total_s();
     forward = std::max(forward, st.forward_s);
-    if (st.total_s() > k.total_s()) slowest = runs.starts[i], k = st;
+    forward_wall = std::max(forward_wall, st.forward_wall_s());
+    if (const double here = pace_of(runs.starts[i], st); here > k_pace) {
+      slowest = runs.starts[i], k = st, k_pace = here;
+    }
   }
   PipelinePace pace;
   pace.slowest_stage = slowest;
   pace.slowest = k;
   pace.sum_s = sum;
   pace.forward_s = forward;
+  pace.forward_wall_s = forward_wall;
   // Pipeline sends of the slowest stage: on the critical path.
   pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
   return pace;
@@ -216,8 +240,10 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   if (comms.data.active) {
     // What the micro-batch already hides of its tensor, context and expert traffic is not a
     // window for the gradients too: one stretch of compute hides at most its own length.
-    const double backward = std::max(0.0, k.compute_s() - pace.forward_s - k.hidden_s);
-    const DataParallelWindows windows{pace.forward_s, backward, comms.data.link_bytes_per_s};
+    // The host copies the backward waits for are a window too: the network is free meanwhile.
+    const double backward =
+        std::max(0.0, k.compute_s() + k.offload_backward_s - pace.forward_s - k.hidden_s);
+    const DataParallelWindows windows{pace.forward_wall_s, backward, comms.data.link_bytes_per_s};
     for (int stage : f.traffic_stages()) {
       const StageParams& p = f.params(stage);
       const DataParallelParts parts =
@@ -227,7 +253,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   }
   t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
                       t.exposed_context_s + t.exposed_expert_s;
-  t.exposed_offload_s = mb * k.offload_s;
+  t.exposed_offload_s = mb * k.offload_s();
 
   // Adam over the optimizer shard: master weights and both moments read and written, the
   // gradient read twice (norm and update), the 16-bit weight written.

@@ -48,8 +48,10 @@ struct StageTime {
   double tensor_s = 0;   // exposed
   double context_s = 0;  // exposed
   double expert_s = 0;   // exposed
-  double offload_s =
-      0;  // exposed: offloaded activations' copies beyond the compute they hide behind
+  // Exposed: offloaded activations' copies beyond the pass they ride behind, the forward's
+  // (out to the host) and the backward's (back in).
+  double offload_forward_s = 0;
+  double offload_backward_s = 0;
   // Of matmul_s + memory_s, the forward pass alone: its FLOPs without recomputation and the
   // elementwise passes it makes. The rest is the backward, recomputation included: the window
   // the gradient reduction hides behind.
@@ -58,8 +60,17 @@ struct StageTime {
   // what is exposed): that stretch of compute is no window for the gradients as well.
   double hidden_s = 0;
   double compute_s() const { return matmul_s + memory_s; }
+  double offload_s() const { return offload_forward_s + offload_backward_s; }
   double total_s() const {
-    return matmul_s + memory_s + tensor_s + context_s + expert_s + offload_s;
+    return matmul_s + memory_s + tensor_s + context_s + expert_s + offload_s();
+  }
+  // The forward's wall time: its compute, its share of the traffic the stage leaves exposed
+  // (a third: the forward is one of a layer's three passes, Narayanan et al. 2021 Sec. 3.2),
+  // and the host copies it waits for. A window of the compute alone let faster matmuls, whose
+  // saving an overlapped collective takes back, lengthen the step; a share that moved with
+  // the compute did too, slightly (laws).
+  double forward_wall_s() const {
+    return forward_s + (tensor_s + context_s + expert_s) / 3 + offload_forward_s;
   }
 };
 
@@ -69,11 +80,14 @@ struct StageTime {
 struct PipelinePace {
   int slowest_stage = 0;
   StageTime slowest;
-  // The longest forward of any stage: the data-parallel gather's window, the rest of the
-  // slowest stage's micro-batch the reduction's. Unlike the slowest stage's own forward it
-  // does not move when recomputation makes another stage the slowest, so more recomputation
-  // widens the reduction's window by no more than it adds to compute.
+  // The longest forward compute of any stage: the rest of the slowest stage's micro-batch is
+  // the reduction's window. Unlike the slowest stage's own forward it does not move when
+  // recomputation makes another stage the slowest, so more recomputation widens the
+  // reduction's window by no more than it adds to compute.
   double forward_s = 0;
+  // The longest forward wall time of any stage (StageTime::forward_wall_s): the weight
+  // gather's window.
+  double forward_wall_s = 0;
   double sum_s = 0;
   double exposed_pipeline_s = 0;
 };

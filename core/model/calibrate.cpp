@@ -1,0 +1,176 @@
+#include "model/calibrate.h"
+
+#include <cmath>
+
+#include "model/explorer.h"
+#include "model/schema.h"
+#include "model/text.h"
+
+namespace pe {
+namespace {
+
+// The lowest matmul efficiency a fit accepts. Published runs sit at 30-60% of dense peak
+// (Narayanan et al. 2021 Table 1; Dubey et al. 2024 Table 4); a measured step that needs the
+// matmuls below 2% describes another run than the scenario given (a wrong batch, a layout
+// the run did not use), so it is refused rather than fitted.
+constexpr double kLowestMatmulEfficiency = 0.02;
+
+// What the model says of a run the fit has evaluated once already (the constants it changes
+// have no range to break): its step, its TFLOP/s per GPU, and its peak memory per GPU under
+// the full memory model (a measured peak is the whole GPU's: activations, overhead).
+struct Figures {
+  double step_s = 0, tflops_per_gpu = 0, peak_gb = 0;
+};
+Figures figures(const Scenario& run) {
+  Figures out;
+  {
+    const Result<Report> r = evaluate(run, false);
+    out.step_s = r.value().time.step_s;
+    out.tflops_per_gpu = r.value().time.tflops_per_gpu;
+  }
+  Scenario full = run;
+  full.memory_model = MemoryModel::kFull;
+  out.peak_gb = evaluate(full, false).value().memory.per_gpu_bytes / 1e9;
+  return out;
+}
+
+double step_at(Scenario run, double efficiency) {
+  run.gpu.matmul_efficiency = efficiency;
+  return evaluate(run, false).value().time.step_s;
+}
+
+std::string refusal(const char* key, double value, const char* unit, const std::string& why) {
+  return std::string("calibration.") + key + " is " + short_number(value) + unit + ": " + why;
+}
+
+// A link's efficiency from its measured bus bandwidth (nccl-tests all_reduce_perf "busbw",
+// the rate a ring all-reduce reaches over the link: its PERFORMANCE.md), at most the link.
+Problem fit_link(const char* key, double measured_gb_s, double link_gb_s, const char* link,
+                 FittedConstant& c) {
+  c.after = c.before;
+  if (measured_gb_s <= 0) {
+    c.how = std::string("held at the run's: no ") + link + " bus bandwidth measured";
+  } else if (measured_gb_s > link_gb_s) {
+    return {std::string("calibration.") + key,
+            refusal(key, measured_gb_s, " GB/s",
+                    std::string("allowed at most the run's ") + link + " per direction, " +
+                        short_number(link_gb_s) + " GB/s")};
+  } else {
+    c.after = measured_gb_s / link_gb_s;
+    c.how = "measured bus bandwidth " + short_number(measured_gb_s) + " of " +
+            short_number(link_gb_s) + " GB/s";
+  }
+  return {};
+}
+
+// The matmul efficiency at which the run's step takes `measured_s`: the step never lengthens
+// as the efficiency rises (a law), so bisection on its logarithm finds it.
+Problem fit_matmul(const Scenario& run, double measured_s, FittedConstant& c) {
+  double lo = kLowestMatmulEfficiency, hi = 1;
+  const double fastest = step_at(run, hi), slowest = step_at(run, lo);
+  std::string why;
+  if (!(measured_s >= fastest * (1 - 1e-9))) {
+    why = "the run's scenario needs " + short_number(fastest) +
+          " s even with its matmuls at 100% of peak, so no efficiency reaches it; check the "
+          "run's layout, batch and network";
+  } else if (!(measured_s <= slowest)) {
+    why = "slower than the run's scenario with its matmuls at 2% of peak (" +
+          short_number(slowest) + " s); check the run's layout and batch";
+  }
+  if (!why.empty()) {
+    return {"calibration.step_time_s", refusal("step_time_s", measured_s, " s", why)};
+  }
+  for (int i = 0; i < 60; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (step_at(run, mid) > measured_s ? lo : hi) = mid;
+  }
+  c.after = hi;
+  c.how = "fitted to the measured step time";
+  return {};
+}
+
+// The memory overhead: what the measured peak holds beyond the model's tensors, at least 0.
+Problem fit_overhead(const Scenario& run, double peak_gb, FittedConstant& c) {
+  c.after = c.before;
+  if (peak_gb > run.gpu.memory_gb) {
+    return {"calibration.peak_memory_gb", refusal("peak_memory_gb", peak_gb, " GB",
+                                                  "allowed at most the run's GPU memory, " +
+                                                      short_number(run.gpu.memory_gb) + " GB")};
+  }
+  if (peak_gb <= 0) {
+    c.how = "held at the run's: no peak memory measured";
+    return {};
+  }
+  Scenario bare = run;
+  bare.overhead_gb = 0;
+  const double tensors_gb = figures(bare).peak_gb;
+  c.after = std::max(0.0, peak_gb - tensors_gb);
+  c.how = (peak_gb >= tensors_gb ? "the measured peak less the model's tensors ("
+                                 : "held at 0: the model's tensors (") +
+          short_number(tensors_gb) + " GB" +
+          (peak_gb >= tensors_gb ? ")" : ") exceed the measured peak");
+  return {};
+}
+
+}  // namespace
+
+std::string calibration_title(const Calibration& c) {
+  const std::string fleet = std::to_string(c.run->gpus) + " × " + c.run->gpu.name;
+  return c.name.empty() ? fleet : fleet + ", " + c.name;
+}
+
+Result<CalibrationFit> fit_calibration(const Scenario& s) {
+  const Calibration& c = s.calibration;
+  Scenario run = *c.run;
+  if (run.gpu.name != s.gpu.name) {
+    return Result<CalibrationFit>::failure(
+        {"calibration.scenario.gpu", "calibration.scenario.gpu is \"" + run.gpu.name +
+                                         "\": allowed the scenario's own GPU, \"" + s.gpu.name +
+                                         "\" (a run on one GPU cannot calibrate another)"});
+  }
+  if (const Result<Report> r = evaluate(run, false); !r.ok()) {
+    return Result<CalibrationFit>::failure(r.problem());
+  }
+  const Figures before = figures(run);
+  const GpuSpec& g = run.gpu;
+  FittedConstant matmul{"efficiency", g.matmul_efficiency, 0, "", ""};
+  FittedConstant nvlink{"nvlink_efficiency", g.nvlink_efficiency, 0, "", ""};
+  FittedConstant network{"network_efficiency", g.network_efficiency, 0, "", ""};
+  FittedConstant overhead{"overhead_gb", run.overhead_gb, 0, "GB", ""};
+  Problem p = fit_link("nvlink_bus_gb_s", c.nvlink_bus_gb_s, g.nvlink_gb_s, "NVLink", nvlink);
+  if (p.empty()) {
+    p = fit_link("network_bus_gb_s", c.network_bus_gb_s, g.network_gb_s, "network", network);
+  }
+  run.gpu.nvlink_efficiency = nvlink.after;
+  run.gpu.network_efficiency = network.after;
+  if (p.empty()) p = fit_matmul(run, c.step_time_s, matmul);
+  run.gpu.matmul_efficiency = matmul.after;
+  if (p.empty()) p = fit_overhead(run, c.peak_memory_gb, overhead);
+  if (!p.empty()) return Result<CalibrationFit>::failure(p);
+  if (c.nvlink_bus_gb_s <= 0 || c.network_bus_gb_s <= 0) {
+    matmul.how +=
+        "; one step time cannot tell slow matmuls from slow links, so the links "
+        "without a measured bus bandwidth keep their efficiency";
+  }
+  run.overhead_gb = overhead.after;
+
+  CalibrationFit fit;
+  fit.title = calibration_title(c);
+  fit.constants = {matmul, nvlink, network, overhead};
+  const Figures after = figures(run);
+  fit.residuals.push_back({"step_time_s", c.step_time_s, before.step_s, after.step_s});
+  if (c.peak_memory_gb > 0) {
+    fit.residuals.push_back({"peak_memory_gb", c.peak_memory_gb, before.peak_gb, after.peak_gb});
+  }
+  if (c.tflops_per_gpu > 0) {
+    fit.residuals.push_back(
+        {"tflops_per_gpu", c.tflops_per_gpu, before.tflops_per_gpu, after.tflops_per_gpu});
+  }
+  return fit;
+}
+
+void apply_calibration(const CalibrationFit& fit, Scenario& s) {
+  for (const FittedConstant& c : fit.constants) find_field(c.key)->set(s, c.after);
+}
+
+}  // namespace pe

@@ -1,0 +1,51 @@
+// Calibration: one measured step on the user's own fleet refits the constants no analytic
+// model can know (how fast its matmuls run, how much of each link NCCL reaches, what the
+// framework holds beyond the model's tensors), so every later number and the planner follow
+// that fleet. The scenario's `calibration` block holds the run (scenario.h Calibration).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+#include "model/scenario.h"
+
+namespace pe {
+
+// One constant, before (the measured run's own value: its GPU preset's, or as set) and after.
+struct FittedConstant {
+  const char* key;  // the scenario field it sets: "efficiency", "nvlink_efficiency", ...
+  double before = 0;
+  double after = 0;
+  const char* unit = "";
+  std::string how;  // "fitted to the measured step time", or why it was held fixed
+};
+
+// A measured figure against the model's, before and after the fit.
+struct Residual {
+  const char* key;  // the calibration field: "step_time_s", "peak_memory_gb", "tflops_per_gpu"
+  double measured = 0;
+  double before = 0;
+  double after = 0;
+  double error() const { return after / measured - 1; }
+};
+
+struct CalibrationFit {
+  std::string title;  // "8 × H100-80GB, 2026-11-28"
+  std::vector<FittedConstant> constants;
+  std::vector<Residual> residuals;
+};
+
+// "8 × H100-80GB" and the user's name for the run, if any: how a report names it.
+std::string calibration_title(const Calibration& c);
+
+// The constants the run reveals, each within its physical bound: the link efficiencies from
+// measured bus bandwidths, the matmul efficiency so the model's step time meets the measured
+// one, the memory overhead so its peak meets the measured peak. A figure no constant within
+// bounds can reach, or a run on another GPU than `s`'s, is a Problem naming its key.
+Result<CalibrationFit> fit_calibration(const Scenario& s);
+
+// `s` with the fitted constants in place.
+void apply_calibration(const CalibrationFit& fit, Scenario& s);
+
+}  // namespace pe

@@ -1,0 +1,219 @@
+// Calibration (model/calibrate.h): one measured run refits the constants, the refit run meets
+// its measured step, bad figures are refused by key, and, left one out, a fleet's other
+// published runs are predicted better than by the presets.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "contract/contract.h"
+#include "contract/reference_runs.h"
+#include "model/calibrate.h"
+
+namespace pe {
+namespace {
+
+using json = nlohmann::json;
+
+// Llama 3 8B on one 8-GPU H100 node, TP 2 with SP x DP 4 with ZeRO-1: a run a user could
+// measure (about 52 GB per GPU in the model).
+const char* kRun = R"({"gpus":8,"gpu":"H100-80GB","degrees":{"dp":4,"tp":2},"model":"llama3-8b",)"
+                   R"("seq_len":8192,"global_batch":64,"sequence_parallel":true,"zero_stage":1,)"
+                   R"("memory_model":"full"})";
+
+json evaluated(const std::string& calibration, const std::string& rest = R"("gpu":"H100-80GB")") {
+  return json::parse(
+      evaluate_json("{\"calibration\":" + calibration + (rest.empty() ? "" : "," + rest) + "}"));
+}
+
+double model_step_s(const std::string& scenario) {
+  return json::parse(evaluate_json(scenario))["time"]["step_s"].get<double>();
+}
+
+std::string block(double step_s, const std::string& extra = "") {
+  return std::string("{\"scenario\":") + kRun + ",\"step_time_s\":" + std::to_string(step_s) +
+         extra + "}";
+}
+
+// ---- The fit ---------------------------------------------------------------------------------
+
+TEST(Calibration, ASlowerRunLowersTheMatmulEfficiencyAndMeetsItsStep) {
+  const double model = model_step_s(kRun);
+  const json r = evaluated(block(1.2 * model), std::string("\"gpus\":8,\"gpu\":\"H100-80GB\","
+                                                           "\"degrees\":{\"dp\":4,\"tp\":2},"
+                                                           "\"model\":\"llama3-8b\",\"seq_len\":"
+                                                           "8192,\"global_batch\":64,"
+                                                           "\"sequence_parallel\":true,"
+                                                           "\"zero_stage\":1"));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  const json& c = r["calibration"];
+  EXPECT_EQ(c["says"], "calibrated to your run: 8 × H100-80GB");
+  EXPECT_EQ(c["constants"][0]["key"], "efficiency");
+  EXPECT_DOUBLE_EQ(c["constants"][0]["before"].get<double>(), 0.57);  // H100's preset
+  EXPECT_LT(c["constants"][0]["after"].get<double>(), 0.57);
+  // The same layout as the run: its step is the measured one, within 0.5%.
+  EXPECT_NEAR(r["time"]["step_s"].get<double>() / (1.2 * model), 1, 0.005);
+  EXPECT_NEAR(c["residuals"][0]["error"].get<double>(), 0, 0.005);
+  EXPECT_EQ(r["scenario"]["efficiency"], c["constants"][0]["after"]);
+}
+
+TEST(Calibration, BusBandwidthsSetTheLinksAndPeakMemoryTheOverhead) {
+  const double model = model_step_s(kRun);
+  const json r =
+      evaluated(block(model, R"(,"nvlink_bus_gb_s":360,"peak_memory_gb":70,"name":"ours")"));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  std::map<std::string, json> by_key;
+  for (const json& c : r["calibration"]["constants"]) by_key[c["key"]] = c;
+  EXPECT_DOUBLE_EQ(by_key["nvlink_efficiency"]["after"].get<double>(), 360.0 / 450);
+  EXPECT_GT(by_key["overhead_gb"]["after"].get<double>(), 2);
+  // The peak: the run's full memory model with the fitted overhead is the measured 70 GB.
+  for (const json& res : r["calibration"]["residuals"]) {
+    if (res["key"] == "peak_memory_gb") EXPECT_NEAR(res["after"].get<double>(), 70, 1e-6);
+  }
+  EXPECT_EQ(r["calibration"]["title"], "8 × H100-80GB, ours");
+}
+
+TEST(Calibration, TravelsInTheEchoAndReadsBackToTheSameReport) {
+  const json r = evaluated(block(1.1 * model_step_s(kRun)));
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  ASSERT_TRUE(r["scenario"].contains("calibration"));
+  const json again = json::parse(evaluate_json(r["scenario"].dump()));
+  EXPECT_EQ(again["time"], r["time"]);
+  EXPECT_EQ(again["calibration"], r["calibration"]);
+}
+
+TEST(Calibration, ThePlannerUsesTheFittedConstants) {
+  const std::string scenario = "{\"calibration\":" + block(1.3 * model_step_s(kRun)) +
+                               R"(,"gpus":8,"gpu":"H100-80GB",)" +
+                               R"("model":"llama3-8b","seq_len":8192,"global_batch":64})";
+  const json plans = json::parse(plan_json(scenario, 3));
+  ASSERT_FALSE(plans.contains("error")) << plans.dump().substr(0, 300);
+  const json& best = plans["plans"][0];
+  const double fitted = json::parse(evaluate_json(scenario))["scenario"]["efficiency"];
+  EXPECT_DOUBLE_EQ(best["scenario"]["efficiency"].get<double>(), fitted);
+  EXPECT_NEAR(model_step_s(best["scenario"].dump()) / best["step_s"].get<double>(), 1, 1e-9);
+}
+
+// ---- Refusals, each naming its key -----------------------------------------------------------
+
+// The error names `key` (null for the scenario as a whole: "").
+void refused(const json& r, const std::string& key, const std::string& says) {
+  ASSERT_TRUE(r.contains("error")) << r.dump().substr(0, 300);
+  EXPECT_EQ(r["error"]["key"], key.empty() ? json() : json(key));
+  EXPECT_NE(r["error"]["message"].get<std::string>().find(says), std::string::npos)
+      << r["error"]["message"];
+}
+
+TEST(Calibration, RefusesWhatNoPhysicalConstantReaches) {
+  const double model = model_step_s(kRun);
+  refused(evaluated(block(0.3 * model)), "calibration.step_time_s",
+          "even with its matmuls at 100%");
+  refused(evaluated(block(model, R"(,"nvlink_bus_gb_s":500)")), "calibration.nvlink_bus_gb_s",
+          "allowed at most the run's NVLink per direction, 450 GB/s");
+  refused(evaluated(block(model, R"(,"peak_memory_gb":81)")), "calibration.peak_memory_gb",
+          "allowed at most the run's GPU memory, 80 GB");
+}
+
+TEST(Calibration, RefusesAnIncompleteOrMisplacedRun) {
+  refused(evaluated(block(1), R"("gpu":"A100-80GB")"), "calibration.scenario.gpu",
+          "allowed the scenario's own GPU, \"A100-80GB\"");
+  refused(evaluated(R"({"step_time_s":1})"), "calibration.scenario", "needs the measured run");
+  refused(evaluated(std::string("{\"scenario\":") + kRun + "}"), "calibration.step_time_s",
+          "needs the run's measured time per step");
+  refused(evaluated(R"({"scenario":{"gpus":0},"step_time_s":1})"), "calibration.scenario.gpus",
+          "in calibration.scenario, gpus is 0");
+  refused(evaluated(R"({"scenario":{"calibration":{}},"step_time_s":1})"),
+          "calibration.scenario.calibration", "no calibration inside a calibration");
+  refused(evaluated(R"({"scenario":[],"step_time_s":1})"), "calibration.scenario",
+          "allowed a scenario object");
+}
+
+TEST(Calibration, TheCliSplicesARunIntoAScenario) {
+  const double model = model_step_s(kRun);
+  const json r = json::parse(calibrated_json(block(1.1 * model), R"({"gpu":"H100-80GB"})"));
+  EXPECT_TRUE(r.contains("calibration")) << r.dump().substr(0, 300);
+  const json empty = json::parse(calibrated_json(block(1.1 * model), " { } "));
+  refused(empty, "calibration.scenario.gpu", "allowed the scenario's own GPU");
+  refused(json::parse(calibrated_json(block(1), "[]")), "", "not a JSON object");
+}
+
+// ---- Leave one out ---------------------------------------------------------------------------
+
+// Each fleet's published runs (core/contract/reference_runs.cpp, typed from the papers and
+// checked by reference_runs_test): one cluster and software stack each. Llama 3's 131K-context
+// run is left out: the paper does not say how it recomputed, so its scenario is an assumption
+// (reference_runs.cpp), no measurement to calibrate on.
+const std::map<std::string, std::vector<std::string>> kFleets = {
+    {"Selene, Megatron-LM 2022 (Korthikanti Table 5)", {"Korthikanti et al. 2022, Table 5"}},
+    {"Selene, Megatron-LM 2021 (Narayanan Table 1)", {"Narayanan et al. 2021, Table 1"}},
+    {"Meta's H100 fleet (Llama 3 Table 4)", {"Llama 3 405B"}},
+};
+
+struct Predicted {
+  double step_s, published_step_s;  // the run's published figure as a step time
+};
+
+// A run's model step, and its published figure as a step time: for TFLOP/s and MFU the step
+// at which the model's own FLOP count meets the published rate.
+Predicted predict(const ReferenceRun& run, const std::string& calibration) {
+  std::string text = run.scenario_json;
+  if (!calibration.empty()) text = "{\"calibration\":" + calibration + "," + text.substr(1);
+  const json r = json::parse(evaluate_json(text));
+  EXPECT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  const double step = r["time"]["step_s"].get<double>();
+  const double model = r["time"][metric_key(run.metric)].get<double>();
+  return {step, run.metric == Metric::kStepSeconds ? run.published : step * model / run.published};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The goal is a median error of 3% after calibration. One step time fits one constant, the
+// matmul efficiency, so what is left is the model's spread within a fleet: on Selene 2022 it
+// runs from -5.6% (22B, one node) to +9.8% (1T, 64 stages), so calibrating on either end moves
+// the rest away (core/README.md has the table). What holds: across the fleets, the runs are
+// predicted better calibrated on one other run than with the presets, whose A100 efficiency
+// was itself fitted to these Selene rows.
+TEST(Calibration, LeftOneOutItPredictsAFleetsOtherRunsBetterThanThePresets) {
+  std::vector<double> all_before, all_after;
+  for (const auto& [fleet, tables] : kFleets) {
+    std::vector<ReferenceRun> runs;
+    for (const ReferenceRun& run : reference_runs()) {
+      if (std::find(tables.begin(), tables.end(), run.table) != tables.end()) runs.push_back(run);
+    }
+    ASSERT_GE(runs.size(), 2u) << fleet;
+    std::vector<double> before, after;
+    for (size_t held = 0; held < runs.size(); ++held) {
+      const Predicted measured = predict(runs[held], "");
+      const std::string calibration = "{\"scenario\":" + runs[held].scenario_json +
+                                      ",\"step_time_s\":" + json(measured.published_step_s).dump() +
+                                      "}";
+      for (size_t i = 0; i < runs.size(); ++i) {
+        if (i == held) continue;
+        const Predicted plain = predict(runs[i], "");
+        const Predicted fitted = predict(runs[i], calibration);
+        before.push_back(std::fabs(plain.step_s / plain.published_step_s - 1));
+        after.push_back(std::fabs(fitted.step_s / fitted.published_step_s - 1));
+      }
+    }
+    std::cout << "[ calibration ] " << fleet << ": " << runs.size() << " runs, median error "
+              << 100 * median(before) << "% uncalibrated, " << 100 * median(after)
+              << "% calibrated on one other run\n";
+    all_before.insert(all_before.end(), before.begin(), before.end());
+    all_after.insert(all_after.end(), after.begin(), after.end());
+  }
+  std::cout << "[ calibration ] all fleets: median " << 100 * median(all_before) << "% -> "
+            << 100 * median(all_after) << "%\n";
+  EXPECT_LT(median(all_after), median(all_before));
+}
+
+}  // namespace
+}  // namespace pe
