@@ -55,10 +55,13 @@ std::string plan(const std::string& scenario, int top_k, double headroom) {
 }
 #endif
 
-// The math behind one number of the report, or (key "") the report with all of it.
+#ifdef PE_LAB_PLANNER
+// The math behind one number of the report, or (key "") the report with all of it. Only in
+// lab-planner: the first-load module builds no derivation (wasm/CMakeLists.txt).
 std::string explain(const std::string& scenario, const std::string& key) {
   return pe::explain_json(scenario, key);
 }
+#endif
 
 std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
 
@@ -93,13 +96,13 @@ emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
 EMSCRIPTEN_BINDINGS(parallelism_explorer) {
   emscripten::function("evaluate", &evaluate);
   emscripten::function("evaluateSummary", &evaluate_summary);
-  emscripten::function("explain", &explain);
   emscripten::function("timeline", &timeline);
   emscripten::function("layouts", &layouts);
   emscripten::function("ranks", &ranks);
   emscripten::function("presets", &pe::presets_json);
   emscripten::function("schema", &pe::schema_text);
 #ifdef PE_LAB_PLANNER
+  emscripten::function("explain", &explain);
   emscripten::function("plan", &plan);
   emscripten::function("referenceRuns", &pe::reference_runs_json);
 #endif

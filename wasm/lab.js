@@ -11,7 +11,9 @@
 //
 // Two modules behind the same API, built from the same core (wasm/CMakeLists.txt):
 //   createLab()                  lab-module, small (the page's first load): every call but
-//                                plan() and referenceRuns(), which throw a LabError saying so;
+//                                explain(), plan() and referenceRuns(), which throw a
+//                                LabError saying so (its reports still list what they
+//                                explain, under `explained`);
 //   createLab({ planner: true }) lab-planner, built for speed and larger: every call. Its
 //                                glue is imported only then, so a page that never plans
 //                                downloads none of it.
@@ -44,7 +46,7 @@ function wholeNumber(name, value) {
 }
 
 // The calls only lab-planner has.
-const PLANNER_ONLY = ['plan', 'referenceRuns'];
+const PLANNER_ONLY = ['explain', 'plan', 'referenceRuns'];
 
 // planner: load lab-planner rather than lab-module (above). The other options are passed to
 // the Emscripten module factory, e.g. { wasmBinary } in Node, where the web build cannot fetch

@@ -722,17 +722,29 @@ Derivation of_report(const Scenario&, const Report& r) {
 // Every number a report may explain, under its report key, with the function that derives it
 // and the seam whose traffic it needs (none: always): a derivation is built only when asked
 // for, so a report lists its keys at no cost.
+// The page's first-load wasm module lists the keys a report explains but builds no derivation
+// (PE_NO_DERIVATIONS, wasm/CMakeLists.txt): the page asks the planner's module for one when a
+// reader opens it. Its table then holds no builder, so none is linked in (13 KB gzipped).
+#ifdef PE_NO_DERIVATIONS
+constexpr bool kDerivations = false;
+#else
+constexpr bool kDerivations = true;
+#endif
+
 struct Entry {
+  using NonZero = double (*)(const Report&);
+  constexpr Entry(const char* key_, Traffic seam_, Build build_, NonZero nonzero_ = nullptr)
+      : key(key_), seam(seam_), build(kDerivations ? build_ : nullptr), nonzero(nonzero_) {}
   const char* key;
-  Traffic seam;  // nullptr: every report explains it
-  Build build;
-  double (*nonzero)(const Report&) = nullptr;  // explained only while this is not 0
+  Traffic seam;     // nullptr: every report explains it
+  Build build;      // nullptr without derivations
+  NonZero nonzero;  // explained only while this is not 0
 };
 double moe_report(const Report& r) { return r.time.tokens_per_expert; }
 constexpr Traffic kData = &CommsReport::data, kTensor = &CommsReport::tensor,
                   kPipeline = &CommsReport::pipeline, kContext = &CommsReport::context,
                   kExpert = &CommsReport::expert;
-const Entry kEntries[] = {
+constexpr Entry kEntries[] = {
     {"memory.per_gpu_bytes", nullptr, memory_per_gpu},
     {"memory.params_per_gpu", nullptr, params_per_gpu},
     {"memory.shard_factor", nullptr, of_report<shard_factor>},

@@ -7,7 +7,7 @@ import { before, describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/lib/format.js';
 import { firstLoadLab, plannerLab } from '../wasm/labs.mjs';
-import { axe, openLab, screenshotDir, useLab } from './harness.mjs';
+import { axe, mathText, openLab, screenshotDir, useLab } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';
 
 let env;
@@ -538,11 +538,11 @@ describe('advanced section', () => {
     const view = await openLab(env, { path: '?advanced=1' });
     const { page } = view;
     await open(page);
-    const report = core.explain(ADVANCED);
+    const report = plannerCore.explain(ADVANCED);
     for (const key of ['time.step_s', 'time.mfu']) {
       await page.locator(`.steptime [data-explain="${key}"]`).focus();
       assert.equal(await page.locator('.explain-tip').isVisible(), true, key);
-      assert.equal(await page.locator('.explain-text').textContent(), report.explain[key].text);
+      assert.equal(await mathText(page), report.explain[key].text);
     }
     assert.deepEqual(view.problems, []);
     await view.close();

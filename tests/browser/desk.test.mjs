@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
-import { axe, openLab, openPage, settledUrl, startBrowser } from './harness.mjs';
+import { axe, mathText, openLab, openPage, settledUrl, startBrowser } from './harness.mjs';
 import { setField, settle } from './measure.mjs';
 
 let env;
@@ -158,9 +158,7 @@ describe('layout', () => {
     // The summary's numbers show their math by keyboard, as the panels' do.
     await page.locator('.desk-summary [data-field="step"]').focus();
     await page.keyboard.press('Enter');
-    const tip = page.locator('.explain-tip');
-    await tip.waitFor();
-    assert.match(await tip.textContent(), /s/);
+    assert.match(await mathText(page), / s = /);
     await page.keyboard.press('Escape');
     // The explanations follow ZeRO.
     const dpNote = await page.locator('.memory [data-field="dp-note"]').textContent();

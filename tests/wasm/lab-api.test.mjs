@@ -181,20 +181,28 @@ describe('plan(): onProgress may stop the search, and nothing it does harms the 
 });
 
 describe('explain(): the math behind one number, asked for when a reader opens it', () => {
-  test('each key the report lists gives its derivation; its result is the number shown', () => {
+  test('each key the first-load report lists gives its derivation in lab-planner; its result is the number shown', () => {
     const scenario = { seams: { data: true, tensor: true, pipeline: true } };
     const report = lab.evaluate(scenario);
     assert.equal(report.explain, undefined);
+    assert.deepEqual(report.explained, planner.evaluate(scenario).explained);
     assert.ok(report.explained.includes('memory.per_gpu_bytes'));
-    const d = lab.explain(report.scenario, 'memory.per_gpu_bytes');
+    const d = planner.explain(report.scenario, 'memory.per_gpu_bytes');
     assert.equal(d.result, report.memory.per_gpu_bytes);
     assert.match(d.text, /^32 GB = /);
-    assert.deepEqual(lab.explain(scenario).explain['memory.per_gpu_bytes'], d);
+    assert.deepEqual(planner.explain(scenario).explain['memory.per_gpu_bytes'], d);
+  });
+
+  test('the first-load module builds no derivation: explain() there says where it is', () => {
+    assert.throws(() => lab.explain({}, 'time.step_s'), /in the planner's module/);
   });
 
   test('a key the report does not explain, or no text, is a LabError naming key', () => {
-    assert.throws(() => lab.explain({}, 'comms.tensor.time_s'), refused('key', /allowed memory/));
-    assert.throws(() => lab.explain({}, 42), refused('key'));
-    assert.throws(() => lab.explain({ gpus: 0 }, 'time.step_s'), refused('gpus'));
+    assert.throws(
+      () => planner.explain({}, 'comms.tensor.time_s'),
+      refused('key', /allowed memory/),
+    );
+    assert.throws(() => planner.explain({}, 42), refused('key'));
+    assert.throws(() => planner.explain({ gpus: 0 }, 'time.step_s'), refused('gpus'));
   });
 });

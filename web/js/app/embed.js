@@ -27,6 +27,7 @@ import {
   stateFrom,
   textOf,
 } from '../state/options.js';
+import { getPlannerLab } from '../planner/lab.js';
 import { bookFleetPreset, defaults, entry, keepPage, useSchema } from '../state/state.js';
 import { createStore } from '../state/store.js';
 import { createUrlSync } from '../state/url-sync.js';
@@ -277,9 +278,14 @@ export function mount(host, options = {}) {
   createShareBar(root, lab);
   lab.exercises = createExercises(root.querySelector('.exercises'), {
     current: () => lab.store.state,
-    evaluate(state) {
+    async evaluate(state) {
       const { report, error } = lab.store.evaluate(state);
-      return error ? { error } : { report: lab.store.explained(report) };
+      if (error) return { error };
+      try {
+        return { report: (await getPlannerLab()).explain(report.scenario) };
+      } catch (e) {
+        return { error: e };
+      }
     },
     show: (state) => {
       const from = lab.store.state;

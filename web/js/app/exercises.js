@@ -303,10 +303,13 @@ export function createExercises(section, { evaluate, show, current }) {
   const root = section.closest('.pe-lab') ?? section.getRootNode();
   const reveal = createReveal(root);
 
-  // The verdict and the explanation, from the core's report for the step's state.
-  function verdict(step, given) {
+  // The verdict and the explanation, from the core's report for the step's state (its
+  // derivations come from the planner's module, loaded the first time: hence async).
+  async function verdict(step, given) {
     const view = steps.get(step.id);
-    const { report, error } = evaluate(step.state());
+    view.form.setAttribute('aria-busy', 'true');
+    const { report, error } = await evaluate(step.state());
+    view.form.removeAttribute('aria-busy');
     view.feedback.replaceChildren();
     if (error) {
       view.feedback.append(`The lab could not evaluate this step: ${error.message}`);
@@ -327,7 +330,7 @@ export function createExercises(section, { evaluate, show, current }) {
     make('p', { textContent: step.explain(report) }, view.feedback);
   }
 
-  function check(step, given) {
+  async function check(step, given) {
     const view = steps.get(step.id);
     if (String(given).trim() === '' || (!step.choices && !Number.isFinite(Number(given)))) {
       view.feedback.replaceChildren(
@@ -335,7 +338,7 @@ export function createExercises(section, { evaluate, show, current }) {
       );
       return;
     }
-    verdict(step, given);
+    await verdict(step, given);
     saved = { ...readSaved(), [step.id]: String(given) };
     writeSaved(saved);
     const from = current();
@@ -368,12 +371,10 @@ export function createExercises(section, { evaluate, show, current }) {
   return {
     // The answers kept from an earlier visit, checked again (the lab's state is left alone),
     // without announcing them: the verdicts are written while their regions are not live.
-    restore() {
+    async restore() {
       const regions = [...steps.values()].map((v) => v.feedback);
       for (const r of regions) r.removeAttribute('role');
-      requestAnimationFrame(() => {
-        for (const r of regions) r.setAttribute('role', 'status');
-      });
+      const verdicts = [];
       for (const step of EXERCISES) {
         const given = saved[step.id];
         if (typeof given !== 'string') continue;
@@ -382,8 +383,12 @@ export function createExercises(section, { evaluate, show, current }) {
         if (step.choices && !step.choices.some(([v]) => v === given)) continue;
         if (!step.choices && !Number.isFinite(Number(given))) continue;
         field.value = given;
-        verdict(step, given);
+        verdicts.push(verdict(step, given));
       }
+      await Promise.all(verdicts);
+      requestAnimationFrame(() => {
+        for (const r of regions) r.setAttribute('role', 'status');
+      });
       showProgress();
     },
   };

@@ -2,8 +2,9 @@
 // the report: "memory.per_gpu_bytes", "comms.data.time_s") explains itself from the core's
 // derivation of it: the formula with its values plugged in and the result, the formula in
 // symbols, and the source (core/explain/explain.cpp). The report lists the keys it explains
-// (report.explained); a derivation is asked of the core when a reader opens it, and kept until
-// the next report. The page does no model math: a number the core does not explain stays
+// (report.explained); a derivation is asked of the core when a reader opens it (of the
+// planner's module, which alone builds them: the first time, it loads), and kept until the
+// next report. The page does no model math: a number the core does not explain stays
 // plain text.
 //
 // One instance per lab, listening on the lab's root, so any panel (the book's, the advanced
@@ -26,10 +27,31 @@ function createTip(root) {
     exact: make('p', { className: 'explain-exact' }, tip),
     source: make('p', { className: 'explain-source' }, tip),
   };
+  const place = (el) => {
+    tip.hidden = false;
+    const box = root.getBoundingClientRect();
+    const at = el.getBoundingClientRect();
+    const left = Math.max(0, Math.min(at.left - box.left, box.width - tip.offsetWidth - 4));
+    tip.style.left = `${left}px`;
+    tip.style.top = `${at.bottom - box.top + 6}px`;
+  };
   return {
     node: tip,
+    // Under el, a line in place of the derivation: while it is on its way (busy), or why it
+    // could not come.
+    say(el, message, busy) {
+      tip.setAttribute('aria-busy', String(busy));
+      lines.text.textContent = message;
+      for (const line of [lines.formula, lines.where, lines.exact, lines.source]) {
+        line.textContent = '';
+        line.hidden = true;
+      }
+      place(el);
+    },
     // The derivation d of the number el (and the exact value its title gives).
     show(el, d) {
+      tip.setAttribute('aria-busy', 'false');
+      lines.formula.hidden = lines.source.hidden = false;
       lines.text.textContent = d.text;
       lines.formula.textContent = `Formula: ${d.formula}`;
       // What each symbol stands for, in the core's words (a degree such as TP names itself).
@@ -41,12 +63,7 @@ function createTip(root) {
       lines.exact.textContent = el.title ? `Exact: ${el.title}` : '';
       lines.exact.hidden = !el.title;
       lines.source.textContent = `Source: ${d.source}`;
-      tip.hidden = false;
-      const box = root.getBoundingClientRect();
-      const at = el.getBoundingClientRect();
-      const left = Math.max(0, Math.min(at.left - box.left, box.width - tip.offsetWidth - 4));
-      tip.style.left = `${left}px`;
-      tip.style.top = `${at.bottom - box.top + 6}px`;
+      place(el);
     },
     hide() {
       tip.hidden = true;
@@ -105,21 +122,40 @@ function listen(root, tip, x) {
   };
 }
 
-// derive(report, key): the core's derivation of one number of the report.
+// derive(report, key): a promise of the core's derivation of one number of the report.
 export function createExplain(root, derive) {
   const tip = createTip(root);
   let report = null;
   let explained = new Set(); // the report's keys
-  const derived = new Map(); // key -> derivation, for this report
+  const derived = new Map(); // key -> promise of its derivation, for this report
   let shown = null; // the number whose derivation shows
   let pinned = false;
 
   const explains = (el) => explained.has(el?.dataset.explain);
   const derivationOf = (el) => {
     const key = el.dataset.explain;
-    if (!derived.has(key)) derived.set(key, derive(report, key));
+    if (!derived.has(key))
+      derived.set(
+        key,
+        Promise.resolve().then(() => derive(report, key)),
+      );
     return derived.get(key);
   };
+  // The tip under el shows its derivation once it comes, unless the reader has moved on or
+  // a new report came meanwhile.
+  function fill(el) {
+    const asked = report;
+    tip.say(el, 'Working out the math…', true);
+    derivationOf(el).then(
+      (d) => {
+        if (shown === el && report === asked) tip.show(el, d);
+      },
+      (e) => {
+        if (shown === el && report === asked)
+          tip.say(el, `The math could not be loaded: ${e.message}`, false);
+      },
+    );
+  }
   const numberOf = (node) => {
     const el = node instanceof Element ? node.closest('[data-explain]') : null;
     return el && root.contains(el) && explains(el) ? el : null;
@@ -143,7 +179,7 @@ export function createExplain(root, derive) {
     if (shown && shown !== el) shown.setAttribute('aria-expanded', 'false');
     shown = el;
     pinned = pin;
-    tip.show(el, derivationOf(el));
+    fill(el);
     el.setAttribute('aria-expanded', String(pin));
   }
 
@@ -173,7 +209,7 @@ export function createExplain(root, derive) {
       for (const el of root.querySelectorAll('[data-explain]')) decorate(el);
       if (!shown) return;
       if (!shown.isConnected || !explains(shown)) hide();
-      else tip.show(shown, derivationOf(shown));
+      else fill(shown);
     },
     destroy() {
       hide();

@@ -10,6 +10,7 @@ import { createMemory } from '../panels/memory.js';
 import { createOrder } from '../panels/order.js';
 import { createSummary } from '../panels/summary.js';
 import { createWire } from '../panels/wire.js';
+import { getPlannerLab } from '../planner/lab.js';
 import { PARTS } from '../state/options.js';
 import { createPins } from '../state/pins.js';
 import { bookFleetPreset, entry, PRESETS, rows } from '../state/state.js';
@@ -62,6 +63,9 @@ function createKeptRun(box, onChange) {
   };
 }
 
+// Derivations are built by the planner's module, loaded the first time a reader opens one.
+const derive = async (report, key) => (await getPlannerLab()).explain(report.scenario, key);
+
 export function createView(root, { notes, onChange, onPreset, onLoad, onShow, later }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
@@ -70,7 +74,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
   const grid = createGrid({ svg: $('.gpu-grid'), legend: $('.legend'), readout: $('.readout') });
   const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
   const order = createOrder($('.order-out'));
-  const explain = createExplain(root, (report, key) => lab.explain(report.scenario, key));
+  const explain = createExplain(root, derive);
   const controls = createControls(
     { switches: $('.switches'), order: $('.order-field') },
     { onChange },

@@ -178,8 +178,6 @@ export function createStore({ view, notes, onAccepted }) {
     onChange,
     // The core's answer for a state, without showing it: { report } or { error }.
     evaluate: (candidate) => check(candidate),
-    // A report with the math behind each of its numbers (report.explain), for "Try it".
-    explained: (report) => lab.explain(report.scenario),
     onPreset: (name) => set(applyPreset(state, name)),
     onLoad: (scenario) => set(keepPage(fromScenario(scenario), state)),
     // Options' values (read by the table) set on `from`: the notes about what the core refused.
