@@ -183,8 +183,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   int slowest = 0;
   StageTime k = stage_time(0);
   double k_pace = d.pp > 1 ? pace_of(0, k) : 0;
-  double sum = runs.size(0) * k.total_s(), forward = k.forward_s,
-         forward_wall = k.forward_wall_s();
+  double sum = runs.size(0) * k.total_s(), forward = k.forward_s, forward_wall = k.forward_wall_s();
   for (size_t i = 1; i < runs.count; ++i) {
     const StageTime st = stage_time(runs.starts[i]);
     sum += runs.size(i) * st.total_s();
