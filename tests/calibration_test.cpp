@@ -114,7 +114,9 @@ TEST(Calibration, RefusesWhatNoPhysicalConstantReaches) {
   refused(evaluated(block(0.3 * model)), "calibration.step_time_s",
           "even with its matmuls at 100%");
   refused(evaluated(block(model, R"(,"nvlink_bus_gb_s":500)")), "calibration.nvlink_bus_gb_s",
-          "allowed at most the run's NVLink per direction, 450 GB/s");
+          "allowed 0.1% to 100% of the run's NVLink per direction, 450 GB/s");
+  refused(evaluated(block(model, R"(,"network_bus_gb_s":0.01)")), "calibration.network_bus_gb_s",
+          "allowed 0.1% to 100% of the run's network per direction, 50 GB/s");
   refused(evaluated(block(model, R"(,"peak_memory_gb":81)")), "calibration.peak_memory_gb",
           "allowed at most the run's GPU memory, 80 GB");
 }

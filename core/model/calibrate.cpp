@@ -50,10 +50,11 @@ Problem fit_link(const char* key, double measured_gb_s, double link_gb_s, const 
   c.after = c.before;
   if (measured_gb_s <= 0) {
     c.how = std::string("held at the run's: no ") + link + " bus bandwidth measured";
-  } else if (measured_gb_s > link_gb_s) {
+  } else if (measured_gb_s > link_gb_s || measured_gb_s < 0.001 * link_gb_s) {
+    // At most the link; at least the smallest efficiency the field allows (0.001).
     return {std::string("calibration.") + key,
             refusal(key, measured_gb_s, " GB/s",
-                    std::string("allowed at most the run's ") + link + " per direction, " +
+                    std::string("allowed 0.1% to 100% of the run's ") + link + " per direction, " +
                         short_number(link_gb_s) + " GB/s")};
   } else {
     c.after = measured_gb_s / link_gb_s;
@@ -128,8 +129,16 @@ Result<CalibrationFit> fit_calibration(const Scenario& s) {
                                          "\": allowed the scenario's own GPU, \"" + s.gpu.name +
                                          "\" (a run on one GPU cannot calibrate another)"});
   }
-  if (const Result<Report> r = evaluate(run, false); !r.ok()) {
-    return Result<CalibrationFit>::failure(r.problem());
+  // Both memory models must take the run: every later evaluation changes only constants
+  // within their ranges, so it cannot be refused.
+  Scenario full = run;
+  full.memory_model = MemoryModel::kFull;
+  for (const Scenario* variant : {&run, &full}) {
+    if (const Result<Report> r = evaluate(*variant, false); !r.ok()) {
+      const std::string at = "calibration.scenario";
+      return Result<CalibrationFit>::failure(
+          {r.error_key().empty() ? at : at + "." + r.error_key(), "in " + at + ", " + r.error()});
+    }
   }
   const Figures before = figures(run);
   const GpuSpec& g = run.gpu;

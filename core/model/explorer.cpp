@@ -245,10 +245,16 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.cost = cost_report(s, r.time);
   r.rule_order_step_s = r.time.step_s;
   if (s.order != kBookOrder) {
+    // The same layout under the chapter's order. With no seam on, d is one GPU of the fleet:
+    // written as explicit degrees it needs a fleet of its size, or the core refuses it (and
+    // reading that refusal's value read uninitialised memory).
     Scenario rule = s;
     rule.order = kBookOrder;
     rule.degrees = d;
-    r.rule_order_step_s = evaluate(rule, false).value().time.step_s;
+    rule.gpus = static_cast<int>(d.product());
+    if (const Result<Report> ruled = evaluate(rule, false); ruled.ok()) {
+      r.rule_order_step_s = ruled.value().time.step_s;
+    }
   }
   r.order_cost_s = r.time.step_s - r.rule_order_step_s;
   r.warnings = warnings_for(s, d, r);
