@@ -193,6 +193,7 @@ void draw_memory(Dice& d, Draft& x) {
   if (d.chance(0.25)) x["recompute_layers"] = d.pick(std::vector<int>{0, 1, 2, 3, 8});
   if (d.chance(0.25)) x["recompute_method"] = d.choice("recompute_method");
   if (d.chance(0.25)) x["offload_layers"] = d.pick(std::vector<int>{0, 1, 2, 5, 40});
+  if (d.chance(0.25)) x["fsdp_prefetch"] = d.pick(std::vector<int>{0, 1, 2, 4});
   if (d.chance(0.5)) x["sequence_parallel"] = d.chance(0.5);
   x["memory_model"] = d.choice("memory_model");
   if (d.chance(0.3)) x["flash_attention"] = d.chance(0.5);
@@ -552,6 +553,9 @@ Verdict recompute_modules_law(const Sample& x) {
   const std::vector<std::string>& names = find_field("recompute_modules")->choices;
   for (size_t i = 0; i < names.size(); ++i) {
     if (x.s.recompute_modules & (1u << i)) continue;
+    // torchtitan's per-op policy replaces Megatron's modules rather than adding one: it may
+    // keep more than a set of them (its own law: every_other_matmul_law).
+    if (names[i] == "every_other_matmul") continue;
     Scenario v = pinned(x);
     v.recompute_modules |= 1u << i;
     if (Verdict broken = recomputes_more(x, v, "recomputing " + names[i]);
@@ -613,6 +617,40 @@ Verdict offload_law(const Sample& x) {
   }
   return moved("one more layer offloaded", x.r, *r) + ", host " + show(x.r.memory.offloaded_bytes) +
          " -> " + show(r->memory.offloaded_bytes);
+}
+
+// ZeRO-3 gathering one more layer's weights ahead (FSDP's prefetch): never less memory.
+Verdict fsdp_prefetch_law(const Sample& x) {
+  if (x.s.zero_stage != 3 || x.s.memory_model != MemoryModel::kFull) return std::nullopt;
+  Scenario v = pinned(x);
+  v.fsdp_prefetch = x.s.fsdp_prefetch + 1;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (at_most(x.r.memory.per_gpu_bytes, r->memory.per_gpu_bytes)) return "";
+  return moved("one more layer prefetched", x.r, *r);
+}
+
+// What lives for a moment (gathered weights, the loss's gradients, a recomputed layer's
+// working set) is never negative, on any stage.
+Verdict transient_law(const Sample& x) {
+  if (x.s.memory_model != MemoryModel::kFull) return std::nullopt;
+  for (const StageMemory& st : x.r.memory.stages) {
+    if (!(st.breakdown.transient_bytes >= 0)) {
+      return "stage " + std::to_string(st.stage) + " transient " +
+             show(st.breakdown.transient_bytes) + " bytes";
+    }
+  }
+  return "";
+}
+
+// torchtitan's per-op policy (every_other_matmul) against no recomputation: never more memory,
+// never fewer FLOPs, never a shorter step.
+Verdict every_other_matmul_law(const Sample& x) {
+  if (x.s.recompute != Recompute::kNone) return std::nullopt;
+  Scenario v = pinned(x);
+  v.recompute = Recompute::kSelective;
+  v.recompute_modules = kEveryOtherMatmul;
+  return recomputes_more(x, v, "torchtitan's per-op policy");
 }
 
 // FP8 GEMMs (on a GPU whose FP8 peak is at least its BF16 one): never a longer compute, never
@@ -854,6 +892,21 @@ TEST(Laws, RecomputingMoreLayersNeverRaisesMemoryNorLowersFlopsNorShortensTheSte
 TEST(Laws, OffloadingAnotherLayerNeverRaisesGpuMemoryNorShortensTheStep) {
   const Tally t = check_law("one more offloaded layer", offload_law);
   EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, MoreFsdpPrefetchNeverLowersMemory) {
+  const Tally t = check_law("one more prefetched layer", fsdp_prefetch_law);
+  EXPECT_GE(t.applied, t.accepted / 40);
+}
+
+TEST(Laws, TransientMemoryIsNeverNegative) {
+  const Tally t = check_law("transient memory", transient_law);
+  EXPECT_GE(t.applied, t.accepted / 4);
+}
+
+TEST(Laws, TorchtitansPerOpPolicyNeverRaisesMemoryNorLowersFlopsNorShortensTheStep) {
+  const Tally t = check_law("torchtitan's per-op policy", every_other_matmul_law);
+  EXPECT_GE(t.applied, t.accepted / 8);
 }
 
 TEST(Laws, Fp8NeverLengthensTheStepNorRaisesMemory) {

@@ -254,7 +254,9 @@ TEST(Property, MemoryNeverGrowsWithTheZeroStage) {
   Growth g;
   for_random_scenarios(4, [&g](const Scenario& s, const Report& r) {
     const Scenario base = pinned(s, r);
-    for (int z = s.zero_stage + 1; z <= 3; ++z) {
+    // Up to ZeRO-2: ZeRO-3 adds the weights it gathers for the layers in flight (memory.h),
+    // which at a small DP degree outweigh what it shards (laws_test: more prefetch).
+    for (int z = s.zero_stage + 1; z <= 2; ++z) {
       Scenario v = base;
       v.zero_stage = z;
       expect_no_growth(
@@ -263,7 +265,7 @@ TEST(Property, MemoryNeverGrowsWithTheZeroStage) {
   });
   std::cout << "[ property ] " << g.compared << " ZeRO-stage pairs compared\n";
   EXPECT_EQ(g.refused, 0);
-  EXPECT_GE(g.compared, kScenarios);
+  EXPECT_GE(g.compared, kScenarios / 2);
 }
 
 TEST(Property, MemoryNeverGrowsWithTensorParallelism) {

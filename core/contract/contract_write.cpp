@@ -22,7 +22,8 @@ json breakdown_json(const MemoryBreakdown& b) {
   return {{"weights_bytes", b.weights_bytes},         {"grads_bytes", b.grads_bytes},
           {"master_bytes", b.master_bytes},           {"adam_m_bytes", b.adam_m_bytes},
           {"adam_v_bytes", b.adam_v_bytes},           {"optimizer_bytes", b.optimizer_bytes()},
-          {"activations_bytes", b.activations_bytes}, {"overhead_bytes", b.overhead_bytes}};
+          {"activations_bytes", b.activations_bytes}, {"overhead_bytes", b.overhead_bytes},
+          {"transient_bytes", b.transient_bytes}};
 }
 
 json traffic_json(const SeamTraffic& t) {

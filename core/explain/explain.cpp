@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "model/activations.h"
 #include "model/calibrate.h"
 #include "model/comms.h"
 #include "model/context.h"
@@ -201,11 +202,52 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
     terms.push_back({"X", b.overhead_bytes, "B", "CUDA context, NCCL buffers, allocator"});
     formula += " + X";
   }
+  if (b.transient_bytes > 0) {
+    terms.push_back({"T", b.transient_bytes, "B", "transient: gathered weights, loss, recompute"});
+    formula += " + T";
+  }
   return derive(formula, terms, r.memory.per_gpu_bytes, "B",
                 "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Fig. 1; activations: "
                 "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2; Megatron-Core's expert "
                 "data-parallel group",
                 on_stage(r, st.stage));
+}
+
+// ZeRO-3's gathered units, then the larger of the two moments that never meet: the loss's
+// backward on the last stage and the working set of the layer being recomputed (memory.h).
+Derivation transient(const Scenario& s, const Report& r) {
+  const Degrees& d = r.degrees;
+  const int stage = r.memory.peak_stage;
+  const double gathered = gathered_weight_bytes(s, ModelShape(s), d, params_on(s, r, stage));
+  const double moment = r.memory.breakdown.transient_bytes - gathered;
+  std::vector<Term> terms;
+  std::string formula;
+  if (gathered > 0) {
+    const double per_unit = (1.0 + s.fsdp_prefetch) * kActivationBytes + s.precision.grad_bytes;
+    terms.push_back({"U", gathered / per_unit, "params", "the largest unit on the GPU"});
+    terms.push_back({"f", 1.0 * s.fsdp_prefetch, "", "units gathered ahead (fsdp_prefetch)"});
+    terms.push_back({"g", s.precision.grad_bytes, "B", "gradient bytes per parameter"});
+    formula = "(2 × (1 + f) + g) × U";
+  }
+  const double loss =
+      stage == d.pp - 1
+          ? loss_backward_transient_bytes(s.seq_len, s.micro_batch, s.model.vocab, d.tp) / d.cp
+          : 0.0;
+  if (loss > 0 && loss >= moment) {
+    terms.push_back({"s", 1.0 * s.seq_len, "tokens", "sequence length"});
+    terms.push_back({"b", 1.0 * s.micro_batch, "", "micro-batch"});
+    terms.push_back({"V", 1.0 * s.model.vocab, "tokens", "vocabulary"});
+    terms.push_back(degree("TP", d.tp, "tensor-parallel degree"));
+    terms.push_back(degree("CP", d.cp, "context-parallel degree"));
+    formula += std::string(formula.empty() ? "" : " + ") + "8 × s × b × V ÷ (TP × CP)";
+  } else if (moment > 0) {
+    terms.push_back({"W", moment, "B", "the recomputed layer's working set"});
+    formula += std::string(formula.empty() ? "" : " + ") + "W";
+  }
+  return derive(formula, terms, r.memory.breakdown.transient_bytes, "B",
+                "Zhao et al. 2023 (PyTorch FSDP, arXiv:2304.11277) Sec. 3.3; Korthikanti et al. "
+                "2022 (arXiv:2205.05198) Sec. 4.3 and 5",
+                on_stage(r, stage));
 }
 
 Derivation params_per_gpu(const Scenario& s, const Report& r) {
@@ -747,6 +789,8 @@ constexpr Traffic kData = &CommsReport::data, kTensor = &CommsReport::tensor,
 constexpr Entry kEntries[] = {
     {"memory.per_gpu_bytes", nullptr, memory_per_gpu},
     {"memory.params_per_gpu", nullptr, params_per_gpu},
+    {"memory.breakdown.transient_bytes", nullptr, transient,
+     [](const Report& r) { return r.memory.breakdown.transient_bytes; }},
     {"memory.shard_factor", nullptr, of_report<shard_factor>},
     {"memory.headroom_bytes", nullptr, of_report<headroom>},
     {"precision.bytes_per_param", nullptr, of_report<bytes_per_param>},

@@ -1,6 +1,7 @@
 #include "model/activations.h"
 
 #include <algorithm>
+#include <array>
 
 #include "model/mlp_shape.h"
 
@@ -10,10 +11,54 @@ ActivationCase activation_case(const Scenario& s, int tp, int cp) {
   return {s.micro_batch, tp, cp, s.sequence_parallel, s.flash_attention, s.precision.fp8};
 }
 
+EveryOtherMatmul every_other_matmul(const ModelShape& shape, const LayerShape& layer) {
+  const double h = shape.hidden(), kv = h * layer.attention.kv_fraction;
+  // Each matmul's output width per token and its weights: Q, K, V, O, then a dense MLP's.
+  struct Matmul {
+    double out, params;
+  };
+  std::array<Matmul, 7> mm{};
+  size_t n = 0;
+  for (const Matmul m :
+       {Matmul{h, h * h}, Matmul{kv, h * kv}, Matmul{kv, h * kv}, Matmul{h, h * h}})
+    mm[n++] = m;
+  const MlpShape& mlp = layer.mlp;
+  if (!mlp.moe) {
+    const double f = mlp.fc2_input_bytes / kActivationBytes;
+    const bool swiglu = mlp.inner_bytes > 2 * mlp.fc2_input_bytes;
+    for (int i = swiglu ? 0 : 1; i < 2; ++i) mm[n++] = {f, h * f};
+    mm[n++] = {h, f * h};
+  }
+  double odd = 0, even = 0, odd_params = 0, even_params = 0;
+  for (size_t i = 0; i < n; ++i) {
+    (i % 2 == 0 ? odd : even) += mm[i].out;
+    (i % 2 == 0 ? odd_params : even_params) += mm[i].params;
+  }
+  const bool odd_saved = n % 2 == 0 || odd >= even;
+  EveryOtherMatmul e;
+  e.saved_bytes_per_token = kActivationBytes * (odd_saved ? odd : even);
+  e.recomputed_params = odd_saved ? even_params : odd_params;
+  if (mlp.moe) {
+    e.saved_bytes_per_token += mlp.stored_bytes_per_token / 2;
+    e.recomputed_params +=
+        (mlp.matmul_params +
+         (mlp.experts_per_token * mlp.capacity + mlp.shared_experts) * mlp.expert_matmul_params) /
+        2;
+  }
+  return e;
+}
+
 double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, const ActivationCase& c,
                           unsigned modules) {
   const double s = shape.seq_len(), b = c.micro_batch, h = shape.hidden(), a = shape.heads();
   const double t = c.tp, sb = s * b, sbh = sb * h;
+  if (modules & kEveryOtherMatmul) {
+    // The layer's input (outside the TP region), the attention kernel's output and the saved
+    // matmul outputs (inside).
+    const double inside = 2.0 * sbh + every_other_matmul(shape, layer).saved_bytes_per_token * sb;
+    const double input = 2.0 * sbh;
+    return (c.sequence_parallel ? (input + inside) / t : input + inside / t) / c.cp;
+  }
   const AttentionShape& at = layer.attention;
   const double norm_outputs = modules & kLayernorm ? 0.0 : (c.fp8 ? 2.0 : 4.0) * sbh;
   // MLA's latents, the up projections' inputs, are kept whatever is recomputed and, as the rest
@@ -80,6 +125,10 @@ double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidde
                                          int tp) {
   const double s = seq_len, b = micro_batch;
   return (4.0 * s * b * hidden + 4.0 * s * b * vocab) / tp;
+}
+
+double loss_backward_transient_bytes(int seq_len, int micro_batch, int vocab, int tp) {
+  return 8.0 * seq_len * micro_batch * vocab / tp;
 }
 
 }  // namespace pe

@@ -63,6 +63,20 @@ ActivationCase activation_case(const Scenario& s, int tp, int cp);
 // tokens each GPU keeps an even share of (routing balanced).
 double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, const ActivationCase& c,
                           unsigned modules);
+// torchtitan's per-op selective checkpointing (selective_ac_option "op": torchtitan
+// models/llama3/infra/parallelize.py, _save_list and _custom_policy), module every_other_matmul:
+// a layer's matmuls in forward order (Q, K, V, O, then the MLP's) count through one counter and
+// the odd calls' outputs are saved with the attention kernel's output; everything else is
+// recomputed in the backward. The counter runs on across steps, so with an odd number of
+// matmuls the saved half alternates: the larger is taken. An MoE MLP counts half its stored
+// bytes and half its matmuls. Per token: the saved outputs' bytes, and the recomputed
+// matmuls' weights (their forward FLOPs, model_shape.h).
+struct EveryOtherMatmul {
+  double saved_bytes_per_token = 0;
+  double recomputed_params = 0;
+};
+EveryOtherMatmul every_other_matmul(const ModelShape& shape, const LayerShape& layer);
+
 // A fully recomputed layer keeps its input, 2 s b h (/ t with SP), per GPU per micro-batch.
 double layer_checkpoint_bytes(const ModelShape& shape, const ActivationCase& c);
 
@@ -98,5 +112,9 @@ double first_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidd
                                           int inflight);
 double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int vocab,
                                          int tp);
+// The loss's backward on the last stage holds, beside the stored fp32 log-probabilities, the
+// gradient with respect to them and the one with respect to the logits: 8 s b V / t
+// (memory.h StageActivations).
+double loss_backward_transient_bytes(int seq_len, int micro_batch, int vocab, int tp);
 
 }  // namespace pe

@@ -113,6 +113,10 @@ LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, c
   }
   a.checkpoint_bytes = layer_checkpoint_bytes(shape, c);
   a.working_bytes = layer_stored_bytes(shape, shape.dense_layer(), c, 0);
+  if (shape.moe()) {
+    a.moe_working_extra_bytes =
+        layer_stored_bytes(shape, shape.moe_layer(), c, 0) - a.working_bytes;
+  }
   return a;
 }
 
@@ -145,6 +149,24 @@ double offloaded_bytes_per_microbatch(const Scenario& s, const ModelShape& shape
   return kept_bytes(s, shape, p, a, p.layers - std::min(s.offload_layers, p.layers), p.layers);
 }
 
+namespace {
+
+// The working set of the one layer being recomputed (StageActivations): what the stage's
+// heaviest layer stores with nothing recomputed less what it keeps on the GPU; 0 when nothing
+// is recomputed. A stage that offloads activations has its layers' back for their backward,
+// the stored part fetched and the rest recomputed: all of it.
+double recomputed_layer_working_bytes(const Scenario& s, const StageParams& p,
+                                      const LayerActivations& a, bool offloads) {
+  const bool moe = p.moe_layers > 0;
+  const double all = a.working_bytes + (moe ? a.moe_working_extra_bytes : 0.0);
+  if (offloads) return all;
+  if (fully_recomputed_layers(s, p.layers) > 0) return all - a.checkpoint_bytes;
+  if (s.selective_modules() == 0) return 0;
+  return std::max(0.0, all - a.per_layer_bytes - (moe ? a.moe_extra_bytes : 0.0));
+}
+
+}  // namespace
+
 // Each CP rank holds s/cp of every sequence: every activation divides by cp, the attention
 // scores too (s/cp queries against all s keys).
 StageActivations stage_activations(const Scenario& s, const ModelShape& shape, const Degrees& d,
@@ -157,8 +179,8 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
   StageActivations out;
   out.gpu_bytes = kept_bytes(s, shape, p, a, 0, kept) * inflight;
   out.host_bytes = kept_bytes(s, shape, p, a, kept, p.layers) * inflight;
-  // A uniform chunk's layers hold their activations while its backward re-runs them; one
-  // layer's such working set is left out under any full recomputation (core/README.md).
+  // A uniform chunk's other layers hold their activations while its backward re-runs them;
+  // the layer being recomputed is the transient below.
   if (s.recompute == Recompute::kFull && s.recompute_method == RecomputeMethod::kUniform &&
       s.recompute_layers > 1) {
     out.gpu_bytes += (std::min(s.recompute_layers, p.layers) - 1) * a.working_bytes;
@@ -169,11 +191,27 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
                                                         std::min(d.pp, microbatches)) /
                      d.cp;
   }
+  double loss = 0;
   if (stage == d.pp - 1) {
     out.gpu_bytes +=
         last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp) / d.cp;
+    loss = loss_backward_transient_bytes(s.seq_len, s.micro_batch, m.vocab, d.tp) / d.cp;
   }
+  out.transient_bytes = std::max(loss, recomputed_layer_working_bytes(s, p, a, out.host_bytes > 0));
   return out;
+}
+
+double gathered_weight_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                             const StageParams& p) {
+  if (s.zero_stage < 3 || p.layers == 0) return 0;
+  const double scale = shape.param_scale();
+  const LayerShape& layer = p.moe_layers > 0 ? shape.moe_layer() : shape.dense_layer();
+  double unit =
+      layer.params * scale / d.tp +
+      (layer.expert_params > 0 ? layer.expert_params * scale / (1.0 * d.ep * s.expert_tp) : 0.0);
+  const double vocab_unit = 1.0 * s.model.vocab * s.model.hidden * scale / d.tp;
+  if (p.stage == 0 || p.stage == d.pp - 1) unit = std::max(unit, vocab_unit);
+  return ((1.0 + s.fsdp_prefetch) * kActivationBytes + s.precision.grad_bytes) * unit;
 }
 
 // The full model adds activations for the micro-batches each stage holds in flight and the
@@ -192,6 +230,7 @@ StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degre
   const StageActivations acts =
       stage_activations(s, shape, d, p, layer_activations(s, shape, d), microbatches);
   st.breakdown.activations_bytes = acts.gpu_bytes;
+  st.breakdown.transient_bytes = acts.transient_bytes + gathered_weight_bytes(s, shape, d, p);
   st.offloaded_bytes = acts.host_bytes;
   st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
   return st;

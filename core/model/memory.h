@@ -59,6 +59,7 @@ struct LayerActivations {
   double moe_extra_bytes = 0;
   double checkpoint_bytes = 0;
   double working_bytes = 0;
+  double moe_working_extra_bytes = 0;  // an MoE layer's working set beyond a dense layer's
 };
 LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, const Degrees& d);
 
@@ -67,13 +68,32 @@ LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, c
 // chunk's working set; on the host, what its offloaded layers (the last offload_layers of the
 // stage) hold, in flight. Full recomputation keeps a layer's input (block: the first
 // recompute_layers of the stage; uniform: one input per chunk of recompute_layers).
+// `transient_bytes` is the largest of the stage's moments beyond what it stores (the ZeRO-3
+// weights aside: gathered_weight_bytes): on the last stage the loss's backward, which holds
+// the gradients of the fp32 log-probabilities and of the logits, 8 s b V / t, beside the
+// log-probabilities themselves (stored, 4 s b V / t: Korthikanti Sec. 4.3; PyTorch's
+// cross_entropy is log_softmax then nll_loss, whose backwards each write a gradient of that
+// size); and the working set of the layer being recomputed, all a layer stores with nothing
+// recomputed less what it keeps (Korthikanti Sec. 5: a recomputed layer's activations are all
+// back in memory for its backward). The two never meet: the loss is done before the layers'
+// backward starts.
 struct StageActivations {
   double gpu_bytes = 0;
   double host_bytes = 0;
+  double transient_bytes = 0;
 };
 StageActivations stage_activations(const Scenario& s, const ModelShape& shape, const Degrees& d,
                                    const StageParams& p, const LayerActivations& a,
                                    int microbatches);
+// ZeRO-3 / FSDP gathers a unit's weights just before it computes and frees them after (Zhao et
+// al. 2023, arXiv:2304.11277, Sec. 3.2-3.3): at a time the unit computing and fsdp_prefetch
+// units gathered ahead hold whole 16-bit weights (FSDP's mixed precision computes in BF16),
+// and in the backward the unit's whole gradient waits for its reduce-scatter at the gradient's
+// bytes. A unit is a layer, or the embedding or output layer on the stage holding it (the
+// largest counts); 0 below ZeRO-3.
+double gathered_weight_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                             const StageParams& p);
+
 // One micro-batch's bytes the stage's offloaded layers send to the host (and fetch back).
 double offloaded_bytes_per_microbatch(const Scenario& s, const ModelShape& shape,
                                       const StageParams& p, const LayerActivations& a);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/activations.h"
+
 namespace pe {
 namespace {
 
@@ -86,6 +88,10 @@ double ModelShape::run_forward_flops_per_token(int first, int count, bool padded
 
 double ModelShape::module_recompute_flops_per_token(const LayerShape& layer,
                                                     unsigned modules) const {
+  // torchtitan's per-op policy is a policy of its own: the modules beside it change nothing.
+  if (modules & kEveryOtherMatmul) {
+    return 2.0 * every_other_matmul(*this, layer).recomputed_params * param_scale_;
+  }
   const MlpShape& mlp = layer.mlp;
   double weights = modules & kMlaUpProj ? layer.attention.up_proj_params : 0.0;
   if (!mlp.moe && (modules & kMlp)) weights += mlp.matmul_params;

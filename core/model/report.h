@@ -17,9 +17,14 @@ struct MemoryBreakdown {
   double adam_v_bytes = 0;
   double activations_bytes = 0;
   double overhead_bytes = 0;  // CUDA context, NCCL buffers, allocator (full model only)
+  // What lives only for a moment at the stage's peak (full model only, memory.h): ZeRO-3's
+  // gathered weights, the loss's gradients, the working set of the layer being recomputed.
+  double transient_bytes = 0;
   double optimizer_bytes() const { return master_bytes + adam_m_bytes + adam_v_bytes; }
   double model_state_bytes() const { return weights_bytes + grads_bytes + optimizer_bytes(); }
-  double total_bytes() const { return model_state_bytes() + activations_bytes + overhead_bytes; }
+  double total_bytes() const {
+    return model_state_bytes() + activations_bytes + overhead_bytes + transient_bytes;
+  }
 };
 
 struct StageMemory {

@@ -150,6 +150,9 @@ enum RecomputeModule : unsigned {
   kMlp = 1u << 4,
   kMoe = 1u << 5,
   kSharedExperts = 1u << 6,
+  // Not Megatron's: torchtitan's per-op policy (selective_ac_option "op"), which keeps every
+  // other matmul's output and the attention kernel's and recomputes the rest (activations.h).
+  kEveryOtherMatmul = 1u << 7,
 };
 // Which layers full recomputation re-runs (Megatron-Core's recompute_method): uniform, every
 // layer, its input kept once per chunk of recompute_layers; block, the first recompute_layers
@@ -201,6 +204,10 @@ struct Scenario {
   unsigned recompute_modules = kCoreAttn;  // what selective recomputation re-runs
   int recompute_layers = 0;                // with full: 0 every layer, else as the method says
   RecomputeMethod recompute_method = RecomputeMethod::kUniform;
+  // ZeRO-3 / FSDP: units (layers) whose weights are gathered ahead of the one computing, FSDP's
+  // forward and backward prefetch (Zhao et al. 2023, arXiv:2304.11277, Sec. 3.3.2): 1 by
+  // default, as FSDP runs (memory.h transient_bytes).
+  int fsdp_prefetch = 1;
   // Layers per stage whose stored activations go to host memory in the forward pass and come
   // back for the backward (Megatron-Core's cpu_offloading): the last of each stage.
   int offload_layers = 0;

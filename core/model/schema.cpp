@@ -297,12 +297,18 @@ std::vector<Field> make_fields() {
           "three optimizer states",
           [](const Scenario& s) { return s.precision.total_bytes(); }, nullptr),
       integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group", PE_INT(zero_stage)),
+      integer(
+          "fsdp_prefetch", "memory", "layers", 0, 16,
+          "ZeRO-3: layers whose weights are gathered ahead of the one computing (FSDP prefetch)",
+          PE_INT(fsdp_prefetch)),
       choice("recompute", "memory", {"none", "selective", "full"},
              "activation recomputation: none, selective (recompute_modules) or full",
              PE_ENUM(recompute, Recompute)),
       subset("recompute_modules", "memory",
-             {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"},
-             "what selective recomputation re-runs (Megatron-Core's modules)",
+             {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
+              "every_other_matmul"},
+             "what selective recomputation re-runs (Megatron-Core's modules; every_other_matmul: "
+             "torchtitan's per-op policy, every other matmul's output kept)",
              PE_INT(recompute_modules)),
       integer("recompute_layers", "memory", "layers", 0, 10000,
               "with full: layers per stage (block) or per chunk (uniform); 0: every layer",
@@ -454,6 +460,8 @@ std::vector<Field> make_fields() {
     return s.recompute != Recompute::kSelective;
   };
   row("recompute_modules").inert_reason = "recompute is not selective";
+  row("fsdp_prefetch").inert = [](const Scenario& s) { return s.zero_stage != 3; };
+  row("fsdp_prefetch").inert_reason = "it applies only with zero_stage 3";
   row("recompute_layers").inert = [](const Scenario& s) { return s.recompute != Recompute::kFull; };
   row("recompute_layers").inert_reason = "recompute is not full";
   row("recompute_method").inert = [](const Scenario& s) {

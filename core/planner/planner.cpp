@@ -324,6 +324,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const std::array<int, kStageRuns + 1>& peak_stages = runs.starts;
     const size_t peaks = runs.count;
     std::array<std::array<double, 4>, kStageRuns> states{};
+    std::array<double, kStageRuns> gathered{};
     for (int z = 0; z <= 3; ++z) {
       s.zero_stage = z;
       for (size_t i = 0; i < peaks; ++i) {
@@ -331,6 +332,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
         states[i][static_cast<size_t>(z)] =
             sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu)
                 .model_state_bytes();
+        // ZeRO-3's gathered weights (memory.h), which depend on no other choice of the loop.
+        if (z == 3) gathered[i] = gathered_weight_bytes(s, shape, d, p);
       }
     }
     const double overhead_bytes = s.overhead_gb * 1e9;
@@ -357,11 +360,12 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             s.recompute = rc;
             // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
             const LayerActivations per_layer = layer_activations(s, shape, d);
-            std::array<double, kStageRuns> activations{};
+            std::array<double, kStageRuns> activations{}, transient{};
             for (size_t i = 0; i < peaks; ++i) {
-              activations[i] =
-                  stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m)
-                      .gpu_bytes;
+              const StageActivations acts =
+                  stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m);
+              activations[i] = acts.gpu_bytes;
+              transient[i] = acts.transient_bytes;
             }
             // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
             // first ZeRO stage that fits, kept for the others.
@@ -377,8 +381,9 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
               double bytes = 0;
               for (size_t i = 0; i < peaks; ++i) {
-                const double stage_bytes =
-                    states[i][static_cast<size_t>(z)] + activations[i] + overhead_bytes;
+                const double stage_bytes = states[i][static_cast<size_t>(z)] + activations[i] +
+                                           overhead_bytes +
+                                           (transient[i] + (z == 3 ? gathered[i] : 0.0));
                 if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
               }
               result.least_bytes = std::min(result.least_bytes, bytes);
