@@ -111,8 +111,10 @@ TEST(ReferenceRuns, NarayananTable1MedianWithin8PercentWorstWithin15) {
 }
 
 // Dubey et al. 2024, Table 4: BF16 MFU 43% on 8,192 H100 (DP 64), 41% on 16,384 (DP 128); the
-// 8,192-GPU run calibrated H100's matmul efficiency, the 16,384-GPU run is the check. Both
-// must land within 5 points of the published 38-43%.
+// 8,192-GPU run calibrated H100's matmul efficiency (with no recomputation), the 16,384-GPU run
+// is the check. Both must land within 5 points of the published 38-43%. The paper names no
+// recomputation; the runs assume torchtitan's per-op policy (every other matmul's output
+// kept), with which they fit in 80 GB (reference_runs.cpp).
 TEST(ReferenceRuns, Llama3405BMfuWithin5PointsOfPublished) {
   for (auto [dp, published] : {std::pair{64, 0.43}, std::pair{128, 0.41}}) {
     const Report r =
@@ -122,8 +124,10 @@ TEST(ReferenceRuns, Llama3405BMfuWithin5PointsOfPublished) {
                   "\"global_batch\":2048,\"precision\":\"megatron_fp32_grads\",\"zero_stage\":1,"
                   "\"sequence_parallel\":true,\"schedule\":\"interleaved\",\"virtual_stages\":8,"
                   "\"first_stage_layers\":7,\"last_stage_layers\":7,\"overlap_grad_reduce\":true,"
-                  "\"overlap_param_gather\":true,\"memory_model\":\"full\"}");
+                  "\"overlap_param_gather\":true,\"memory_model\":\"full\",\"recompute\":\"selective\","
+                  "\"recompute_modules\":[\"every_other_matmul\"]}");
     EXPECT_NEAR(r.time.mfu, published, 0.05) << dp;
+    EXPECT_TRUE(r.memory.fits) << r.memory.per_gpu_bytes;
     EXPECT_GE(r.time.mfu, 0.38 - 0.05);
     EXPECT_LE(r.time.mfu, 0.43 + 0.05);
     // 7 + 14 x 8 + 7 layers; 16M tokens = 2048 sequences of 8192 over DP = m micro-batches.
@@ -224,13 +228,12 @@ TEST(ReferenceRuns, PanelCarriesEachRunsPublishedFigurePredictionAndError) {
   EXPECT_EQ(with_figure, 8 + 10 + 2 + 1 + 1 + 1 + 4 + 6);
 }
 
-// Every published run ran, so its estimate must stay under the GPU's memory; Llama 3 405B is
-// the known exception (core/README.md: this model's activation accounting exceeds Meta's).
+// Every published run ran, so its estimate must stay under the GPU's memory; Llama 3 405B's
+// 8K stage with its assumed recomputation fits under the 80% rule too (the test above).
 TEST(ReferenceRuns, PublishedConfigurationsFitTheirGpus) {
   for (const ReferenceRun& run : reference_runs()) {
     const Report r = report_of(run.scenario_json);
     EXPECT_EQ(r.active_gpus, r.gpus) << run.name;
-    if (run.table == "Llama 3 405B") continue;
     // DeepSeek-V3 cached activations in FP8 (arXiv:2412.19437 Sec. 3.3), which the model's 16-bit
     // accounting does not; the count rows are parameter counts, not runs.
     if (run.table == "DeepSeek-V3" || run.table == "MoE parameter counts") continue;
