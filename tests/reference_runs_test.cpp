@@ -117,15 +117,15 @@ TEST(ReferenceRuns, NarayananTable1MedianWithin8PercentWorstWithin15) {
 // kept), with which they fit in 80 GB (reference_runs.cpp).
 TEST(ReferenceRuns, Llama3405BMfuWithin5PointsOfPublished) {
   for (auto [dp, published] : {std::pair{64, 0.43}, std::pair{128, 0.41}}) {
-    const Report r =
-        report_of("{\"model\":\"llama3-405b\",\"gpus\":" + std::to_string(dp * 128) +
-                  ",\"degrees\":{\"dp\":" + std::to_string(dp) +
-                  ",\"tp\":8,\"pp\":16},\"gpu\":\"H100-80GB\",\"network_gb_s\":50,\"seq_len\":8192,"
-                  "\"global_batch\":2048,\"precision\":\"megatron_fp32_grads\",\"zero_stage\":1,"
-                  "\"sequence_parallel\":true,\"schedule\":\"interleaved\",\"virtual_stages\":8,"
-                  "\"first_stage_layers\":7,\"last_stage_layers\":7,\"overlap_grad_reduce\":true,"
-                  "\"overlap_param_gather\":true,\"memory_model\":\"full\",\"recompute\":\"selective\","
-                  "\"recompute_modules\":[\"every_other_matmul\"]}");
+    const Report r = report_of(
+        "{\"model\":\"llama3-405b\",\"gpus\":" + std::to_string(dp * 128) +
+        ",\"degrees\":{\"dp\":" + std::to_string(dp) +
+        ",\"tp\":8,\"pp\":16},\"gpu\":\"H100-80GB\",\"network_gb_s\":50,\"seq_len\":8192,"
+        "\"global_batch\":2048,\"precision\":\"megatron_fp32_grads\",\"zero_stage\":1,"
+        "\"sequence_parallel\":true,\"schedule\":\"interleaved\",\"virtual_stages\":8,"
+        "\"first_stage_layers\":7,\"last_stage_layers\":7,\"overlap_grad_reduce\":true,"
+        "\"overlap_param_gather\":true,\"memory_model\":\"full\",\"recompute\":\"selective\","
+        "\"recompute_modules\":[\"every_other_matmul\"]}");
     EXPECT_NEAR(r.time.mfu, published, 0.05) << dp;
     EXPECT_TRUE(r.memory.fits) << r.memory.per_gpu_bytes;
     EXPECT_GE(r.time.mfu, 0.38 - 0.05);

@@ -12,6 +12,7 @@ const PARTS = [
   ['optimizer', 'Optimizer (master + Adam m, v)', 'optimizer_bytes'],
   ['activations', 'Activations', 'activations_bytes'],
   ['overhead', 'Overhead (CUDA context, NCCL, allocator)', 'overhead_bytes'],
+  ['transient', 'Transient (gathered weights, loss, recomputed layer)', 'transient_bytes'],
 ];
 const W = 640; // chart width, SVG user units
 const H = 170;

@@ -26,8 +26,11 @@ function modelNote(m) {
     `(${fmt.bytes(b.weights_bytes)}), gradients (${fmt.bytes(b.grads_bytes)}) and ` +
     `optimizer states (${fmt.bytes(b.optimizer_bytes)}), it counts activations ` +
     `(${fmt.bytes(b.activations_bytes)}) and overhead for the CUDA context, NCCL and ` +
-    `the allocator (${fmt.bytes(b.overhead_bytes)}): ${fmt.bytes(m.per_gpu_bytes)} on ` +
-    'the busiest GPU.'
+    `the allocator (${fmt.bytes(b.overhead_bytes)})` +
+    (b.transient_bytes > 0
+      ? `, and what lives for a moment (${fmt.bytes(b.transient_bytes)})`
+      : '') +
+    `: ${fmt.bytes(m.per_gpu_bytes)} on the busiest GPU.`
   );
 }
 
