@@ -100,6 +100,7 @@ describe('advanced section', () => {
       optimizer: b.optimizer_bytes,
       activations: b.activations_bytes,
       overhead: b.overhead_bytes,
+      transient: b.transient_bytes,
       total: zero3.memory.per_gpu_bytes,
       gpu: zero3.memory.gpu_memory_bytes,
       headroom: zero3.memory.headroom_bytes,
