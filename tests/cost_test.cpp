@@ -25,6 +25,8 @@ TEST(Cost, GpuHoursAndMoneyByHand) {
   EXPECT_DOUBLE_EQ(c.tokens_per_day, 34.56e9);
   EXPECT_NEAR(c.gpu_hours_per_trillion_tokens, 711111.1, 0.1);
   EXPECT_NEAR(c.gpu_hours_to_train, c.gpu_hours_per_trillion_tokens, 1e-6);
+  // A trillion tokens at $2 per GPU-hour: 711,111 x 2 = $1,422,222.
+  EXPECT_NEAR(c.usd_per_trillion_tokens, 1422222.2, 0.1);
   EXPECT_NEAR(c.usd_to_train, 2 * c.gpu_hours_to_train, 1e-6);
 }
 

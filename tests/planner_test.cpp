@@ -118,7 +118,8 @@ TEST(Planner, SmallMemoryKeepsItsSize) {
   Scenario s = book_on(1);
   s.gpu.memory_gb = 0.5;
   const PlanResult r = plan(s, 1);
-  EXPECT_NE(r.why_best.find("the 500 MB it has"), std::string::npos) << r.why_best;
+  EXPECT_NE(r.why_best.find("the 400 MB each GPU may use (80% of its 500 MB)"), std::string::npos)
+      << r.why_best;
 }
 
 TEST(Planner, OneRowPerLayoutWithItsVariantsUnderIt) {
@@ -138,14 +139,30 @@ TEST(Planner, OneRowPerLayoutWithItsVariantsUnderIt) {
   }
 }
 
+// The margin is kept free beyond the 80% rule: 80% less 25% of 80 GB is 44 GB.
 TEST(Planner, HeadroomKeepsAMarginFree) {
   const PlanResult r = plan(book_on(16), 50, {.headroom = 0.25});
   ASSERT_FALSE(r.top.empty());
-  EXPECT_DOUBLE_EQ(r.memory_limit_bytes, 60e9);
+  EXPECT_DOUBLE_EQ(r.memory_limit_bytes, 44e9);
   for (size_t i = 0; i < r.top.size(); ++i) {
-    EXPECT_LE(r.top[i].per_gpu_bytes, 60e9);
-    for (const Plan& v : r.variants[i]) EXPECT_LE(v.per_gpu_bytes, 60e9);
+    EXPECT_LE(r.top[i].per_gpu_bytes, 44e9);
+    for (const Plan& v : r.variants[i]) EXPECT_LE(v.per_gpu_bytes, 44e9);
   }
+}
+
+// Every margin counts, a small one too: 10% takes the limit from 64 GB (80% of 80) to 56 GB.
+TEST(Planner, ASmallMarginStillChangesTheLimit) {
+  EXPECT_DOUBLE_EQ(plan(book_on(16), 5).memory_limit_bytes, 64e9);
+  EXPECT_DOUBLE_EQ(plan(book_on(16), 5, {.headroom = 0.1}).memory_limit_bytes, 56e9);
+}
+
+// A plan's cost per trillion tokens is the report's for its scenario.
+TEST(Planner, APlansCostPerTrillionTokensIsItsReports) {
+  const PlanResult r = plan(book_on(16), 3);
+  ASSERT_FALSE(r.top.empty());
+  const Plan& p = r.top.front();
+  const double expected = 16 * (1e12 / p.tokens_per_s) / 3600 * 2.0;  // $2 per GPU-hour
+  EXPECT_NEAR(p.usd_per_trillion_tokens / expected, 1, 1e-12);
 }
 
 TEST(Planner, ReportsProgressPerLayout) {

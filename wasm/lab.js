@@ -89,7 +89,8 @@ export async function createLab({ planner = false, ...options } = {}) {
     // The planner (createLab({ planner: true }) only): { evaluated, feasible, why_best,
     // warnings, plans: [...] }, one plan per DP×TP×PP (×CP×EP) layout, fastest first, each
     // with its layout's next fastest in variants.
-    // options: headroom (the fraction of GPU memory a plan leaves free, 0 to 0.9) and
+    // options: headroom (the fraction of GPU memory a plan leaves free beyond the core's 80%
+    // fit rule, 0 to 0.9: 0.1 keeps a plan under 70%) and
     // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
     // onProgress returning false cancels the search: plan() then throws a LabError with
     // key 'onProgress' and cancelled true. An exception in onProgress also ends the search

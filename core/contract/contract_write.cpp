@@ -6,6 +6,7 @@
 #include "explain/explain.h"
 #include "model/calibrate.h"
 #include "model/explorer.h"
+#include "model/memory.h"
 #include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/presets.h"
@@ -214,6 +215,7 @@ json report_json(const Report& r) {
         {"gpu_hours_per_day", r.cost.gpu_hours_per_day},
         {"usd_per_day", r.cost.usd_per_day},
         {"gpu_hours_per_trillion_tokens", r.cost.gpu_hours_per_trillion_tokens},
+        {"usd_per_trillion_tokens", r.cost.usd_per_trillion_tokens},
         {"gpu_hours_to_train", r.cost.gpu_hours_to_train},
         {"usd_to_train", r.cost.usd_to_train}}},
       {"order", {{"rule_order_step_s", r.rule_order_step_s}, {"order_cost_s", r.order_cost_s}}},
@@ -402,6 +404,7 @@ json plan_entry(const Scenario& base, const Plan& p) {
           {"bubble_fraction", p.bubble_fraction},
           {"mfu", p.mfu},
           {"tokens_per_s", p.tokens_per_s},
+          {"usd_per_trillion_tokens", p.usd_per_trillion_tokens},
           {"comms", comms_json(p.comms)},
           {"scenario", scenario_json(scenario_of(base, p))}};
 }
@@ -427,9 +430,14 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
     entry["variants"] = std::move(variants);
     plans.push_back(std::move(entry));
   }
-  json out = {{"evaluated", result.evaluated}, {"feasible", result.feasible},
-              {"why_best", result.why_best},   {"warnings", result.warnings},
-              {"headroom", options.headroom},  {"memory_limit_bytes", result.memory_limit_bytes}};
+  json out = {{"evaluated", result.evaluated},
+              {"feasible", result.feasible},
+              {"why_best", result.why_best},
+              {"warnings", result.warnings},
+              {"headroom", options.headroom},
+              {"memory_limit_bytes", result.memory_limit_bytes},
+              {"safe_fraction", safe_memory_fraction()},
+              {"tie_within", kTieWithin}};
   out["plans"] = std::move(plans);
   return out.dump();
 }

@@ -449,6 +449,18 @@ Derivation cost_per_day(const Scenario& s, const Report& r) {
                 r.cost.usd_per_day, "$", "price_per_gpu_hour (set your own)");
 }
 
+// A trillion tokens at the run's pace, every GPU of the fleet paid for (cost.h).
+Derivation cost_per_trillion_tokens(const Scenario& s, const Report& r) {
+  return derive("n × (T ÷ τ) ÷ 3600 × c",
+                {{"n", 1.0 * r.gpus, "GPUs", "GPUs"},
+                 {"T", 1e12, "tokens", "a trillion tokens"},
+                 {"τ", r.time.tokens_per_s, "tokens/s", "tokens per second"},
+                 {"c", s.price_per_gpu_hour, "$/GPU-hour", "price per GPU-hour"}},
+                r.cost.usd_per_trillion_tokens, "$",
+                "GPU-hours per trillion tokens, DeepSeek-V3's unit (arXiv:2412.19437 Sec. 1), "
+                "at price_per_gpu_hour (set your own)");
+}
+
 Derivation order_cost(const Scenario& s, const Report& r) {
   return derive(
       "T − Tr",
@@ -807,6 +819,7 @@ constexpr Entry kEntries[] = {
     {"time.expert_load", nullptr, expert_load, moe_report},
     {"pipeline.bubble_fraction", nullptr, of_report<bubble>},
     {"cost.usd_per_day", nullptr, cost_per_day},
+    {"cost.usd_per_trillion_tokens", nullptr, cost_per_trillion_tokens},
     {"order.order_cost_s", nullptr, order_cost},
     {"comms.data.bytes_per_message", kData, data_message},
     {"comms.data.bytes_per_gpu_per_step", kData, per_step_of<kData, data_message>},

@@ -2,6 +2,11 @@
 
 namespace pe {
 
+double gpu_hours_per_trillion_tokens(int gpus, double tokens_per_s) {
+  constexpr double kSecondsPerHour = 3600;
+  return tokens_per_s > 0 ? gpus * (1e12 / tokens_per_s) / kSecondsPerHour : 0;
+}
+
 CostReport cost_report(const Scenario& s, const TimeReport& t) {
   constexpr double kSecondsPerHour = 3600, kSecondsPerDay = 86400;
   CostReport c;
@@ -11,7 +16,8 @@ CostReport cost_report(const Scenario& s, const TimeReport& t) {
   c.tokens_per_day = t.tokens_per_s * kSecondsPerDay;
   c.gpu_hours_per_day = s.gpus * kSecondsPerDay / kSecondsPerHour;
   c.usd_per_day = c.gpu_hours_per_day * s.price_per_gpu_hour;
-  c.gpu_hours_per_trillion_tokens = s.gpus * (1e12 / t.tokens_per_s) / kSecondsPerHour;
+  c.gpu_hours_per_trillion_tokens = gpu_hours_per_trillion_tokens(s.gpus, t.tokens_per_s);
+  c.usd_per_trillion_tokens = c.gpu_hours_per_trillion_tokens * s.price_per_gpu_hour;
   c.gpu_hours_to_train = s.gpus * t.time_to_train_s / kSecondsPerHour;
   c.usd_to_train = c.gpu_hours_to_train * s.price_per_gpu_hour;
   return c;

@@ -9,4 +9,8 @@ namespace pe {
 
 CostReport cost_report(const Scenario& s, const TimeReport& time);
 
+// GPU-hours per trillion tokens: gpus x (1e12 / tokens per second) / 3,600 (DeepSeek-V3's unit,
+// arXiv:2412.19437 Sec. 1). The planner's plans use it too.
+double gpu_hours_per_trillion_tokens(int gpus, double tokens_per_s);
+
 }  // namespace pe

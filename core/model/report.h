@@ -158,7 +158,8 @@ struct CostReport {
   // gpus x (1e12 / tokens/s) / 3600: the unit DeepSeek-V3's report gives (180K H800
   // GPU-hours per trillion tokens, arXiv:2412.19437 Sec. 1).
   double gpu_hours_per_trillion_tokens = 0;
-  double gpu_hours_to_train = 0;  // 0 when no token budget is given
+  double usd_per_trillion_tokens = 0;  // those GPU-hours x the price: what a token budget costs
+  double gpu_hours_to_train = 0;       // 0 when no token budget is given
   double usd_to_train = 0;
 };
 

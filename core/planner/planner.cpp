@@ -7,6 +7,7 @@
 
 #include "model/comms.h"
 #include "model/context.h"
+#include "model/cost.h"
 #include "model/layout_facts.h"
 #include "model/memory.h"
 #include "model/model_shape.h"
@@ -189,11 +190,10 @@ std::string why_none(const Scenario& base, const PlanResult& r) {
            count(r.batch_suggested) + ".";
   }
   const double has = base.gpu.memory_gb * 1e9;
-  const std::string limit =
-      r.memory_limit_bytes >= has
-          ? "the " + gb(has) + " each GPU has"
-          : "the " + gb(r.memory_limit_bytes) + " each GPU may use (the " + gb(has) +
-                " it has less " + a_percent(1 - r.memory_limit_bytes / has) + " headroom margin)";
+  const double margin = safe_memory_fraction() - r.memory_limit_bytes / has;
+  const std::string limit = "the " + gb(r.memory_limit_bytes) + " each GPU may use (" +
+                            percent(safe_memory_fraction()) + " of its " + gb(has) +
+                            (margin > 1e-9 ? " less " + a_percent(margin) + " margin" : "") + ")";
   return "No layout fits: the least any configuration needs is " + gb(r.least_bytes) +
          " per GPU, more than " + limit + ". Use more or larger GPUs.";
 }
@@ -256,8 +256,9 @@ std::string explain(const Scenario& base, const PlanResult& r) {
          " per GPU";
   if (r.top.size() > 1) {
     const double lead = r.top[1].step_s / p.step_s - 1;
-    why += lead < 0.005 ? "; the next layout is within 0.5%"
-                        : "; " + percent(lead) + " faster than the next layout";
+    why += lead < kTieWithin ? "; the next layout is " + percent(lead) + " slower, within " +
+                                   percent(kTieWithin) + ": the model cannot tell them apart"
+                             : "; " + percent(lead) + " faster than the next layout";
   }
   return why + ".";
 }
@@ -284,9 +285,9 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   // The layers' kinds: the same for every layout and configuration (the planner varies none of
   // the fields they depend on).
   const ModelShape shape(s);
-  // The model's safe fraction of memory, or less when the reader asks for a wider margin.
+  // The model's safe fraction of memory, less the margin the reader asks for.
   const double memory_bytes =
-      base.gpu.memory_gb * 1e9 * std::min(safe_memory_fraction(), 1 - options.headroom);
+      base.gpu.memory_gb * 1e9 * std::max(0.0, safe_memory_fraction() - options.headroom);
   result.memory_limit_bytes = memory_bytes;
   result.least_bytes = INFINITY;
   // Never offer a plan the contract would refuse: v stops where the field's range does.
@@ -414,6 +415,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               p.bubble_fraction = pipeline.bubble_fraction;
               p.mfu = t.mfu;
               p.tokens_per_s = t.tokens_per_s;
+              p.usd_per_trillion_tokens =
+                  gpu_hours_per_trillion_tokens(s.gpus, t.tokens_per_s) * s.price_per_gpu_hour;
               kept.offer(p);
             }
           }

@@ -24,11 +24,19 @@ struct Plan {
   double bubble_fraction = 0;
   double mfu = 0;
   double tokens_per_s = 0;
+  double usd_per_trillion_tokens = 0;  // cost.h, at the scenario's price per GPU-hour
   CommsReport comms;
 };
 
 // How many variants (ZeRO, recompute, SP, micro-batch, schedule) each layout keeps.
 inline constexpr int kVariantsPerLayout = 8;
+
+// Plans whose step time is within this share of the best one's are ties: the model cannot tell
+// them apart. Its step times against published runs (core/README.md, "Validation against
+// published runs") are off by 5.0% on average on Korthikanti et al. 2022 Table 5 and by a
+// median 5.6% over the three fleets of the leave-one-out table; a lead smaller than that is
+// within the model's own error.
+inline constexpr double kTieWithin = 0.05;
 
 struct PlanResult {
   long long evaluated = 0;  // configurations whose memory and step time were computed
@@ -48,12 +56,15 @@ struct PlanResult {
   int batch_suggested = 0;  // when the batch refuses every layout: the smallest one above it
                             // that some layout's DP divides
   double least_bytes = 0;
-  double memory_limit_bytes = 0;  // GPU memory less the headroom
+  double memory_limit_bytes = 0;  // the safe fraction of GPU memory less the headroom
   bool cancelled = false;         // the progress callback stopped the search
 };
 
 struct PlanOptions {
-  // Fraction of GPU memory a plan must leave free (0.1: a plan uses at most 90%).
+  // Fraction of GPU memory a plan leaves free beyond the model's rule that an estimate fits
+  // under safe_memory_fraction() (80%, memory.h): 0.1 keeps a plan under 70%. Every plan the
+  // search returns therefore fits (memory.fits) at any margin; before, the margin was the
+  // whole free share and the 80% rule overrode every margin under 20%.
   double headroom = 0;
   // Called as the search goes: layouts done, layouts in all, configurations evaluated. It
   // returns false to stop the search: the result is then `cancelled`, with no plans.
