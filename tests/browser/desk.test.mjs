@@ -58,7 +58,11 @@ describe('compare', () => {
     let t = await table(page);
     assert.deepEqual(
       t.heads.map((h) => h.replace(/\s+/g, ' ')),
-      ['DP×TP×PP', '2×4×2pin 1', '4×1×4current'],
+      [
+        'DP×TP×PP',
+        '2×4×2pin 1ZeRO 0 · no recompute · 1F1B',
+        '4×1×4currentZeRO 0 · no recompute · 1F1B',
+      ],
     );
     const pinned = core.evaluateSummary(seams(true, true, true));
     const now = core.evaluateSummary(seams(true, false, true));

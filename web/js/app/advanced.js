@@ -6,20 +6,34 @@
 // page's thread), the margin's state row, and `later` (the lab's: once it is ready and the page
 // idle), for what they start at load.
 import { createBreakdown } from '../panels/breakdown.js';
+import { createCalibrate } from '../panels/calibrate.js';
 import { createDeskSummary } from '../panels/desk.js';
 import { createPlanner } from '../panels/planner.js';
 import { createReferences } from '../panels/references.js';
 import { createStepTime } from '../panels/time.js';
 import { createTimeline } from '../panels/timeline.js';
 import { createPlannerSearch, referenceRuns } from '../planner/search.js';
-import { entry } from '../state/state.js';
+import { entry, toScenario } from '../state/state.js';
 import { createAdvancedControls } from './controls-advanced.js';
 
-export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad, later }) {
+export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad, onPin, later }) {
   const row = outputs.appendChild(document.createElement('div'));
   row.className = 'advanced-row';
   const form = createAdvancedControls(body, { onChange, onPreset });
   const desk = createDeskSummary(body); // first in the section, over the form
+  let state = null;
+  // The calibration's own planner runs: the lab's scenario with or without its calibration.
+  const calibrationSearch = createPlannerSearch();
+  const calibrate = createCalibrate(outputs, {
+    onChange,
+    runScenario: () => toScenario({ ...state, calibration: '' }),
+    planTop: (calibrated, top) =>
+      calibrationSearch.run(
+        toScenario(calibrated ? state : { ...state, calibration: '' }),
+        top,
+        entry('plan_headroom').default / 100,
+      ),
+  });
   const renderers = [
     createBreakdown(row),
     createStepTime(row),
@@ -27,22 +41,28 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad,
     createPlanner(outputs, {
       onApply: onLoad,
       onChange,
+      onPin,
       search: createPlannerSearch(),
       margin: entry('plan_headroom'),
       later,
     }),
     createReferences(outputs, { onLoad, runs: referenceRuns, later }),
+    calibrate,
   ];
   return {
-    update(state, report) {
+    update(next, report) {
+      state = next;
       form.update(state, report);
       desk.update(report);
       for (const r of renderers) r.update(report, state);
     },
-    // The core's refusal (null clears it), beside the field of `row` when it shows; the
-    // panels keep the last report the core accepted.
-    showError(message, row = null) {
-      form.showError(message, row);
+    // The core's refusal (null clears it), beside the field of `row` when it shows (a
+    // calibration's beside the figure its key names); the panels keep the last report the
+    // core accepted.
+    showError(message, row = null, key = null) {
+      const calibration = row === 'calibration';
+      form.showError(calibration ? null : message, row);
+      calibrate.showError(calibration ? message : null, key);
     },
   };
 }

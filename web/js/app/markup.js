@@ -14,7 +14,7 @@ export const MARKUP = `
 <p class="error lab-error" role="alert" hidden></p>
 
 <div class="intro" data-part="intro">
-  <h2 id="@@title"><span class="title-text">Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</span></h2>
+  <h2 id="@@title"><span class="title-text">Toggle the three seams; degrees auto-factor to <span data-text="gpus">16</span> GPUs</span><span class="title-model"></span></h2>
 </div>
 
 <div class="toolbar">
@@ -151,6 +151,36 @@ export const MARKUP = `
 </div>
 <p class="small change-note" role="status"></p>
 
+<div class="desk" hidden>
+  <p class="desk-bar"><button type="button" class="tool to-book">← The book's view</button>
+    <span class="small">The planning desk: the run's inputs beside its results, the planner and
+      Compare side by side.</span></p>
+  <div class="desk-cols">
+    <div class="desk-inputs" role="group" aria-label="The run's inputs"></div>
+    <div class="desk-results">
+      <div class="desk-tabs" role="tablist" aria-label="Results">${[
+        ['results', 'Results'],
+        ['plan', 'Planner and Compare'],
+        ['runs', 'Published runs'],
+        ['calibrate', 'Calibrate to your run'],
+      ]
+        .map(
+          ([name, label]) =>
+            `<button type="button" role="tab" class="desk-tab" data-tab="${name}" id="@@tab-${name}" aria-controls="@@pane-${name}">${label}</button>`,
+        )
+        .join('')}</div>
+      ${['results', 'plan', 'runs', 'calibrate']
+        .map(
+          (name) =>
+            `<div class="desk-pane" role="tabpanel" data-pane="${name}" id="@@pane-${name}" aria-labelledby="@@tab-${name}" hidden></div>`,
+        )
+        .join('')}
+    </div>
+  </div>
+</div>
+<p class="desk-open" data-part="advanced"><button type="button" class="tool open-desk">Open the
+  planning desk</button> <span class="small">to size a real run: inputs beside results, the
+  planner and Compare together</span></p>
 <div class="kept-run" data-part="advanced" hidden><p class="small kept-text"></p>
   <button type="button" class="tool restore-run">Reopen the sized run</button></div>
 <details class="advanced" data-part="advanced">

@@ -10,7 +10,8 @@ export function createNotes(root) {
   const list = root.querySelector('.pe-notes-list');
   const errorBox = root.querySelector('.lab-error');
   let notes = [];
-  let field = null; // (message, row) -> true when the form placed the message beside a field
+  // (message, row, key) -> true when the form placed the message beside a field
+  let field = null;
 
   function show(next) {
     notes = next;
@@ -42,8 +43,8 @@ export function createNotes(root) {
     // The core's (or the table's) refusal of what is on screen, null to clear it. `row` is the
     // state row its key names. The form keeps what was typed, so the reader sees the value
     // the message is about.
-    error(message, row = null) {
-      const beside = Boolean(field?.(message, row)) && Boolean(message);
+    error(message, row = null, key = null) {
+      const beside = Boolean(field?.(message, row, key)) && Boolean(message);
       errorBox.hidden = !message || beside;
       errorBox.textContent = message && !beside ? message : '';
     },

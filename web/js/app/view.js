@@ -1,6 +1,7 @@
 // What one lab draws: the switches and the nesting order, the book's panels (summary, order,
 // grid, memory, wire, compare), the book's fleet button, the sized run kept while Advanced is
 // closed, the "Advanced" section (its module imported the first time the state opens it), the
+// planning desk (desk.js, imported the first time the state asks for it: view=desk), the
 // math behind every marked number (explain.js) and the look an author chose (theme, hidden
 // parts). It turns a state and the core's report into pixels and hands the reader's changes
 // back (onChange, onPreset, onLoad, onShow); it decides nothing.
@@ -13,7 +14,7 @@ import { createWire } from '../panels/wire.js';
 import { getPlannerLab } from '../planner/lab.js';
 import { PARTS } from '../state/options.js';
 import { createPins } from '../state/pins.js';
-import { bookFleetPreset, entry, PRESETS, rows } from '../state/state.js';
+import { bookFleetPreset, entry, fromScenario, keepPage, PRESETS, rows } from '../state/state.js';
 import { createControls } from './controls.js';
 import { createExplain } from './explain.js';
 import { createGrid } from './grid.js';
@@ -66,6 +67,47 @@ function createKeptRun(box, onChange) {
 // Derivations are built by the planner's module, loaded the first time a reader opens one.
 const derive = async (report, key) => (await getPlannerLab()).explain(report.scenario, key);
 
+// A scenario key's label and its values' words for Compare's rows: its state row's, else
+// the key in words.
+function describe(key) {
+  const row = rows().find((e) => e.label && (e.scenario === key || `${e.scenario}.name` === key));
+  return { label: row?.label ?? key.replaceAll('_', ' ').replace('.', ': '), labels: row?.labels };
+}
+
+// The look an author chose: the theme, and the parts and controls hidden.
+function applyLookTo(root, look) {
+  root.dataset.theme = look.theme;
+  for (const el of root.querySelectorAll('[data-pe-hidden]')) el.removeAttribute('data-pe-hidden');
+  for (const name of look.hide) {
+    const targets = PARTS.includes(name)
+      ? root.querySelectorAll(`[data-part="${name}"]`)
+      : [...root.querySelectorAll(`[data-state="${name}"]`)].map(
+          (el) => el.closest('.field') ?? el,
+        );
+    for (const el of targets) el.setAttribute('data-pe-hidden', '');
+  }
+}
+
+// The desk (desk.js): its buttons, and its module imported the first time the state asks for
+// it, once the Advanced section's has loaded (the desk arranges that section's parts).
+function deskSlot(root, { onChange, loadAdvanced, onLoaded }) {
+  let desk = null;
+  let loading = null;
+  root.querySelector('.open-desk').addEventListener('click', () => onChange('view', 'desk'));
+  root.querySelector('.to-book').addEventListener('click', () => onChange('advanced', false));
+  return {
+    load: () =>
+      (loading ??= loadAdvanced()
+        .then(() => import('./desk.js'))
+        .then(({ createDesk }) => {
+          desk = createDesk(root);
+          onLoaded();
+        })),
+    update: (on) => desk?.update(on),
+    show: (part) => desk?.show(part),
+  };
+}
+
 export function createView(root, { notes, onChange, onPreset, onLoad, onShow, later }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
@@ -82,7 +124,13 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
   const fleet = createFleetButton($('.fleet-box'), onPreset);
   const kept = createKeptRun($('.kept-run'), onChange);
   const pins = createPins({ lab: () => lab });
-  const compare = createCompare($('.compare'), { onChange, onShow, pins });
+  const compare = createCompare($('.compare'), { onChange, onShow, pins, describe });
+  // A plan's scenario pinned in Compare as the state that loads it, the page's rows kept.
+  const onPin = (scenario, name) => {
+    const pinned = compare.pin(keepPage(fromScenario(scenario), state), name);
+    desk.show('compare');
+    return pinned;
+  };
   let lab = null;
   let state = null; // the state the controls show
   let advanced = null; // the advanced module's view, once loaded
@@ -95,10 +143,11 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
     if (state && details.open !== state.advanced) onChange('advanced', details.open);
   });
 
-  // The core's refusal goes beside the form's field while the section is open.
-  notes.besideField = (message, row) => {
+  // The core's refusal goes beside the form's field (or the calibration's) while the section
+  // is open.
+  notes.besideField = (message, row, key) => {
     const beside = Boolean(message) && Boolean(state?.advanced) && Boolean(advanced);
-    advanced?.showError(beside ? message : null, row?.name ?? null);
+    advanced?.showError(beside ? message : null, row?.name ?? null, key);
     return beside;
   };
 
@@ -112,6 +161,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
         onChange,
         onPreset,
         onLoad,
+        onPin,
         later,
       });
       applyLook(look);
@@ -120,20 +170,8 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
     return advancedLoading;
   }
 
-  function applyLook(next) {
-    look = next;
-    root.dataset.theme = look.theme;
-    for (const el of root.querySelectorAll('[data-pe-hidden]'))
-      el.removeAttribute('data-pe-hidden');
-    for (const name of look.hide) {
-      const targets = PARTS.includes(name)
-        ? root.querySelectorAll(`[data-part="${name}"]`)
-        : [...root.querySelectorAll(`[data-state="${name}"]`)].map(
-            (el) => el.closest('.field') ?? el,
-          );
-      for (const el of targets) el.setAttribute('data-pe-hidden', '');
-    }
-  }
+  const desk = deskSlot(root, { onChange, loadAdvanced, onLoaded: () => destroyed || redraw() });
+  const applyLook = (next) => applyLookTo(root, (look = next));
 
   return {
     applyLook,
@@ -151,9 +189,11 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
       controls.update(state);
       fleet.update(state);
       if (state.advanced) loadAdvanced();
+      if (state.view === 'desk') desk.load();
     },
-    // The section's module, once the state needs it (ready waits for it).
-    advancedReady: () => (state?.advanced ? loadAdvanced() : Promise.resolve()),
+    // The section's module (and the desk's), once the state needs it (ready waits for it).
+    advancedReady: () =>
+      state?.view === 'desk' ? desk.load() : state?.advanced ? loadAdvanced() : Promise.resolve(),
     // A report the core accepted, for `shown` (the state it was asked about); ranks null when
     // the report is the one already drawn (a page-only change): the grid and panels stand.
     render(shown, report, ranks) {
@@ -167,6 +207,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
       }
       kept.update(shown);
       compare.update(shown, report);
+      desk.update(state.view === 'desk');
       if (advanced && state.advanced) advanced.update(shown, report);
       explain.update(report); // after every panel: the advanced ones may have just drawn
     },

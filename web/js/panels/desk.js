@@ -1,6 +1,7 @@
 // The desk's summary: a compact strip that stays in view (sticky) over the "Advanced" form,
 // so the effect of a control shows beside it: memory on the busiest GPU against its capacity,
-// the step time, MFU and the cost per day. Every number is the core's report's.
+// the step time, MFU and the cost per trillion tokens and per day (none of the three for a run
+// that does not fit: it would never run). Every number is the core's report's.
 import { make, showNumber } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
@@ -24,7 +25,15 @@ export function createDeskSummary(body) {
   const fill = make('span', { className: 'desk-meter-fill' }, meter);
   const step = item('step', 'Step time', 'time.step_s');
   const mfu = item('mfu', 'MFU', 'time.mfu');
+  const perTokens = item('tokens-cost', 'Per trillion tokens', 'cost.usd_per_trillion_tokens');
   const cost = item('cost', 'Cost per day', 'cost.usd_per_day');
+  const none = (it) => {
+    it.value.textContent = '—';
+    it.value.title = 'the run does not fit its GPUs';
+    delete it.value.dataset.value;
+    it.value.removeAttribute('data-explain');
+  };
+  const explains = (it, key) => (it.value.dataset.explain = key);
 
   return {
     update(report) {
@@ -40,8 +49,21 @@ export function createDeskSummary(body) {
       fill.style.width = `${Math.min(100, (100 * m.per_gpu_bytes) / m.gpu_memory_bytes)}%`;
       const t = report.time;
       showNumber(step.value, t.step_s, fmt.seconds(t.step_s), `${t.step_s} s`);
-      showNumber(mfu.value, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
       const c = report.cost;
+      if (!m.fits) {
+        for (const it of [mfu, perTokens, cost]) none(it);
+        return;
+      }
+      explains(mfu, 'time.mfu');
+      explains(perTokens, 'cost.usd_per_trillion_tokens');
+      explains(cost, 'cost.usd_per_day');
+      showNumber(mfu.value, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
+      showNumber(
+        perTokens.value,
+        c.usd_per_trillion_tokens,
+        fmt.usd(c.usd_per_trillion_tokens),
+        `${fmt.exactNumber(c.usd_per_trillion_tokens)} USD per trillion tokens`,
+      );
       showNumber(
         cost.value,
         c.usd_per_day,

@@ -4,13 +4,15 @@
 // configurations it evaluated and how many fit under the headroom margin, one row per
 // DP×TP×PP layout (its fastest configuration; the others fold under it), sortable by every
 // column, the core's reason when none fits and its warnings when the batch is small for the
-// fleet; "CSV" downloads every row. Choosing a row loads its scenario into the lab.
+// fleet; "CSV" downloads every row. "Use" on a row loads its scenario into the lab, "Pin" adds
+// it to Compare (onPin). Rows within the core's tie tolerance of the fastest (plan result
+// `tie_within`) are marked as ties, the rule said above the table; the margin is kept free
+// below the core's rule that a plan fits (report.memory.safe_fraction, 80%), said beside it.
 import { make, panel } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 import { download } from '../lib/share.js';
 
 export const TOP = 50;
-const HEADROOM = 0.1; // a margin the reader cleared: a plan uses at most 90% of GPU memory
 
 // What the planner chooses; everything else in a scenario is its input.
 const CHOSEN = [
@@ -68,6 +70,12 @@ const COLUMNS = [
   { h: 'Step', v: (p) => p.step_s, t: (p) => fmt.seconds(p.step_s), num: true },
   { h: 'Bubble', v: (p) => p.bubble_fraction, t: (p) => fmt.percent(p.bubble_fraction), num: true },
   { h: 'MFU', v: (p) => p.mfu, t: (p) => fmt.percent(p.mfu), num: true },
+  {
+    h: 'Cost / trillion tokens',
+    v: (p) => p.usd_per_trillion_tokens,
+    t: (p) => fmt.usd(p.usd_per_trillion_tokens),
+    num: true,
+  },
 ];
 const STEP = 7; // the default order: the core's, by step time
 // The note over a table whose search had other inputs.
@@ -81,40 +89,50 @@ const STALE = {
 export function plansCsv(plans) {
   const head = ['rank', 'variant', 'dp', 'tp', 'pp', 'zero_stage', 'recompute'];
   head.push('sequence_parallel', 'micro_batch', 'schedule', 'virtual_stages', 'per_gpu_bytes');
-  head.push('step_s', 'bubble_fraction', 'mfu', 'tokens_per_s');
+  head.push('step_s', 'bubble_fraction', 'mfu', 'tokens_per_s', 'usd_per_trillion_tokens');
   const lines = [head.join(',')];
   plans.forEach((best, i) => {
     [best, ...(best.variants ?? [])].forEach((p, k) => {
       const { dp, tp, pp } = p.degrees;
       const row = [i + 1, k, dp, tp, pp, p.zero_stage, p.recompute, p.sequence_parallel];
       row.push(p.micro_batch, p.schedule, p.virtual_stages, p.per_gpu_bytes, p.step_s);
-      row.push(p.bubble_fraction, p.mfu, p.tokens_per_s);
+      row.push(p.bubble_fraction, p.mfu, p.tokens_per_s, p.usd_per_trillion_tokens);
       lines.push(row.join(','));
     });
   });
   return `${lines.join('\n')}\n`;
 }
 
-// One plan as a table row: its rank (or "variant"), its cells, a button that loads it.
-function planRow(p, label, onApply, variant) {
+// One plan as a table row: its rank (or "variant"), its cells, a button that loads it and one
+// that pins it in Compare; a tie with the fastest (act.tie(p)) is marked, in words too.
+function planRow(p, label, act, variant) {
   const tr = make('tr', { className: variant ? 'variant' : 'layout' });
   const th = make('th', { scope: 'row', textContent: label }, tr);
+  if (act.tie(p)) {
+    tr.classList.add('tie');
+    const mark = make('span', { className: 'tie-mark', textContent: ' ≈' }, th);
+    mark.title = "a tie with the fastest: within the model's error";
+    make('span', { className: 'visually-hidden', textContent: ' (a tie with the fastest)' }, th);
+  }
   for (const c of COLUMNS) make('td', { textContent: c.t(p), className: c.num ? 'num' : '' }, tr);
-  const use = { type: 'button', className: 'apply', textContent: 'Use' };
-  const button = make('button', use, make('td', {}, tr));
-  button.setAttribute(
-    'aria-label',
-    `Use ${variant ? 'variant' : 'layout'} ${label}: ${layoutOf(p)}`,
-  );
-  button.addEventListener('click', () => onApply(p.scenario));
+  const cell = make('td', { className: 'plan-actions' }, tr);
+  const what = `${variant ? 'variant' : 'layout'} ${label}: ${layoutOf(p)}`;
+  const use = make('button', { type: 'button', className: 'apply', textContent: 'Use' }, cell);
+  use.setAttribute('aria-label', `Use ${what}`);
+  use.addEventListener('click', () => act.apply(p.scenario));
+  if (act.pin) {
+    const pin = make('button', { type: 'button', className: 'pin-plan', textContent: 'Pin' }, cell);
+    pin.setAttribute('aria-label', `Pin ${what} in Compare`);
+    pin.addEventListener('click', () => act.pin(p.scenario, layoutOf(p)));
+  }
   return { tr, th };
 }
 
 // A layout's row and, once its fold button opens them, its variants' rows: built only then,
 // as the 50 layouts of a large search have hundreds of variants between them (316 for 405B on
 // 16,384 GPUs: 4,800 elements built and hidden made the table's drawing a long task).
-function layoutRows(p, i, onApply, open, onToggle, sortRows) {
-  const { tr, th } = planRow(p, String(i + 1), onApply, false);
+function layoutRows(p, i, act, open, onToggle, sortRows) {
+  const { tr, th } = planRow(p, String(i + 1), act, false);
   const count = p.variants?.length ?? 0;
   if (count > 0) {
     const more = `${count} more`;
@@ -125,7 +143,7 @@ function layoutRows(p, i, onApply, open, onToggle, sortRows) {
   }
   if (!open || count === 0) return [tr];
   const variants = sortRows(p.variants).map(
-    (v, k) => planRow(v, `${i + 1}.${k + 1}`, onApply, true).tr,
+    (v, k) => planRow(v, `${i + 1}.${k + 1}`, act, true).tr,
   );
   return [tr, ...variants];
 }
@@ -142,7 +160,7 @@ function planTable(section, onSort) {
     b.addEventListener('click', () => onSort(k));
     return th;
   });
-  make('th', { scope: 'col', textContent: 'Use', className: 'visually-hidden' }, head);
+  make('th', { scope: 'col', textContent: 'Use or pin', className: 'visually-hidden' }, head);
   return { table, ths, body: make('tbody', {}, table) };
 }
 
@@ -150,8 +168,8 @@ const ABOUT =
   'Searches every DP×TP×PP factorization of the GPU count × ZeRO stage × recomputation × ' +
   'sequence parallel × micro-batch × schedule (1F1B, or interleaved with every valid number of ' +
   'chunks) for the model, GPU, network, sequence length and global batch set above; drops the ' +
-  'configurations that leave less free memory than the margin and ranks the rest by step time ' +
-  '(ties: less memory). One row per layout; its other configurations fold under it.';
+  'configurations that do not fit with the margin below and ranks the rest by step time ' +
+  '(equal times: less memory first). One row per layout; its other configurations fold under it.';
 
 // The search's controls: the margin (its state row `row`: range and default), the button,
 // Cancel, the progress and the status line.
@@ -163,7 +181,7 @@ function controls(section, row) {
   const value = row.default;
   const margin = make('input', { type: 'number', min, max, step: 5, value }, label);
   margin.name = 'plan_headroom';
-  label.append(' % of GPU memory left free');
+  label.append(' % of GPU memory kept free beyond the fit rule');
   const runText = 'Find the best layout';
   const run = make(
     'button',
@@ -177,10 +195,27 @@ function controls(section, row) {
   csv.setAttribute('aria-label', 'Download the planner rows as CSV');
   const progress = make('progress', { className: 'plan-progress', hidden: true, max: 1 }, section);
   progress.setAttribute('aria-label', 'Planner progress');
+  const rule = make('p', { className: 'small plan-rule' }, section);
   const status = make('p', { className: 'plan-status' }, section);
   status.setAttribute('role', 'status');
-  return { margin, run, cancel, csv, progress, status };
+  return { margin, run, cancel, csv, progress, rule, status };
 }
+
+// The rule a plan must meet, with its source: the core's safe fraction (report.memory).
+function ruleText(safe, margin) {
+  const rule =
+    `A plan fits when the model's estimate stays under ${fmt.percent(safe)} of GPU memory: ` +
+    `Fujii et al. 2024 (arXiv:2411.06465) saw no out-of-memory failure in 454 runs whose ` +
+    `estimate stayed under 80%, and real runs hold more than any model counts.`;
+  return margin > 0
+    ? `${rule} With the margin, a plan stays under ${fmt.percent(safe - margin)}.`
+    : rule;
+}
+
+// The tie rule over the table, from the core's tolerance (plan result tie_within).
+const tieText = (within) =>
+  `≈ marks a tie: within ${fmt.percent(within)} of the fastest step, the model cannot tell ` +
+  'them apart (its step times are off by about that much against published runs).';
 
 // The status line after a search: what it evaluated, what fits, where and how long it took.
 function statusText(r, ms) {
@@ -188,7 +223,8 @@ function statusText(r, ms) {
   const where = r.inPage ? 'in this page' : 'in a worker';
   return (
     `Evaluated ${fmt.integer(r.evaluated)} configurations; ${fmt.integer(r.feasible)} fit ` +
-    `with ${fmt.article(margin)} ${margin} margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
+    `under ${fmt.bytes(r.memory_limit_bytes)} per GPU with ${fmt.article(margin)} ${margin} ` +
+    `margin, ${fmt.integer(r.plans.length)} layouts shown. ` +
     `The search took ${ms.toFixed(1)} ms ${where}.`
   );
 }
@@ -206,18 +242,23 @@ function setBusy(ui, section, on) {
 function headroomOf(input, row) {
   const pct = Number(input.value);
   const [lo, hi] = row.range;
-  return Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) / 100 : HEADROOM;
+  return (Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) : row.default) / 100;
 }
 
 // `search`: the planner's search (planner/search.js createPlannerSearch), this panel's from
 // now on; `margin`: the plan_headroom state row; `later(fn)`: calls fn once the lab is ready
-// and the page idle.
-export function createPlanner(root, { onApply, onChange, search, margin, later = (fn) => fn() }) {
+// and the page idle; `onPin(scenario, name)`: adds a plan to Compare.
+export function createPlanner(
+  root,
+  { onApply, onChange, onPin, search, margin, later = (fn) => fn() },
+) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
   const ui = controls(section, margin);
   const stale = make('p', STALE, section);
   const why = make('p', { className: 'why-best' }, section);
+  const ties = make('p', { className: 'small plan-ties', hidden: true }, section);
+  let safe = null; // the core's fit rule, from the report
   const warnings = make('ul', { className: 'plan-warnings notes' }, section);
   let scenario = null; // the lab's current scenario
   let state = null; // and its state (the margin, whether a search was asked)
@@ -246,8 +287,11 @@ export function createPlanner(root, { onApply, onChange, search, margin, later =
     if (!result) return;
     const toggle = (p) => (open.delete(p) || open.add(p), draw());
     const rank = new Map(result.plans.map((p, i) => [p, i]));
+    const best = result.plans[0]?.step_s ?? 0;
+    const within = result.tie_within ?? 0;
+    const act = { apply: onApply, pin: onPin, tie: (p) => p.step_s <= best * (1 + within) };
     const rows = sortRows(result.plans).flatMap((p) =>
-      layoutRows(p, rank.get(p), onApply, open.has(p), toggle, sortRows),
+      layoutRows(p, rank.get(p), act, open.has(p), toggle, sortRows),
     );
     body.replaceChildren(...rows);
     table.hidden = result.plans.length === 0;
@@ -265,6 +309,8 @@ export function createPlanner(root, { onApply, onChange, search, margin, later =
       run: String(++runs),
     });
     why.textContent = r.why_best ?? '';
+    ties.hidden = !(r.tie_within > 0) || r.plans.length < 2;
+    ties.textContent = ties.hidden ? '' : tieText(r.tie_within);
     warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
     draw();
   }
@@ -300,6 +346,10 @@ export function createPlanner(root, { onApply, onChange, search, margin, later =
 
   ui.run.addEventListener('click', runSearch);
   ui.margin.addEventListener('change', () => onChange?.('plan_headroom', ui.margin.value));
+  const showRule = () => {
+    if (safe !== null) ui.rule.textContent = ruleText(safe, headroom());
+  };
+  ui.margin.addEventListener('input', showRule);
   ui.cancel.addEventListener('click', () => search.cancel());
   ui.csv.addEventListener('click', () => {
     if (!result) return;
@@ -313,6 +363,8 @@ export function createPlanner(root, { onApply, onChange, search, margin, later =
       state = next ?? state;
       stale.hidden = searchedKey === null || searchedKey === inputsKey(scenario);
       if (state && document.activeElement !== ui.margin) ui.margin.value = state.plan_headroom;
+      safe = report.memory.safe_fraction;
+      showRule();
       // A URL that asks for a search (plan=1) gets it once the lab is ready and the page idle,
       // not in the load's tasks; not if one was started or shown meanwhile.
       if (state?.plan && !asked && runs === 0) {

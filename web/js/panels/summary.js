@@ -81,9 +81,25 @@ function createStatus(line) {
   };
 }
 
+// What the heading adds to say which model the numbers are from: the book's, or the fuller
+// one of the Advanced section and the desk (activations and overhead on top of the book's
+// weights and optimizer), and the run the model is calibrated to (report.calibration).
+function modelWords(report) {
+  const full = report.scenario.memory_model === 'full';
+  const parts = full ? ['with activations and overhead'] : [];
+  if (report.calibration) parts.push(report.calibration.says);
+  return parts.length ? ` (${parts.join('; ')})` : '';
+}
+
+// The desk's heading: the run it sizes.
+const deskTitle = (report) =>
+  `Planning desk: ${report.scenario.model?.name ?? 'the model'} on ` +
+  `${fmt.integer(report.gpus)} × ${report.scenario.gpu}, ${fmt.degrees(report.degrees)}`;
+
 export function createSummary(root) {
   const badge = root.querySelector('.badge');
   const titleText = root.querySelector('.title-text');
+  const titleModel = root.querySelector('.title-model');
   const bookTitle = titleText.innerHTML;
   let explicit = false; // the heading names an explicit layout instead of the book's title
   const warnings = createWarnings(root.querySelector('.warn-strip'));
@@ -116,6 +132,14 @@ export function createSummary(root) {
     // Called before update(), which fills the book title's numbers: the title is put back only
     // when the explicit layout's heading replaced it.
     heading(state, report) {
+      const words = modelWords(report);
+      if (titleModel.textContent !== words) titleModel.textContent = words;
+      if (state.view === 'desk') {
+        explicit = true;
+        const text = deskTitle(report);
+        if (titleText.textContent !== text) titleText.textContent = text;
+        return;
+      }
       if (state.degrees === 'auto') {
         if (explicit) titleText.innerHTML = bookTitle;
         explicit = false;

@@ -42,6 +42,7 @@ export const PARTS = [
   'timeline',
   'planner',
   'references',
+  'calibrate',
   'exercises',
   'share',
   'export',

@@ -7,6 +7,24 @@ import { MAX_PINS, PIN_SEPARATOR, pinList } from './rows.js';
 import { entry, span } from './table.js';
 
 const MAX_PIN_CHARS = 4000;
+const MAX_BLOCK_CHARS = 8000;
+
+// A block given as JSON text (the calibration): '' for none, else one JSON object holding only
+// the keys the schema lists for it, kept as its compact text. What each key holds is the
+// core's to judge: a value it refuses names its key (calibration.step_time_s).
+function blockOk(e, value) {
+  if (value === '') return { value };
+  if (typeof value !== 'string' || value.length > MAX_BLOCK_CHARS) return null;
+  let block;
+  try {
+    block = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (!block || typeof block !== 'object' || Array.isArray(block)) return null;
+  if (!Object.keys(block).every((k) => e.keys.includes(k))) return null;
+  return { value: JSON.stringify(block) };
+}
 
 // 'DPxTPxPP' or 'DPxTPxPPxCPxEP' (or with ×) -> { dp, tp, pp, cp, ep }; anything else ->
 // null. EP is not a factor of the GPU count (its groups are carved out of DP × CP).
@@ -53,6 +71,8 @@ export function allowed(name) {
       return `any of ${e.choices.join(', ')}, separated by commas`;
     case 'pins':
       return `up to ${MAX_PINS} states pinned by the lab, separated by ${PIN_SEPARATOR}`;
+    case 'calibration':
+      return `empty, or one JSON object of the measured run with the keys ${e.keys.join(', ')}`;
     case 'degrees':
       return (
         'auto, or DP×TP×PP of the GPU count written as 2x4x2 ' +
@@ -117,6 +137,8 @@ export function parse(name, value) {
     }
     case 'pins':
       return pinsOk(value) ? { value } : refuse();
+    case 'calibration':
+      return blockOk(e, typeof value === 'string' ? value.trim() : value) ?? refuse();
     default:
       throw new Error(`state "${name}" has unknown type ${e.type}`);
   }

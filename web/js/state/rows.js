@@ -573,11 +573,12 @@ export const ROWS = deepFreeze([
   },
 
   // The planner's inputs besides the scenario, so a URL reproduces a search: the headroom
-  // margin (percent of GPU memory a plan leaves free) and whether a search was asked (the
-  // page then searches again on load). Never sent to the core.
+  // margin (percent of GPU memory a plan leaves free below the core's 80% rule, on top of it:
+  // 0 is the rule alone) and whether a search was asked (the page then searches again on
+  // load). Never sent to the core.
   {
     name: 'plan_headroom',
-    own: { type: 'integer', default: 10, range: [0, 90] },
+    own: { type: 'integer', default: 0, range: [0, 70] },
     advanced: true,
     page: true,
   },
@@ -585,6 +586,26 @@ export const ROWS = deepFreeze([
     name: 'plan',
     own: { type: 'boolean', default: false },
     advanced: true,
+    page: true,
+  },
+
+  // The measured run the model is calibrated to (the scenario's `calibration` block, as its
+  // JSON: core/model/calibrate.h), set by the desk's "Calibrate to your run" panel. Kept by
+  // presets and loads, as the pins are; sent only while the Advanced model applies.
+  {
+    name: 'calibration',
+    scenario: 'calibration',
+    own: { type: 'calibration', default: '' },
+    advanced: true,
+    page: true,
+  },
+
+  // Which view the lab shows: the book's, or the planning desk (inputs beside results, the
+  // planner, Compare and the calibration in tabs: app/desk.js). The desk sizes a real run,
+  // so it opens the Advanced model (state.js change()).
+  {
+    name: 'view',
+    own: { type: 'enum', default: 'book', choices: ['book', 'desk'] },
     page: true,
   },
 

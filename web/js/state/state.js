@@ -28,6 +28,9 @@ const SEAM_DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', e
 export function change(state, name, value) {
   const next = { ...state, [name]: valueOf(name, value) };
   if (name in SEAM_DEGREE) next.degrees = 'auto';
+  // The desk sizes a real run: it opens the Advanced model, and closing that leaves the desk.
+  if (name === 'view' && next.view === 'desk') next.advanced = true;
+  if (name === 'advanced' && !next.advanced) next.view = 'book';
   if (next[name] === 'custom' && state[name] !== 'custom') {
     Object.assign(next, presetValues(name, state[name]));
   }
@@ -50,7 +53,8 @@ export function applyPreset(state, name) {
     base = { ...defaults() };
     for (const e of ROWS) if (!e.advanced && !e.own) base[e.name] = state[e.name];
   }
-  return changeMany({ ...base, pins: state.pins }, p.values);
+  const kept = { pins: state.pins, view: state.view, calibration: state.calibration };
+  return changeMany({ ...base, ...kept }, p.values);
 }
 
 // The book view shows its way back from a larger fleet ('sixteen') while the GPU count is not
@@ -75,6 +79,7 @@ function sent(e, value) {
   if (e.type === 'degrees') return value === 'auto' ? undefined : parseDegrees(value);
   if (e.sendAs !== undefined) return value ? e.sendAs : undefined;
   if (e.type === 'set') return value ? value.split(',') : [];
+  if (e.type === 'calibration') return value ? JSON.parse(value) : undefined;
   return e.scale ? value * e.scale : value;
 }
 

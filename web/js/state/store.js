@@ -120,7 +120,7 @@ export function createStore({ view, notes, onAccepted }) {
       // a refused one).
       changeNote = undefined; // a refused change did nothing to say
       const { key, message } = result.error;
-      notes.error(`The model refused this scenario: ${message}`, rowForKey(key, state));
+      notes.error(`The model refused this scenario: ${message}`, rowForKey(key, state), key);
       return;
     }
     // The same answer object means only the page's own rows changed (the planner's margin, a

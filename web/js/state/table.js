@@ -93,6 +93,12 @@ function bind(schema) {
     const b = { ...e };
     if (e.own) {
       Object.assign(b, e.own);
+      // A block read as JSON (the calibration): the keys it may hold are the schema's.
+      const inside = `${e.scenario}.`;
+      if (b.type === 'calibration')
+        b.keys = schema.fields
+          .filter((x) => x.key.startsWith(inside))
+          .map((x) => x.key.slice(inside.length));
     } else {
       Object.assign(b, fromField(e, f));
     }
