@@ -336,3 +336,16 @@ export async function longTasksUntilUrlSearch(env) {
   await lab.close();
   return out;
 }
+
+// Clicks "Find the best layout" and waits for the search's table (the status line counts the
+// searches shown, data-run).
+export async function runPlannerSearch(page) {
+  const runs = () => page.locator('.plan-status').evaluate((el) => Number(el.dataset.run ?? 0));
+  const before = await runs();
+  await page.locator('button.run-planner').click();
+  await page.waitForFunction(
+    (k) => Number(document.querySelector('.plan-status')?.dataset.run ?? 0) > k,
+    before,
+    { timeout: 120_000 },
+  );
+}

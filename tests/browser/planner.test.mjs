@@ -11,6 +11,7 @@ import { openPage, useLab } from './harness.mjs';
 import {
   longTasksDuringSearch,
   PLANNER_URL,
+  runPlannerSearch,
   setField,
   setLargeSearchCase,
   settle,
@@ -20,16 +21,7 @@ let env;
 let lab;
 useLab((opened) => ({ env, lab } = opened));
 
-const runs = (page) => page.locator('.plan-status').evaluate((el) => Number(el.dataset.run ?? 0));
-async function search(page) {
-  const before = await runs(page);
-  await page.locator('button.run-planner').click();
-  await page.waitForFunction(
-    (k) => Number(document.querySelector('.plan-status')?.dataset.run ?? 0) > k,
-    before,
-    { timeout: 120_000 },
-  );
-}
+const search = runPlannerSearch;
 async function openAdvanced(page) {
   if (!(await page.locator('details.advanced').evaluate((d) => d.open))) {
     await page.locator('details.advanced > summary').click();

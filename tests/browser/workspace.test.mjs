@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { plannerLab } from '../wasm/labs.mjs';
 import { openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
-import { settle } from './measure.mjs';
+import { runPlannerSearch, settle } from './measure.mjs';
 
 let env;
 before(async () => {
@@ -30,16 +30,7 @@ const NODE =
   '&degrees=4x2x1&sequence_parallel=true&zero_stage=1';
 
 const box = (page, selector) => page.locator(selector).first().boundingBox();
-const runs = (page) => page.locator('.plan-status').evaluate((el) => Number(el.dataset.run ?? 0));
-async function search(page) {
-  const before = await runs(page);
-  await page.locator('button.run-planner').click();
-  await page.waitForFunction(
-    (k) => Number(document.querySelector('.plan-status')?.dataset.run ?? 0) > k,
-    before,
-    { timeout: 120_000 },
-  );
-}
+const search = runPlannerSearch;
 // The same run as LLAMA70, as the core reads it (the rest at the defaults).
 const LLAMA70_SCENARIO = {
   gpus: 64,
