@@ -4,13 +4,13 @@
 // with the core's rule; a run that does not fit shows no MFU and no cost; the headroom
 // margin changing the planner's answer at 10%; "Calibrate to your run" from a pasted
 // Megatron-LM line to the heading, the URL and the exported report, and a line refused.
-// Screenshots: build/screenshots/desk-1440.png and desk-390.png.
+// axe on its tabs. Screenshots: build/screenshots/desk-1440.png and desk-390.png.
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import { plannerLab } from '../wasm/labs.mjs';
-import { openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
+import { axe, openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
 import { runPlannerSearch, settle } from './measure.mjs';
 
 let env;
@@ -60,6 +60,7 @@ describe('the desk', () => {
       // The form's first field and the seams are in view in the inputs column.
       assert.ok((await box(page, '.desk-inputs [data-state="gpus"]')).y < WIDE.height);
       await page.screenshot({ path: `${screenshotDir}desk-1440.png` });
+      assert.deepEqual(await axe(page), [], 'axe, the results tab');
       // The planner and Compare: one click away, in the first screen without scrolling.
       await page.getByRole('tab', { name: 'Planner and Compare' }).click();
       assert.equal(await page.evaluate(() => scrollY), 0);
@@ -73,6 +74,8 @@ describe('the desk', () => {
         /under 80% of GPU memory: Fujii et al\. 2024 \(arXiv:2411\.06465\)/,
       );
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), WIDE.width);
+      await page.getByRole('tab', { name: 'Calibrate to your run' }).click();
+      assert.deepEqual(await axe(page), [], 'axe, the planner, Compare and the calibration');
       assert.deepEqual(problems, []);
     } finally {
       await lab.close();
