@@ -78,6 +78,20 @@ TEST(Calibration, BusBandwidthsSetTheLinksAndPeakMemoryTheOverhead) {
   EXPECT_EQ(r["calibration"]["title"], "8 × H100-80GB, ours");
 }
 
+// torchtitan prints tokens per second per GPU: the core turns it into the step it measures,
+// the run's tokens a step (64 sequences of 8,192) over all its GPUs' tokens per second.
+TEST(Calibration, TokensPerSecondPerGpuGiveTheStep) {
+  const double step_s = 1.2 * model_step_s(kRun);
+  const double tps = 64.0 * 8192 / (8 * step_s);
+  const json by_step = evaluated(block(step_s));
+  const json by_tps = evaluated(std::string("{\"scenario\":") + kRun +
+                                ",\"tokens_per_s_per_gpu\":" + json(tps).dump() + "}");
+  ASSERT_FALSE(by_tps.contains("error")) << by_tps.dump().substr(0, 300);
+  EXPECT_NEAR(by_tps["calibration"]["residuals"][0]["measured"].get<double>(), step_s, 1e-9);
+  EXPECT_NEAR(by_tps["scenario"]["efficiency"].get<double>(),
+              by_step["scenario"]["efficiency"].get<double>(), 1e-6);  // block() writes 6 digits
+}
+
 TEST(Calibration, TravelsInTheEchoAndReadsBackToTheSameReport) {
   const json r = evaluated(block(1.1 * model_step_s(kRun)));
   ASSERT_FALSE(r.contains("error")) << r.dump();
@@ -113,6 +127,8 @@ TEST(Calibration, RefusesWhatNoPhysicalConstantReaches) {
   const double model = model_step_s(kRun);
   refused(evaluated(block(0.3 * model)), "calibration.step_time_s",
           "even with its matmuls at 100%");
+  refused(evaluated(std::string("{\"scenario\":") + kRun + ",\"tokens_per_s_per_gpu\":5e6}"),
+          "calibration.tokens_per_s_per_gpu", "even with its matmuls at 100%");
   refused(evaluated(block(model, R"(,"nvlink_bus_gb_s":500)")), "calibration.nvlink_bus_gb_s",
           "allowed 0.1% to 100% of the run's NVLink per direction, 450 GB/s");
   refused(evaluated(block(model, R"(,"network_bus_gb_s":0.01)")), "calibration.network_bus_gb_s",

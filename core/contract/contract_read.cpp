@@ -452,10 +452,10 @@ Problem calibrate(const Reader& in, Scenario& s) {
             "calibration.scenario is missing: a calibration needs the measured run's scenario"};
   }
   if (!block) return {};
-  if (s.calibration.step_time_s <= 0) {
+  if (s.calibration.step_time_s <= 0 && s.calibration.tokens_per_s_per_gpu <= 0) {
     return {"calibration.step_time_s",
             "calibration.step_time_s is missing: a calibration needs the run's measured time per "
-            "step, in seconds, more than 0"};
+            "step, in seconds, more than 0 (or its tokens_per_s_per_gpu)"};
   }
   const Result<CalibrationFit> fit = fit_calibration(s);
   if (!fit.ok()) return fit.problem();

@@ -39,6 +39,14 @@ double step_at(Scenario run, double efficiency) {
   return evaluate(run, false).value().time.step_s;
 }
 
+// The measured step: as given, or from the measured throughput (the run's tokens a step over
+// its fleet's tokens per second: torchtitan's "tps" is per GPU of the whole run).
+double measured_step_s(const Calibration& c, const Scenario& run) {
+  if (c.step_time_s > 0) return c.step_time_s;
+  const double tokens_per_step = 1.0 * evaluate(run, false).value().global_batch * run.seq_len;
+  return tokens_per_step / (run.gpus * c.tokens_per_s_per_gpu);
+}
+
 std::string refusal(const char* key, double value, const char* unit, const std::string& why) {
   return std::string("calibration.") + key + " is " + short_number(value) + unit + ": " + why;
 }
@@ -66,7 +74,8 @@ Problem fit_link(const char* key, double measured_gb_s, double link_gb_s, const 
 
 // The matmul efficiency at which the run's step takes `measured_s`: the step never lengthens
 // as the efficiency rises (a law), so bisection on its logarithm finds it.
-Problem fit_matmul(const Scenario& run, double measured_s, FittedConstant& c) {
+Problem fit_matmul(const Scenario& run, const Calibration& given, double measured_s,
+                   FittedConstant& c) {
   double lo = kLowestMatmulEfficiency, hi = 1;
   const double fastest = step_at(run, hi), slowest = step_at(run, lo);
   std::string why;
@@ -78,8 +87,13 @@ Problem fit_matmul(const Scenario& run, double measured_s, FittedConstant& c) {
     why = "slower than the run's scenario with its matmuls at 2% of peak (" +
           short_number(slowest) + " s); check the run's layout and batch";
   }
-  if (!why.empty()) {
+  if (!why.empty() && given.step_time_s > 0) {
     return {"calibration.step_time_s", refusal("step_time_s", measured_s, " s", why)};
+  }
+  if (!why.empty()) {
+    return {"calibration.tokens_per_s_per_gpu",
+            refusal("tokens_per_s_per_gpu", given.tokens_per_s_per_gpu, " tokens/s",
+                    "a step of " + short_number(measured_s) + " s; " + why)};
   }
   for (int i = 0; i < 60; ++i) {
     const double mid = std::sqrt(lo * hi);
@@ -141,6 +155,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s) {
     }
   }
   const Figures before = figures(run);
+  const double step_s = measured_step_s(c, run);
   const GpuSpec& g = run.gpu;
   FittedConstant matmul{"efficiency", g.matmul_efficiency, 0, "", ""};
   FittedConstant nvlink{"nvlink_efficiency", g.nvlink_efficiency, 0, "", ""};
@@ -152,7 +167,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s) {
   }
   run.gpu.nvlink_efficiency = nvlink.after;
   run.gpu.network_efficiency = network.after;
-  if (p.empty()) p = fit_matmul(run, c.step_time_s, matmul);
+  if (p.empty()) p = fit_matmul(run, c, step_s, matmul);
   run.gpu.matmul_efficiency = matmul.after;
   if (p.empty()) p = fit_overhead(run, c.peak_memory_gb, overhead);
   if (!p.empty()) return Result<CalibrationFit>::failure(p);
@@ -167,7 +182,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s) {
   fit.title = calibration_title(c);
   fit.constants = {matmul, nvlink, network, overhead};
   const Figures after = figures(run);
-  fit.residuals.push_back({"step_time_s", c.step_time_s, before.step_s, after.step_s});
+  fit.residuals.push_back({"step_time_s", step_s, before.step_s, after.step_s});
   if (c.peak_memory_gb > 0) {
     fit.residuals.push_back({"peak_memory_gb", c.peak_memory_gb, before.peak_gb, after.peak_gb});
   }

@@ -173,11 +173,14 @@ struct CalibrationFit;
 struct Calibration {
   std::string name;                     // how the report names it: "8 × H100, 2026-11-28"
   std::shared_ptr<const Scenario> run;  // shared: a scenario is copied often, this rarely set
-  double step_time_s = 0;               // measured time per step (required with a run)
-  double peak_memory_gb = 0;            // measured peak memory on the busiest GPU
-  double tflops_per_gpu = 0;            // measured model TFLOP/s per GPU
-  double nvlink_bus_gb_s = 0;           // nccl-tests all_reduce_perf bus bandwidth inside a node
-  double network_bus_gb_s = 0;          // the same across nodes, per GPU
+  double step_time_s = 0;               // measured time per step (this or the next is required)
+  // Measured throughput (torchtitan's "tps"): the step is then the run's tokens per step over
+  // (GPUs x this).
+  double tokens_per_s_per_gpu = 0;
+  double peak_memory_gb = 0;    // measured peak memory on the busiest GPU
+  double tflops_per_gpu = 0;    // measured model TFLOP/s per GPU
+  double nvlink_bus_gb_s = 0;   // nccl-tests all_reduce_perf bus bandwidth inside a node
+  double network_bus_gb_s = 0;  // the same across nodes, per GPU
   // What the run fitted, once the contract has read it (calibrate.h); the scenario's constants
   // already hold the fitted values.
   std::shared_ptr<const CalibrationFit> fit;

@@ -412,8 +412,12 @@ std::vector<Field> make_fields() {
            "the measured run's scenario: these same fields, on this scenario's GPU, with no "
            "calibration of its own"),
       number("calibration.step_time_s", "calibration", "s", 0, 1e6,
-             "measured time per step; required with a calibration",
+             "measured time per step; this or tokens_per_s_per_gpu is required",
              PE_REAL(calibration.step_time_s)),
+      number("calibration.tokens_per_s_per_gpu", "calibration", "tokens/s", 0, 1e7,
+             "measured tokens per second per GPU (torchtitan's tps), when no step time is "
+             "given: the step is the run's tokens per step / (GPUs x this)",
+             PE_REAL(calibration.tokens_per_s_per_gpu)),
       number("calibration.peak_memory_gb", "calibration", "GB", 0, 1e5,
              "measured peak memory on the busiest GPU (max allocated); 0: not measured",
              PE_REAL(calibration.peak_memory_gb)),

@@ -108,7 +108,3 @@ export function parseRunLog(text) {
   }
   return { tool: [...tools][0], figures, read };
 }
-
-// torchtitan prints tokens per second per GPU, not a step's time: a step of the run moves
-// tokensPerStep tokens (its global batch × sequence length) over `gpus` GPUs.
-export const stepFromTps = (tokensPerStep, gpus, tps) => tokensPerStep / (gpus * tps);

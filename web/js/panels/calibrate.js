@@ -7,11 +7,12 @@
 // searched before and after. A refusal of the core shows beside the field its key names.
 import { make, panel } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
-import { EXPECTED, parseRunLog, stepFromTps } from '../lib/runlog.js';
+import { EXPECTED, parseRunLog } from '../lib/runlog.js';
 
 // The block's figures the reader may type: [key, label, unit].
 const FIGURES = [
   ['step_time_s', 'Step time', 's'],
+  ['tokens_per_s_per_gpu', 'Or tokens per second per GPU (torchtitan’s tps)', 'tokens/s'],
   ['peak_memory_gb', 'Peak memory per GPU (max allocated)', 'GB'],
   ['tflops_per_gpu', 'Model TFLOP/s per GPU', 'TFLOP/s'],
   ['nvlink_bus_gb_s', 'NVLink bus bandwidth (nccl-tests all_reduce_perf)', 'GB/s'],
@@ -106,25 +107,16 @@ function build(section) {
   return { take, runText, runError, log, read, logNote, fields, go, clear, out, plans };
 }
 
-// The figures a log line gives, written into the fields; torchtitan's tps turned into a step
-// of the run `base` (a report). Returns what the note says.
-function readLine(ui, base) {
+// The figures a log line gives, written into the fields (torchtitan's tps as it is: the core
+// turns it into the step it measures). Returns what the note says.
+function readLine(ui) {
   const r = parseRunLog(ui.log.value);
   if (r.error) return { error: r.error };
-  const f = { ...r.figures };
-  const said = [`Read from ${r.tool}: ${r.read.join('; ')}.`];
-  if (f.tokens_per_s_per_gpu && !f.step_time_s) {
-    const tokens = base.global_batch * base.scenario.seq_len;
-    f.step_time_s = stepFromTps(tokens, base.gpus, f.tokens_per_s_per_gpu);
-    said.push(
-      `Step time from tps: ${fmt.integer(tokens)} tokens a step ÷ (${fmt.integer(base.gpus)} ` +
-        `GPUs × ${fmt.count(f.tokens_per_s_per_gpu)} tokens/s) = ${fmt.seconds(f.step_time_s)}.`,
-    );
-  }
   for (const [k] of FIGURES) {
-    if (f[k] !== undefined) ui.fields[k].input.value = String(Number(f[k].toPrecision(6)));
+    const v = r.figures[k];
+    if (v !== undefined) ui.fields[k].input.value = String(Number(v.toPrecision(6)));
   }
-  return { text: said.join(' ') };
+  return { text: `Read from ${r.tool}: ${r.read.join('; ')}.` };
 }
 
 // The block the fields and the run make.
@@ -199,7 +191,7 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
   };
   ui.take.addEventListener('click', () => report && take());
   ui.read.addEventListener('click', () => {
-    const said = readLine(ui, report);
+    const said = readLine(ui);
     ui.logNote.textContent = said.error ?? said.text;
     ui.logNote.classList.toggle('error-text', Boolean(said.error));
   });
