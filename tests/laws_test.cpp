@@ -26,8 +26,10 @@
 #include "model/calibrate.h"
 #include "model/explorer.h"
 #include "model/memory.h"
+#include "model/pipeline.h"
 #include "model/presets.h"
 #include "model/schema.h"
+#include "planner/choices.h"
 #include "planner/planner.h"
 
 namespace pe {
@@ -785,7 +787,8 @@ Verdict plans_evaluate_law(const Sample& x) {
 // A random configuration from the planner's own space (planner.h): TP divides the heads (and
 // is divided by expert_tp), CP only where each rank keeps 8,192 tokens, PP at most the layers,
 // DP divides the batch, EP divides DP x CP and the experts, b a power of two up to 64 dividing
-// the batch per replica, 1F1B, any ZeRO stage, recomputation and SP.
+// the batch per replica, 1F1B, any ZeRO stage and SP, any of the planner's recomputation,
+// offload and precision choices (choices.h).
 std::optional<Scenario> random_plan(const Scenario& base, std::mt19937& g) {
   Dice d{std::mt19937(g())};
   Scenario s = base;
@@ -817,7 +820,13 @@ std::optional<Scenario> random_plan(const Scenario& base, std::mt19937& g) {
   s.schedule = Schedule::kOneFOneB;
   s.virtual_stages = 1;
   s.zero_stage = d.between(0, 3);
-  s.recompute = static_cast<Recompute>(d.between(0, 2));
+  const RecomputeChoice rc = d.pick(recompute_choices(base, stage_split(s, pp).most()));
+  s.recompute = rc.recompute;
+  s.recompute_modules = rc.modules;
+  s.recompute_layers = rc.layers;
+  s.recompute_method = rc.method;
+  s.offload_layers = rc.offload_layers;
+  s.precision = d.pick(precision_choices(base));
   s.sequence_parallel = tp > 1 && d.chance(0.5);
   s.memory_model = MemoryModel::kFull;
   return s;

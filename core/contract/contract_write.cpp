@@ -392,9 +392,16 @@ std::string presets_json() {
 
 namespace {
 json plan_entry(const Scenario& base, const Plan& p) {
+  const Scenario s = scenario_of(base, p);
   return {{"degrees", degrees_json(p.degrees)},
           {"zero_stage", p.zero_stage},
           {"recompute", enum_name("recompute", p.recompute)},
+          {"recompute_modules", field_value(*find_field("recompute_modules"), s)},
+          {"recompute_layers", p.recompute_layers},
+          {"recompute_method", enum_name("recompute_method", p.recompute_method)},
+          {"offload_layers", p.offload_layers},
+          {"precision", p.precision.name},
+          {"fp8", p.precision.fp8},
           {"sequence_parallel", p.sequence_parallel},
           {"micro_batch", p.micro_batch},
           {"schedule", enum_name("schedule", p.schedule)},
@@ -406,7 +413,15 @@ json plan_entry(const Scenario& base, const Plan& p) {
           {"tokens_per_s", p.tokens_per_s},
           {"usd_per_trillion_tokens", p.usd_per_trillion_tokens},
           {"comms", comms_json(p.comms)},
-          {"scenario", scenario_json(scenario_of(base, p))}};
+          {"scenario", scenario_json(s)}};
+}
+}  // namespace
+
+namespace {
+json dropped_json(const std::vector<Dropped>& dropped) {
+  json out = json::array();
+  for (const Dropped& d : dropped) out.push_back({{"what", d.what}, {"why", d.why}});
+  return out;
 }
 }  // namespace
 
@@ -434,6 +449,7 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
               {"feasible", result.feasible},
               {"why_best", result.why_best},
               {"warnings", result.warnings},
+              {"dropped", dropped_json(result.dropped)},
               {"headroom", options.headroom},
               {"memory_limit_bytes", result.memory_limit_bytes},
               {"safe_fraction", safe_memory_fraction()},

@@ -10,7 +10,15 @@
 namespace pe {
 namespace {
 
-int index_of(Recompute r) { return static_cast<int>(r); }
+// What a recomputation's FLOPs depend on: the choice, its modules (selective), its layers and
+// method (full).
+unsigned long long recompute_key(const Scenario& s, Recompute r) {
+  const unsigned long long modules = r == Recompute::kSelective ? s.recompute_modules : 0u;
+  const bool full = r == Recompute::kFull;
+  const unsigned long long layers = full ? static_cast<unsigned>(s.recompute_layers) : 0u;
+  const unsigned long long method = full ? static_cast<unsigned>(s.recompute_method) : 0u;
+  return static_cast<unsigned long long>(r) | modules << 2 | method << 34 | layers << 35;
+}
 
 }  // namespace
 
@@ -23,8 +31,20 @@ LayoutFacts::LayoutFacts(const Scenario& s, const ModelShape& shape, const Degre
       hops_(static_cast<size_t>(std::max(d.pp, 1)), -1),
       params_(static_cast<size_t>(std::max(d.pp, 1))),
       params_known_(static_cast<size_t>(std::max(d.pp, 1)), 0),
-      step_flops_(static_cast<size_t>(std::max(d.pp, 1)), {{{NAN, NAN}, {NAN, NAN}, {NAN, NAN}}}),
-      hardware_flops_{NAN, NAN, NAN} {}
+      step_flops_(static_cast<size_t>(std::max(d.pp, 1))) {}
+
+size_t LayoutFacts::slot_of(Recompute r) const {
+  const unsigned long long key = recompute_key(s_, r);
+  if (last_slot_ < recompute_keys_.size() && recompute_keys_[last_slot_] == key) return last_slot_;
+  const auto at = std::find(recompute_keys_.begin(), recompute_keys_.end(), key);
+  last_slot_ = static_cast<size_t>(at - recompute_keys_.begin());
+  if (at == recompute_keys_.end()) {
+    recompute_keys_.push_back(key);
+    for (auto& stage : step_flops_) stage.push_back({NAN, NAN});
+    hardware_flops_.push_back(NAN);
+  }
+  return last_slot_;
+}
 
 bool LayoutFacts::hop_crosses(int k) const {
   signed char& known = hops_[static_cast<size_t>(k)];
@@ -72,7 +92,8 @@ const std::vector<int>& LayoutFacts::traffic_stages() const {
 }
 
 ModelShape::StepFlops LayoutFacts::step_flops_per_token(int stage, Recompute r) const {
-  ModelShape::StepFlops& known = step_flops_[static_cast<size_t>(stage)][index_of(r)];
+  const size_t slot = slot_of(r);
+  ModelShape::StepFlops& known = step_flops_[static_cast<size_t>(stage)][slot];
   if (std::isnan(known.total)) {
     const StageParams& p = params(stage);
     const unsigned modules = r == Recompute::kSelective ? s_.recompute_modules : 0u;
@@ -86,14 +107,14 @@ double LayoutFacts::model_flops_per_step(int global_batch) const {
   if (flops_batch_ != global_batch) {
     flops_batch_ = global_batch;
     model_flops_ = shape_.model_flops_per_step(global_batch);
-    hardware_flops_ = {NAN, NAN, NAN};
+    std::fill(hardware_flops_.begin(), hardware_flops_.end(), NAN);
   }
   return model_flops_;
 }
 
 double LayoutFacts::hardware_flops_per_step(int global_batch, Recompute recompute) const {
   model_flops_per_step(global_batch);  // resets the cache when the batch changes
-  double& known = hardware_flops_[index_of(recompute)];
+  double& known = hardware_flops_[slot_of(recompute)];
   if (std::isnan(known)) {
     double per_token = 3 * shape_.output_forward_flops_per_token();
     for (int stage = 0; stage < d_.pp; ++stage) {

@@ -21,7 +21,8 @@ class LayoutFacts {
   // `s` and `shape` (the scenario's, computed once for all its layouts) must outlive the facts,
   // and `s` keep the fields they depend on: the model, the sequence, the split's end stages,
   // the memory model, the node size, the nesting order, expert_tp, capacity_factor and
-  // flash_attention (the planner varies only b, the schedule, SP, recomputation and ZeRO).
+  // flash_attention (the planner varies only b, the schedule, SP, recomputation, offload, FP8
+  // and ZeRO).
   LayoutFacts(const Scenario& s, const ModelShape& shape, const Degrees& d);
 
   const ModelShape& shape() const { return shape_; }
@@ -60,11 +61,16 @@ class LayoutFacts {
   mutable std::vector<char> params_known_;
   mutable std::vector<int> traffic_stages_;
   mutable bool traffic_known_ = false;
-  // Per stage and recomputation; NaN: not yet known.
-  mutable std::vector<std::array<ModelShape::StepFlops, 3>> step_flops_;
+  // The recomputations asked for so far, by what their FLOPs depend on (recompute_key), each
+  // a slot of the caches below: the planner tries a dozen or more per layout (choices.h).
+  size_t slot_of(Recompute r) const;
+  mutable std::vector<unsigned long long> recompute_keys_;
+  mutable size_t last_slot_ = 0;
+  // Per stage and slot; NaN: not yet known.
+  mutable std::vector<std::vector<ModelShape::StepFlops>> step_flops_;
   mutable int flops_batch_ = -1;
   mutable double model_flops_ = 0;
-  mutable std::array<double, 3> hardware_flops_;
+  mutable std::vector<double> hardware_flops_;  // per slot
 };
 
 }  // namespace pe

@@ -52,4 +52,14 @@ inline std::string seconds_text(double v) {
   return text;
 }
 
+// Whole numbers with thousands separators: 8192 -> "8,192".
+inline std::string count_text(long long n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && digits[i - 1] != '-' && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace pe

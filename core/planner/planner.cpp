@@ -16,6 +16,8 @@
 #include "model/schema.h"
 #include "model/step_time.h"
 #include "model/text.h"
+#include "planner/choices.h"
+#include "planner/dropped.h"
 
 namespace pe {
 namespace {
@@ -32,14 +34,6 @@ std::vector<int> divisors(int n) {
   low.insert(low.end(), high.rbegin(), high.rend());
   return low;
 }
-
-// CP is searched where each CP rank still holds at least this many tokens of every sequence,
-// that is for sequences of 16,384 tokens and more: shorter chunks leave the attention of a chunk
-// too little work to hide a ring pass behind, and TP and PP already cut the activations of
-// shorter sequences (Megatron-Core recommends CP for long-context training; Llama 3 used it
-// only for its 131,072-token stage, at 8,192 tokens per rank). 2,048- to 8,192-token runs thus
-// keep the three-seam space; Llama 3's 131,072 tokens search up to CP 16.
-constexpr int kMinTokensPerContextRank = 8192;
 
 // The context degrees the sequence calls for: 1, and every divisor of the sequence (and of
 // the heads, with Ulysses) that leaves each rank kMinTokensPerContextRank tokens.
@@ -163,14 +157,7 @@ std::string a_percent(double fraction) {
 }
 std::string gb(double bytes) { return bytes_text(bytes); }
 
-std::string count(long long n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+std::string count(long long n) { return count_text(n); }
 
 // Why nothing is feasible: the layers and heads, the batch, or memory, with its numbers.
 std::string why_none(const Scenario& base, const PlanResult& r) {
@@ -270,6 +257,11 @@ Scenario scenario_of(const Scenario& base, const Plan& p) {
   s.degrees = p.degrees;
   s.zero_stage = p.zero_stage;
   s.recompute = p.recompute;
+  s.recompute_modules = p.recompute_modules;
+  s.recompute_layers = p.recompute_layers;
+  s.recompute_method = p.recompute_method;
+  s.offload_layers = p.offload_layers;
+  s.precision = p.precision;
   s.sequence_parallel = p.sequence_parallel;
   s.micro_batch = p.micro_batch;
   s.schedule = p.schedule;
@@ -301,6 +293,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   result.layouts_batch_refused = candidates.batch_refused;
   result.batch_suggested = candidates.batch_suggested;
   const int total = static_cast<int>(candidates.degrees.size());
+  const std::vector<Precision> precisions = precision_choices(base);
+  LeversSeen seen;
   std::vector<CommsReport> traffic;  // reused: its capacity outlives the loop
   int done = 0;
   // Whether the caller stops the search here (its progress callback returned false).
@@ -316,6 +310,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const int pp = d.pp, tp = d.tp;
     // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
     const LayoutFacts facts(s, shape, d);
+    const std::vector<RecomputeChoice> choices = recompute_choices(base, facts.split().most());
     KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
     const StageSplit& split = facts.split();
     // The stages that can hold the most (memory.h stage_runs: the first of each run), and
@@ -357,67 +352,85 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
         PipelineReport pipeline = pipeline_report(s, d);
         for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
           s.sequence_parallel = sp == 1;
-          for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-            s.recompute = rc;
-            // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
-            const LayerActivations per_layer = layer_activations(s, shape, d);
-            std::array<double, kStageRuns> activations{}, transient{};
-            for (size_t i = 0; i < peaks; ++i) {
-              const StageActivations acts =
-                  stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m);
-              activations[i] = acts.gpu_bytes;
-              transient[i] = acts.transient_bytes;
-            }
-            // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
-            // first ZeRO stage that fits, kept for the others.
-            PipelinePace pace;
-            bool paced = false;  // and the stages' traffic but the data seam's (comms.h)
-            for (int z = 0; z <= 3; ++z) {
-              // ZeRO shards dense states over dp x cp and experts' over their own data-parallel
-              // group (moe.h): only when both are 1 is there nothing to shard. Skipping ZeRO
-              // whenever DP was 1 left faster plans that fit unlisted.
-              if (z > 0 && nothing_to_shard) break;
-              s.zero_stage = z;
-              ++result.evaluated;
-              // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
-              double bytes = 0;
+          for (const Precision& precision : precisions) {
+            s.precision = precision;
+            for (const RecomputeChoice& choice : choices) {
+              s.recompute = choice.recompute;
+              s.recompute_modules = choice.modules;
+              s.recompute_layers = choice.layers;
+              s.recompute_method = choice.method;
+              s.offload_layers = choice.offload_layers;
+              const unsigned levers = lever_bits(s, d);
+              double least = INFINITY;  // of this choice, over the ZeRO stages
+              // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
+              const LayerActivations per_layer = layer_activations(s, shape, d);
+              std::array<double, kStageRuns> activations{}, transient{};
               for (size_t i = 0; i < peaks; ++i) {
-                const double stage_bytes = states[i][static_cast<size_t>(z)] + activations[i] +
-                                           overhead_bytes +
-                                           (transient[i] + (z == 3 ? gathered[i] : 0.0));
-                if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
+                const StageActivations acts =
+                    stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m);
+                activations[i] = acts.gpu_bytes;
+                transient[i] = acts.transient_bytes;
               }
-              result.least_bytes = std::min(result.least_bytes, bytes);
-              if (bytes > memory_bytes) continue;
-              ++result.feasible;
-              if (!paced) {
-                pace = pipeline_pace(s, facts, pipeline);
-                stage_reports_but_data(s, facts, m, traffic);
-                paced = true;
+              // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
+              // first ZeRO stage that fits, kept for the others.
+              PipelinePace pace;
+              bool paced = false;  // and the stages' traffic but the data seam's (comms.h)
+              for (int z = 0; z <= 3; ++z) {
+                // ZeRO shards dense states over dp x cp and experts' over their own data-parallel
+                // group (moe.h): only when both are 1 is there nothing to shard. Skipping ZeRO
+                // whenever DP was 1 left faster plans that fit unlisted.
+                if (z > 0 && nothing_to_shard) break;
+                s.zero_stage = z;
+                ++result.evaluated;
+                // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
+                double bytes = 0;
+                for (size_t i = 0; i < peaks; ++i) {
+                  const double stage_bytes = states[i][static_cast<size_t>(z)] + activations[i] +
+                                             overhead_bytes +
+                                             (transient[i] + (z == 3 ? gathered[i] : 0.0));
+                  if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
+                }
+                least = std::min(least, bytes);
+                if (bytes > memory_bytes) continue;
+                ++result.feasible;
+                if (!paced) {
+                  pace = pipeline_pace(s, facts, pipeline);
+                  stage_reports_but_data(s, facts, m, traffic);
+                  paced = true;
+                }
+                const CommsReport comms = busiest_stage(s, facts, m, traffic);
+                const TimeReport t =
+                    time_report(s, facts, pipeline, comms, base.global_batch, pace);
+                if (levers != 0) seen.fastest(levers, t.step_s, d);
+                // A full heap keeps only what beats its worst: the rest need no Plan built.
+                if (kept.full() && !beats(t.step_s, bytes, kept.worst())) {
+                  continue;
+                }
+                Plan p;
+                p.degrees = d;
+                p.zero_stage = z;
+                p.recompute = s.recompute;
+                p.recompute_modules = s.recompute_modules;
+                p.recompute_layers = s.recompute_layers;
+                p.recompute_method = s.recompute_method;
+                p.offload_layers = s.offload_layers;
+                p.precision = s.precision;
+                p.sequence_parallel = s.sequence_parallel;
+                p.micro_batch = b;
+                p.schedule = s.schedule;
+                p.virtual_stages = v;
+                p.per_gpu_bytes = bytes;
+                p.comms = comms;
+                p.step_s = t.step_s;
+                p.bubble_fraction = pipeline.bubble_fraction;
+                p.mfu = t.mfu;
+                p.tokens_per_s = t.tokens_per_s;
+                p.usd_per_trillion_tokens =
+                    gpu_hours_per_trillion_tokens(s.gpus, t.tokens_per_s) * s.price_per_gpu_hour;
+                kept.offer(p);
               }
-              const CommsReport comms = busiest_stage(s, facts, m, traffic);
-              const TimeReport t = time_report(s, facts, pipeline, comms, base.global_batch, pace);
-              // A full heap keeps only what beats its worst: the rest need no Plan built.
-              if (kept.full() && !beats(t.step_s, bytes, kept.worst())) {
-                continue;
-              }
-              Plan p;
-              p.degrees = d;
-              p.zero_stage = z;
-              p.recompute = rc;
-              p.sequence_parallel = s.sequence_parallel;
-              p.micro_batch = b;
-              p.schedule = s.schedule;
-              p.virtual_stages = v;
-              p.per_gpu_bytes = bytes;
-              p.comms = comms;
-              p.step_s = t.step_s;
-              p.bubble_fraction = pipeline.bubble_fraction;
-              p.mfu = t.mfu;
-              p.tokens_per_s = t.tokens_per_s;
-              p.usd_per_trillion_tokens =
-                  gpu_hours_per_trillion_tokens(s.gpus, t.tokens_per_s) * s.price_per_gpu_hour;
-              kept.offer(p);
+              result.least_bytes = std::min(result.least_bytes, least);
+              if (levers != 0) seen.least(levers, least, d);
             }
           }
         }
@@ -441,6 +454,12 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   if (!std::isfinite(result.least_bytes)) result.least_bytes = 0;
   result.why_best = explain(base, result);
   result.warnings = batch_warnings(base, result);
+  DroppedList dropped = dropped_levers(base, result, seen);
+  if (dropped.decisive >= 0) {
+    const Dropped& d = dropped.list[static_cast<size_t>(dropped.decisive)];
+    result.why_best += " It drops " + d.what + ": " + d.why + ".";
+  }
+  result.dropped = std::move(dropped.list);
   return result;
 }
 

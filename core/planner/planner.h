@@ -15,6 +15,11 @@ struct Plan {
   Degrees degrees;
   int zero_stage = 0;
   Recompute recompute = Recompute::kNone;
+  unsigned recompute_modules = kCoreAttn;  // the rest as the scenario's fields (scenario.h)
+  int recompute_layers = 0;
+  RecomputeMethod recompute_method = RecomputeMethod::kUniform;
+  int offload_layers = 0;
+  Precision precision;  // the scenario's, or the same bytes with FP8 toggled (choices.h)
   bool sequence_parallel = false;
   int micro_batch = 1;
   Schedule schedule = Schedule::kOneFOneB;
@@ -28,7 +33,7 @@ struct Plan {
   CommsReport comms;
 };
 
-// How many variants (ZeRO, recompute, SP, micro-batch, schedule) each layout keeps.
+// How many variants (ZeRO, recompute, offload, FP8, SP, micro-batch, schedule) each layout keeps.
 inline constexpr int kVariantsPerLayout = 8;
 
 // Plans whose step time is within this share of the best one's are ties: the model cannot tell
@@ -37,6 +42,22 @@ inline constexpr int kVariantsPerLayout = 8;
 // median 5.6% over the three fleets of the leave-one-out table; a lead smaller than that is
 // within the model's own error.
 inline constexpr double kTieWithin = 0.05;
+
+// A lever the scenario allows that the best plan does not pull (EP, CP, FP8, selective or full
+// recomputation, activation offload), and why, with numbers: "EP 8", "needs 95 GB per GPU
+// against 64 GB usable".
+struct Dropped {
+  std::string what;
+  std::string why;
+};
+
+// CP is searched where each CP rank still holds at least this many tokens of every sequence,
+// that is for sequences of 16,384 tokens and more: shorter chunks leave the attention of a chunk
+// too little work to hide a ring pass behind, and TP and PP already cut the activations of
+// shorter sequences (Megatron-Core recommends CP for long-context training; Llama 3 used it
+// only for its 131,072-token stage, at 8,192 tokens per rank). 2,048- to 8,192-token runs thus
+// keep the three-seam space; Llama 3's 131,072 tokens search up to CP 16.
+inline constexpr int kMinTokensPerContextRank = 8192;
 
 struct PlanResult {
   long long evaluated = 0;  // configurations whose memory and step time were computed
@@ -49,6 +70,9 @@ struct PlanResult {
   std::vector<std::vector<Plan>> variants;
   std::string why_best;               // one sentence on why the first one wins, or why none fits
   std::vector<std::string> warnings;  // the batch too small for the fleet, with a better one
+  // What the best plan leaves out and why; the decisive one (see planner.cpp) is also named in
+  // why_best. Empty when nothing fits.
+  std::vector<Dropped> dropped;
   // Why the space may be empty: layouts (DP x TP x PP) the heads and layers allow, those the
   // global batch does not divide, and the least memory any configuration needed.
   int layouts = 0;
@@ -75,7 +99,7 @@ struct PlanOptions {
 // the head count, PP at most the layer count, CP only where the sequence calls for it (each
 // CP rank keeps at least 8,192 tokens; the scenario's context_parallel method), and for an MoE
 // every EP dividing DP x CP and the experts (the scenario's expert_tp, which must divide TP);
-// ZeRO 0-3; recomputation none / selective / full; sequence
+// ZeRO 0-3; recomputation, activation offload and FP8 from choices.h's small sets; sequence
 // parallel off / on (with TP); micro-batch sizes b (powers of two up to 64) that divide the
 // global batch per replica; 1F1B, and interleaved with every v where PP x v divides the
 // layers of every stage and PP divides the micro-batch count (Megatron-LM's conditions); a

@@ -1,0 +1,41 @@
+// What the planner chooses beyond the layout: recomputation, activation offload and FP8, each
+// from a small, principled set rather than every combination of the fields.
+#pragma once
+
+#include <vector>
+
+#include "model/scenario.h"
+
+namespace pe {
+
+// One way to trade compute (or host traffic) for activation memory.
+struct RecomputeChoice {
+  Recompute recompute = Recompute::kNone;
+  unsigned modules = kCoreAttn;  // with selective
+  int layers = 0;                // with full: 0 every layer (uniform), else the first of a stage
+  RecomputeMethod method = RecomputeMethod::kUniform;
+  int offload_layers = 0;  // without recomputation only
+};
+
+// For a layout whose largest stage holds `most_layers` layers:
+// - none;
+// - selective core_attn, Megatron-Core's default (only without flash attention, which already
+//   keeps no scores: the choice would change nothing);
+// - selective every_other_matmul, torchtitan's per-op policy (selective_ac_option "op");
+// - selective on the cheap modules, Megatron-Core's "light" set (transformer_config.py's
+//   recompute_modules doc: layernorm, moe_act and mla_up_proj recompute little), with the dense
+//   MLP for a dense model (layernorm + mlp);
+// - full, every layer (uniform, recompute_layers 0), and the first 1, 2, 4, ... layers of each
+//   stage (block) below the stage's size;
+// - with the host link (host_link_gb_s > 0), activation offload of the last 1, 2, 4, ... layers
+//   of each stage up to its size, without recomputation: Megatron-Core refuses cpu_offloading
+//   with recompute_granularity set (transformer_config.py).
+std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_layers);
+
+// The precisions searched: the scenario's, and, when the GPU has an FP8 peak
+// (gpu_fp8_tflops > 0), the same bytes with the GEMMs in FP8 (or without, if the scenario's is
+// FP8). FP8 changes the GEMMs and the cached inputs, not the states (scenario.h Precision):
+// the bytes stay, the name is the preset with those bytes and that FP8 switch, else "custom".
+std::vector<Precision> precision_choices(const Scenario& base);
+
+}  // namespace pe

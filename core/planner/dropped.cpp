@@ -1,0 +1,100 @@
+#include "planner/dropped.h"
+
+#include <string>
+
+#include "model/text.h"
+
+namespace pe {
+
+unsigned lever_bits(const Scenario& s, const Degrees& d) {
+  unsigned bits = 0;
+  if (d.ep > 1) bits |= 1u << kEp;
+  if (d.cp > 1) bits |= 1u << kCp;
+  if (s.precision.fp8) bits |= 1u << kFp8;
+  if (s.recompute == Recompute::kFull) bits |= 1u << kFull;
+  if (s.recompute == Recompute::kSelective) bits |= 1u << kSelective;
+  if (s.offload_layers > 0) bits |= 1u << kOffload;
+  return bits;
+}
+
+namespace {
+
+std::string layout_text(const Degrees& d) {
+  return "DP " + std::to_string(d.dp) + " x TP " + std::to_string(d.tp) + " x PP " +
+         std::to_string(d.pp) + (d.cp > 1 ? " x CP " + std::to_string(d.cp) : std::string()) +
+         (d.ep > 1 ? " (EP " + std::to_string(d.ep) + ")" : std::string());
+}
+
+std::string what_of(Lever lever, const Degrees& d) {
+  switch (lever) {
+    case kEp:
+      return "EP " + std::to_string(d.ep);
+    case kCp:
+      return "CP " + std::to_string(d.cp);
+    case kFp8:
+      return "FP8";
+    case kFull:
+      return "full recomputation";
+    case kSelective:
+      return "selective recomputation";
+    case kOffload:
+      return "activation offload";
+    default:
+      return "";
+  }
+}
+
+// The scenario's own rule against a lever the search never tried, or "" if none applies.
+std::string ruled_out(const Scenario& base, Lever lever) {
+  if (lever == kCp && base.seq_len / 2 < kMinTokensPerContextRank) {
+    return "needs at least " + count_text(kMinTokensPerContextRank) + " tokens per rank: seq " +
+           count_text(base.seq_len) + " leaves " + count_text(base.seq_len / 2) + " at CP 2";
+  }
+  if (lever == kFp8 && base.gpu.fp8_tflops <= 0) {
+    return "the " + base.gpu.name + " has no FP8 peak (gpu_fp8_tflops 0)";
+  }
+  return "";
+}
+
+}  // namespace
+
+DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const LeversSeen& seen) {
+  DroppedList out;
+  if (r.top.empty()) return out;
+  const Plan& best = r.top.front();
+  const unsigned used = lever_bits(scenario_of(base, best), best.degrees);
+  double closest = INFINITY;  // memory-refused ones rank by bytes / limit, below 1e9 + slowdown
+  for (int i = 0; i < kLevers; ++i) {
+    const Lever lever = static_cast<Lever>(i);
+    if (used & (1u << i)) continue;
+    if (lever == kEp && !base.model.moe()) continue;
+    const LeversSeen::Seen& s = seen.by[static_cast<size_t>(i)];
+    double rank = INFINITY;
+    Dropped d;
+    if (std::isfinite(s.step_s)) {
+      const double slower = s.step_s / best.step_s - 1;
+      d = {what_of(lever, s.fastest),
+           "its fastest plan, " + layout_text(s.fastest) + ", takes " + seconds_text(s.step_s) +
+               " a step, " + short_number(100 * slower) + "% slower"};
+      rank = 1e9 + slower;
+    } else if (std::isfinite(s.least_bytes)) {
+      d = {what_of(lever, s.least_at), "needs " + bytes_text(s.least_bytes) +
+                                           " per GPU against " +
+                                           bytes_text(r.memory_limit_bytes) + " usable"};
+      rank = s.least_bytes / r.memory_limit_bytes;
+    } else {
+      const std::string why = ruled_out(base, lever);
+      if (why.empty()) continue;
+      d = {what_of(lever, Degrees{}), why};
+      if (lever == kCp) d.what = "CP";
+    }
+    if (rank < closest) {
+      closest = rank;
+      out.decisive = static_cast<int>(out.list.size());
+    }
+    out.list.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace pe
