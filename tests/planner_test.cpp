@@ -317,5 +317,98 @@ TEST(Planner, WeighsTheStageThatMixesDenseAndMoeLayers) {
   EXPECT_GT(pp14->per_gpu_bytes, 54e9);
 }
 
+// Llama 3 8B on one B200 at 8,192 tokens: with nothing or only some modules recomputed its
+// activations pass the 154 GB it may use (80% of 192 GB); full recomputation of every layer is
+// what makes the winner fit, and the planner says so with the numbers.
+TEST(Planner, RecomputationIsWhatMakesTheWinnerFit) {
+  Scenario s = book_on(1);
+  s.model = *find_model("llama3-8b");
+  s.seq_len = 8192;
+  s.model.params = shape_params(s.model, s.seq_len);
+  s.global_batch = 64;
+  s.gpu = *find_gpu("B200-192GB");
+  s.gpu.host_link_gb_s = 0.001;  // offload as slow as it gets: out of the way
+  const PlanResult r = plan(s, 1);
+  ASSERT_FALSE(r.top.empty()) << r.why_best;
+  const Plan& best = r.top.front();
+  EXPECT_EQ(best.recompute, Recompute::kFull);
+  Scenario none = scenario_of(s, best);
+  none.recompute = Recompute::kNone;
+  const Result<Report> without = evaluate(none, false);
+  ASSERT_TRUE(without.ok()) << without.error();
+  EXPECT_GT(without.value().memory.per_gpu_bytes, r.memory_limit_bytes);
+  const auto selective = std::find_if(r.dropped.begin(), r.dropped.end(), [](const Dropped& d) {
+    return d.what == "selective recomputation";
+  });
+  ASSERT_NE(selective, r.dropped.end());
+  EXPECT_EQ(selective->why.rfind("needs ", 0), 0u) << selective->why;
+  EXPECT_NE(selective->why.find(" per GPU against 154 GB usable"), std::string::npos)
+      << selective->why;
+  EXPECT_NE(r.why_best.find("It drops selective recomputation: needs "), std::string::npos)
+      << r.why_best;
+}
+
+// The book's model on 16 H100: the GEMMs at the FP8 peak (1,979 against 989 TFLOP/s dense)
+// make the winner win; the same plan in BF16 is slower. FP8 keeps the states' bytes (16 B).
+TEST(Planner, Fp8IsWhatMakesTheWinnerWin) {
+  Scenario s = book_on(16);
+  s.gpu = *find_gpu("H100-80GB");
+  const PlanResult r = plan(s, 1);
+  ASSERT_FALSE(r.top.empty());
+  const Plan& best = r.top.front();
+  EXPECT_TRUE(best.precision.fp8);
+  EXPECT_EQ(best.precision.total_bytes(), 16);
+  Scenario bf16 = scenario_of(s, best);
+  bf16.precision.fp8 = false;
+  const Result<Report> slower = evaluate(bf16, false);
+  ASSERT_TRUE(slower.ok()) << slower.error();
+  EXPECT_GT(slower.value().time.step_s, best.step_s);
+  for (const Dropped& d : r.dropped) EXPECT_NE(d.what, "FP8");
+}
+
+const Dropped* dropped_named(const PlanResult& r, const std::string& what) {
+  for (const Dropped& d : r.dropped) {
+    if (d.what == what) return &d;
+  }
+  return nullptr;
+}
+
+// What the scenario rules out: CP for 2,048-token sequences, FP8 on an A100.
+TEST(Planner, SaysWhatTheScenarioRulesOut) {
+  const PlanResult r = plan(book_on(16), 1);
+  const Dropped* cp = dropped_named(r, "CP");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->why, "needs at least 8,192 tokens per rank: seq 2,048 leaves 1,024 at CP 2");
+  const Dropped* fp8 = dropped_named(r, "FP8");
+  ASSERT_NE(fp8, nullptr);
+  EXPECT_EQ(fp8->why, "the A100-80GB has no FP8 peak (gpu_fp8_tflops 0)");
+}
+
+// A lever that fits but loses: its fastest plan, its step and how much slower, which a reader
+// finds again among the plans that use it. Mixtral 8x7B on 16 H100 drops EP 2 that way.
+TEST(Planner, SaysHowMuchSlowerADroppedLeverIs) {
+  Scenario s = book_on(16);
+  s.gpu = *find_gpu("H100-80GB");
+  s.model = *find_model("mixtral-8x7b");
+  s.seq_len = 4096;
+  s.model.params = shape_params(s.model, s.seq_len);
+  s.global_batch = 256;
+  const PlanResult r = plan(s, 100);
+  ASSERT_FALSE(r.top.empty());
+  EXPECT_EQ(r.top.front().degrees.ep, 1);
+  const Dropped* ep = dropped_named(r, "EP 2");
+  ASSERT_NE(ep, nullptr);
+  // The fastest plan with EP > 1 is some layout's best; the text names its layout and step.
+  const auto with_ep =
+      std::find_if(r.top.begin(), r.top.end(), [](const Plan& p) { return p.degrees.ep > 1; });
+  ASSERT_NE(with_ep, r.top.end());
+  const std::string slower = short_number(100 * (with_ep->step_s / r.top.front().step_s - 1));
+  EXPECT_EQ(ep->why.rfind("its fastest plan, DP ", 0), 0u) << ep->why;
+  EXPECT_NE(
+      ep->why.find(", takes " + seconds_text(with_ep->step_s) + " a step, " + slower + "% slower"),
+      std::string::npos)
+      << ep->why;
+}
+
 }  // namespace
 }  // namespace pe

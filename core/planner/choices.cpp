@@ -30,8 +30,8 @@ std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_la
   }
   if (base.gpu.host_link_gb_s > 0) {
     // 1, 2, 4, ... below the stage's size, then the whole stage.
-    for (int k = 1; k <= most_layers; k = k < most_layers && 2 * k >= most_layers ? most_layers
-                                                                                   : 2 * k) {
+    for (int k = 1; k <= most_layers;
+         k = k < most_layers && 2 * k >= most_layers ? most_layers : 2 * k) {
       RecomputeChoice c;
       c.offload_layers = k;
       out.push_back(c);

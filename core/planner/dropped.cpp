@@ -25,6 +25,11 @@ std::string layout_text(const Degrees& d) {
          (d.ep > 1 ? " (EP " + std::to_string(d.ep) + ")" : std::string());
 }
 
+// Long steps as whole seconds ("11,400 s"), short ones as the page writes them ("11.5 s").
+std::string step_text(double s) {
+  return s >= 1000 ? count_text(std::llround(s)) + " s" : seconds_text(s);
+}
+
 std::string what_of(Lever lever, const Degrees& d) {
   switch (lever) {
     case kEp:
@@ -73,13 +78,12 @@ DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const Leve
     Dropped d;
     if (std::isfinite(s.step_s)) {
       const double slower = s.step_s / best.step_s - 1;
-      d = {what_of(lever, s.fastest),
-           "its fastest plan, " + layout_text(s.fastest) + ", takes " + seconds_text(s.step_s) +
-               " a step, " + short_number(100 * slower) + "% slower"};
+      d = {what_of(lever, s.fastest), "its fastest plan, " + layout_text(s.fastest) + ", takes " +
+                                          step_text(s.step_s) + " a step, " +
+                                          short_number(100 * slower) + "% slower"};
       rank = 1e9 + slower;
     } else if (std::isfinite(s.least_bytes)) {
-      d = {what_of(lever, s.least_at), "needs " + bytes_text(s.least_bytes) +
-                                           " per GPU against " +
+      d = {what_of(lever, s.least_at), "needs " + bytes_text(s.least_bytes) + " per GPU against " +
                                            bytes_text(r.memory_limit_bytes) + " usable"};
       rank = s.least_bytes / r.memory_limit_bytes;
     } else {
