@@ -150,6 +150,31 @@ describe('planner', () => {
     assert.match(await page.locator('.plan-status').textContent(), /with an 8% margin/);
   });
 
+  test("what the best plan leaves out, in the core's words under the result", async () => {
+    const { page } = lab;
+    await openAdvanced(page);
+    await setField(page, 'gpus', 16);
+    await setField(page, 'gpu', 'A100-80GB');
+    await setField(page, 'model', 'book-16b');
+    await setField(page, 'seq_len', 2048);
+    await setField(page, 'global_batch', 512);
+    await search(page);
+    const list = page.locator('ul.plan-dropped');
+    assert.equal(await list.isHidden(), false);
+    const items = await list.locator('li').allTextContents();
+    // The book's 2,048-token sequences on A100s: CP and FP8 ruled out, with the numbers.
+    assert.ok(
+      items.includes(
+        'CP left out: needs at least 8,192 tokens per rank: seq 2,048 leaves 1,024 at CP 2.',
+      ),
+      items.join('\n'),
+    );
+    assert.ok(
+      items.includes('FP8 left out: the A100-80GB has no FP8 peak (gpu_fp8_tflops 0).'),
+      items.join('\n'),
+    );
+  });
+
   test("a batch too small for the fleet: the core's warning with a suggested batch", async () => {
     const { page } = lab;
     await openAdvanced(page);
@@ -194,7 +219,7 @@ describe('planner', () => {
       rows: document.querySelectorAll('table.plans tbody tr.layout').length,
       runs: document.querySelectorAll('table.runs tbody tr').length,
     }));
-    assert.match(seen.status, /^Evaluated 7,344 configurations; .* in a worker\.$/);
+    assert.match(seen.status, /^Evaluated 63,392 configurations; .* in a worker\.$/);
     assert.equal(seen.rows, 50);
     assert.ok(seen.runs > 20, `${seen.runs} reference runs`);
     assert.equal(seen.workers.length, 2, 'one worker for the search, one for the runs');

@@ -20,6 +20,11 @@ const CHOSEN = [
   'seams',
   'zero_stage',
   'recompute',
+  'recompute_modules',
+  'recompute_layers',
+  'recompute_method',
+  'offload_layers',
+  'precision',
   'sequence_parallel',
   'micro_batch',
   'schedule',
@@ -33,6 +38,20 @@ function inputsKey(scenario) {
 }
 
 const layoutOf = (p) => fmt.degrees(p.degrees);
+// The recomputation in words, with the offloaded layers and FP8 the plan chose beside it.
+function recomputeOf(p) {
+  const n = p.recompute_layers;
+  const layers = n === 1 ? 'first layer' : `first ${n} layers`;
+  const modules = (p.recompute_modules ?? []).map((m) => m.replaceAll('_', ' ')).join(', ');
+  const how = {
+    none: 'none',
+    selective: `selective (${modules})`,
+    full: n > 0 ? `full, ${layers} of a stage` : 'full, every layer',
+  }[p.recompute];
+  const k = p.offload_layers ?? 0;
+  const offload = k > 0 ? `, ${k === 1 ? 'last layer' : `last ${k} layers`} offloaded` : '';
+  return `${how ?? p.recompute}${offload}${p.fp8 ? ', FP8' : ''}`;
+}
 const scheduleOf = (p) =>
   p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B';
 
@@ -53,7 +72,7 @@ const COLUMNS = [
     t: layoutOf,
   },
   { h: 'ZeRO', v: (p) => p.zero_stage, t: (p) => String(p.zero_stage) },
-  { h: 'Recompute', v: (p) => p.recompute, t: (p) => p.recompute },
+  { h: 'Recompute', v: recomputeOf, t: recomputeOf },
   {
     h: 'SP',
     v: (p) => Number(p.sequence_parallel),
@@ -88,13 +107,16 @@ const STALE = {
 // Every row of a result as CSV: the layouts' fastest and their variants, exact numbers.
 export function plansCsv(plans) {
   const head = ['rank', 'variant', 'dp', 'tp', 'pp', 'zero_stage', 'recompute'];
+  head.push('recompute_modules', 'recompute_layers', 'offload_layers', 'fp8');
   head.push('sequence_parallel', 'micro_batch', 'schedule', 'virtual_stages', 'per_gpu_bytes');
   head.push('step_s', 'bubble_fraction', 'mfu', 'tokens_per_s', 'usd_per_trillion_tokens');
   const lines = [head.join(',')];
   plans.forEach((best, i) => {
     [best, ...(best.variants ?? [])].forEach((p, k) => {
       const { dp, tp, pp } = p.degrees;
-      const row = [i + 1, k, dp, tp, pp, p.zero_stage, p.recompute, p.sequence_parallel];
+      const row = [i + 1, k, dp, tp, pp, p.zero_stage, p.recompute];
+      row.push((p.recompute_modules ?? []).join(' '), p.recompute_layers, p.offload_layers, p.fp8);
+      row.push(p.sequence_parallel);
       row.push(p.micro_batch, p.schedule, p.virtual_stages, p.per_gpu_bytes, p.step_s);
       row.push(p.bubble_fraction, p.mfu, p.tokens_per_s, p.usd_per_trillion_tokens);
       lines.push(row.join(','));
@@ -260,6 +282,9 @@ export function createPlanner(
   const ties = make('p', { className: 'small plan-ties', hidden: true }, section);
   let safe = null; // the core's fit rule, from the report
   const warnings = make('ul', { className: 'plan-warnings notes' }, section);
+  // What the best plan leaves out (EP, CP, FP8, recomputation, offload) and why: the core's words.
+  const dropped = make('ul', { className: 'plan-dropped notes', hidden: true }, section);
+  dropped.setAttribute('aria-label', 'Left out of the best plan');
   let scenario = null; // the lab's current scenario
   let state = null; // and its state (the margin, whether a search was asked)
   let searchedKey = null;
@@ -312,6 +337,11 @@ export function createPlanner(
     ties.hidden = !(r.tie_within > 0) || r.plans.length < 2;
     ties.textContent = ties.hidden ? '' : tieText(r.tie_within);
     warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
+    const left = r.dropped ?? [];
+    dropped.replaceChildren(
+      ...left.map((d) => make('li', { textContent: `${d.what} left out: ${d.why}.` })),
+    );
+    dropped.hidden = left.length === 0;
     draw();
   }
 
