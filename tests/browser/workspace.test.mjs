@@ -168,7 +168,7 @@ describe('planner and Compare', () => {
     }
   });
 
-  test("a 10% headroom margin changes the planner's answer", async () => {
+  test("a 20% headroom margin changes the planner's answer", async () => {
     const lab = await openLab(env, { path: LLAMA70, viewport: WIDE });
     const { page } = lab;
     try {
@@ -176,16 +176,18 @@ describe('planner and Compare', () => {
       await search(page);
       const first = () => page.locator('table.plans tbody tr.layout').first().locator('td');
       const before = await first().allTextContents();
-      await page.locator('input[name="plan_headroom"]').fill('10');
+      // 20%: the best plan offloads activations to 50.7 GB, under a 10% margin's 56 GB.
+      await page.locator('input[name="plan_headroom"]').fill('20');
       await page.locator('input[name="plan_headroom"]').press('Enter');
       await search(page);
       const after = await first().allTextContents();
-      assert.notEqual(after[0], before[0], `the fastest layout: ${before[0]}, then ${after[0]}`);
-      // The new best keeps under 70% of 80 GB; the old one needed more.
-      assert.ok(parseFloat(after[6]) <= 56, after[6]);
-      assert.ok(parseFloat(before[6]) > 56, before[6]);
-      assert.match(await page.locator('.plan-status').textContent(), /under 56 GB per GPU/);
-      assert.match(await page.locator('.plan-rule').textContent(), /stays under 70%/);
+      // The layout may stay, with another configuration (recomputation, offload) under the margin.
+      assert.notEqual(after.join(' | '), before.join(' | '), `the fastest plan: ${before}`);
+      // The new best keeps under 60% of 80 GB; the old one needed more.
+      assert.ok(parseFloat(after[6]) <= 48, after[6]);
+      assert.ok(parseFloat(before[6]) > 48, before[6]);
+      assert.match(await page.locator('.plan-status').textContent(), /under 48 GB per GPU/);
+      assert.match(await page.locator('.plan-rule').textContent(), /stays under 60%/);
     } finally {
       await lab.close();
     }
