@@ -820,7 +820,7 @@ std::optional<Scenario> random_plan(const Scenario& base, std::mt19937& g) {
   s.schedule = Schedule::kOneFOneB;
   s.virtual_stages = 1;
   s.zero_stage = d.between(0, 3);
-  const RecomputeChoice rc = d.pick(recompute_choices(base, stage_split(s, pp).most()));
+  const RecomputeChoice rc = d.pick(recompute_choices(base, stage_split(s, pp).most(), pp));
   s.recompute = rc.recompute;
   s.recompute_modules = rc.modules;
   s.recompute_layers = rc.layers;

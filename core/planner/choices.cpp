@@ -4,7 +4,7 @@
 
 namespace pe {
 
-std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_layers) {
+std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_layers, int pp) {
   std::vector<RecomputeChoice> out;
   out.push_back({});
   auto selective = [&](unsigned modules) {
@@ -28,7 +28,7 @@ std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_la
     c.method = k == 0 ? RecomputeMethod::kUniform : RecomputeMethod::kBlock;
     out.push_back(c);
   }
-  if (base.gpu.host_link_gb_s > 0) {
+  if (base.gpu.host_link_gb_s > 0 && pp == 1) {
     // 1, 2, 4, ... below the stage's size, then the whole stage.
     for (int k = 1; k <= most_layers;
          k = k < most_layers && 2 * k >= most_layers ? most_layers : 2 * k) {

@@ -27,10 +27,11 @@ struct RecomputeChoice {
 //   MLP for a dense model (layernorm + mlp);
 // - full, every layer (uniform, recompute_layers 0), and the first 1, 2, 4, ... layers of each
 //   stage (block) below the stage's size;
-// - with the host link (host_link_gb_s > 0), activation offload of the last 1, 2, 4, ... layers
-//   of each stage up to its size, without recomputation: Megatron-Core refuses cpu_offloading
-//   with recompute_granularity set (transformer_config.py).
-std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_layers);
+// - with the host link (host_link_gb_s > 0) and one pipeline stage (`pp` 1), activation
+//   offload of the last 1, 2, 4, ... layers up to the stage's size, without recomputation:
+//   Megatron-Core refuses cpu_offloading with recompute_granularity set, and with pipeline
+//   parallelism (transformer_config.py), so a plan a framework cannot run is not offered.
+std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_layers, int pp);
 
 // The precisions searched: the scenario's, and, when the GPU has an FP8 peak
 // (gpu_fp8_tflops > 0), the same bytes with the GEMMs in FP8 (or without, if the scenario's is

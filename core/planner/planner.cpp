@@ -310,7 +310,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const int pp = d.pp, tp = d.tp;
     // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
     const LayoutFacts facts(s, shape, d);
-    const std::vector<RecomputeChoice> choices = recompute_choices(base, facts.split().most());
+    const std::vector<RecomputeChoice> choices = recompute_choices(base, facts.split().most(), pp);
     KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
     const StageSplit& split = facts.split();
     // The stages that can hold the most (memory.h stage_runs: the first of each run), and
