@@ -98,20 +98,21 @@ TEST(Moe, ExpertAllToAllBytes) {
   EXPECT_EQ(expert_all_to_all_bytes(s, moe(), d), 1.5 * 4096.0 * 2 * 4096 * 2 * 7 / 8);
 }
 
-// Beyond a dense layer, per GPU: k c (s b/(cp tp)) (4h etp + 6 f_e) + 4 s b E/(cp tp) - 6 f s b.
+// Beyond a dense layer, per GPU: k c (s b/(cp tp)) (2h etp + 6 f_e) + 4 s b E/(cp tp) - 6 f s b:
+// each routed copy keeps its input, not its output (mlp_shape.cpp).
 TEST(Moe, MoeLayerActivationsFollowTopKAndCapacity) {
   Scenario s;
   s.model = preset("mixtral-8x7b");
   s.seq_len = 4096;
   const Degrees d{8, 1, 1, 2, 8};
   const double tokens = 4096.0 / 2;
-  const double per_token = 2 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336;
+  const double per_token = 2 * (2.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336;
   auto extra = [&s, &d] {
     return moe_layer_extra_activation_bytes(ModelShape(s), s.micro_batch, d.tp, d.cp, s.recompute);
   };
   EXPECT_EQ(extra(), tokens * per_token);
   s.capacity_factor = 2;
-  EXPECT_EQ(extra(), tokens * (4 * (4.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336));
+  EXPECT_EQ(extra(), tokens * (4 * (2.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336));
   s.recompute = Recompute::kFull;
   EXPECT_EQ(extra(), 0);
 }

@@ -46,14 +46,22 @@ MlpShape moe_mlp_shape(const ModelSpec& m, double capacity, int expert_tp) {
   mlp.shared_experts = m.shared_experts;
   mlp.capacity = c;
   const double stored = mlp_stored_bytes_per_token(m, m.expert_ffn());
-  const double routed = k * c * (4.0 * h * expert_tp + stored);
+  // A routed copy keeps its input, 2 h 16-bit values on each of the expert's etp ranks, for
+  // the first matmul's weight gradient. Its output is not kept: Megatron-Core permutes the
+  // routing probabilities with the tokens and multiplies them in inside the expert's
+  // activation (experts.py activation_func_with_probs; moe_utils.permute returns
+  // permuted_probs), so the combine's unpermute saves nothing, and the probabilities'
+  // gradient needs only the activation's output, which the second matmul keeps anyway.
+  // DeepSeek-V3 (arXiv:2412.19437, Sec. 3.3.3) likewise lists the expert's input and its
+  // SwiGLU input as what the MoE caches.
+  const double routed = k * c * (2.0 * h * expert_tp + stored);
   const double shared = m.shared_experts * stored;
   const double router = 4.0 * m.experts;
   mlp.stored_bytes_per_token = routed + shared + router;
   mlp.inner_bytes = stored;
   mlp.fc2_input_bytes = kActivationBytes * m.expert_ffn();
   mlp.copies = k * c;
-  mlp.copy_io_bytes = 4.0 * h * expert_tp;
+  mlp.copy_io_bytes = 2.0 * h * expert_tp;
   mlp.router_bytes = router;
   return mlp;
 }
@@ -64,8 +72,8 @@ double mlp_stored_bytes_per_token(const MlpShape& mlp, unsigned modules, bool fp
   if (!mlp.moe) return modules & kMlp ? 0.0 : expert;
   if (modules & kMoe) return 0.0;
   const double routed_inner = modules & kMoeAct ? mlp.inner_bytes - mlp.fc2_input_bytes : expert;
-  // A copy's input (half its 4 h etp) is a matmul input; its output stays 16-bit.
-  const double io = mlp.copy_io_bytes * (fp8 ? 0.75 : 1.0);
+  // A copy's input is the first matmul's input: FP8 caches it at 1 byte.
+  const double io = mlp.copy_io_bytes * (fp8 ? 0.5 : 1.0);
   const double shared = modules & kSharedExperts ? 0.0 : mlp.shared_experts * expert;
   return mlp.copies * (io + routed_inner) + shared + mlp.router_bytes;
 }

@@ -35,14 +35,15 @@ struct MlpShape {
   // routing assumed balanced:
   //   dense            w f: GELU its input and the second matmul's input, 2 x 2f (w = 4);
   //                    SwiGLU the gate, the up projection and their product, 3 x 2f (w = 6)
-  //   routed experts   k c (4 h etp + w f_e): each token copy's input and output (4h bytes,
-  //                    repeated on the expert's etp ranks) and the expert MLP's inner tensors
+  //   routed experts   k c (2 h etp + w f_e): each token copy's input (2h bytes, repeated
+  //                    on the expert's etp ranks; its output is not kept, mlp_shape.cpp)
+  //                    and the expert MLP's inner tensors
   //   shared experts   S w f_e
   //   router           4 E (fp32 probabilities: Megatron-Core routes in fp32)
   double stored_bytes_per_token = 0;
   // Its parts, for what recomputation and FP8 drop or shrink (mlp_stored_bytes_per_token):
   // per expert (or the dense MLP) its inner tensors w f and of those the second matmul's input
-  // 2f; per routed token copy the input and output 4 h etp; the router's 4 E.
+  // 2f; per routed token copy the input 2 h etp; the router's 4 E.
   double inner_bytes = 0;
   double fc2_input_bytes = 0;
   double copies = 0;  // routed token copies per token, k c (0 when dense)
