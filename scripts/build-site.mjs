@@ -12,6 +12,8 @@
 //     the JS, the preloads);
 //   - the public entry points keep their names (js/app/embed.js, parallelism-explorer.js) as
 //     one-line re-exports of their hashed files, so embedding pages never change;
+//   - the standalone page and embed.html carry the book's first view, drawn by the lab's own
+//     code under Node (scripts/prerender.mjs), so the grid shows before any script runs;
 //   - the pages carry the lab's Content-Security-Policy in a <meta> tag, so it holds on a host
 //     that sends no headers; NOTES.md beside the files lists the headers a host should send.
 import { createHash } from 'node:crypto';
@@ -22,6 +24,7 @@ import { gzipSync } from 'node:zlib';
 
 import { build, transform } from 'esbuild';
 
+import { prerender } from './prerender.mjs';
 import { CSP, MIME } from './serve.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -42,14 +45,24 @@ async function write(path, data) {
 
 await rm(out, { recursive: true, force: true });
 
+// 0. The book's first view, drawn into the pages in each page's layout (scripts/prerender.mjs):
+//    the reader sees the grid and the core's numbers before any script runs, and the lab takes
+//    their place once ready. Its few styles join the lab's stylesheet.
+const FIRST_VIEWS = {
+  'index.html': await prerender('page'),
+  'embed.html': await prerender('embed'),
+};
+
 // 1. Leaf assets, hashed: the stylesheets (minified), the icon and the two wasm modules. `names`
 //    maps each source path under web/ to its published path.
 const names = new Map();
 for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
-  const { code } = await transform(await readFile(join(web, css), 'utf8'), {
-    loader: 'css',
-    minify: true,
-  });
+  let text = await readFile(join(web, css), 'utf8');
+  if (css === 'explorer.css')
+    text += Object.values(FIRST_VIEWS)
+      .map((v) => v.css)
+      .join('\n');
+  const { code } = await transform(text, { loader: 'css', minify: true });
   names.set(css, hashed(css, code));
   await write(names.get(css), code);
 }
@@ -223,11 +236,19 @@ async function page(path) {
     return a + target + z;
   });
   html = html.replace(/<!--[\s\S]*?-->\n?/g, '');
+  if (FIRST_VIEWS[path]) html = withFirstView(html, path, FIRST_VIEWS[path].html);
   html = html.replace(
     '<meta charset="utf-8">',
     `<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="${CSP}">`,
   );
   await write(path, html);
+}
+// The first view goes at the end of its page's #lab, which is marked as its host (style.css).
+function withFirstView(html, path, view) {
+  const host = html.match(/<(div|main) id="lab"[^>]*>[\s\S]*?(<\/\1>)/);
+  if (!host) throw new Error(`${path}: no #lab to draw the first view in`);
+  const marked = host[0].replace('id="lab"', 'id="lab" class="pe-first-host"');
+  return `${html.slice(0, host.index)}${marked.slice(0, -host[2].length)}${view}\n${host[2]}${html.slice(host.index + host[0].length)}`;
 }
 const pages = [
   'index.html',

@@ -406,8 +406,11 @@ describe('articles', () => {
 
 // The steps' answers, as a reader would give them: the right one for the first, a wrong one
 // for the fifth.
+// Answers step `id`; in an embedded lab, which shows one step at a time, Next goes to it first.
 async function answer(page, id, value) {
   const step = page.locator(`[data-exercise="${id}"]`);
+  const next = page.locator('.exercise-nav').getByRole('button', { name: 'Next →' });
+  while (!(await step.isVisible()) && (await next.isEnabled())) await next.click();
   if ((await step.locator('input[type="number"]').count()) > 0) {
     await step.getByLabel('Your prediction').fill(String(value));
   } else {

@@ -356,7 +356,8 @@ describe("the README's snippets under the lab's CSP", () => {
       const view = await openPage(env, url, { context, ready: 'iframe' });
       const frame = view.page.frameLocator('iframe');
       await frame.locator('html[data-ready="1"]').waitFor();
-      // The host sized the frame to the lab's own height (not the snippet's 900).
+      // The host sized the frame to the lab's own height (here the snippet's own: the book's
+      // view keeps the room the snippet gives it).
       const sized = () =>
         view.page.evaluate(() => {
           const f = document.querySelector('iframe');
@@ -368,9 +369,7 @@ describe("the README's snippets under the lab's CSP", () => {
           () => {
             const f = document.querySelector('iframe');
             const inner = Math.ceil(f.contentDocument?.body.getBoundingClientRect().height ?? 0);
-            return (
-              inner > 0 && inner !== 900 && Math.abs(f.getBoundingClientRect().height - inner) <= 1
-            );
+            return inner > 0 && Math.abs(f.getBoundingClientRect().height - inner) <= 1;
           },
           null,
           { timeout: 10_000 },
@@ -450,6 +449,124 @@ describe('from another origin', () => {
       failed.join('\n'),
     );
     assert.equal(await page.locator('#after').isVisible(), true);
+    await context.close();
+  });
+});
+
+// The book's view as an embedded lab shows it (layout "embed"): at 1280 px wide it fits 1,300 px,
+// "Try it" one step at a time, and the room the snippets reserve is the lab's, so the host
+// page's content below the frame or the element does not move when the lab loads.
+const MAX_EMBED_PX = 1300;
+// Every layout shift on the host page from its start (an init script).
+const watchShifts = () => {
+  window.__shifts = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__shifts.push([e.startTime, e.value]);
+  }).observe({ type: 'layout-shift', buffered: true });
+};
+// The shifts' values from `ms` on.
+const shiftsSince = (page, ms = 0) =>
+  page.evaluate((t) => window.__shifts.filter(([at]) => at >= t).map(([, v]) => v), ms);
+
+describe("the book's view embedded at 1280 px wide", () => {
+  test('at most 1,300 px tall; Try it one step at a time; the key, the rule and Compare closed', async () => {
+    const view = await openPage(env, 'embed.html', { viewport: { width: 1280, height: 800 } });
+    const { page } = view;
+    const height = await page.evaluate(() => document.body.getBoundingClientRect().height);
+    assert.ok(height <= MAX_EMBED_PX, `${height} px`);
+    for (const more of ['.grid-key', '.rule-more', '.compare-more', 'details.advanced']) {
+      assert.equal(await page.locator(more).evaluate((d) => d.open), false, more);
+    }
+    const steps = page.locator('.exercise-list > li');
+    const shown = () =>
+      steps.evaluateAll((li) => li.filter((l) => !l.hidden).map((l) => l.dataset.exercise));
+    const nav = page.locator('.exercise-nav');
+    assert.deepEqual(await shown(), ['most-bytes']);
+    assert.equal(await nav.locator('.exercise-at').textContent(), 'Question 1 of 6');
+    assert.equal(await nav.getByRole('button', { name: '← Previous' }).isDisabled(), true);
+    await nav.getByRole('button', { name: 'Next →' }).click();
+    assert.deepEqual(await shown(), ['tp-alone-share']);
+    assert.equal(await nav.locator('.exercise-at').textContent(), 'Question 2 of 6');
+    await nav.getByRole('button', { name: '← Previous' }).click();
+    // A step checked shows its answer in the lab; the way back returns to that step.
+    const step = page.locator('[data-exercise="most-bytes"]');
+    await step.locator('input[value="tensor"]').check();
+    await step.getByRole('button', { name: 'Check, and show it in the lab' }).click();
+    await step.locator('.verdict').waitFor();
+    await nav.getByRole('button', { name: 'Next →' }).click();
+    await page.getByRole('button', { name: 'Back to step 1' }).click();
+    assert.deepEqual(await shown(), ['most-bytes']);
+    // The key opens on demand.
+    await page.locator('.grid-key > summary').click();
+    assert.equal(await page.locator('.legend').isVisible(), true);
+    await page.locator('.grid-key > summary').click();
+    await page.getByRole('button', { name: 'Back to step 1' }).waitFor({ state: 'detached' });
+    await page.locator('[data-exercise="most-bytes"]').getByRole('button').first().focus();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    assert.deepEqual(view.problems, []);
+    await view.close();
+    // The picture for the book: the first state, whole.
+    const fresh = await openPage(env, 'embed.html', { viewport: { width: 1280, height: 800 } });
+    await fresh.page.screenshot({ path: `${screenshotDir}embed-1280.png`, fullPage: true });
+    await fresh.close();
+  });
+
+  test("the README's iframe: the frame keeps the snippet's height, nothing below it moves", async () => {
+    const snippet = here(blocks('html').find((b) => b.includes('<iframe'))).split(
+      '<!-- the custom element',
+    )[0];
+    const reserved = Number(/height="(\d+)"/.exec(snippet)[1]);
+    assert.ok(reserved <= MAX_EMBED_PX, `the snippet's height, ${reserved}`);
+    // 1296 px: the page's 8 px margins leave the frame 1280 px.
+    const context = await env.browser.newContext({ viewport: { width: 1296, height: 800 } });
+    await context.addInitScript(watchShifts);
+    const url = `${env.url}__test__/iframe-height.html`;
+    await host(context, url, `${snippet}<p id="after">The chapter goes on.</p>`);
+    const page = await context.newPage();
+    await page.goto(url);
+    const defined = 0;
+    const before = await page.locator('#after').evaluate((p) => p.getBoundingClientRect().top);
+    await page.frameLocator('iframe').locator('html[data-ready="1"]').waitFor();
+    await page.waitForTimeout(300); // the lab's height posted and applied
+    const frame = await page.locator('iframe').evaluate((f) => f.getBoundingClientRect());
+    assert.equal(frame.width, 1280);
+    assert.equal(frame.height, reserved);
+    assert.equal(
+      await page.locator('#after').evaluate((p) => p.getBoundingClientRect().top),
+      before,
+    );
+    assert.deepEqual(await shiftsSince(page, defined), []);
+    await context.close();
+  });
+
+  test('the custom element: its placeholder holds the room of the lab, nothing below it moves', async () => {
+    const snippet = here(blocks('html').find((b) => b.includes('gpus="16" seams="data,tensor"')));
+    const context = await env.browser.newContext({ viewport: { width: 1296, height: 800 } });
+    await context.addInitScript(watchShifts);
+    const url = `${env.url}__test__/element-height.html`;
+    await host(context, url, `${snippet}<p id="after">The chapter goes on.</p>`);
+    const page = await context.newPage();
+    await page.goto(url);
+    // From the element's definition on (before it, the page shows the element's content, its
+    // link, on a line: README.md says how a host keeps the room from the start).
+    const defined = await page.evaluate(async () => {
+      await customElements.whenDefined('parallelism-explorer');
+      // Its placeholder drawn in place of the link: that frame's shift is before this.
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      return performance.now();
+    });
+    const before = await page.locator('#after').evaluate((p) => p.getBoundingClientRect().top);
+    await page.waitForSelector('parallelism-explorer[data-ready]');
+    await settle(page);
+    const box = await page
+      .locator('parallelism-explorer .pe-lab')
+      .evaluate((l) => l.getBoundingClientRect());
+    assert.ok(box.height <= MAX_EMBED_PX, `${box.height} px`);
+    assert.equal(
+      await page.locator('#after').evaluate((p) => p.getBoundingClientRect().top),
+      before,
+    );
+    assert.deepEqual(await shiftsSince(page, defined), []);
     await context.close();
   });
 });

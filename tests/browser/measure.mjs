@@ -11,6 +11,9 @@ import { openPage } from './harness.mjs';
 export const TARGETS = {
   payloadGzipBytes: 60e3,
   readyMs: 1000,
+  // The book's grid on the screen within a second on a slow connection and a slow phone's
+  // processor (THROTTLED: what DevTools calls a slow 3G profile, and a 4x CPU slowdown).
+  firstDrawThrottledMs: 1000,
   // A seam toggle's work (handler, drawing, style and layout) at p95: 4 ms at 16 GPUs, a 60 Hz
   // frame at 10,240; and the next frame within two.
   toggleWorkP95Ms16: 4,
@@ -73,6 +76,49 @@ export async function readyMs(env) {
   const ms = await page.evaluate(() => performance.getEntriesByName('lab-ready')[0].startTime);
   await context.close();
   return ms;
+}
+
+// The throttled profile of the first-draw figure: 1.6 Mbps down, 750 kbps up, 150 ms round
+// trip (Network.emulateNetworkConditions), the processor 4x slower (Emulation.
+// setCPUThrottlingRate).
+export const THROTTLED = {
+  network: {
+    offline: false,
+    latency: 150,
+    downloadThroughput: 1.6e6 / 8,
+    uploadThroughput: 750e3 / 8,
+  },
+  cpuRate: 4,
+};
+
+// Milliseconds from navigation start to the first frame that shows the book's grid (its 16
+// tiles in the document and the page's styles applied: a render-blocked page runs no
+// animation frame), in a fresh context under the THROTTLED profile. The server should
+// compress, as a host does (serve({ gzip: true })). Also the lab's ready, for comparison:
+// { gridMs, readyMs }.
+export async function firstDrawMs(env, path = '') {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    const look = (t) => {
+      if (document.querySelectorAll('.gpu-grid .tile').length >= 16) window.__gridDrawn = t;
+      else requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', THROTTLED.network);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLED.cpuRate });
+  await page.goto(new URL(path, env.url).href);
+  await page.waitForSelector('html[data-ready="1"]', { timeout: 60_000 });
+  await page.waitForFunction(() => window.__gridDrawn !== undefined);
+  const out = await page.evaluate(() => ({
+    gridMs: window.__gridDrawn,
+    readyMs: performance.getEntriesByName('lab-ready')[0]?.startTime ?? NaN,
+  }));
+  await context.close();
+  return out;
 }
 
 // Clicks a seam switch `n` times (on, off, on, ...) and measures each click in the page:

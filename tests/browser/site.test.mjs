@@ -17,6 +17,7 @@ import {
   openPage,
   setSeams,
 } from './harness.mjs';
+import * as fmt from '../../web/js/lib/format.js';
 
 let site;
 let python;
@@ -49,6 +50,89 @@ after(async () => {
   await env?.browser.close();
   python?.child.kill();
   await site?.remove();
+});
+
+// The book's first view is in the published pages' HTML (scripts/prerender.mjs): before any
+// script runs (JavaScript off) they show the 16 GPUs and the core's numbers for the book's first
+// state, and once the lab is ready it has taken the picture's place without a layout shift.
+describe("the published pages' first view", () => {
+  const FIRST = { data: true, tensor: false, pipeline: false }; // the book's first state
+
+  for (const [path, width] of [
+    ['', 1280],
+    ['embed.html', 1280],
+  ]) {
+    test(`${path || 'index.html'}: the grid's 16 GPUs and the core's numbers, before any script`, async () => {
+      const report = await coreReport(FIRST);
+      const context = await env.browser.newContext({
+        viewport: { width, height: 800 },
+        javaScriptEnabled: false,
+      });
+      const page = await context.newPage();
+      await page.goto(new URL(path, env.url).href);
+      const view = page.locator('.pe-first-view');
+      assert.equal(await view.count(), 1);
+      const tiles = await view
+        .locator('.gpu-grid rect.tile')
+        .evaluateAll((rects) =>
+          rects.map((r) => [r.dataset.rank, r.dataset.dp, r.dataset.tp, r.dataset.pp].map(Number)),
+        );
+      assert.deepEqual(
+        tiles,
+        report.ranks.map((r) => [r.rank, r.dp, r.tp, r.pp]),
+      );
+      assert.equal(await view.locator('.badge').textContent(), badgeFor(report));
+      assert.equal(
+        await view.locator('[data-field="per-gpu"]').textContent(),
+        fmt.bytes(report.memory.per_gpu_bytes),
+      );
+      for (const seam of ['data', 'tensor', 'pipeline']) {
+        const text = await view
+          .locator(`.wire [data-seam="${seam}"] [data-field="bytes"]`)
+          .textContent();
+        const { active, bytes_per_gpu_per_step: bytes } = report.comms[seam];
+        assert.equal(text, active ? `${fmt.bytes(bytes)}/step` : '—', seam);
+      }
+      assert.equal(await view.locator('.warn-first').textContent(), report.warnings[0]);
+      // A picture: nothing in it takes a focus or a click.
+      assert.equal(await view.getAttribute('inert'), '');
+      await context.close();
+    });
+  }
+
+  for (const [path, viewport] of [
+    ['', { width: 1280, height: 800 }],
+    ['embed.html', { width: 1280, height: 800 }],
+    ['', { width: 390, height: 844 }],
+  ]) {
+    test(`${path || 'index.html'} at ${viewport.width}: the lab takes the picture's place, nothing moves`, async () => {
+      const context = await env.browser.newContext({ viewport, reducedMotion: 'reduce' });
+      await context.addInitScript(() => {
+        window.__shifts = [];
+        new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) window.__shifts.push(e.value);
+        }).observe({ type: 'layout-shift', buffered: true });
+      });
+      const page = await context.newPage();
+      const errors = []; // a CSP refusal (a style attribute in the picture, say) is one
+      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+      // The module held back a moment, so the picture is on the screen first.
+      await page.route('**/*.wasm', async (route) => {
+        await new Promise((r) => setTimeout(r, 500));
+        await route.continue();
+      });
+      await page.goto(new URL(path, env.url).href);
+      await page.waitForSelector('html[data-ready="1"]');
+      await page.evaluate(
+        () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+      );
+      assert.equal(await page.locator('.pe-first-view').count(), 0, 'the picture is gone');
+      assert.equal(await page.locator('.pe-lab').count(), 1);
+      assert.deepEqual(await page.evaluate(() => window.__shifts), []);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  }
 });
 
 describe('the published folder under python3 -m http.server', () => {

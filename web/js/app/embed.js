@@ -11,7 +11,10 @@
 // Options (README.md "Embedding"): any state key of state/state.js (gpus, degrees, model, ...),
 // seams (a list), hide (parts or controls), theme (auto | light | dark), url (none | query |
 // hash: where the state is read from and written to), and from JavaScript only: onReport
-// (called with each report the core accepts) and linkBase (the page a copied link opens).
+// (called with each report the core accepts), linkBase (the page a copied link opens) and
+// layout ("embed", the default: the book's view on one screen, "Try it" one step at a time,
+// the grid's key, the rule of thumb and Compare behind their summaries; "page": the standalone
+// page's, everything open).
 // A value the state table refuses, an unknown key, or one the core refuses falls back with a
 // note in the lab; mount never throws for bad options.
 //
@@ -39,7 +42,8 @@ import { createView } from './view.js';
 
 const CSS_URL = new URL('../../explorer.css', import.meta.url).href;
 const PAGE_URL = new URL('../../', import.meta.url).href;
-const JS_ONLY = ['onReport', 'linkBase'];
+const JS_ONLY = ['onReport', 'linkBase', 'layout'];
+const LAYOUTS = ['embed', 'page'];
 // What update({ key: null }) puts back for the keys that are not state rows.
 const RESETS = { hide: '', theme: 'auto', url: 'none' };
 
@@ -77,19 +81,54 @@ function ensureStyles(host) {
   });
 }
 
-function createRoot(host) {
-  const root = make('section', { className: 'pe-lab loading' });
+// The first view a published page carries (scripts/prerender.mjs), if any: the lab's picture
+// until the lab is ready, in its host. Dimmed when the options or the URL ask for another
+// state than the book's first one, which the picture shows. takeOver(root, fit): the lab takes
+// its place in one task, its grid fitted to the column it now has (hidden, it had none), so
+// one frame shows the picture and the next the lab.
+function firstView(host, given) {
+  const view = host.querySelector(':scope > .pe-first-view');
+  if (!view) return { present: false, takeOver() {}, remove() {} };
+  view.classList.toggle(
+    'loading',
+    given.pairs.some(([k]) => k !== 'url') || location.search.length > 1,
+  );
+  return {
+    present: true,
+    takeOver(root, fit) {
+      if (!view.isConnected) return;
+      view.remove();
+      root.hidden = false;
+      fit();
+    },
+    remove: () => view.remove(),
+  };
+}
+
+function createRoot(host, layout, hidden) {
+  const root = make('section', { className: 'pe-lab loading', hidden });
+  root.classList.toggle('pe-compact', layout === 'embed');
   const prefix = uid('lab');
   root.innerHTML = MARKUP.replaceAll('@@', `${prefix}-`);
   root.setAttribute('aria-labelledby', `${prefix}-title`);
   root.setAttribute('aria-busy', 'true');
   root.dataset.theme = 'auto';
+  if (layout === 'embed')
+    for (const more of root.querySelectorAll('details.more')) more.removeAttribute('open');
   host.append(root);
   return root;
 }
 
-// The JavaScript-only options: onReport (a function) and linkBase (an http or https URL).
+// The JavaScript-only options: onReport (a function), linkBase (an http or https URL) and
+// layout (embed or page).
 function readJs(js, into, notes) {
+  if ('layout' in js) {
+    if (LAYOUTS.includes(js.layout)) into.layout = js.layout;
+    else
+      notes.push(
+        `layout: ${shown(js.layout)} is not allowed (${LAYOUTS.join(' or ')}); using embed.`,
+      );
+  }
   if ('onReport' in js) {
     if (typeof js.onReport === 'function') into.onReport = js.onReport;
     else notes.push(`onReport: ${shown(typeof js.onReport)} is not allowed (a function); ignored.`);
@@ -161,6 +200,14 @@ function applyOptions(lab, pairs, { fromUrl = false, from = lab.store.state } = 
   return [...list, ...store.apply(stateFrom(read.values, from), from)];
 }
 
+// Work asked for at load that can wait (the search a URL asks for, the reference runs): once
+// the lab is ready and the page idle, so it never piles onto the load's own tasks.
+const later = (lab, fn) =>
+  (lab.ready ?? Promise.resolve()).then(
+    () => lab.destroyed || whenIdle(() => lab.destroyed || fn()),
+    () => {},
+  );
+
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // Loads the module (shared) and the stylesheet, then reads the options and the URL into the
@@ -220,10 +267,11 @@ export function mount(host, options = {}) {
   if (!(host instanceof Element)) {
     throw new TypeError('mount(element, options): element must be a DOM element');
   }
-  const root = createRoot(host);
   const given = readMountOptions(options, JS_ONLY);
-  const js = { onReport: null, linkBase: PAGE_URL };
+  const js = { onReport: null, linkBase: PAGE_URL, layout: 'embed' };
   readJs(given.js, js, given.notes);
+  const first = firstView(host, given);
+  const root = createRoot(host, js.layout, first.present);
   const notes = createNotes(root);
   const lab = { core: null, destroyed: false, look: { hide: [], theme: 'auto' }, notes, js };
   lab.pending = []; // update()s before the module loaded
@@ -252,13 +300,6 @@ export function mount(host, options = {}) {
     if (back) lab.notes.add(lab.store.apply(keepPage(back, lab.store.state), lab.store.state));
     else lab.store.onPreset(name);
   };
-  // Work asked for at load that can wait (the search a URL asks for, the reference runs): once
-  // the lab is ready and the page idle, so it never piles onto the load's own tasks.
-  const later = (fn) =>
-    (lab.ready ?? Promise.resolve()).then(
-      () => lab.destroyed || whenIdle(() => lab.destroyed || fn()),
-      () => {},
-    );
   // A whole state shown as it is (a pinned one), the pins kept.
   const onShow = (next) =>
     notes.add(lab.store.apply(keepPage(next, lab.store.state), lab.store.state));
@@ -268,7 +309,7 @@ export function mount(host, options = {}) {
     onPreset,
     onLoad,
     onShow,
-    later,
+    later: (fn) => later(lab, fn),
   });
   lab.url = createUrlSync({
     root,
@@ -277,6 +318,7 @@ export function mount(host, options = {}) {
   });
   createShareBar(root, lab);
   lab.exercises = createExercises(root.querySelector('.exercises'), {
+    stepper: js.layout === 'embed',
     current: () => lab.store.state,
     async evaluate(state) {
       const { report, error } = lab.store.evaluate(state);
@@ -298,14 +340,17 @@ export function mount(host, options = {}) {
 
   // The look first (theme, hidden parts), before the module loads; then the state.
   applyOptions(lab, given.pairs);
+  const takeOver = () => first.takeOver(root, () => lab.view.fit());
   const ready = start(lab, host, given).then(
     () => {
       if (lab.destroyed) return;
+      takeOver();
       root.classList.remove('loading');
       root.removeAttribute('aria-busy');
       root.dataset.ready = '1';
     },
     (e) => {
+      takeOver();
       notes.fatal(`The lab could not start: ${e.message}`);
       root.classList.remove('loading');
       root.removeAttribute('aria-busy');
@@ -326,6 +371,7 @@ export function mount(host, options = {}) {
     },
     destroy() {
       lab.destroyed = true;
+      first.remove();
       lab.store.destroy();
       lab.url.destroy();
       lab.view.destroy();

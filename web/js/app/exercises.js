@@ -6,7 +6,9 @@
 //
 // Answers are kept in localStorage (one list per origin, so a reload, or the same lab on
 // another page, shows them again); where storage is refused (a sandboxed frame) they last as
-// long as the page. An author hides the section with hide=exercises.
+// long as the page. An author hides the section with hide=exercises. With `stepper` (an
+// embedded lab, which fits one screen) one step shows at a time, "Question n of 6" between
+// Previous and Next.
 import { make, uid } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 import { applyPreset, changeMany, defaults } from '../state/state.js';
@@ -274,20 +276,46 @@ function judge(step, given, report) {
   return { right: Math.abs(n - answer.value) <= 0.1 * Math.abs(answer.value), said: answer.shown };
 }
 
-export function createExercises(section, { evaluate, show, current }) {
+// One step at a time: Previous, "Question n of N", Next. go(i) shows step i.
+function createStepper(section, items, before) {
+  const nav = make('div', { className: 'exercise-nav' });
+  section.insertBefore(nav, before);
+  nav.setAttribute('role', 'group');
+  nav.setAttribute('aria-label', 'Steps');
+  const prev = make(
+    'button',
+    { type: 'button', className: 'tool', textContent: '← Previous' },
+    nav,
+  );
+  const at = make('span', { className: 'exercise-at' }, nav);
+  const next = make('button', { type: 'button', className: 'tool', textContent: 'Next →' }, nav);
+  let index = 0;
+  function go(i) {
+    index = Math.max(0, Math.min(items.length - 1, i));
+    items.forEach((li, k) => (li.hidden = k !== index));
+    at.textContent = `Question ${index + 1} of ${items.length}`;
+    prev.disabled = index === 0;
+    next.disabled = index === items.length - 1;
+  }
+  prev.addEventListener('click', () => go(index - 1));
+  next.addEventListener('click', () => go(index + 1));
+  go(0);
+  return { go };
+}
+
+// The section's heading and what it is about; returns the progress line under them.
+function heading(section) {
   // A heading, not a named region: two labs on a page would make two "Try it" regions.
   make('h2', { textContent: 'Try it' }, section);
-  make(
-    'p',
-    {
-      className: 'explain',
-      textContent:
-        'Predict first, then check: each answer is checked against the lab’s own report, and ' +
-        'the lab then shows that state, so you can see why.',
-    },
-    section,
-  );
-  const progress = make('p', { className: 'exercise-progress' }, section);
+  const about =
+    'Predict first, then check: each answer is checked against the lab’s own report, and the ' +
+    'lab then shows that state, so you can see why.';
+  make('p', { className: 'explain', textContent: about }, section);
+  return make('p', { className: 'exercise-progress' }, section);
+}
+
+export function createExercises(section, { evaluate, show, current, stepper: oneAtATime = false }) {
+  const progress = heading(section);
   const list = make('ol', { className: 'exercise-list' }, section);
   const reset = make('button', { type: 'button', className: 'tool', textContent: 'Start over' });
   let saved = readSaved();
@@ -347,12 +375,15 @@ export function createExercises(section, { evaluate, show, current }) {
     make('p', { className: 'exercise-change', textContent: words }, view.feedback);
     showProgress();
     const index = EXERCISES.indexOf(step);
-    reveal.show(root.querySelector(step.part), `Back to step ${index + 1}`, () =>
-      view.form.querySelector('button[type="submit"]'),
-    );
+    reveal.show(root.querySelector(step.part), `Back to step ${index + 1}`, () => {
+      stepper?.go(index);
+      return view.form.querySelector('button[type="submit"]');
+    });
   }
 
   EXERCISES.forEach((step, i) => steps.set(step.id, buildStep(list, step, i, check)));
+  const items = [...steps.values()].map((v) => v.li);
+  const stepper = oneAtATime ? createStepper(section, items, list) : null;
   section.append(reset);
   reset.addEventListener('click', () => {
     saved = {};
@@ -364,6 +395,7 @@ export function createExercises(section, { evaluate, show, current }) {
       delete view.li.dataset.result;
     }
     showProgress();
+    stepper?.go(0);
     list.querySelector('input')?.focus();
   });
   showProgress();
@@ -386,6 +418,9 @@ export function createExercises(section, { evaluate, show, current }) {
         verdicts.push(verdict(step, given));
       }
       await Promise.all(verdicts);
+      // One step at a time: the first not answered yet.
+      const open = EXERCISES.findIndex((step) => !steps.get(step.id).result);
+      stepper?.go(open === -1 ? 0 : open);
       requestAnimationFrame(() => {
         for (const r of regions) r.setAttribute('role', 'status');
       });

@@ -44,12 +44,13 @@ export function createGrid({ svg, legend, readout }) {
   let mode = '';
   let last = null;
   // The column's width decides the tiles per row; crossing the line rebuilds them.
-  const watch = new ResizeObserver(([entry]) => {
-    const next = entry.contentRect.width > 0 && entry.contentRect.width < NARROW_PX;
+  const fit = (width) => {
+    const next = width > 0 && width < NARROW_PX;
     if (next === narrow) return;
     narrow = next;
     if (last && mode === 'tiles') update(...last);
-  });
+  };
+  const watch = new ResizeObserver(([entry]) => fit(entry.contentRect.width));
   watch.observe(svg.parentElement);
 
   function update(report, ranks) {
@@ -81,6 +82,8 @@ export function createGrid({ svg, legend, readout }) {
 
   return {
     update,
+    // Fits the tiles to the column now (a lab drawn while hidden, just shown), not a frame later.
+    fit: () => fit(svg.parentElement.getBoundingClientRect().width),
     // Resolves once the grid shows the last report (after the fleet map's module, if needed).
     drawn() {
       return fleetLoading && !fleet ? fleetLoading : Promise.resolve();

@@ -44,6 +44,7 @@ function scaleNote(report) {
 
 const lab = mount(document.querySelector('#lab'), {
   url: 'query',
+  layout: 'page',
   onReport(report) {
     fill('gpus', fmt.integer(report.gpus));
     fill('gpu-memory', fmt.bytes(report.memory.gpu_memory_bytes));

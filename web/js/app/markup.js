@@ -1,6 +1,8 @@
 // The lab's markup, one copy per mounted lab (embed.js). "@@" stands for the lab's own id
 // prefix, so two labs on one page never share an id. data-part names what an author can hide
 // (state/options.js PARTS). Static text only: every number is filled in from the core's report.
+// The `details.more` are open in the standalone page's layout (their summaries hidden) and
+// closed in an embedded lab's (layout "embed"), where the book's view fits one screen.
 // The lab is one region (named by its title); its panels are sections with headings but no
 // names of their own, so two labs on a page do not make two "What crosses the wire" regions.
 export const MARKUP = `
@@ -92,14 +94,15 @@ export const MARKUP = `
       )
       .join('')}
   </ul>
+  <details class="more rule-more" open><summary>The chapter's rule of thumb</summary>
   <p class="rule">The chapter's rule of thumb: TP innermost (in a node), PP next, DP
     outermost — following each method's appetite for bandwidth. Context parallelism sits just
     outside TP (Megatron-Core's tp-cp order); expert groups are carved out of the data- and
-    context-parallel ranks.</p>
+    context-parallel ranks.</p></details>
 </section>
 
 <div class="grid-more">
-  <div class="grid-key">
+  <details class="more grid-key" open><summary>Key to the grid and its numbers</summary>
     <div class="intro-more" data-part="intro">
       <p class="explain">Each GPU tile is coloured by pipeline stage (hue) and
         tensor slice (shade); the outlined boxes are data-parallel replicas. The badge shows
@@ -131,7 +134,7 @@ export const MARKUP = `
         <span class="legend-title">shaded box = node</span>
         <span class="legend-note">(GPUs inside share NVLink)</span></div>
     </div>
-  </div>
+  </details>
   <div class="readout" aria-live="polite" data-part="readout">
     <p class="readout-title"></p>
     <ul class="readout-groups"></ul>
@@ -196,12 +199,15 @@ export const MARKUP = `
 </details>
 
 <section class="compare" data-part="compare">
+  <details class="more compare-more" open><summary>Compare: pin a state, change something, see
+    both</summary>
   <h2 id="@@compare-h">Compare</h2>
   <p class="compare-bar"><button type="button" class="tool pin">Pin…</button>
     <span class="small">keeps the current state in the table (and the link) to compare with
       what you change next</span></p>
   <p class="small compare-status" role="status"></p>
   <div class="compare-wrap"></div>
+  </details>
 </section>
 
 <section class="exercises" data-part="exercises"></section>

@@ -12,7 +12,7 @@ const HOST_URL = new URL('iframe-host.js', EMBED_URL).href;
 function snippet(src) {
   return (
     `<iframe src="${src.replaceAll('&', '&amp;').replaceAll('"', '&quot;')}" ` +
-    'title="3D parallelism explorer" width="100%" height="900" loading="lazy" ' +
+    'title="3D parallelism explorer" width="100%" height="1280" loading="lazy" ' +
     'allow="clipboard-write"></iframe>\n' +
     `<script src="${HOST_URL.replaceAll('"', '&quot;')}"></script>`
   );

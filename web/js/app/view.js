@@ -108,6 +108,27 @@ function deskSlot(root, { onChange, loadAdvanced, onLoaded }) {
   };
 }
 
+// The core's refusal goes beside the form's field (or the calibration's) while the section is
+// open (open()), once its module has loaded (advanced()).
+function besideField(open, advanced) {
+  return (message, row, key) => {
+    const beside = Boolean(message) && open() && Boolean(advanced());
+    advanced()?.showError(beside ? message : null, row?.name ?? null, key);
+    return beside;
+  };
+}
+
+// Compare behind its summary (an embedded lab) opens for a new pin and on the desk.
+function compareOpener(root) {
+  const more = root.querySelector('.compare-more');
+  let shown = 0; // pins
+  return (onDesk) => {
+    const count = Number(root.querySelector('.compare').dataset.pins ?? 0);
+    if ((count > shown || onDesk) && !more.open) more.open = true;
+    shown = count;
+  };
+}
+
 export function createView(root, { notes, onChange, onPreset, onLoad, onShow, later }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
@@ -143,13 +164,10 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
     if (state && details.open !== state.advanced) onChange('advanced', details.open);
   });
 
-  // The core's refusal goes beside the form's field (or the calibration's) while the section
-  // is open.
-  notes.besideField = (message, row, key) => {
-    const beside = Boolean(message) && Boolean(state?.advanced) && Boolean(advanced);
-    advanced?.showError(beside ? message : null, row?.name ?? null, key);
-    return beside;
-  };
+  notes.besideField = besideField(
+    () => Boolean(state?.advanced),
+    () => advanced,
+  );
 
   function loadAdvanced() {
     advancedLoading ??= import('./advanced.js').then(({ createAdvanced }) => {
@@ -171,6 +189,7 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
   }
 
   const desk = deskSlot(root, { onChange, loadAdvanced, onLoaded: () => destroyed || redraw() });
+  const openCompare = compareOpener(root);
   const applyLook = (next) => applyLookTo(root, (look = next));
 
   return {
@@ -207,11 +226,13 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
       }
       kept.update(shown);
       compare.update(shown, report);
+      openCompare(state.view === 'desk');
       desk.update(state.view === 'desk');
       if (advanced && state.advanced) advanced.update(shown, report);
       explain.update(report); // after every panel: the advanced ones may have just drawn
     },
     drawn: () => grid.drawn(),
+    fit: () => grid.fit(),
     // What a change did beyond itself (a seam switch on an explicit layout), or '' to clear.
     say(text) {
       const note = $('.change-note');
