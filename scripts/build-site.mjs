@@ -58,10 +58,9 @@ const FIRST_VIEWS = {
 const names = new Map();
 for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
   let text = await readFile(join(web, css), 'utf8');
+  // (The same rules for both pages, once.)
   if (css === 'explorer.css')
-    text += Object.values(FIRST_VIEWS)
-      .map((v) => v.css)
-      .join('\n');
+    text += [...new Set(Object.values(FIRST_VIEWS).map((v) => v.css))].join('');
   const { code } = await transform(text, { loader: 'css', minify: true });
   names.set(css, hashed(css, code));
   await write(names.get(css), code);
