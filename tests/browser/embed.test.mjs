@@ -138,6 +138,26 @@ describe('module API: examples/module.html', () => {
       return { badge, left: box.children.length };
     });
     assert.deepEqual(third, { badge: 'DP×TP×PP = 1×1×16 = 16', left: 0 });
+    // layout: "embed" (the default) or "page"; anything else is a note, and the embed's.
+    const layouts = await page.evaluate(async () => {
+      const { mount } = await import('/js/app/embed.js');
+      const out = [];
+      for (const layout of ['page', 'wide']) {
+        const box = document.body.appendChild(document.createElement('div'));
+        const lab = mount(box, { layout });
+        await lab.ready;
+        const root = box.querySelector('.pe-lab');
+        out.push([
+          root.classList.contains('pe-compact'),
+          root.querySelector('.pe-notes-list').textContent,
+        ]);
+        lab.destroy();
+      }
+      return out;
+    });
+    assert.deepEqual(layouts[0], [false, '']);
+    assert.equal(layouts[1][0], true);
+    assert.match(layouts[1][1], /layout: "wide" is not allowed \(embed or page\); using embed\./);
     await page.locator('#lab-b').getByRole('switch', { name: 'Tensor parallel' }).click();
     await page.waitForFunction(
       () => document.querySelector('#lab-b .badge').textContent === 'DP×TP×PP = 8×1×8 = 64',
