@@ -438,8 +438,12 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
   // Moved, not copied, into place: the plans are about 80 entries with a scenario each, and
   // copying that tree (an initializer list copies) cost more than the search itself.
   json plans = json::array();
-  for (size_t i = 0; i < result.top.size(); ++i) {
-    json entry = plan_entry(base, result.top[i]);
+  // A tie is a group: the fastest and every plan the model cannot tell from it, if any.
+  const auto& top = result.top;
+  const bool tied = top.size() > 1 && ties_with_best(top[1].step_s, top[0].step_s);
+  for (size_t i = 0; i < top.size(); ++i) {
+    json entry = plan_entry(base, top[i]);
+    entry["tie"] = tied && ties_with_best(top[i].step_s, top[0].step_s);
     json variants = json::array();
     for (const Plan& v : result.variants[i]) variants.push_back(plan_entry(base, v));
     entry["variants"] = std::move(variants);

@@ -192,7 +192,7 @@ std::vector<ReferenceRun> build() {
   // 4,096-token sequences, batch 15,360; BF16 weights, FP32 gradients and master weights,
   // BF16 AdamW moments (14 B/param); FP8 GEMMs with their inputs cached in FP8 (Sec. 3.3:
   // precision.fp8); RMSNorm and MLA up-projections recomputed (Sec. 3.2.3: recompute_modules
-  // layernorm and mla_up_proj); the MoE's SwiGLU "cache its input and recompute its output"
+  // layernorm and mla_up_proj); the MoE's SwiGLU input cached and its output recomputed
   // (Sec. 3.3.3: moe_act); DualPipe hides the expert all-to-alls behind computation.
   // Published: 180K H800 GPU-hours per trillion tokens. Not modelled (core/README.md): the
   // SwiGLU input cached in FP8 (kept at 16 bits here, more memory), the attention output's

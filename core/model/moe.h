@@ -49,7 +49,7 @@ double tokens_per_expert(const Scenario& s, const MlpShape& moe, const Degrees& 
 // M: DeepGEMM's FP8 GEMMs on H800 with DeepSeek-V3's expert shape (N 7,168, K 2,048; DeepGEMM
 // README, "Performance", before commit 37aa127): 1,214 TFLOP/s grouped at M 4,096 (and
 // 8,192); 925 at 1,024, 916 at 512, 815 at 256 (masked layout); the dense kernel 295 at 64 and
-// 510 at 128 against its 1,168 at 4,096. Linear in log2 M between them, in M below 64 (the
+// 510 at 128 against its 1,168 at 4,096. Linear in log M between them, in M below 64 (the
 // weights' reads then bound it). The same ratio is taken for BF16 GEMMs.
 struct GemmPoint {
   double rows;

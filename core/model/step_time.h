@@ -64,9 +64,10 @@ struct StageTime {
   double total_s() const {
     return matmul_s + memory_s + tensor_s + context_s + expert_s + offload_s();
   }
-  // The forward's wall time: its compute, its share of the traffic the stage leaves exposed
-  // (a third: the forward is one of a layer's three passes, Narayanan et al. 2021 Sec. 3.2),
-  // and the host copies it waits for. A window of the compute alone let faster matmuls, whose
+  // The forward's wall time: its compute, a fixed share of the traffic the stage leaves exposed
+  // (a third, a modelling choice: the forward's share of a layer's FLOPs; of its TP
+  // collectives it is a half without recomputation, a third with full), and the host copies
+  // it waits for. A window of the compute alone let faster matmuls, whose
   // saving an overlapped collective takes back, lengthen the step; a share that moved with
   // the compute did too, slightly (laws).
   double forward_wall_s() const {

@@ -243,9 +243,10 @@ std::string explain(const Scenario& base, const PlanResult& r) {
          " per GPU";
   if (r.top.size() > 1) {
     const double lead = r.top[1].step_s / p.step_s - 1;
-    why += lead < kTieWithin ? "; the next layout is " + percent(lead) + " slower, within " +
-                                   percent(kTieWithin) + ": the model cannot tell them apart"
-                             : "; " + percent(lead) + " faster than the next layout";
+    why += ties_with_best(r.top[1].step_s, p.step_s)
+               ? "; the next layout is " + percent(lead) + " slower, within " +
+                     percent(kTieWithin) + ": the model cannot tell them apart"
+               : "; " + percent(lead) + " faster than the next layout";
   }
   return why + ".";
 }

@@ -42,6 +42,9 @@ inline constexpr int kVariantsPerLayout = 8;
 // median 5.6% over the three fleets of the leave-one-out table; a lead smaller than that is
 // within the model's own error.
 inline constexpr double kTieWithin = 0.05;
+inline bool ties_with_best(double step_s, double best_step_s) {
+  return step_s / best_step_s - 1 < kTieWithin;
+}
 
 // A lever the scenario allows that the best plan does not pull (EP, CP, FP8, selective or full
 // recomputation, activation offload), and why, with numbers: "EP 8", "needs 95 GB per GPU

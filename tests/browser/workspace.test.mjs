@@ -118,7 +118,9 @@ describe('planner and Compare', () => {
       // The core's own answer for the same inputs: its tie tolerance, its plans.
       const core = (await plannerLab()).plan(LLAMA70_SCENARIO, 50, { headroom: 0 });
       assert.equal(core.tie_within, 0.05);
-      const ties = core.plans.filter((p) => p.step_s <= core.plans[0].step_s * 1.05).length;
+      const ties = core.plans.filter((p) => p.tie).length;
+      assert.equal(core.plans[0].tie, true);
+      assert.ok(core.plans.every((p) => p.tie === p.step_s / core.plans[0].step_s - 1 < 0.05));
       assert.ok(ties >= 2 && ties < core.plans.length, `${ties} ties of ${core.plans.length}`);
       assert.equal(await page.locator('table.plans tr.layout.tie').count(), ties);
       assert.match(

@@ -13,7 +13,11 @@ import { EXPECTED, parseRunLog } from '../lib/runlog.js';
 const FIGURES = [
   ['step_time_s', 'Step time', 's'],
   ['tokens_per_s_per_gpu', 'Or tokens per second per GPU (torchtitan’s tps)', 'tokens/s'],
-  ['peak_memory_gb', 'Peak memory per GPU (max allocated)', 'GB'],
+  [
+    'peak_memory_gb',
+    'Peak memory per GPU (max allocated, or reserved as torchtitan prints it)',
+    'GB',
+  ],
   ['tflops_per_gpu', 'Model TFLOP/s per GPU', 'TFLOP/s'],
   ['nvlink_bus_gb_s', 'NVLink bus bandwidth (nccl-tests all_reduce_perf)', 'GB/s'],
   ['network_bus_gb_s', 'Network bus bandwidth per GPU (nccl-tests)', 'GB/s'],

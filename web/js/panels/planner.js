@@ -187,9 +187,11 @@ function planTable(section, onSort) {
 }
 
 const ABOUT =
-  'Searches every DP×TP×PP factorization of the GPU count × ZeRO stage × recomputation × ' +
-  'sequence parallel × micro-batch × schedule (1F1B, or interleaved with every valid number of ' +
-  'chunks) for the model, GPU, network, sequence length and global batch set above; drops the ' +
+  'Searches every DP×TP×PP factorization of the GPU count (with CP and EP where the scenario ' +
+  'allows them) × ZeRO stage × recomputation (by module and by layer) or activation offload × ' +
+  'FP8 where the GPU has it × sequence parallel × micro-batch × schedule (1F1B, or interleaved ' +
+  'with every valid number of chunks) for the model, GPU, network, sequence length and global ' +
+  'batch set above; drops the ' +
   'configurations that do not fit with the margin below and ranks the rest by step time ' +
   '(equal times: less memory first). One row per layout; its other configurations fold under it.';
 
@@ -312,9 +314,7 @@ export function createPlanner(
     if (!result) return;
     const toggle = (p) => (open.delete(p) || open.add(p), draw());
     const rank = new Map(result.plans.map((p, i) => [p, i]));
-    const best = result.plans[0]?.step_s ?? 0;
-    const within = result.tie_within ?? 0;
-    const act = { apply: onApply, pin: onPin, tie: (p) => p.step_s <= best * (1 + within) };
+    const act = { apply: onApply, pin: onPin, tie: (p) => p.tie };
     const rows = sortRows(result.plans).flatMap((p) =>
       layoutRows(p, rank.get(p), act, open.has(p), toggle, sortRows),
     );

@@ -238,13 +238,6 @@ export const ROWS = deepFreeze([
     label,
   })),
   {
-    name: 'fp8',
-    scenario: 'precision.fp8',
-    advanced: true,
-    control: 'checkbox',
-    label: 'FP8 matmuls (Transformer Engine)',
-  },
-  {
     name: 'capacity_factor',
     scenario: 'capacity_factor',
     core: true,
