@@ -115,9 +115,14 @@ ModelShape::StepFlops ModelShape::run_step_flops_per_token(int first, int count,
             run_forward_flops_per_token(first, full, true) +
             (rest - moe_rest) * module_recompute_flops_per_token(dense_, modules) +
             (moe_rest > 0 ? moe_rest * module_recompute_flops_per_token(moe_, modules) : 0.0);
-  f.core = core * (3 * count + full + (modules & kCoreAttn ? rest : 0));
-  const int moe_runs = 3 * moe_layers_in(first, count) + moe_layers_in(first, full) +
-                       (modules & kMoe ? moe_rest : 0);
+  // The parts of that total which the attention core and the routed experts take, counted as
+  // the total counts them: beside torchtitan's per-op policy Megatron's modules re-run nothing
+  // (module_recompute_flops_per_token). Counting their re-runs here too charged FP8 runs a
+  // BF16 attention core, and capacity a routed GEMM, the total never had (laws).
+  const unsigned again = modules & kEveryOtherMatmul ? 0u : modules;
+  f.core = core * (3 * count + full + (again & kCoreAttn ? rest : 0));
+  const int moe_runs =
+      3 * moe_layers_in(first, count) + moe_layers_in(first, full) + (again & kMoe ? moe_rest : 0);
   f.routed = moe_runs > 0 ? moe_runs * moe_.routed_forward_flops_per_token : 0.0;
   return f;
 }
