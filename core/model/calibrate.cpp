@@ -15,22 +15,35 @@ namespace {
 // the run did not use), so it is refused rather than fitted.
 constexpr double kLowestMatmulEfficiency = 0.02;
 
-// What the model says of a run the fit has evaluated once already (the constants it changes
-// have no range to break): its step, its TFLOP/s per GPU, and its peak memory per GPU under
-// the full memory model (a measured peak is the whole GPU's: activations, overhead).
+// What the model says of a run: its step, its TFLOP/s per GPU and tokens per step, and its peak
+// memory per GPU under the full memory model (a measured peak is the whole GPU's:
+// activations, overhead). A run either memory model refuses is refused under
+// calibration.scenario; once both take it, the fit's changes (constants within their ranges)
+// cannot be refused, so the later evaluations read their values directly.
 struct Figures {
-  double step_s = 0, tflops_per_gpu = 0, peak_gb = 0;
+  double step_s = 0, tflops_per_gpu = 0, tokens_per_step = 0, peak_gb = 0;
 };
-Figures figures(const Scenario& run) {
+
+Problem refused_run(const Problem& p) {
+  const std::string at = "calibration.scenario";
+  return {p.key.empty() ? at : at + "." + p.key, "in " + at + ", " + p.message};
+}
+
+Scenario with_full_memory(Scenario run) {
+  run.memory_model = MemoryModel::kFull;
+  return run;
+}
+
+Result<Figures> figures(const Scenario& run) {
+  const Result<Report> r = evaluate(run, false);
+  if (!r.ok()) return Result<Figures>::failure(refused_run(r.problem()));
+  const Result<Report> full = evaluate(with_full_memory(run), false);
+  if (!full.ok()) return Result<Figures>::failure(refused_run(full.problem()));
   Figures out;
-  {
-    const Result<Report> r = evaluate(run, false);
-    out.step_s = r.value().time.step_s;
-    out.tflops_per_gpu = r.value().time.tflops_per_gpu;
-  }
-  Scenario full = run;
-  full.memory_model = MemoryModel::kFull;
-  out.peak_gb = evaluate(full, false).value().memory.per_gpu_bytes / 1e9;
+  out.step_s = r.value().time.step_s;
+  out.tflops_per_gpu = r.value().time.tflops_per_gpu;
+  out.tokens_per_step = 1.0 * r.value().global_batch * run.seq_len;
+  out.peak_gb = full.value().memory.per_gpu_bytes / 1e9;
   return out;
 }
 
@@ -41,10 +54,9 @@ double step_at(Scenario run, double efficiency) {
 
 // The measured step: as given, or from the measured throughput (the run's tokens a step over
 // its fleet's tokens per second: torchtitan's "tps" is per GPU of the whole run).
-double measured_step_s(const Calibration& c, const Scenario& run) {
+double measured_step_s(const Calibration& c, const Scenario& run, const Figures& model) {
   if (c.step_time_s > 0) return c.step_time_s;
-  const double tokens_per_step = 1.0 * evaluate(run, false).value().global_batch * run.seq_len;
-  return tokens_per_step / (run.gpus * c.tokens_per_s_per_gpu);
+  return model.tokens_per_step / (run.gpus * c.tokens_per_s_per_gpu);
 }
 
 std::string refusal(const char* key, double value, const char* unit, const std::string& why) {
@@ -118,7 +130,8 @@ Problem fit_overhead(const Scenario& run, double peak_gb, FittedConstant& c) {
   }
   Scenario bare = run;
   bare.overhead_gb = 0;
-  const double tensors_gb = figures(bare).peak_gb;
+  const double tensors_gb =
+      evaluate(with_full_memory(bare), false).value().memory.per_gpu_bytes / 1e9;
   c.after = std::max(0.0, peak_gb - tensors_gb);
   c.how = (peak_gb >= tensors_gb ? "the measured peak less the model's tensors ("
                                  : "held at 0: the model's tensors (") +
@@ -143,19 +156,10 @@ Result<CalibrationFit> fit_calibration(const Scenario& s) {
                                          "\": allowed the scenario's own GPU, \"" + s.gpu.name +
                                          "\" (a run on one GPU cannot calibrate another)"});
   }
-  // Both memory models must take the run: every later evaluation changes only constants
-  // within their ranges, so it cannot be refused.
-  Scenario full = run;
-  full.memory_model = MemoryModel::kFull;
-  for (const Scenario* variant : {&run, &full}) {
-    if (const Result<Report> r = evaluate(*variant, false); !r.ok()) {
-      const std::string at = "calibration.scenario";
-      return Result<CalibrationFit>::failure(
-          {r.error_key().empty() ? at : at + "." + r.error_key(), "in " + at + ", " + r.error()});
-    }
-  }
-  const Figures before = figures(run);
-  const double step_s = measured_step_s(c, run);
+  const Result<Figures> model = figures(run);
+  if (!model.ok()) return Result<CalibrationFit>::failure(model.problem());
+  const Figures& before = model.value();
+  const double step_s = measured_step_s(c, run, before);
   const GpuSpec& g = run.gpu;
   FittedConstant matmul{"efficiency", g.matmul_efficiency, 0, "", ""};
   FittedConstant nvlink{"nvlink_efficiency", g.nvlink_efficiency, 0, "", ""};
@@ -181,7 +185,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s) {
   CalibrationFit fit;
   fit.title = calibration_title(c);
   fit.constants = {matmul, nvlink, network, overhead};
-  const Figures after = figures(run);
+  const Figures after = figures(run).value();
   fit.residuals.push_back({"step_time_s", step_s, before.step_s, after.step_s});
   if (c.peak_memory_gb > 0) {
     fit.residuals.push_back({"peak_memory_gb", c.peak_memory_gb, before.peak_gb, after.peak_gb});
