@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@ TEST(Contract, EmptyScenarioIsTheBookLab) {
   EXPECT_EQ(r["memory"]["fits"], false);
   EXPECT_EQ(r["comms"]["data"]["bytes_per_gpu_per_step"], 60e9);
   EXPECT_EQ(r["comms"]["data"]["link"], "network");
+  EXPECT_EQ(r["comms"]["busiest_seam"], "data");  // the only seam on
   ASSERT_EQ(r["ranks"].size(), 16u);
   EXPECT_EQ(
       r["ranks"][9],
@@ -252,6 +254,33 @@ TEST(Contract, GoldenReports) {
     ++checked;
   }
   EXPECT_GE(checked, 7);
+}
+
+// The seam a one-line readout names: the book's three seams on 16 GPUs send 805 GB (TP), 15 GB
+// (DP) and a few GB (PP) per GPU per step; one GPU sends nothing.
+TEST(Contract, BusiestSeamIsTheOneSendingTheMost) {
+  const json all = run(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})");
+  EXPECT_EQ(all["comms"]["busiest_seam"], "tensor");
+  EXPECT_GT(all["comms"]["tensor"]["bytes_per_gpu_per_step"].get<double>(),
+            all["comms"]["data"]["bytes_per_gpu_per_step"].get<double>());
+  EXPECT_EQ(run(R"({"gpus":1})")["comms"]["busiest_seam"], "");
+}
+
+// The planner's margin: a fraction of GPU memory below the 80% rule. At 0.8 or more nothing
+// could fit, so the core refuses it by name rather than answer with no plans; the schema says
+// the range the page offers.
+TEST(PlanJson, HeadroomOutsideItsRangeIsRefusedByName) {
+  for (double headroom : {0.8, -0.05, std::nan("")}) {
+    const json r = json::parse(plan_json("{}", 3, headroom));
+    ASSERT_TRUE(r.contains("error")) << headroom;
+    EXPECT_EQ(r["error"]["key"], "headroom");
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("allowed 0 to 0.7"), std::string::npos);
+  }
+  // 80% less 70% of the book's 80 GB GPU: 8 GB.
+  EXPECT_NEAR(json::parse(plan_json("{}", 3, 0.7))["memory_limit_bytes"].get<double>(), 8e9, 1);
+  const json planner = json::parse(schema_text())["planner"];
+  EXPECT_EQ(planner["headroom"]["max"], 0.7);
+  EXPECT_EQ(planner["headroom"]["default"], 0.0);
 }
 
 }  // namespace

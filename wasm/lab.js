@@ -90,7 +90,8 @@ export async function createLab({ planner = false, ...options } = {}) {
     // warnings, plans: [...] }, one plan per DP×TP×PP (×CP×EP) layout, fastest first, each
     // with its layout's next fastest in variants.
     // options: headroom (the fraction of GPU memory a plan leaves free beyond the core's 80%
-    // fit rule, 0 to 0.9: 0.1 keeps a plan under 70%) and
+    // fit rule: 0.1 keeps a plan under 70%; its range is the core's, schema().planner.headroom)
+    // and
     // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
     // onProgress returning false cancels the search: plan() then throws a LabError with
     // key 'onProgress' and cancelled true. An exception in onProgress also ends the search
@@ -99,8 +100,9 @@ export async function createLab({ planner = false, ...options } = {}) {
     plan(scenario = {}, top = 10, { headroom = 0, onProgress = null } = {}) {
       const text = toJson(scenario);
       wholeNumber('top', top);
-      if (typeof headroom !== 'number' || !(headroom >= 0 && headroom <= 0.9)) {
-        throw new LabError(`headroom is ${String(headroom)}: allowed 0 to 0.9`, 'headroom');
+      // A number, or embind would refuse it with its own words; the core checks its range.
+      if (typeof headroom !== 'number') {
+        throw new LabError(`headroom is ${String(headroom)}: allowed a number`, 'headroom');
       }
       let stop = null; // why the search stopped early: { thrown } or { cancelled: true }
       module.onPlanProgress = (done, total, evaluated) => {
@@ -181,7 +183,8 @@ export async function createLab({ planner = false, ...options } = {}) {
     // Published runs beside the model's prediction (createLab({ planner: true }) only).
     referenceRuns: () => call(module.referenceRuns),
     // The scenario's fields: { fields: [{ key, type, default, min, max, choices, unit, group,
-    // doc }, ...] }, the same table the core reads, checks and writes scenarios with.
+    // doc }, ...] }, the same table the core reads, checks and writes scenarios with; and
+    // planner: { headroom: { ...the same shape }, fit_rule: the sentence a plan's fit obeys }.
     schema: () => (schema ??= call(module.schema)),
   };
   return lab;

@@ -5,12 +5,14 @@
 #include "contract/contract.h"
 #include "explain/explain.h"
 #include "model/calibrate.h"
+#include "model/comms.h"
 #include "model/explorer.h"
 #include "model/memory.h"
 #include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/presets.h"
 #include "model/schema.h"
+#include "model/text.h"
 #include "model/timeline.h"
 #include "planner/planner.h"
 
@@ -45,7 +47,8 @@ json comms_json(const CommsReport& c) {
           {"tensor", traffic_json(c.tensor)},
           {"pipeline", traffic_json(c.pipeline)},
           {"context", traffic_json(c.context)},
-          {"expert", traffic_json(c.expert)}};
+          {"expert", traffic_json(c.expert)},
+          {"busiest_seam", busiest_seam(c)}};
 }
 
 json degrees_json(const Degrees& d) {
@@ -234,7 +237,21 @@ std::string error_json(const Problem& problem) {
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::string schema_text() { return schema_json().dump(); }
+// The scenario's fields, and the planner's own option with the rule it adds to: the page takes
+// the margin's range and default from here, as it takes every field's.
+std::string schema_text() {
+  json out = schema_json();
+  out["planner"] = {{"headroom",
+                     {{"key", "headroom"},
+                      {"type", "number"},
+                      {"default", 0.0},
+                      {"min", 0.0},
+                      {"max", PlanOptions::kMaxHeadroom},
+                      {"unit", "fraction of GPU memory"},
+                      {"doc", "GPU memory a plan keeps free below the fit rule"}}},
+                    {"fit_rule", fit_rule_text()}};
+  return out.dump();
+}
 
 namespace {
 
@@ -431,7 +448,14 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
   if (!scenario.ok()) return error_json(scenario.problem());
   const Scenario& base = scenario.value();
   PlanOptions options;
-  options.headroom = std::isfinite(headroom) ? std::clamp(headroom, 0.0, 0.9) : 0.0;
+  if (!(headroom >= 0 && headroom <= PlanOptions::kMaxHeadroom)) {
+    const std::string given = std::isfinite(headroom) ? short_number(headroom) : "not a number";
+    return error_json({"headroom", "headroom is " + given + ": allowed 0 to " +
+                                       short_number(PlanOptions::kMaxHeadroom) +
+                                       ", the fraction of GPU memory a plan keeps free below "
+                                       "the fit rule"});
+  }
+  options.headroom = headroom;
   options.progress = progress;
   const PlanResult result = plan(base, std::clamp(top_k, 1, 100), options);
   if (result.cancelled) return error_json({"", "the search was stopped by its progress callback"});

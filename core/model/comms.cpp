@@ -293,4 +293,22 @@ CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatc
   return *best;
 }
 
+const char* busiest_seam(const CommsReport& c) {
+  const std::pair<const char*, const SeamTraffic*> seams[] = {{"data", &c.data},
+                                                              {"tensor", &c.tensor},
+                                                              {"pipeline", &c.pipeline},
+                                                              {"context", &c.context},
+                                                              {"expert", &c.expert}};
+  const char* name = "";
+  const SeamTraffic* most = nullptr;
+  for (const auto& [seam, t] : seams) {
+    if (!t->active || !(t->bytes_per_gpu_per_step > 0)) continue;
+    const bool more = !most || t->bytes_per_gpu_per_step > most->bytes_per_gpu_per_step ||
+                      (t->bytes_per_gpu_per_step == most->bytes_per_gpu_per_step &&
+                       t->link_bytes_per_s < most->link_bytes_per_s);
+    if (more) name = seam, most = t;
+  }
+  return name;
+}
+
 }  // namespace pe

@@ -75,6 +75,11 @@ void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microba
 CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
                           std::vector<CommsReport>& reports);
 
+// The seam whose traffic per GPU per step is the largest ("tensor"; ties go to the slower
+// link, as the busiest stage's do), or "" when nothing crosses a link: what a one-line
+// readout names.
+const char* busiest_seam(const CommsReport& c);
+
 // Bytes of one DP all-gather of the weights and of one reduce-scatter of the gradients (or
 // all-reduce with ZeRO 0) for a GPU holding `params_per_gpu`: what step_time overlaps.
 struct DataParallelParts {

@@ -124,6 +124,8 @@ StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const 
 // stage holds in flight and the overhead (overhead_gb). Either way `fits` means under
 // safe_fraction (80%) of the GPU's memory (report.h).
 double safe_memory_fraction();
+// The rule in words, with its source, for the page to print beside the planner's margin.
+const char* fit_rule_text();
 MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Degrees& d,
                            int microbatches);
 

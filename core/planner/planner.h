@@ -93,6 +93,9 @@ struct PlanOptions {
   // search returns therefore fits (memory.fits) at any margin; before, the margin was the
   // whole free share and the 80% rule overrode every margin under 20%.
   double headroom = 0;
+  // The largest margin a search takes (plan_json refuses more, naming `headroom`): a plan
+  // keeps at least 10% of GPU memory to hold its model; at 80% nothing could fit.
+  static constexpr double kMaxHeadroom = 0.7;
   // Called as the search goes: layouts done, layouts in all, configurations evaluated. It
   // returns false to stop the search: the result is then `cancelled`, with no plans.
   std::function<bool(int, int, long long)> progress;

@@ -397,12 +397,14 @@ describe('advanced section', () => {
     await page.waitForFunction(
       () => document.querySelector('.badge').textContent === 'DP×TP×PP = 16×1×1 = 16',
     );
-    assert.equal(
-      await page.locator('.steptime [data-time="train"] dd').textContent(),
-      'set a token budget',
-    );
+    // 277 GB per GPU: a run that does not fit has no time to train (nor MFU); ZeRO-3 fits it.
+    const train = page.locator('.steptime [data-time="train"] dd');
+    assert.equal(await train.textContent(), '—');
+    assert.equal(await train.getAttribute('title'), 'the run does not fit its GPUs');
+    await setField(page, 'zero_stage', 3);
+    assert.equal(await train.textContent(), 'set a token budget');
     await setField(page, 'train_tokens', 300); // billions
-    const report = core.evaluateSummary({ ...ADVANCED, train_tokens: 300e9 });
+    const report = core.evaluateSummary({ ...ADVANCED, zero_stage: 3, train_tokens: 300e9 });
     await page.waitForFunction(
       (v) => document.querySelector('.steptime [data-time="train"] dd').dataset.value === String(v),
       report.time.time_to_train_s,
@@ -412,6 +414,7 @@ describe('advanced section', () => {
       `${fmt.duration(report.time.time_to_train_s)} for 300 B tokens`,
     );
     await setField(page, 'train_tokens', 0);
+    await setField(page, 'zero_stage', 0);
   });
 
   test("the network is the GPU preset's fleet, shown in its field, until a reader sets one", async () => {
@@ -538,10 +541,11 @@ describe('advanced section', () => {
   test('no error along the way', () => assert.deepEqual(lab.problems, []));
 
   test('the step time and MFU show their math from the core', async () => {
-    const view = await openLab(env, { path: '?advanced=1' });
+    // ZeRO-3: a run that fits (one that does not shows no MFU).
+    const view = await openLab(env, { path: '?advanced=1&zero_stage=3' });
     const { page } = view;
     await open(page);
-    const report = plannerCore.explain(ADVANCED);
+    const report = plannerCore.explain({ ...ADVANCED, zero_stage: 3 });
     for (const key of ['time.step_s', 'time.mfu']) {
       await page.locator(`.steptime [data-explain="${key}"]`).focus();
       assert.equal(await page.locator('.explain-tip').isVisible(), true, key);

@@ -135,6 +135,18 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
     assert.throws(() => planner.plan({}, 0.5), refused('top'));
     assert.equal(planner.plan({}, 3).plans.length, 3);
   });
+
+  test("plan: headroom is a number in the core's range, which the schema publishes", () => {
+    const range = planner.schema().planner.headroom;
+    assert.deepEqual([range.min, range.max, range.default], [0, 0.7, 0]);
+    // At 0.8 nothing could fit the 80% rule: refused by name, not an empty answer.
+    for (const v of [0.8, -0.1, NaN, Infinity]) {
+      assert.throws(() => planner.plan({}, 3, { headroom: v }), refused('headroom'), String(v));
+    }
+    assert.throws(() => planner.plan({}, 3, { headroom: '0.1' }), refused('headroom'));
+    assert.equal(planner.plan({}, 3, { headroom: 0.7 }).headroom, 0.7);
+    assert.match(planner.schema().planner.fit_rule, /under 80% of GPU memory: Fujii et al/);
+  });
 });
 
 describe('plan(): onProgress may stop the search, and nothing it does harms the module', () => {

@@ -31,7 +31,7 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad,
       calibrationSearch.run(
         toScenario(calibrated ? state : { ...state, calibration: '' }),
         top,
-        state.plan_headroom / 100,
+        state.plan_headroom * entry('plan_headroom').scale,
       ),
   });
   const renderers = [

@@ -41,6 +41,15 @@ export function showNumber(node, value, text, exactText) {
   node.dataset.value = String(value);
 }
 
+// No number where there is none to give (a run that does not fit its GPUs has no MFU): a
+// dash, with why as its title, and no derivation to open.
+export function showNone(node, why) {
+  node.textContent = '—';
+  node.title = why;
+  delete node.dataset.value;
+  node.removeAttribute('data-explain');
+}
+
 // Calls fn once the page has drawn its next two frames and then has nothing else to do (or
 // `timeout` ms later at most): for work asked at load that can wait for it, so the two never
 // share a main-thread task. Where requestIdleCallback is missing (Safari), soon after.

@@ -2,7 +2,7 @@
 // so the effect of a control shows beside it: memory on the busiest GPU against its capacity,
 // the step time, MFU and the cost per trillion tokens and per day (none of the three for a run
 // that does not fit: it would never run). Every number is the core's report's.
-import { make, showNumber } from '../lib/dom.js';
+import { make, showNone, showNumber } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
 export function createDeskSummary(body) {
@@ -27,12 +27,7 @@ export function createDeskSummary(body) {
   const mfu = item('mfu', 'MFU', 'time.mfu');
   const perTokens = item('tokens-cost', 'Per trillion tokens', 'cost.usd_per_trillion_tokens');
   const cost = item('cost', 'Cost per day', 'cost.usd_per_day');
-  const none = (it) => {
-    it.value.textContent = '—';
-    it.value.title = 'the run does not fit its GPUs';
-    delete it.value.dataset.value;
-    it.value.removeAttribute('data-explain');
-  };
+  const none = (it) => showNone(it.value, 'the run does not fit its GPUs');
   const explains = (it, key) => (it.value.dataset.explain = key);
 
   return {

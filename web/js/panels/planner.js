@@ -7,7 +7,7 @@
 // fleet; "CSV" downloads every row. "Use" on a row loads its scenario into the lab, "Pin" adds
 // it to Compare (onPin). Rows within the core's tie tolerance of the fastest (plan result
 // `tie_within`) are marked as ties, the rule said above the table; the margin is kept free
-// below the core's rule that a plan fits (report.memory.safe_fraction, 80%), said beside it.
+// below the core's rule that a plan fits (schema().planner.fit_rule, 80%), said beside it.
 import { make, panel } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 import { download } from '../lib/share.js';
@@ -225,14 +225,11 @@ function controls(section, row) {
   return { margin, run, cancel, csv, progress, rule, status };
 }
 
-// The rule a plan must meet, with its source: the core's safe fraction (report.memory).
-function ruleText(safe, margin) {
-  const rule =
-    `A plan fits when the model's estimate stays under ${fmt.percent(safe)} of GPU memory: ` +
-    `Fujii et al. 2024 (arXiv:2411.06465) saw no out-of-memory failure in 454 runs whose ` +
-    `estimate stayed under 80%, and real runs hold more than any model counts.`;
+// The rule a plan must meet, with its source, and what the margin does: the core's sentence
+// (schema().planner.fit_rule); the limit with the margin is the search's (memory_limit_bytes).
+function ruleText(rule, margin) {
   return margin > 0
-    ? `${rule} With the margin, a plan stays under ${fmt.percent(safe - margin)}.`
+    ? `${rule} The margin keeps a further ${fmt.percent(margin)} of GPU memory free.`
     : rule;
 }
 
@@ -266,7 +263,7 @@ function setBusy(ui, section, on) {
 function headroomOf(input, row) {
   const pct = Number(input.value);
   const [lo, hi] = row.range;
-  return (Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) : row.default) / 100;
+  return (Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) : row.default) * row.scale;
 }
 
 // `search`: the planner's search (planner/search.js createPlannerSearch), this panel's from
@@ -282,7 +279,6 @@ export function createPlanner(
   const stale = make('p', STALE, section);
   const why = make('p', { className: 'why-best' }, section);
   const ties = make('p', { className: 'small plan-ties', hidden: true }, section);
-  let safe = null; // the core's fit rule, from the report
   const warnings = make('ul', { className: 'plan-warnings notes' }, section);
   // What the best plan leaves out (EP, CP, FP8, recomputation, offload) and why: the core's words.
   const dropped = make('ul', { className: 'plan-dropped notes', hidden: true }, section);
@@ -377,7 +373,7 @@ export function createPlanner(
   ui.run.addEventListener('click', runSearch);
   ui.margin.addEventListener('change', () => onChange?.('plan_headroom', ui.margin.value));
   const showRule = () => {
-    if (safe !== null) ui.rule.textContent = ruleText(safe, headroom());
+    ui.rule.textContent = ruleText(margin.fitRule, headroom());
   };
   ui.margin.addEventListener('input', showRule);
   ui.cancel.addEventListener('click', () => search.cancel());
@@ -393,7 +389,6 @@ export function createPlanner(
       state = next ?? state;
       stale.hidden = searchedKey === null || searchedKey === inputsKey(scenario);
       if (state && document.activeElement !== ui.margin) ui.margin.value = state.plan_headroom;
-      safe = report.memory.safe_fraction;
       showRule();
       // A URL that asks for a search (plan=1) gets it once the lab is ready and the page idle,
       // not in the load's tasks; not if one was started or shown meanwhile.

@@ -55,7 +55,8 @@ function createWarnings(strip) {
 const SEAM_SHORT = { data: 'DP', tensor: 'TP', pipeline: 'PP', context: 'CP', expert: 'EP' };
 
 // The compact readout a narrow screen keeps in view with the switches and the badge: the
-// memory per GPU against the GPU, and the seam whose traffic per GPU is the largest (report.comms).
+// memory per GPU against the GPU, and the seam whose traffic per GPU is the largest (the core's
+// report.comms.busiest_seam).
 function createStatus(line) {
   const memory = line.querySelector('.status-memory');
   const seam = line.querySelector('.status-seam');
@@ -67,14 +68,12 @@ function createStatus(line) {
       const m = report.memory;
       set(memory, `${fmt.bytes(m.per_gpu_bytes)} per GPU ${m.fits ? '✓ fits' : '✗ does not fit'}`);
       line.classList.toggle('over', !m.fits);
-      const busiest = Object.entries(report.comms)
-        .filter(([, c]) => c.active && c.bytes_per_gpu_per_step > 0)
-        .sort(([, a], [, b]) => b.bytes_per_gpu_per_step - a.bytes_per_gpu_per_step)[0];
+      const busiest = report.comms.busiest_seam;
       set(
         seam,
         busiest
-          ? ` · ${SEAM_SHORT[busiest[0]] ?? busiest[0]} sends the most: ` +
-              `${fmt.bytes(busiest[1].bytes_per_gpu_per_step)}/step`
+          ? ` · ${SEAM_SHORT[busiest]} sends the most: ` +
+              `${fmt.bytes(report.comms[busiest].bytes_per_gpu_per_step)}/step`
           : ' · nothing crosses a link',
       );
     },

@@ -1,8 +1,9 @@
 // Step time and what it buys: the slowest pipeline stage's compute, the pipeline bubble, the
 // communication each seam leaves exposed and the optimizer step (the core's time model,
 // step_time.h), then MFU (model FLOPs) and HFU (hardware FLOPs, recomputation included),
-// TFLOP/s per GPU, tokens per second and the time to train. All from report.time.
-import { make, panel, showNumber } from '../lib/dom.js';
+// TFLOP/s per GPU, tokens per second and the time to train (none of these for a run that does
+// not fit its GPUs: it would never run). All from report.time.
+import { make, panel, showNone, showNumber } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
 const PARTS = [
@@ -37,7 +38,12 @@ function noteText(t, s, state) {
   );
 }
 
-function showRates(dd, t, s) {
+function showRates(dd, t, s, fits) {
+  if (!fits) {
+    for (const [key] of RATES) showNone(dd[key], 'the run does not fit its GPUs');
+    return;
+  }
+  dd.mfu.dataset.explain = 'time.mfu';
   showNumber(dd.mfu, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
   showNumber(dd.hfu, t.hfu, fmt.percent(t.hfu), `hardware FLOPs utilisation ${t.hfu}`);
   showNumber(
@@ -96,7 +102,7 @@ export function createStepTime(root) {
         segs[k].style.width = `${t.step_s > 0 ? (100 * t[field]) / t.step_s : 0}%`;
         showNumber(dd[key], t[field], fmt.seconds(t[field]), `${t[field]} s`);
       });
-      showRates(dd, t, report.scenario);
+      showRates(dd, t, report.scenario, report.memory.fits);
       note.textContent = noteText(t, report.scenario, state);
     },
   };

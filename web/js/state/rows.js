@@ -7,8 +7,10 @@
 //   name      the state key (the URL's and the embed option's name)
 //   scenario  the scenario key it feeds, dotted ('seams.data', 'model.layers'); none: the
 //             page's own row, never sent (the planner's margin, the pins)
-//   own       the page's own state, not a scenario field: { type, default, range }
-//   scale     the scenario value is the state value times this (token budget in billions)
+//   own       the page's own state, not a scenario field: { type, default, range }, or
+//             { planner: key }, a planner option whose type, range and default are the core's
+//             (schema().planner)
+//   scale     the core's value is the state value times this (token budget in billions)
 //   core      default null: the row is not sent until set, and the core's value applies
 //   when      { row: value } the row applies (is sent, and its control shows) only while each
 //             such row has that value (true: is on, or non-zero)
@@ -571,7 +573,8 @@ export const ROWS = deepFreeze([
   // load). Never sent to the core.
   {
     name: 'plan_headroom',
-    own: { type: 'integer', default: 0, range: [0, 70] },
+    own: { planner: 'headroom' },
+    scale: 0.01,
     advanced: true,
     page: true,
   },

@@ -53,11 +53,12 @@ const wholeRange = ([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, i) => l
 function fromField(e, f) {
   if (!f || !(f.type in SCHEMA_TYPES))
     throw new Error(`no scenario field "${e.scenario}" for ${e.name}`);
-  const scale = e.scale ?? 1;
+  // 0.7 / 0.01 is 69.99999999999999: twelve digits are more than any field holds.
+  const unscale = (v) => Number((v / (e.scale ?? 1)).toPrecision(12));
   const b = { type: SCHEMA_TYPES[f.type] };
-  b.default = e.core ? null : typeof f.default === 'number' ? f.default / scale : f.default;
+  b.default = e.core ? null : typeof f.default === 'number' ? unscale(f.default) : f.default;
   if (f.type === 'set') b.default = f.default.join(','); // a list, held as "core_attn,mlp"
-  if ('min' in f) b.range = [f.min / scale, f.max / scale];
+  if ('min' in f) b.range = [unscale(f.min), unscale(f.max)];
   b.above = Boolean(f.min_exclusive);
   if (f.choices) b.choices = f.type === 'preset' ? [...f.choices, 'custom'] : f.choices;
   if (f.type === 'order') {
@@ -91,7 +92,12 @@ function bind(schema) {
   const rows = ROWS.map((e) => {
     const f = fields.get(e.scenario);
     const b = { ...e };
-    if (e.own) {
+    if (e.own?.planner) {
+      // A planner option (the margin): its range and default are the core's, with the rule
+      // it adds to.
+      Object.assign(b, fromField(e, schema.planner[e.own.planner]));
+      b.fitRule = schema.planner.fit_rule;
+    } else if (e.own) {
       Object.assign(b, e.own);
       // A block read as JSON (the calibration): the keys it may hold are the schema's.
       const inside = `${e.scenario}.`;
