@@ -325,16 +325,31 @@ std::optional<json> halved(const std::string& key, const json& v) {
   return half >= 1 ? std::optional<json>(half) : std::nullopt;
 }
 
-// The smallest draft that still breaks the law: drop every key it can do without, halve every
-// number while it still breaks, until neither changes anything.
+// The draft without `key`, or without every key of its block ("calibration.scenario" and
+// "calibration.step_time_s": a calibration refuses either one alone).
+Draft without(const Draft& x, const std::string& key, bool whole_block) {
+  Draft fewer = x;
+  const std::string block = key.substr(0, key.find('.')) + ".";
+  for (const auto& [k, v] : x) {
+    if (k == key || (whole_block && k.rfind(block, 0) == 0)) fewer.erase(k);
+  }
+  return fewer;
+}
+
+// The smallest draft that still breaks the law: drop every key (or block of keys) it can do
+// without, halve every number while it still breaks, until neither changes anything.
 Draft shrink(Draft x, const Law& law) {
   for (bool progress = true; progress;) {
     progress = false;
     const Draft before = x;
     for (const auto& [key, value] : before) {
-      Draft fewer = x;
-      fewer.erase(key);
-      if (breaks(law, fewer)) x = fewer, progress = true;
+      if (!x.count(key)) continue;  // gone with its block
+      for (bool whole_block : {false, true}) {
+        if (const Draft fewer = without(x, key, whole_block); breaks(law, fewer)) {
+          x = fewer, progress = true;
+          break;
+        }
+      }
     }
     for (const auto& [key, value] : Draft(x)) {
       for (std::optional<json> h = halved(key, x[key]); h; h = halved(key, x[key])) {

@@ -180,20 +180,31 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const auto pace_of = [&](int stage, const StageTime& st) {
     return others_share * st.total_s() + stage_pipeline_traffic(s, f, stage, mb).time_s;
   };
+  std::array<StageTime, kStageRuns> times;
+  std::array<double, kStageRuns> paces{};
   int slowest = 0;
-  StageTime k = stage_time(0);
-  double k_pace = d.pp > 1 ? pace_of(0, k) : 0;
-  double sum = runs.size(0) * k.total_s(), forward = k.forward_s, forward_wall = k.forward_wall_s();
-  for (size_t i = 1; i < runs.count; ++i) {
-    const StageTime st = stage_time(runs.starts[i]);
+  double k_pace = 0, sum = 0, forward = 0, forward_wall = 0;
+  for (size_t i = 0; i < runs.count; ++i) {
+    const StageTime& st = times[i] = stage_time(runs.starts[i]);
     sum += runs.size(i) * st.total_s();
     forward = std::max(forward, st.forward_s);
     forward_wall = std::max(forward_wall, st.forward_wall_s());
-    if (const double here = pace_of(runs.starts[i], st); here > k_pace) {
-      slowest = runs.starts[i], k = st, k_pace = here;
-    }
+    paces[i] = d.pp > 1 ? pace_of(runs.starts[i], st) : 0;
+    if (i == 0 || paces[i] > k_pace) slowest = runs.starts[i], k_pace = paces[i];
   }
+  const StageTime& k =
+      times[std::find(runs.starts.begin(), runs.starts.end(), slowest) - runs.starts.begin()];
   PipelinePace pace;
+  pace.runs = runs;
+  for (size_t i = 0; i < runs.count; ++i) {
+    const StageTime& st = times[i];
+    const double own = st.compute_s() + st.offload_backward_s - forward - st.hidden_s;
+    // The shortfall spread over all mb micro-batches (not the mb - 1/v its pace counts):
+    // each of up to mb reductions then gains at most 1/mb of what a faster pacing stage saves
+    // the step, so none gains more than the step saves (laws).
+    const double wait = (k_pace - paces[i]) / mb;
+    pace.backward_window_s[i] = std::max(0.0, own) + wait;
+  }
   pace.slowest_stage = slowest;
   pace.slowest = k;
   pace.sum_s = sum;
@@ -202,6 +213,12 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   // Pipeline sends of the slowest stage: on the critical path.
   pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
   return pace;
+}
+
+double PipelinePace::backward_window_of(int stage) const {
+  size_t run = 0;
+  while (run + 1 < runs.count && runs.starts[run + 1] <= stage) ++run;
+  return backward_window_s[run];
 }
 
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
@@ -237,16 +254,17 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   // stage that sends the most bytes overall (comms.stage): taking that one made a doubled
   // batch, which moved it to a stage with fewer parameters, shorten the step.
   if (comms.data.active) {
-    // What the micro-batch already hides of its tensor, context and expert traffic is not a
-    // window for the gradients too: one stretch of compute hides at most its own length.
-    // The host copies the backward waits for are a window too: the network is free meanwhile.
-    const double backward =
-        std::max(0.0, k.compute_s() + k.offload_backward_s - pace.forward_s - k.hidden_s);
-    const DataParallelWindows windows{pace.forward_wall_s, backward, comms.data.link_bytes_per_s};
+    // Each stage behind its own backward window (PipelinePace::backward_window_s): what the
+    // micro-batch already hides of its tensor, context and expert traffic is not a window for
+    // the gradients too (one stretch of compute hides at most its own length); the host
+    // copies the backward waits for, and the stage's wait for the pacing stage, are: the
+    // network is free meanwhile.
     for (int stage : f.traffic_stages()) {
       const StageParams& p = f.params(stage);
       const DataParallelParts parts =
           data_parallel_parts(s, d, p.params_per_gpu, mb, p.expert_params_per_gpu);
+      const DataParallelWindows windows{pace.forward_wall_s, pace.backward_window_of(stage),
+                                        comms.data.link_bytes_per_s};
       t.exposed_data_s = std::max(t.exposed_data_s, exposed_data_parallel_s(s, parts, windows));
     }
   }

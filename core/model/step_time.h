@@ -1,6 +1,8 @@
 // Step time, MFU and HFU.
 #pragma once
 
+#include <array>
+
 #include "model/layout_facts.h"
 #include "model/report.h"
 #include "model/scenario.h"
@@ -91,6 +93,14 @@ struct PipelinePace {
   double forward_wall_s = 0;
   double sum_s = 0;
   double exposed_pipeline_s = 0;
+  // Each kind of stage's window for its gradient reduction (memory.h stage_runs, by run): its
+  // own backward beside what that already hides, and the time it waits for the pacing stage
+  // every micro-batch (its pace's shortfall), when its network is free too. One stage's window
+  // for all let faster matmuls, which moved the pace to a stage with a shorter backward,
+  // lengthen the step (a law).
+  StageRuns runs;
+  std::array<double, kStageRuns> backward_window_s{};
+  double backward_window_of(int stage) const;
 };
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline);
 
