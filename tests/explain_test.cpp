@@ -89,6 +89,32 @@ TEST(Explain, TheBooksNumbersReadAsTheChapterWritesThem) {
             "60 GB = 2 × (16 − 1) ÷ 16 × 16 billion params × 2 B × 1 per step");
 }
 
+// On a GB200 NVL72 a TP group of 8 spans two trays of 4 yet stays in the 72-GPU NVLink domain;
+// DP, 16 ranks apart (TP 8 x PP 2), keeps each member at the same index of its tray of 4: one
+// rail, which skips an oversubscribed spine. Checkable by hand: 144 ranks, domains 0-71 and
+// 72-143, and 16 a multiple of 4.
+TEST(Explain, LinksSayWhichLevelOfTheFleetTheyRide) {
+  const json r = json::parse(explain_json(
+      R"({"gpu":"GB200-NVL72","gpus":144,"network_oversubscription":4,
+          "degrees":{"dp":9,"tp":8,"pp":2}})",
+      ""));
+  EXPECT_EQ(r["comms"]["tensor"]["level"], "nvlink_domain");
+  EXPECT_EQ(r["explain"]["comms.tensor.link_bytes_per_s"]["text"],
+            "720 GB/s = 900 GB/s × 0.8, NVLink: TP groups of 8 GPUs, neighbouring ranks, each sit "
+            "in one NVLink domain of 72 GPUs (NVLink across its trays of 4)");
+  EXPECT_EQ(r["comms"]["data"]["level"], "rail");
+  EXPECT_EQ(r["comms"]["data"]["link_bytes_per_s"], 50e9);
+  const json spine = json::parse(explain_json(
+      R"({"gpu":"GB200-NVL72","gpus":144,"network_oversubscription":4,"order":"dp,pp,tp",
+          "degrees":{"dp":9,"tp":8,"pp":2}})",
+      ""));
+  EXPECT_EQ(spine["comms"]["tensor"]["level"], "spine");
+  EXPECT_EQ(spine["explain"]["comms.tensor.link_bytes_per_s"]["text"],
+            "12.5 GB/s = 50 GB/s ÷ 4, the network: TP groups of 8 GPUs, 18 ranks apart (DP 9 × PP "
+            "2 nested inside), span NVLink domains of 72 GPUs, members on different rails, so "
+            "through the spine");
+}
+
 // Where each seam's groups sit, in words that follow the nesting order.
 TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
   const json rule =
@@ -106,7 +132,7 @@ TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
       R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})", ""));
   EXPECT_EQ(broken["explain"]["comms.tensor.link_bytes_per_s"]["text"],
             "25 GB/s, the network: TP groups of 4 GPUs, 4 ranks apart (DP 2 × PP 2 nested "
-            "inside), span nodes of 8 GPUs");
+            "inside), span nodes of 8 GPUs, members on different rails, so through the spine");
   EXPECT_GT(broken["explain"]["order.order_cost_s"]["result"].get<double>(), 0);
 }
 

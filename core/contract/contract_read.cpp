@@ -400,6 +400,8 @@ void resolve(Reader& in, const Precision& precision_before, Scenario& s) {
   if (any_given(in, "precision")) s.precision.name = "custom";
   if (given("bytes_per_param")) read_bytes_per_param(in, precision_before, s);
   if (changed("gpu", s, in.picked)) s.gpu.name = "custom";
+  // The GPU's system sets its node (a GB200 NVL72 tray holds 4) unless the node is given.
+  if (given("gpu") && !given("gpus_per_node")) s.gpus_per_node = s.gpu.node_gpus;
   if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;
 }
 

@@ -34,6 +34,7 @@ json traffic_json(const SeamTraffic& t) {
           {"group_size", t.group_size},
           {"collective", t.collective},
           {"link", t.link},
+          {"level", t.level},
           {"bytes_per_gpu_per_step", t.bytes_per_gpu_per_step},
           {"bytes_per_message", t.bytes_per_message},
           {"messages_per_step", t.messages_per_step},

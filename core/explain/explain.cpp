@@ -593,7 +593,7 @@ Derivation expert_message(const Scenario& s, const Report& r) {
 
 const char* kLayoutSource =
     "rank layout: ranks numbered innermost seam first (Megatron-LM's tp,pp,dp: Narayanan et "
-    "al. 2021 Sec. 3.3); node = rank ÷ GPUs per node";
+    "al. 2021 Sec. 3.3); node = rank ÷ GPUs per node, NVLink domain = rank ÷ its GPUs";
 
 const char* upper(Seam seam) {
   return seam == Seam::kTensor ? "TP" : seam == Seam::kPipeline ? "PP" : "DP";
@@ -647,36 +647,50 @@ std::string efficiency_name(const Scenario& s, const std::string& what) {
   return "the share " + what + ", fitted to " + calibration_title(s.calibration);
 }
 
-// The link a seam's traffic rides, with why: where its groups sit in the nesting order.
+// The link a seam's traffic rides, with why: where its groups sit in the nesting order, and
+// the level of the fleet they stay inside (layout.h Fabric).
 Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic& t) {
   const Degrees& g = r.degrees;
-  const bool spans = std::string(t.link) == "network";
+  const std::string level = t.level;
+  const bool spans = level != "nvlink_domain";
+  // The node is the NVLink domain unless the GPU's system spans trays (GB200 NVL72).
+  const bool trays = s.domain_gpus() > s.gpus_per_node;
+  const std::string domain = trays ? "NVLink domain" : "node";
   std::string where = std::string(upper(seam));
   if (seam == Seam::kPipeline) {
     where += " stages are " + spacing(s, g, seam) + "; stage " + str(r.comms.stage) +
-             (spans ? " has a neighbouring stage on another node"
-                    : "'s neighbouring stages share its node");
+             (spans ? " has a neighbouring stage on another " + domain
+                    : "'s neighbouring stages share its " + domain);
   } else {
     where += " groups of " + str(degree_of(g, seam)) + " GPUs, " + spacing(s, g, seam) + ", " +
-             (spans ? "span nodes" : "each sit in one node");
+             (spans ? "span " + domain + "s" : "each sit in one " + domain);
   }
-  where += " of " + str(s.gpus_per_node) + " GPUs";
-  const std::string source =
-      std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
-  if (spans && s.gpu.network_efficiency == 1) {
-    return derive("W", {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)}},
-                  t.link_bytes_per_s, "B/s", source, "the network: " + where);
+  where += " of " + str(s.domain_gpus()) + " GPUs";
+  if (trays && !spans) where += " (NVLink across its trays of " + str(s.gpus_per_node) + ")";
+  if (level == "rail") {
+    where += ", every member on one rail (the same GPU index of its node of " +
+             str(s.gpus_per_node) + ")";
   }
-  if (spans) {
-    return derive("W × η",
-                  {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)},
-                   {"η", s.gpu.network_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
-                  t.link_bytes_per_s, "B/s", source, "the network: " + where);
+  if (level == "spine") where += ", members on different rails, so through the spine";
+  std::string source = std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
+  if (!spans) {
+    return derive("V × η",
+                  {{"V", s.gpu.nvlink_gb_s * 1e9, "B/s", "NVLink per GPU per direction"},
+                   {"η", s.gpu.nvlink_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
+                  t.link_bytes_per_s, "B/s", source, "NVLink: " + where);
   }
-  return derive("V × η",
-                {{"V", s.gpu.nvlink_gb_s * 1e9, "B/s", "NVLink per GPU per direction"},
-                 {"η", s.gpu.nvlink_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
-                t.link_bytes_per_s, "B/s", source, "NVLink: " + where);
+  source += "; rails and the spine: Wang et al. 2023 (Rail-only, arXiv:2307.12169) Sec. 2";
+  std::vector<Term> terms = {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)}};
+  std::string formula = "W";
+  if (s.gpu.network_efficiency != 1) {
+    terms.push_back({"η", s.gpu.network_efficiency, "", efficiency_name(s, "of it NCCL reaches")});
+    formula += " × η";
+  }
+  if (level == "spine" && s.network_oversubscription != 1) {
+    terms.push_back({"o", s.network_oversubscription, "", "the spine's oversubscription"});
+    formula += " ÷ o";
+  }
+  return derive(formula, terms, t.link_bytes_per_s, "B/s", source, "the network: " + where);
 }
 
 Derivation messages(const Scenario& s, const Report& r, Seam seam) {
@@ -730,8 +744,8 @@ Derivation pipeline_time(const Scenario& s, const Report& r) {
   const SeamTraffic& t = r.comms.pipeline;
   const int p = r.degrees.pp, stage = r.comms.stage;
   const PipelineSends sends = pipeline_sends(s, p, stage);
-  const double to_next = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + 1) % p), s);
-  const double to_prev = link_rate(stages_cross_nodes(s, r.degrees, stage, (stage + p - 1) % p), s);
+  const double to_next = link_rate(stage_hop(s, r.degrees, stage, (stage + 1) % p), s);
+  const double to_prev = link_rate(stage_hop(s, r.degrees, stage, (stage + p - 1) % p), s);
   return derive("M × m × (f ÷ Wf + k ÷ Wk)",
                 {{"M", t.bytes_per_message, "B", "one send"},
                  {"m", 1.0 * r.pipeline.microbatches, "", "micro-batches per step"},

@@ -1,6 +1,7 @@
 #include "model/comms.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "model/activations.h"
@@ -13,9 +14,10 @@
 namespace pe {
 namespace {
 
-void ride(SeamTraffic& t, bool crosses_nodes, const Scenario& s) {
-  t.link = crosses_nodes ? "network" : "nvlink";
-  t.link_bytes_per_s = link_rate(crosses_nodes, s);
+void ride(SeamTraffic& t, Fabric f, const Scenario& s) {
+  t.link = f == Fabric::kDomain ? "nvlink" : "network";
+  t.level = fabric_name(f);
+  t.link_bytes_per_s = link_rate(f, s);
   t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
   t.time_s = t.bytes_per_gpu_per_step / t.link_bytes_per_s;
 }
@@ -39,15 +41,17 @@ SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
   const int p = d.pp;
   const PipelineSends sends = pipeline_sends(s, p, stage);
   const int prev_stage = (stage + p - 1) % p;
-  const bool next_crosses = f.hop_crosses(stage);
-  const bool prev_crosses = f.hop_crosses(prev_stage);
+  const Fabric next = f.hop(stage), prev = f.hop(prev_stage);
   t.messages_per_step = 1.0 * (sends.next + sends.prev) * microbatches;
   t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
   t.time_s = t.bytes_per_message * microbatches *
-             (sends.next / link_rate(next_crosses, s) + sends.prev / link_rate(prev_crosses, s));
-  const bool crosses = (sends.next > 0 && next_crosses) || (sends.prev > 0 && prev_crosses);
-  t.link = crosses ? "network" : "nvlink";
-  t.link_bytes_per_s = link_rate(crosses, s);
+             (sends.next / link_rate(next, s) + sends.prev / link_rate(prev, s));
+  // The slowest level a send rides: the report names it and its rate.
+  const Fabric worst =
+      std::max(sends.next > 0 ? next : Fabric::kDomain, sends.prev > 0 ? prev : Fabric::kDomain);
+  t.link = worst == Fabric::kDomain ? "nvlink" : "network";
+  t.level = fabric_name(worst);
+  t.link_bytes_per_s = link_rate(worst, s);
   return t;
 }
 
@@ -58,7 +62,7 @@ SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
 // gradients (Megatron-Core tensor_parallel/layers.py): 10 b s h (t-1)/t. Full recomputation
 // repeats the forward's collectives: 12 and 14.
 SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers, int microbatches,
-                           bool crosses_nodes) {
+                           Fabric level) {
   SeamTraffic t;
   t.group_size = d.tp;
   if (d.tp == 1) return t;
@@ -73,12 +77,12 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
     t.bytes_per_message = 2 * share * bsh * kActivationBytes;
   }
   t.messages_per_step = tensor_collectives_per_layer(s, stage_layers) * stage_layers * microbatches;
-  ride(t, crosses_nodes, s);
+  ride(t, level, s);
   return t;
 }
 
 SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_gpu,
-                         double expert_params_per_gpu, int microbatches, bool crosses_nodes) {
+                         double expert_params_per_gpu, int microbatches, Fabric level) {
   SeamTraffic t;
   t.group_size = d.dp * d.cp;
   if (d.dp * d.cp == 1) return t;
@@ -93,7 +97,7 @@ SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_
   const double bytes = parts.reduce_bytes * parts.reductions + parts.gather_bytes * parts.gathers;
   t.messages_per_step = parts.reductions + parts.gathers;
   t.bytes_per_message = bytes / t.messages_per_step;
-  ride(t, crosses_nodes, s);
+  ride(t, level, s);
   return t;
 }
 
@@ -110,15 +114,26 @@ double tensor_collectives_per_layer(const Scenario& s, int layers) {
   return s.sequence_parallel ? 10 + 4 * again : 4 + 2 * again;
 }
 
-double link_rate(bool crosses_nodes, const Scenario& s) {
-  return crosses_nodes ? s.gpu.network_gb_s * 1e9 * s.gpu.network_efficiency
-                       : s.gpu.nvlink_gb_s * 1e9 * s.gpu.nvlink_efficiency;
+double link_rate(Fabric f, const Scenario& s) {
+  if (f == Fabric::kDomain) return s.gpu.nvlink_gb_s * 1e9 * s.gpu.nvlink_efficiency;
+  const double rail = s.gpu.network_gb_s * 1e9 * s.gpu.network_efficiency;
+  return f == Fabric::kRail ? rail : rail / s.network_oversubscription;
 }
 
-// Rank offsets modulo the node size repeat within gpus_per_node steps of each coordinate, so
+double link_rate(bool crosses_nodes, const Scenario& s) {
+  return link_rate(crosses_nodes ? Fabric::kRail : Fabric::kDomain, s);
+}
+
+Fabric stage_hop(const Scenario& s, const Degrees& d, int a, int b) {
+  if (!stages_cross_nodes(s, d, a, b)) return Fabric::kDomain;
+  const long long apart = std::abs(1LL * (b - a)) * stride_of(d, s.order, Seam::kPipeline);
+  return apart % s.gpus_per_node == 0 ? Fabric::kRail : Fabric::kSpine;
+}
+
+// Rank offsets modulo the domain's size repeat within that many steps of each coordinate, so
 // that many of each suffice.
 bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
-  const long long g = s.gpus_per_node;
+  const long long g = s.domain_gpus();
   const long long sdp = stride_of(d, s.order, Seam::kData);
   const long long stp = stride_of(d, s.order, Seam::kTensor);
   const long long spp = stride_of(d, s.order, Seam::kPipeline);
@@ -188,12 +203,15 @@ LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_la
   const Degrees& d = f.degrees();
   const NodeSpans& spans = f.spans();
   LayerTraffic r;
-  r.tensor = tensor_traffic(s, d, stage_layers, microbatches, spans.tp_group_spans_nodes);
+  r.tensor = tensor_traffic(s, d, stage_layers, microbatches,
+                            fabric_of(spans.tp_group_spans_nodes, spans.tp_off_rail));
   r.context = context_traffic(s, f.shape().attention(), d, stage_layers, microbatches);
-  if (r.context.active) ride(r.context, spans.cp_group_spans_nodes, s);
+  if (r.context.active)
+    ride(r.context, fabric_of(spans.cp_group_spans_nodes, spans.cp_off_rail), s);
   if (f.shape().moe() && d.ep > 1) {
     r.expert = expert_traffic(s, f.shape().moe_layer().mlp, d, stage_moe_layers, microbatches);
-    if (r.expert.active) ride(r.expert, spans.ep_group_spans_nodes, s);
+    if (r.expert.active)
+      ride(r.expert, fabric_of(spans.ep_group_spans_nodes, spans.ep_off_rail), s);
   }
   return r;
 }
@@ -205,6 +223,10 @@ SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int 
 
 namespace {
 
+Fabric data_fabric(const LayoutFacts& f) {
+  return fabric_of(f.spans().dp_cp_group_spans_nodes, f.spans().dp_cp_off_rail);
+}
+
 // Every field of `r`, in place: the planner's hot loop fills a few of these per
 // configuration, and a CommsReport is 300-odd bytes to construct and copy.
 void fill_stage_comms(CommsReport& r, const Scenario& s, const LayoutFacts& f, int stage,
@@ -213,7 +235,7 @@ void fill_stage_comms(CommsReport& r, const Scenario& s, const LayoutFacts& f, i
   const LayerTraffic layers = layer_traffic(s, f, stage_layers, stage_moe_layers, microbatches);
   r.stage = stage;
   r.data = data_traffic(s, f.degrees(), params_per_gpu, expert_params_per_gpu, microbatches,
-                        f.spans().dp_cp_group_spans_nodes);
+                        data_fabric(f));
   r.tensor = layers.tensor;
   r.pipeline = pipeline_traffic(s, f, stage, microbatches);
   r.context = layers.context;
@@ -281,7 +303,7 @@ CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatc
   for (CommsReport& r : reports) {
     const StageParams& p = f.params(r.stage);
     r.data = data_traffic(s, f.degrees(), p.params_per_gpu, p.expert_params_per_gpu, microbatches,
-                          f.spans().dp_cp_group_spans_nodes);
+                          data_fabric(f));
     const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
                          r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
                          r.expert.bytes_per_gpu_per_step;

@@ -25,13 +25,19 @@ PipelineSends pipeline_sends(const Scenario& s, int pp, int stage);
 // it re-runs whole: per layer of a stage of `layers`, on average.
 double tensor_collectives_per_layer(const Scenario& s, int layers);
 
-// Bytes per second a seam's traffic gets: the network's line rate across nodes, else NVLink at
-// the share NCCL reaches.
+// Bytes per second a seam's traffic gets at the level it rides (layout.h Fabric): NVLink inside
+// its domain, the network on one rail, each at the share NCCL reaches; across rails the spine's
+// share of it, the network / network_oversubscription (an oversubscribed spine gives each
+// leaf's uplinks 1/o of its downlinks: Wang et al. 2023, arXiv:2307.12169, Sec. 2; the rail's
+// own switch is non-blocking). The bool form: across domains on a rail, or inside one.
+double link_rate(Fabric f, const Scenario& s);
 double link_rate(bool crosses_nodes, const Scenario& s);
 
-// Whether some GPU of pipeline stage a and its counterpart on stage b (same DP, TP and CP
-// coordinates) sit on different nodes, with the ranks numbered in the scenario's order
-// (layout.h).
+// The level a GPU of pipeline stage a and its counterpart on stage b (same DP, TP and CP
+// coordinates) ride, the worst over those pairs, with the ranks numbered in the scenario's
+// order (layout.h): the domain when every pair shares one, else the rail when the stages'
+// rank distance is a multiple of the node, else the spine. stages_cross_nodes: not the domain.
+Fabric stage_hop(const Scenario& s, const Degrees& d, int a, int b);
 bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b);
 
 // The traffic of one GPU on pipeline stage `stage`, holding `params_per_gpu` parameters

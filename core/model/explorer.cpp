@@ -40,9 +40,10 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 " GPUs sit idle. Turn on a seam to use them.");
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
-    w.push_back("Tensor parallelism spans nodes: its per-layer all-reduces ride the " +
-                short_number(s.gpu.network_gb_s) +
-                " GB/s network instead of NVLink. Keep TP within " + str(s.gpus_per_node) +
+    w.push_back(std::string("Tensor parallelism spans ") +
+                (s.domain_gpus() > s.gpus_per_node ? "NVLink domains" : "nodes") +
+                ": its per-layer all-reduces ride the " + short_number(s.gpu.network_gb_s) +
+                " GB/s network instead of NVLink. Keep TP within " + str(s.domain_gpus()) +
                 " GPUs.");
   }
   if (s.model.heads % d.tp != 0) {

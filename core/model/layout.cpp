@@ -156,15 +156,35 @@ bool ep_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder&
 
 }  // namespace
 
-NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order) {
+const char* fabric_name(Fabric f) {
+  return f == Fabric::kDomain ? "nvlink_domain" : f == Fabric::kRail ? "rail" : "spine";
+}
+
+NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order, int domain_gpus) {
+  const int domain = domain_gpus > 0 ? domain_gpus : gpus_per_node;
   NodeSpans s;
-  s.tp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kTensor);
-  s.pp_neighbours_span_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kPipeline);
-  s.dp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kData);
-  s.cp_group_spans_nodes = group_spans_nodes(d, gpus_per_node, order, Seam::kContext);
+  s.tp_group_spans_nodes = group_spans_nodes(d, domain, order, Seam::kTensor);
+  s.pp_neighbours_span_nodes = group_spans_nodes(d, domain, order, Seam::kPipeline);
+  s.dp_group_spans_nodes = group_spans_nodes(d, domain, order, Seam::kData);
+  s.cp_group_spans_nodes = group_spans_nodes(d, domain, order, Seam::kContext);
   s.dp_cp_group_spans_nodes =
-      d.cp == 1 ? s.dp_group_spans_nodes : dp_cp_group_spans_nodes(d, gpus_per_node, order);
-  s.ep_group_spans_nodes = ep_group_spans_nodes(d, gpus_per_node, order);
+      d.cp == 1 ? s.dp_group_spans_nodes : dp_cp_group_spans_nodes(d, domain, order);
+  s.ep_group_spans_nodes = ep_group_spans_nodes(d, domain, order);
+  // Rail k holds the ranks r with r mod gpus_per_node = k, so a group stays on one rail when
+  // every stride it moves along is a multiple of the node.
+  const auto off = [&](Seam seam) {
+    return degree_of(d, seam) > 1 && stride_of(d, order, seam) % gpus_per_node != 0;
+  };
+  s.tp_off_rail = off(Seam::kTensor);
+  s.pp_off_rail = off(Seam::kPipeline);
+  s.dp_off_rail = off(Seam::kData);
+  s.cp_off_rail = off(Seam::kContext);
+  s.dp_cp_off_rail = s.dp_off_rail || s.cp_off_rail;
+  // An EP group (a run of ep consecutive x = cp + CP dp) moves along cp when CP > 1, and along
+  // dp unless ep divides CP (then each group lies inside one dp).
+  s.ep_off_rail =
+      d.ep > 1 && ((d.cp > 1 && s.cp_off_rail) ||
+                   (d.cp % d.ep != 0 && stride_of(d, order, Seam::kData) % gpus_per_node != 0));
   return s;
 }
 

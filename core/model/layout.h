@@ -100,9 +100,21 @@ std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node,
 // wrapped negative, passed a "more than 16,384" check and aborted in reserve().
 std::optional<long long> rank_count(const Degrees& d, long long most);
 
-// Whether any group of a seam has members on two different nodes. A group's members are
-// evenly spaced ranks, so a group spans nodes exactly when two of its neighbours do: for PP,
-// when some adjacent stages sit on different nodes.
+// The level of the fleet a group's traffic rides, the fastest it stays inside: one NVLink
+// domain (scale-up: NVLink, even across the trays of a GB200 NVL72); one rail, when every member
+// sits at the same local index of its node (a rail-optimised network wires GPU k of every node
+// to rail switch k, so that traffic never climbs to the spine: Wang et al. 2023, "Rail-only",
+// arXiv:2307.12169, Sec. 2; Gangidi et al. 2024, Meta's RoCE fabric, SIGCOMM, Sec. 3); else
+// across rails, through the spine, which may be oversubscribed (link_rate in comms.h).
+enum class Fabric : signed char { kDomain, kRail, kSpine };
+const char* fabric_name(Fabric f);  // "nvlink_domain", "rail", "spine"
+
+// Whether any group of a seam has members in two different NVLink domains (one node each
+// unless the GPU's domain is larger), and, for such a group, whether its members sit on more
+// than one rail (GPUs at different local indices of their nodes). A group's members are
+// evenly spaced ranks, so a group spans domains exactly when two of its neighbours do: for PP,
+// when some adjacent stages sit in different domains. The names keep "nodes" from when the
+// node was the domain.
 struct NodeSpans {
   bool tp_group_spans_nodes = false;
   bool pp_neighbours_span_nodes = false;
@@ -112,10 +124,20 @@ struct NodeSpans {
   // The ranks that reduce the same gradients: dp x cp (Megatron-Core reduces over the data
   // and context ranks together, since each CP rank saw part of every sequence).
   bool dp_cp_group_spans_nodes = false;
+  // Members on more than one rail: neighbours whose rank distance is no multiple of the node.
+  bool tp_off_rail = false, pp_off_rail = false, dp_off_rail = false, cp_off_rail = false,
+       ep_off_rail = false, dp_cp_off_rail = false;
 };
-NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order = kBookOrder);
+// `domain_gpus` 0: the node is the domain.
+NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order = kBookOrder,
+                     int domain_gpus = 0);
 
-// Whether some group of `seam` (tp, pp, dp or cp) has members on two nodes.
+// The level a group rides: its domain, else its rail, else the spine.
+inline Fabric fabric_of(bool spans_domains, bool off_rail) {
+  return !spans_domains ? Fabric::kDomain : off_rail ? Fabric::kSpine : Fabric::kRail;
+}
+
+// Whether some group of `seam` (tp, pp, dp or cp) has members on two nodes (of that size).
 bool group_spans_nodes(const Degrees& d, int gpus_per_node, const SeamOrder& order, Seam seam);
 
 }  // namespace pe

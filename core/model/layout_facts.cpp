@@ -27,7 +27,7 @@ LayoutFacts::LayoutFacts(const Scenario& s, const ModelShape& shape, const Degre
       shape_(shape),
       d_(d),
       split_(stage_split(s, d.pp)),
-      spans_(node_spans(d, s.gpus_per_node, s.order)),
+      spans_(node_spans(d, s.gpus_per_node, s.order, s.domain_gpus())),
       hops_(static_cast<size_t>(std::max(d.pp, 1)), -1),
       params_(static_cast<size_t>(std::max(d.pp, 1))),
       params_known_(static_cast<size_t>(std::max(d.pp, 1)), 0),
@@ -46,10 +46,10 @@ size_t LayoutFacts::slot_of(Recompute r) const {
   return last_slot_;
 }
 
-bool LayoutFacts::hop_crosses(int k) const {
+Fabric LayoutFacts::hop(int k) const {
   signed char& known = hops_[static_cast<size_t>(k)];
-  if (known < 0) known = stages_cross_nodes(s_, d_, k, (k + 1) % d_.pp) ? 1 : 0;
-  return known == 1;
+  if (known < 0) known = static_cast<signed char>(stage_hop(s_, d_, k, (k + 1) % d_.pp));
+  return static_cast<Fabric>(known);
 }
 
 const StageParams& LayoutFacts::params(int stage) const {
@@ -62,12 +62,13 @@ const StageParams& LayoutFacts::params(int stage) const {
 }
 
 // A stage's traffic depends on whether it is an end stage, its layers (and how many are MoE
-// layers) and whether its two hops cross nodes: a stage like one already seen sends the same
+// layers) and the levels its two hops ride: a stage like one already seen sends the same
 // and cannot be the busiest instead of it.
 const std::vector<int>& LayoutFacts::traffic_stages() const {
   if (traffic_known_) return traffic_stages_;
   struct Kind {
-    bool first, last, next_crosses, prev_crosses;
+    bool first, last;
+    Fabric next_crosses, prev_crosses;
     int layers, moe;
     bool operator==(const Kind& o) const {
       return first == o.first && last == o.last && next_crosses == o.next_crosses &&
@@ -79,8 +80,8 @@ const std::vector<int>& LayoutFacts::traffic_stages() const {
     const int layers = split_.layers_on(stage);
     const Kind kind{stage == 0,
                     stage == d_.pp - 1,
-                    d_.pp > 1 && hop_crosses(stage),
-                    d_.pp > 1 && hop_crosses((stage + d_.pp - 1) % d_.pp),
+                    d_.pp > 1 ? hop(stage) : Fabric::kDomain,
+                    d_.pp > 1 ? hop((stage + d_.pp - 1) % d_.pp) : Fabric::kDomain,
                     layers,
                     shape_.moe_layers_in(split_.first_layer(stage), layers)};
     if (std::find(seen.begin(), seen.end(), kind) != seen.end()) continue;

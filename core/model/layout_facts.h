@@ -30,15 +30,16 @@ class LayoutFacts {
   const StageSplit& split() const { return split_; }
   const NodeSpans& spans() const { return spans_; }
 
-  // Whether the hop from stage k to the next (the last stage's wraps to the first) crosses
-  // nodes (comms.h stages_cross_nodes).
-  bool hop_crosses(int k) const;
+  // The level the hop from stage k to the next rides (the last stage's wraps to the first):
+  // comms.h stage_hop. hop_crosses: it leaves the NVLink domain.
+  Fabric hop(int k) const;
+  bool hop_crosses(int k) const { return hop(k) != Fabric::kDomain; }
 
   // A stage's layers and parameter shards (memory.h stage_params).
   const StageParams& params(int stage) const;
 
   // The stages whose traffic can differ: one per kind of stage (end stage or not, layers, MoE
-  // layers, whether its two hops cross nodes), the first of each kind (comms_report).
+  // layers, the levels its two hops ride), the first of each kind (comms_report).
   const std::vector<int>& traffic_stages() const;
 
   // FLOPs per token of one training step of the stage's layers under recomputation r (with
@@ -56,7 +57,7 @@ class LayoutFacts {
   Degrees d_;
   StageSplit split_;
   NodeSpans spans_;
-  mutable std::vector<signed char> hops_;  // -1: not yet known
+  mutable std::vector<signed char> hops_;  // a Fabric; -1: not yet known
   mutable std::vector<StageParams> params_;
   mutable std::vector<char> params_known_;
   mutable std::vector<int> traffic_stages_;

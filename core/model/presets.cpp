@@ -137,6 +137,20 @@ const std::vector<GpuSpec>& gpu_presets() {
        "DeepSeek-V3's H800 nodes: InfiniBand 400 Gb/s per GPU", 1979, 64},
       {"B200-192GB", 192, 2250, 900, 8000, kH100MatmulEfficiency, 50,
        "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64},
+      // The DGX B200 system itself: B200-192GB as that system exposes it, 1,440 GB for its
+      // 8 GPUs (180 GB each; NVIDIA DGX B200 data sheet), 8 per node, one NVLink 5 domain.
+      {"B200-DGX", 180, 2250, 900, 8000, kH100MatmulEfficiency, 50,
+       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64},
+      // GB200 NVL72 (NVIDIA GB200 NVL72 specifications): 72 Blackwell GPUs in one NVLink 5
+      // domain of 18 compute trays, 4 GPUs each; 1.8 TB/s NVLink per GPU both ways (900 each
+      // way), 130 TB/s in all; 13.4 TB HBM3e at 576 TB/s (186 GB at 8 TB/s per GPU); 360
+      // PFLOP/s BF16 and 720 FP8 with sparsity (2.5 and 5 dense per GPU). Scale-out: one
+      // ConnectX-7 400 Gb/s per GPU (GB200 NVL72 compute tray; ConnectX-8 800 Gb/s comes with
+      // GB300), 50 GB/s. Host: NVLink-C2C 900 GB/s both ways per superchip, shared by its two
+      // GPUs, 225 per GPU per direction. No published run calibrates it: H100's efficiency.
+      {"GB200-NVL72", 186, 2500, 900, 8000, kH100MatmulEfficiency, 50,
+       "GB200 NVL72: 72 GPUs in one NVLink domain, trays of 4, ConnectX-7 400 Gb/s per GPU", 5000,
+       225, 0.8, 1.0, 4, 72},
   };
   return presets;
 }

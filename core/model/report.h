@@ -58,8 +58,10 @@ struct SeamTraffic {
   bool active = false;
   int group_size = 1;
   // Static strings, so the planner's hot loop allocates nothing.
-  const char* collective = "idle";    // "ring all-reduce of gradients", "point-to-point", ...
-  const char* link = "none";          // "nvlink" (inside a node), "network" (across nodes)
+  const char* collective = "idle";  // "ring all-reduce of gradients", "point-to-point", ...
+  const char* link = "none";        // "nvlink" (inside a domain), "network" (across)
+  // The level it rides (layout.h Fabric): "nvlink_domain", "rail", "spine"; "none" when idle.
+  const char* level = "none";
   double bytes_per_gpu_per_step = 0;  // bytes one GPU sends per step (the busiest one)
   double bytes_per_message = 0;       // one collective or one send
   double messages_per_step = 0;

@@ -136,6 +136,11 @@ struct GpuSpec {
   // from a fleet's measured bus bandwidths.
   double nvlink_efficiency = 0.8;
   double network_efficiency = 1.0;
+  // The system's shape (presets.cpp cites each): GPUs per node or compute tray, and GPUs per
+  // NVLink domain, the scale-up reach (0: one node, as on every DGX/HGX with 8 GPUs). A group
+  // inside one domain rides NVLink even across trays (GB200 NVL72: 18 trays of 4, one domain).
+  int node_gpus = 8;
+  int nvlink_domain_gpus = 0;
 };
 
 enum class Recompute { kNone, kSelective, kFull };
@@ -189,7 +194,10 @@ struct Calibration {
 
 struct Scenario {
   int gpus = 16;
-  int gpus_per_node = 8;
+  int gpus_per_node = 8;  // absent with a GPU given: the GPU preset's node_gpus
+  // The scale-out network's spine: traffic between rails shares uplinks oversubscribed this
+  // many times (1: non-blocking); traffic on one rail stays on its rail switch (link.h).
+  double network_oversubscription = 1;
   Seams seams;
   std::optional<Degrees> degrees;  // explicit degrees override the seams
   SeamOrder order = kBookOrder;    // how ranks are numbered, so which groups share a node
@@ -265,6 +273,10 @@ struct Scenario {
   // A measured run the constants above (efficiencies, overhead) are refitted to; the contract
   // applies the fit when it reads the scenario (calibrate.h).
   Calibration calibration;
+  // GPUs per NVLink domain: the GPU's, or one node when it gives none.
+  int domain_gpus() const {
+    return gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : gpus_per_node;
+  }
 };
 
 }  // namespace pe

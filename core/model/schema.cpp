@@ -157,8 +157,13 @@ std::vector<Field> make_fields() {
   using T = FieldType;
   std::vector<Field> f = {
       integer("gpus", "fleet", "GPUs", 1, 16384, "GPUs in the fleet", PE_INT(gpus)),
-      integer("gpus_per_node", "fleet", "GPUs", 1, 1024, "GPUs per node (one NVLink domain)",
+      integer("gpus_per_node", "fleet", "GPUs", 1, 1024,
+              "GPUs per node or tray (one rail each); absent: the GPU preset's (GB200-NVL72 4)",
               PE_INT(gpus_per_node)),
+      number("network_oversubscription", "fleet", "ratio", 1, 16,
+             "the scale-out spine's oversubscription: traffic between rails gets the network / "
+             "this; traffic on one rail (same GPU index in every node) never crosses the spine",
+             PE_REAL(network_oversubscription)),
       group_of("seams", "fleet", "which seams auto-factor the GPU count"),
       boolean("seams.data", "fleet", "data parallelism on", PE_BOOL(seams.data)),
       boolean("seams.tensor", "fleet", "tensor parallelism on", PE_BOOL(seams.tensor)),
@@ -336,6 +341,11 @@ std::vector<Field> make_fields() {
                            "dense FP8 peak; 0: none", PE_REAL(gpu.fp8_tflops))),
       detail("gpu", number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5,
                            "NVLink per GPU per direction", PE_REAL(gpu.nvlink_gb_s))),
+      // The system's NVLink reach (presets.cpp): overriding it keeps the GPU's name.
+      tuning("gpu", integer("nvlink_domain_gpus", "hardware", "GPUs", 0, 16384,
+                            "GPUs per NVLink domain, a multiple of gpus_per_node; 0: one node; "
+                            "absent: the GPU preset's (GB200-NVL72 72)",
+                            PE_INT(gpu.nvlink_domain_gpus))),
       detail("gpu", number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
                            "memory bandwidth (elementwise kernels, optimizer step)",
                            PE_REAL(gpu.hbm_gb_s))),

@@ -89,12 +89,18 @@ Problem validate(const Scenario& s) {
                   "% apart: allowed within 5% of it (leave params out to use the count)"};
     }
   }
+  if (const int domain = s.gpu.nvlink_domain_gpus; domain % s.gpus_per_node != 0) {
+    return {"nvlink_domain_gpus", "nvlink_domain_gpus is " + str(domain) +
+                                      (s.gpu.name == "custom" ? "" : " (" + s.gpu.name + ")") +
+                                      ": allowed 0 (one node) or a multiple of gpus_per_node (" +
+                                      str(s.gpus_per_node) + "), so the domain holds whole nodes"};
+  }
   if (s.precision.total_bytes() <= 0) {
     return {"precision", "precision: bytes per parameter add up to 0; allowed: a positive total"};
   }
   if (s.precision.fp8 && s.gpu.fp8_tflops <= 0) {
     return {"precision", "precision " + s.precision.name + " needs gpu_fp8_tflops, 0 on " +
-                             s.gpu.name + ": allowed on H100, H200, H800, B200"};
+                             s.gpu.name + ": allowed on H100, H200, H800, B200, GB200"};
   }
   if (s.micro_batch > s.global_batch) {
     return {"micro_batch", "micro_batch is " + str(s.micro_batch) +
