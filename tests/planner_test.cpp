@@ -21,6 +21,32 @@ Scenario book_on(int gpus) {
 }
 
 // The explanation's article before a number follows how it is read: "an 8.96% bubble".
+// Llama 3 405B on one GB200 NVL72 (72 GPUs, trays of 4) with a small batch: memory asks for
+// TP 8, which spans two trays yet stays in the 72-GPU NVLink domain (8 divides 72), and the
+// reason says so. Cut the domain to one tray and TP 8 rides the network: the best step is
+// slower (a larger domain never slows a step).
+TEST(Planner, OnAnNvl72TensorParallelismUsesTheDomain) {
+  Scenario s;
+  s.gpus = 72;
+  s.gpu = *find_gpu("GB200-NVL72");
+  s.gpus_per_node = s.gpu.node_gpus;
+  s.model = *find_model("llama3-405b");
+  s.model.params = shape_params(s.model, 8192);
+  s.seq_len = 8192;
+  s.global_batch = 16;
+  const PlanResult r = plan(s, 3);
+  ASSERT_FALSE(r.top.empty());
+  EXPECT_EQ(r.top[0].degrees.tp, 8);
+  EXPECT_STREQ(r.top[0].comms.tensor.level, "nvlink_domain");
+  EXPECT_NE(r.why_best.find("TP 8 stays inside the 72-GPU NVLink domain (across trays of 4)"),
+            std::string::npos)
+      << r.why_best;
+  s.gpu.nvlink_domain_gpus = 4;
+  const PlanResult tray = plan(s, 3);
+  ASSERT_FALSE(tray.top.empty());
+  EXPECT_GT(tray.top[0].step_s, r.top[0].step_s);
+}
+
 TEST(Planner, TheArticleBeforeANumberIsTheSpokenOne) {
   EXPECT_EQ(article("8.96%"), "an");
   EXPECT_EQ(article("80 GB"), "an");

@@ -223,10 +223,16 @@ std::string explain(const Scenario& base, const PlanResult& r) {
                     std::to_string(d.pp) +
                     (d.cp > 1 ? " x CP " + std::to_string(d.cp) : std::string()) +
                     (d.ep > 1 ? " (EP " + std::to_string(d.ep) + ")" : std::string()) + " wins: ";
+  // A TP group wider than a node that stays in the NVLink domain (a GB200 NVL72's trays).
+  const bool trays = d.tp > base.gpus_per_node && base.domain_gpus() > base.gpus_per_node;
   why += d.tp > 1 ? std::string("TP ") + std::to_string(d.tp) +
-                        (std::string(p.comms.tensor.link) == "nvlink"
-                             ? " keeps the per-layer all-reduces on NVLink"
-                             : " pays for all-reduces over the network")
+                        (std::string(p.comms.tensor.link) != "nvlink"
+                             ? " pays for all-reduces over the network"
+                         : trays ? " stays inside the " + std::to_string(base.domain_gpus()) +
+                                       "-GPU NVLink domain (across trays of " +
+                                       std::to_string(base.gpus_per_node) +
+                                       "), its per-layer all-reduces on NVLink"
+                                 : " keeps the per-layer all-reduces on NVLink")
                   : std::string("no TP, so no per-layer all-reduces");
   why += d.pp > 1
              ? ", PP " + std::to_string(d.pp) + " costs " + a_percent(p.bubble_fraction) + " bubble"
