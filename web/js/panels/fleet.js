@@ -244,6 +244,25 @@ function outlineReplicas(layer, s, degrees, ranks) {
   return splitNote(runs, DP);
 }
 
+// GPUs per NVLink domain, the core's (0: one node).
+const domainOf = (scenario) => scenario.nvlink_domain_gpus || scenario.gpus_per_node;
+
+// One dashed outline per NVLink domain when a domain holds more than one node (GB200 NVL72:
+// 18 trays of 4); none when the node is the domain.
+function outlineDomains(layer, s, scenario) {
+  const domain = domainOf(scenario);
+  const parts = [];
+  if (domain > s.perNode) {
+    for (let first = 0; first < s.gpus; first += domain) {
+      parts.push(...replicaBoxes(s, first, Math.min(domain, s.gpus - first)));
+    }
+  }
+  layer.setAttribute(
+    'd',
+    parts.map((b) => `M${b.x0 - 3} ${b.y0 - 3}H${b.x1 + 3}V${b.y1 + 3}H${b.x0 - 3}z`).join(''),
+  );
+}
+
 // The words under the map: what a square and a block are, and any colour bands.
 function mapNote(s, report, hues, shades) {
   const { pp, tp } = report.degrees;
@@ -255,9 +274,14 @@ function mapNote(s, report, hues, shades) {
       ? `each node is drawn as ${s.blockRows} rows of ${fmt.integer(s.blockCols)}`
       : `a row holds ${s.nodesPerRow} ${s.nodesPerRow === 1 ? 'node' : 'nodes'}, ` +
         `${fmt.integer(s.rowGpus)} GPUs`;
+  const domain = domainOf(report.scenario);
+  const links =
+    domain > s.perNode
+      ? `; dashed, NVLink domains of ${fmt.integer(domain)} GPUs (NVLink across their nodes, ` +
+        `the ${report.scenario.network_gb_s} GB/s network between domains, one rail per GPU index)`
+      : ` (NVLink inside, the ${report.scenario.network_gb_s} GB/s network between)`;
   return (
-    `Each square is a GPU, each block of ${fmt.integer(s.perNode)} a node ` +
-    `(NVLink inside, the ${report.scenario.network_gb_s} GB/s network between); ${rows}.` +
+    `Each square is a GPU, each block of ${fmt.integer(s.perNode)} a node${links}; ${rows}.` +
     `${banded.length ? ` Colours: ${banded.join(', ')}.` : ''}`
   );
 }
@@ -340,6 +364,7 @@ export function createFleet({ after, legend, readout }) {
     cells: el('g', { class: 'fleet-cells' }, svg),
     idle: el('path', { class: 'fleet-idle' }, svg),
     replicas: el('path', { class: 'replica fleet-replicas' }, svg),
+    domains: el('path', { class: 'fleet-domains' }, svg),
     hl: el('g', { class: 'fleet-hl', 'aria-hidden': 'true' }, svg),
   };
   const legendView = createLegend(legend);
@@ -413,6 +438,7 @@ export function createFleet({ after, legend, readout }) {
         degrees,
         shades,
       );
+      outlineDomains(layers.domains, s, report.scenario);
       const active = ranks.length / RANK_INTS;
       layers.idle.setAttribute('d', active < s.gpus ? cellPath.slice(active).join('') : '');
       legendView.update(degrees, {

@@ -70,14 +70,26 @@ export const ROWS = deepFreeze([
     unit: '', // the label says it
     hint: 'any whole number, {range}',
   },
+  // Unset, the GPU preset's system applies (4 per GB200 NVL72 tray, else 8); the field shows it.
   {
     name: 'gpus_per_node',
     scenario: 'gpus_per_node',
+    core: true,
     advanced: true,
-    fixed: true,
     control: 'number',
     label: 'GPUs per node',
     unit: '',
+    hint: "empty: the GPU's system, shown here; GPU k of every node shares rail k",
+  },
+  {
+    name: 'network_oversubscription',
+    scenario: 'network_oversubscription',
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'Spine oversubscription',
+    unit: '',
+    hint: '1: non-blocking; traffic between rails gets the network divided by this',
   },
   // 'auto' (the seams auto-factor, as in the book) or an explicit 'DPxTPxPP'; the control
   // offers the layouts the core accepts for the GPU count and the model (report.layouts).
@@ -334,6 +346,17 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'number',
     label: 'NVLink',
+  },
+  // Unset, the GPU preset's NVLink domain applies (one node; 72 GPUs on a GB200 NVL72).
+  {
+    name: 'nvlink_domain_gpus',
+    scenario: 'nvlink_domain_gpus',
+    core: true,
+    advanced: true,
+    control: 'number',
+    label: 'GPUs per NVLink domain',
+    unit: '',
+    hint: "empty: the GPU's system, shown here; 0: one node",
   },
   {
     name: 'hbm_gb_s',
