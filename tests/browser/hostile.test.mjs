@@ -95,7 +95,7 @@ const HOSTILE_URLS = [
     ],
     notes: [
       /gpus: "-16" is not allowed/,
-      /gpus_per_node: "-8" is not allowed \(a whole number from 1 to 1,024\)/,
+      /gpus_per_node: "-8" is not allowed \(a whole number from 1 to 1,024, or empty for the core to choose\)/,
       /zero_stage: "-1"/,
       /train_tokens: "-5" is not allowed \(a number from 0 to 10,000,000\)/,
       /virtual_stages: "-2"/,

@@ -655,7 +655,7 @@ export const PRESETS = deepFreeze([
     values: {
       advanced: true,
       gpus: 10240,
-      gpus_per_node: 8,
+      gpus_per_node: null, // the GPU's system: 8 per node on the book's A100s
       degrees: '80x8x16',
       global_batch: 2560,
       micro_batch: 1,
