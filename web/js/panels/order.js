@@ -11,6 +11,23 @@ const WHERE = {
   network: 'groups span nodes: the network',
 };
 
+// GPUs per NVLink domain, the core's (0: one node), and whether it spans nodes (trays).
+const domainOf = (s) => s.nvlink_domain_gpus || s.gpus_per_node;
+const trays = (s) => domainOf(s) > s.gpus_per_node;
+
+// Where a seam's groups sit, by the level of the fleet the core says they ride.
+function whereText(c, s) {
+  if (c.level === 'nvlink_domain' && trays(s)) {
+    return 'groups stay inside an NVLink domain: NVLink, across its nodes';
+  }
+  if (c.level === 'rail') return 'groups span nodes, each on one rail: the network';
+  if (c.level === 'spine') {
+    const o = s.network_oversubscription;
+    return `groups span nodes across rails: the network${o > 1 ? `'s spine, ${o}:1 oversubscribed` : ''}`;
+  }
+  return WHERE[c.link] ?? c.link;
+}
+
 // A number the show-the-math mechanism explains (app/explain.js).
 function explained(parent, key, text) {
   const span = make('span', { className: 'num', textContent: text }, parent);
@@ -24,13 +41,14 @@ function seamItem(report, name, position) {
   const li = make('li');
   li.dataset.seam = seam;
   li.dataset.link = c.link;
+  li.dataset.level = c.level;
   make('b', { textContent: name.toUpperCase() }, li);
   li.append(` (${position}) `);
   if (!c.active) {
     li.append('off');
     return li;
   }
-  const where = explained(li, `comms.${seam}.link_bytes_per_s`, WHERE[c.link] ?? c.link);
+  const where = explained(li, `comms.${seam}.link_bytes_per_s`, whereText(c, report.scenario));
   where.classList.remove('num');
   li.append(', ');
   explained(li, `comms.${seam}.time_s`, fmt.seconds(c.time_s));
@@ -47,6 +65,12 @@ function costLine(p, report, ruleOrder) {
       "The chapter's rule: TP innermost, PP next, DP outermost, so the chattiest seam " +
         'gets the fastest links.',
     );
+    if (trays(report.scenario)) {
+      p.append(
+        ` On NVLink domains of ${fmt.integer(domainOf(report.scenario))} GPUs it reads: TP, ` +
+          'EP and CP inside the domain, PP along a rail, DP across the spine.',
+      );
+    }
     return;
   }
   if (cost === 0) {
