@@ -714,20 +714,10 @@ Verdict faster_link_law(const Sample& x) {
   return "";
 }
 
-// The two laws below leave out the DP overlap switches: the gradients hide behind the pacing
-// stage's backward, and a pipeline hop made faster (or slower) while the DP group's own link
-// stays can hand the pace to a stage with a shorter (longer) backward, exposing more (less)
-// of the reduction: 0.3% in the smallest case found (54 GPUs, PP 9, domain 8 -> 16). The
-// faster-link law escapes it, as the DP link speeds up too.
-bool hides_data_parallel(const Scenario& s) {
-  return s.overlap_grad_reduce || s.overlap_param_gather;
-}
-
 // A domain twice as large holds every old domain whole, so each group stays at its level or
 // moves up to NVLink: never a slower step, while NVLink is at least as fast as a rail.
 Verdict larger_domain_law(const Sample& x) {
   if (link_rate(Fabric::kDomain, x.s) < link_rate(Fabric::kRail, x.s)) return std::nullopt;
-  if (hides_data_parallel(x.s)) return std::nullopt;
   Scenario v = pinned(x);
   v.gpu.nvlink_domain_gpus = 2 * x.s.domain_gpus();
   const std::optional<Report> r = report_of(v);
@@ -739,7 +729,6 @@ Verdict larger_domain_law(const Sample& x) {
 
 // A more oversubscribed spine slows the traffic between rails and nothing else.
 Verdict oversubscription_law(const Sample& x) {
-  if (hides_data_parallel(x.s)) return std::nullopt;
   Scenario v = pinned(x);
   v.network_oversubscription = 2 * x.s.network_oversubscription;
   const std::optional<Report> r = report_of(v);
@@ -1004,12 +993,12 @@ TEST(Laws, AFasterLinkNeverSlowsAStep) {
 
 TEST(Laws, ALargerNvlinkDomainNeverSlowsAStep) {
   const Tally t = check_law("a larger NVLink domain", larger_domain_law);
-  EXPECT_GE(t.applied, t.accepted / 4);
+  EXPECT_GE(t.applied, t.accepted / 2);
 }
 
 TEST(Laws, AMoreOversubscribedSpineNeverSpeedsAStep) {
   const Tally t = check_law("a more oversubscribed spine", oversubscription_law);
-  EXPECT_GE(t.applied, t.accepted / 4);
+  EXPECT_GE(t.applied, t.accepted / 2);
 }
 
 TEST(Laws, HigherEfficienciesNeverSlowAStep) {
