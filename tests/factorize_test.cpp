@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "model/layout.h"
+#include "model/presets.h"
 #include "scenario_builders.h"
 
 namespace pe {
@@ -67,6 +69,57 @@ TEST(AutoFactor, TensorStaysInsideANodeWhenAnotherSeamCanTakeTheRest) {
   EXPECT_EQ(d24.dp, 2);
   EXPECT_EQ(d24.tp, 4);
   EXPECT_EQ(d24.pp, 3);
+}
+
+// TP inside the fast domain: on GB200 NVL72 (72 GPUs per NVLink domain over trays of 4) TP
+// fills past the tray up to what the domain and the heads allow. 288 = 3 x 3 x 2^5: the 3s
+// cannot go to TP (128 heads), so PP and DP take them; TP then takes 2, 2 and, balancing,
+// a third 2: TP 8 across two trays, every group inside one domain (72 = 9 x 8).
+TEST(AutoFactor, TensorFillsAnNvlinkDomainWiderThanTheNode) {
+  Scenario s = test::with_seams(true, true, true, 288);
+  s.gpu = *find_gpu("GB200-NVL72");
+  s.gpus_per_node = 4;
+  s.model = *find_model("llama3-405b");
+  const Degrees d = auto_factor(s);
+  EXPECT_EQ(d.dp, 6);
+  EXPECT_EQ(d.tp, 8);
+  EXPECT_EQ(d.pp, 6);
+  EXPECT_FALSE(node_spans(d, 4, kBookOrder, 72).tp_group_spans_nodes);
+  // The domain cut to one tray: the node rule, TP 4.
+  s.gpu.nvlink_domain_gpus = 0;
+  EXPECT_EQ(auto_factor(s).tp, 4);
+}
+
+// Nothing moves where the domain is the node, and wherever TP is past the node it stays inside
+// one domain and divides the heads (when DP is on to take what TP refuses), for every count up
+// to 2,048 and every seam set.
+TEST(AutoFactor, TensorPastTheNodeOnlyInsideOneDomain) {
+  for (int domain : {0, 8, 16, 72}) {
+    for (int per_node : {4, 8}) {
+      if (domain % per_node != 0) continue;
+      for (int gpus = 1; gpus <= 2048; ++gpus) {
+        for (int seams = 1; seams < 8; ++seams) {
+          Scenario s = test::with_seams(seams & 1, seams & 2, seams & 4, gpus);
+          s.gpus_per_node = per_node;
+          s.model.layers = 126;
+          s.model.heads = 96;  // divisible by 2, 3, 4, 6, 8, 12, 16...
+          const Degrees node_rule = auto_factor(s);
+          s.gpu.nvlink_domain_gpus = domain;
+          const Degrees d = auto_factor(s);
+          if (domain <= per_node) {
+            EXPECT_EQ(d.tp, node_rule.tp) << gpus;
+            EXPECT_EQ(d.dp, node_rule.dp) << gpus;
+            EXPECT_EQ(d.pp, node_rule.pp) << gpus;
+          } else if (d.tp > per_node && (seams & 1)) {  // DP can take what TP refuses
+            EXPECT_EQ(domain % d.tp, 0) << gpus << " seams " << seams;
+            EXPECT_EQ(96 % d.tp, 0) << gpus << " seams " << seams;
+            EXPECT_FALSE(node_spans(d, per_node, kBookOrder, domain).tp_group_spans_nodes)
+                << gpus << " seams " << seams;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(AutoFactor, TheBooksFleetSizeBalancesDataAndPipeline) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
@@ -230,6 +231,108 @@ TEST(Layout, FiveSeamNodeSpansAgreeWithAGroupByGroupCheckInEveryOrder) {
       }
     }
   }
+}
+
+// The level each seam's traffic rides, as the report names it (comms.*.level), against a walk
+// over every group of the rank table: a group inside one NVLink domain rides the domain; a
+// group across domains whose members all sit at one local index of their nodes rides that
+// rail; any other the spine. The pipeline's level is its reported stage's sends (to the next
+// stage and back to the previous one, as 1F1B sends them), the slowest pair over every
+// pipeline. Fleets: 8-GPU nodes (the node is the domain), GB200 NVL72 (72 GPUs over trays of
+// 4) and a 16-GPU domain over nodes of 8; every nesting order.
+enum class Level { kDomain, kRail, kSpine };
+Level level_of(const std::vector<const RankPlace*>& members, int per_node, int domain) {
+  Level worst = Level::kDomain;
+  for (const RankPlace* m : members) {
+    if (m->rank / domain == members[0]->rank / domain) continue;
+    worst = std::max(worst, Level::kRail);
+    for (const RankPlace* n : members) {
+      if (n->rank % per_node != members[0]->rank % per_node) return Level::kSpine;
+    }
+  }
+  return worst;
+}
+// The slowest level over every group of `key`'s groups.
+template <class Key>
+Level slowest(const std::vector<RankPlace>& ranks, int per_node, int domain, Key key) {
+  std::map<std::array<int, 3>, std::vector<const RankPlace*>> groups;
+  for (const RankPlace& p : ranks) groups[key(p)].push_back(&p);
+  Level worst = Level::kDomain;
+  for (const auto& [k, members] : groups)
+    worst = std::max(worst, level_of(members, per_node, domain));
+  return worst;
+}
+const char* level_name(Level l) {
+  return l == Level::kDomain ? "nvlink_domain" : l == Level::kRail ? "rail" : "spine";
+}
+
+TEST(Layout, ReportedLevelsAgreeWithAWalkOverEveryGroupInEveryOrder) {
+  struct Fleet {
+    int per_node, domain;
+    std::vector<Degrees> layouts;
+  };
+  const Fleet fleets[] = {
+      {8, 8, {{2, 8, 4}, {4, 4, 4}, {8, 2, 4}, {4, 2, 8}, {16, 1, 4}, {2, 4, 8}}},
+      {4, 72, {{2, 8, 9}, {3, 8, 6}, {6, 4, 6}, {9, 4, 4}, {4, 2, 18}, {2, 4, 18}, {18, 1, 8}}},
+      {8, 16, {{2, 8, 4}, {4, 4, 4}, {8, 2, 4}, {4, 2, 8}, {2, 4, 8}, {16, 4, 1}}},
+  };
+  int checked = 0;
+  std::map<std::string, int> seen;  // every level turns up, so the walk is tested on each
+  for (const Fleet& f : fleets) {
+    for (const SeamOrder& o : kAllOrders) {
+      for (const Degrees& d : f.layouts) {
+        Scenario s;
+        s.gpus = d.dp * d.tp * d.pp;
+        s.degrees = d;
+        s.order = o;
+        s.gpus_per_node = f.per_node;
+        s.gpu.nvlink_domain_gpus = f.domain;
+        const Report r = test::report_of(s);
+        const std::vector<RankPlace> ranks = layout(d, f.per_node, o);
+        using V = std::array<int, 3>;
+        const std::string at = order_text(o) + " on " + std::to_string(f.per_node) + "/" +
+                               std::to_string(f.domain) + ": " + std::to_string(d.dp) + "x" +
+                               std::to_string(d.tp) + "x" + std::to_string(d.pp);
+        if (d.tp > 1) {
+          EXPECT_STREQ(r.comms.tensor.level, level_name(slowest(ranks, f.per_node, f.domain,
+                                                                [](const RankPlace& p) {
+                                                                  return V{p.dp, p.pp, p.cp};
+                                                                })))
+              << at;
+        }
+        if (d.dp > 1) {
+          EXPECT_STREQ(r.comms.data.level, level_name(slowest(ranks, f.per_node, f.domain,
+                                                              [](const RankPlace& p) {
+                                                                return V{p.tp, p.pp, p.cp};
+                                                              })))
+              << at;
+        }
+        if (d.pp > 1) {
+          // The reported stage's pairs: with the next stage (unless it is the last) and the
+          // previous one (unless it is the first).
+          const int k = r.comms.stage;
+          Level worst = Level::kDomain;
+          for (int other : {k - 1, k + 1}) {
+            if (other < 0 || other >= d.pp) continue;
+            worst = std::max(worst, slowest(ranks, f.per_node, f.domain, [&](const RankPlace& p) {
+                               // Only the two stages' members form a pair; the rest stand alone.
+                               const bool pair = p.pp == k || p.pp == other;
+                               return V{p.dp, p.tp, pair ? -1 : p.rank};
+                             }));
+          }
+          EXPECT_STREQ(r.comms.pipeline.level, level_name(worst)) << at << " stage " << k;
+        }
+        for (const SeamTraffic* t : {&r.comms.tensor, &r.comms.data, &r.comms.pipeline}) {
+          ++seen[t->level];
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 19 * 6);
+  EXPECT_GT(seen["nvlink_domain"], 0);
+  EXPECT_GT(seen["rail"], 0);
+  EXPECT_GT(seen["spine"], 0);
 }
 
 // The ranks of degrees from anywhere: any int, never an overflow. Before: the wasm

@@ -28,12 +28,21 @@ Degrees auto_factor(const Scenario& s) {
   const Seams& seams = s.seams;
   if (!seams.any()) return d;
   const int per_node = s.gpus_per_node, layers = s.model.layers, seq = s.seq_len;
+  // TP inside the fast domain (the chapter's rule): on a domain wider than the node (GB200
+  // NVL72: 72 GPUs over trays of 4) TP may fill it, up to what the heads allow and so that
+  // its runs of consecutive ranks never straddle two domains; a domain that is the node keeps
+  // the node rule, so nothing moves there.
+  const int domain = s.domain_gpus(), heads_tp = s.model.heads;
+  auto tp_inside = [&](int next) {
+    return per_node % next == 0 ||
+           (domain > per_node && domain % next == 0 && heads_tp % next == 0);
+  };
   const int heads = s.context_parallel == ContextParallel::kUlysses ? s.model.heads : 0;
   // may_take: the seam wants the factor; can_run: it could run it at all.
   struct Slot {
     bool on;
     int* degree;
-    bool preferred_only_by_node;  // TP: outside its node is slow, not wrong
+    bool preferred_only_by_node;  // TP: outside its domain is slow, not wrong
   };
   Slot slots[] = {
       {seams.tensor, &d.tp, true},
@@ -47,7 +56,7 @@ Degrees auto_factor(const Scenario& s) {
     return true;
   };
   auto may_take = [&](const Slot& slot, int next) {
-    return can_run(slot, next) && (!slot.preferred_only_by_node || per_node % next == 0);
+    return can_run(slot, next) && (!slot.preferred_only_by_node || tp_inside(next));
   };
   for (int factor : prime_factors_descending(s.gpus)) {
     Slot* best = nullptr;      // a seam that may take the factor

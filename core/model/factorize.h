@@ -11,7 +11,9 @@ namespace pe {
 //     enabled seam with the smallest degree so far; ties go to TP, then CP, then PP, then DP
 //     (the nesting of layout.h: the chattiest seam innermost). This keeps the seams balanced.
 //  3. A seam may refuse a factor when another enabled seam can take it instead: TP must
-//     divide gpus_per_node (so a TP group never leaves its node), PP may not exceed the layer
+//     divide gpus_per_node (so a TP group never leaves its node), or, on an NVLink domain
+//     wider than the node, divide both the domain and the heads (TP inside the fast domain:
+//     GB200 NVL72 takes TP 8 across two trays of 4, on NVLink), PP may not exceed the layer
 //     count (each stage needs a layer), and CP must divide the sequence (and the heads, with
 //     Ulysses). A factor nobody may take goes to the enabled seam with the smallest degree
 //     that can still run it: TP may leave its node (the report warns), PP never has more
