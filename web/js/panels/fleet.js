@@ -30,18 +30,28 @@ const TOP = 8;
 const MAX_HUES = 48; // stages share hue bands past this (neighbouring hues look alike anyway)
 const MAX_SHADES = 8; // and slices share shade bands past this
 const MAX_OUTLINES = 4096; // replicas drawn as outlines; more than that would be a texture
+const MAX_DOMAIN_LABELS = 64; // NVLink domains named in a header; past that, a gap between bands
+const BAND_GAP = 4; // between domain bands without a header
+const BAND_PAD = 4; // a band's margin around its squares
 
 // Rows of about sqrt(2·GPUs) GPUs, a power of two nodes wide: 10,240 GPUs in 8-GPU nodes give
-// rows of 16 nodes (128 GPUs), so the book's 80×8×16 fleet shows one replica per row.
-function layoutFor(gpus, perNode) {
+// rows of 16 nodes (128 GPUs), so the book's 80×8×16 fleet shows one replica per row. When an
+// NVLink domain holds several nodes (GB200 NVL72: 18 trays of 4) the row instead holds a whole
+// number of domains, or a domain a whole number of rows, whichever is nearest that width, and
+// each domain gets a tinted band with a header strip above it (`head` units; none when the
+// node is the domain, so those maps keep their layout).
+function layoutFor(gpus, perNode, domain = perNode) {
   const target = 2 ** Math.round(Math.log2(Math.sqrt(2 * gpus)));
   let blockCols = perNode;
   let blockRows = 1;
   let nodesPerRow = Math.max(1, Math.floor(target / perNode));
+  const domainNodes = domain > perNode ? domain / perNode : 0;
   if (perNode > target) {
     blockCols = target;
     blockRows = Math.ceil(perNode / target);
     nodesPerRow = 1;
+  } else if (domainNodes) {
+    nodesPerRow = fitDomains(nodesPerRow, domainNodes);
   }
   const nodes = Math.ceil(gpus / perNode);
   const nodeRows = Math.ceil(nodes / nodesPerRow);
@@ -52,10 +62,20 @@ function layoutFor(gpus, perNode) {
   const font = Math.max(10, Math.round(mapW / 110));
   const left = Math.round(font * 7.4);
   const width = left + mapW;
-  const height = TOP + nodeRows * (blockH + ROW_GAP);
+  const domains = domainNodes && nodesPerRow > 0 ? Math.ceil(gpus / domain) : 0;
+  // A band is a domain's rows (or one row of several domains); its header holds the labels.
+  const rowsPerBand = domainNodes ? Math.max(1, domainNodes / nodesPerRow) : 1;
+  const labelled = domains > 0 && domains <= MAX_DOMAIN_LABELS;
+  const head = domains ? (labelled ? Math.round(font * 1.6) : BAND_GAP) : 0;
+  const rowH = blockH + ROW_GAP;
+  const bands = Math.ceil(nodeRows / rowsPerBand);
+  const height = TOP + nodeRows * rowH + bands * head;
   return {
     gpus,
     perNode,
+    domain: domainNodes ? domain : perNode,
+    domains,
+    labelled,
     blockCols,
     blockRows,
     nodesPerRow,
@@ -63,6 +83,10 @@ function layoutFor(gpus, perNode) {
     nodeRows,
     blockW,
     blockH,
+    rowH,
+    rowsPerBand,
+    head,
+    bandH: rowsPerBand * rowH + head,
     width,
     height,
     font,
@@ -70,6 +94,20 @@ function layoutFor(gpus, perNode) {
     rowGpus: nodesPerRow * perNode,
   };
 }
+
+// Nodes per row near `wanted` that tile NVLink domains of `domainNodes` nodes: a divisor of the
+// domain (each domain a few whole rows) or a multiple of it (a few domains per row).
+function fitDomains(wanted, domainNodes) {
+  let best = domainNodes;
+  const better = (n) => Math.abs(Math.log(n / wanted)) < Math.abs(Math.log(best / wanted));
+  for (let n = 1; n <= domainNodes; n++) if (domainNodes % n === 0 && better(n)) best = n;
+  for (let k = 2; k * domainNodes <= 4 * wanted; k++)
+    if (better(k * domainNodes)) best = k * domainNodes;
+  return best;
+}
+
+// The top of node row `row`: the rows above it and one header per band so far.
+const rowTop = (s, row) => TOP + row * s.rowH + (Math.floor(row / s.rowsPerBand) + 1) * s.head;
 
 // Where GPU r's square sits: its corner, and its visual row and column.
 function xy(s, r) {
@@ -79,7 +117,7 @@ function xy(s, r) {
   const nodeCol = node % s.nodesPerRow;
   return {
     x: s.left + nodeCol * (s.blockW + NODE_GAP) + (i % s.blockCols) * PITCH,
-    y: TOP + nodeRow * (s.blockH + ROW_GAP) + Math.floor(i / s.blockCols) * PITCH,
+    y: rowTop(s, nodeRow) + Math.floor(i / s.blockCols) * PITCH,
     vr: nodeRow * s.blockRows + Math.floor(i / s.blockCols),
     vc: nodeCol * s.blockCols + (i % s.blockCols),
   };
@@ -100,9 +138,12 @@ function pointToRank(svg, s, event) {
   if (!m) return -1;
   const p = new DOMPoint(event.clientX, event.clientY).matrixTransform(m.inverse());
   const nodeCol = Math.floor((p.x - s.left) / (s.blockW + NODE_GAP));
-  const nodeRow = Math.floor((p.y - TOP) / (s.blockH + ROW_GAP));
+  const band = Math.floor((p.y - TOP) / s.bandH);
+  const inBand = p.y - TOP - band * s.bandH - s.head; // below the band's header
+  if (inBand < 0) return -1;
+  const nodeRow = band * s.rowsPerBand + Math.floor(inBand / s.rowH);
   const inX = p.x - s.left - nodeCol * (s.blockW + NODE_GAP);
-  const inY = p.y - TOP - nodeRow * (s.blockH + ROW_GAP);
+  const inY = p.y - rowTop(s, nodeRow);
   if (inX < 0 || inY < 0 || inX > s.blockW || inY > s.blockH) return -1;
   return at(
     s,
@@ -247,21 +288,70 @@ function outlineReplicas(layer, s, degrees, ranks) {
 // GPUs per NVLink domain, the core's (0: one node).
 const domainOf = (scenario) => scenario.nvlink_domain_gpus || scenario.gpus_per_node;
 
-// One dashed outline per NVLink domain when a domain holds more than one node (GB200 NVL72:
-// 18 trays of 4); none when the node is the domain.
-function outlineDomains(layer, s, scenario) {
-  const domain = domainOf(scenario);
-  const parts = [];
-  if (domain > s.perNode) {
-    for (let first = 0; first < s.gpus; first += domain) {
-      parts.push(...replicaBoxes(s, first, Math.min(domain, s.gpus - first)));
-    }
+// One tinted band per NVLink domain when a domain holds more than one node (GB200 NVL72: 18
+// trays of 4), alternating two tints, each with its name in the header strip above it where the
+// map has one ("NVLink domain 2 · 72 GPUs", or just its number where that does not fit); none
+// when the node is the domain. The rows were chosen to fit the domains (layoutFor), so a band
+// is a rectangle.
+function drawDomains(layers, s) {
+  const paths = ['', ''];
+  const labels = [];
+  for (let i = 0; i < s.domains; i++) {
+    const first = i * s.domain;
+    const size = Math.min(s.domain, s.gpus - first);
+    const boxes = replicaBoxes(s, first, size);
+    const x0 = Math.min(...boxes.map((b) => b.x0)) - BAND_PAD;
+    const x1 = Math.max(...boxes.map((b) => b.x1)) + BAND_PAD;
+    const y0 = boxes[0].y0 - BAND_PAD - (s.labelled ? s.head - BAND_PAD : 0);
+    const y1 = Math.max(...boxes.map((b) => b.y1)) + BAND_PAD;
+    paths[i % 2] += `M${x0} ${y0}H${x1}V${y1}H${x0}z`;
+    if (!s.labelled) continue;
+    const name = `NVLink domain ${fmt.integer(i + 1)} · ${fmt.integer(size)} GPUs`;
+    // About 0.6 em per character: the long name where it fits, else the number.
+    const fits = name.length * 0.6 * s.font < x1 - x0 - 2 * BAND_PAD;
+    const t = el('text', {
+      class: 'fleet-label fleet-domain-label',
+      x: x0 + BAND_PAD,
+      y: y0 + (s.head - BAND_PAD) / 2 + 1,
+      'dominant-baseline': 'central',
+      'font-size': s.font,
+    });
+    t.textContent = fits ? name : fmt.integer(i + 1);
+    labels.push(t);
   }
-  layer.setAttribute(
-    'd',
-    parts.map((b) => `M${b.x0 - 3} ${b.y0 - 3}H${b.x1 + 3}V${b.y1 + 3}H${b.x0 - 3}z`).join(''),
-  );
+  layers.domains.setAttribute('d', paths[0]);
+  layers.domainsOdd.setAttribute('d', paths[1]);
+  layers.domainLabels.replaceChildren(...labels);
 }
+
+// A layer of domain bands in the accent colour at one tint (set here, not in the stylesheet:
+// the first load's CSS budget has no room, and the map loads only when a fleet needs it).
+function bandLayer(svg, tint) {
+  const path = el('path', { class: 'fleet-domains', 'stroke-width': 0.9 }, svg);
+  Object.assign(path.style, { fill: 'var(--accent)', fillOpacity: tint, stroke: 'var(--accent)' });
+  path.style.strokeOpacity = 0.6;
+  return path;
+}
+
+// The GPUs on GPU r's rail: the same local index of every node (a rail-optimised network wires
+// GPU k of every node to rail switch k).
+function railOf(s, r) {
+  const members = [];
+  for (let q = r % s.perNode; q < s.gpus; q += s.perNode) members.push(q);
+  return members;
+}
+
+// The readout's groups (data-group: tp, pp, dp, cp, ep) whose seam rides one rail say which.
+function nameRails(readout, report, rail) {
+  for (const li of readout.querySelectorAll('.readout-groups li')) {
+    if (report.comms[SEAM_OF[li.dataset.group]]?.level === 'rail') li.append(`, on rail ${rail}`);
+  }
+}
+const SEAM_OF = { tp: 'tensor', pp: 'pipeline', dp: 'data', cp: 'context', ep: 'expert' };
+
+// The seams whose groups ride one rail (the core's comms.*.level).
+const RAIL_SEAMS = ['tensor', 'pipeline', 'data', 'context', 'expert'];
+const railSeams = (report) => RAIL_SEAMS.filter((k) => report.comms[k]?.level === 'rail');
 
 // The words under the map: what a square and a block are, and any colour bands.
 function mapNote(s, report, hues, shades) {
@@ -277,13 +367,34 @@ function mapNote(s, report, hues, shades) {
   const domain = domainOf(report.scenario);
   const links =
     domain > s.perNode
-      ? `; dashed, NVLink domains of ${fmt.integer(domain)} GPUs (NVLink across their nodes, ` +
-        `the ${report.scenario.network_gb_s} GB/s network between domains, one rail per GPU index)`
+      ? `; each tinted band is an NVLink domain of ${fmt.integer(domain)} GPUs (NVLink across ` +
+        `its nodes, the ${report.scenario.network_gb_s} GB/s network between domains, one rail ` +
+        `per GPU index: pick a GPU to see its rail when a seam rides one)`
       : ` (NVLink inside, the ${report.scenario.network_gb_s} GB/s network between)`;
   return (
     `Each square is a GPU, each block of ${fmt.integer(s.perNode)} a node${links}; ${rows}.` +
     `${banded.length ? ` Colours: ${banded.join(', ')}.` : ''}`
   );
+}
+
+// What a picked GPU r lights up on the veiled map: its rail when a seam's groups ride one (its
+// group lies along it), its groups (solid TP, dashed PP, dotted DP...) and itself.
+function lit(s, cellPath, report, r, place, groups) {
+  const path = (list, cls) => el('path', { class: cls, d: list.map((q) => cellPath[q]).join('') });
+  const veil = el('rect', { class: 'fleet-veil', width: s.width, height: s.height });
+  const rail = place && railSeams(report).length ? [path(railOf(s, r), 'hl-rail')] : [];
+  for (const p of rail)
+    Object.assign(p.style, { fill: 'var(--focus)', fillOpacity: 0.5, stroke: 'none' });
+  const seams = groups
+    ? [
+        path(groups.ep.length > 1 ? groups.ep : [], 'hl-ep'),
+        path(groups.dp, 'hl-dp'),
+        path(groups.cp.length > 1 ? groups.cp : [], 'hl-cp'),
+        path(groups.pp, 'hl-pp'),
+        path(groups.tp, 'hl-tp'),
+      ]
+    : [];
+  return [veil, ...rail, ...seams, path([r], 'hl-self')];
 }
 
 // Hover or a tap picks a GPU; focus, the arrow keys, Page Up/Down, Home and End move a cursor over the
@@ -359,12 +470,14 @@ export function createFleet({ after, legend, readout }) {
   const note = Object.assign(document.createElement('p'), { className: 'fleet-note' });
   svg.after(note);
   const layers = {
+    domains: bandLayer(svg, 0.07),
+    domainsOdd: bandLayer(svg, 0.15),
+    domainLabels: el('g', { class: 'fleet-domain-labels' }, svg),
     nodes: el('path', { class: 'fleet-nodes' }, svg),
     labels: el('g', { class: 'fleet-labels' }, svg),
     cells: el('g', { class: 'fleet-cells' }, svg),
     idle: el('path', { class: 'fleet-idle' }, svg),
     replicas: el('path', { class: 'replica fleet-replicas' }, svg),
-    domains: el('path', { class: 'fleet-domains' }, svg),
     hl: el('g', { class: 'fleet-hl', 'aria-hidden': 'true' }, svg),
   };
   const legendView = createLegend(legend);
@@ -375,8 +488,8 @@ export function createFleet({ after, legend, readout }) {
   let ranks = null;
   let colourPaths = [];
 
-  function build(gpus, perNode) {
-    const s = layoutFor(gpus, perNode);
+  function build(gpus, perNode, domain) {
+    const s = layoutFor(gpus, perNode, domain);
     view.shape = s;
     svg.setAttribute('viewBox', `0 0 ${s.width} ${s.height}`);
     // Squares stay at most ~14 px; a small fleet does not blow up to the page width.
@@ -385,6 +498,7 @@ export function createFleet({ after, legend, readout }) {
     cellPath = built.cellPath;
     layers.nodes.setAttribute('d', built.nodes);
     layers.labels.replaceChildren(...built.labels);
+    drawDomains(layers, s);
     pointer.reset(gpus);
   }
 
@@ -392,28 +506,13 @@ export function createFleet({ after, legend, readout }) {
     const s = view.shape;
     const place = r >= 0 ? placeOf(ranks, r) : undefined;
     const groups = place ? groupsOf(ranks, place, report.degrees) : null;
-    if (r < 0) {
-      layers.hl.replaceChildren();
-    } else {
-      const path = (list, cls) =>
-        el('path', { class: cls, d: list.map((q) => cellPath[q]).join('') });
-      const veil = el('rect', { class: 'fleet-veil', width: s.width, height: s.height });
-      const lit = groups
-        ? [
-            path(groups.ep.length > 1 ? groups.ep : [], 'hl-ep'),
-            path(groups.dp, 'hl-dp'),
-            path(groups.cp.length > 1 ? groups.cp : [], 'hl-cp'),
-            path(groups.pp, 'hl-pp'),
-            path(groups.tp, 'hl-tp'),
-          ]
-        : [];
-      layers.hl.replaceChildren(veil, ...lit, path([r], 'hl-self'));
-    }
+    layers.hl.replaceChildren(...(r < 0 ? [] : lit(s, cellPath, report, r, place, groups)));
     describe(readout, report, r, place, groups, {
       hint:
         'Hover or tap on the map, or focus it and use the arrow keys, to pick a GPU and see ' +
         'its tensor-parallel group, its pipeline and its data-parallel group.',
     });
+    if (place) nameRails(readout, report, r % s.perNode);
   }
 
   return {
@@ -424,8 +523,15 @@ export function createFleet({ after, legend, readout }) {
       note.hidden = false;
       legend.classList.add('fleet'); // no per-tile strip here
       const perNode = report.scenario.gpus_per_node;
-      if (!view.shape || view.shape.gpus !== report.gpus || view.shape.perNode !== perNode) {
-        build(report.gpus, perNode);
+      const domain = Math.max(perNode, domainOf(report.scenario));
+      const shape = view.shape;
+      if (
+        !shape ||
+        shape.gpus !== report.gpus ||
+        shape.perNode !== perNode ||
+        shape.domain !== domain
+      ) {
+        build(report.gpus, perNode, domain);
       }
       const s = view.shape;
       const { degrees } = report;
@@ -438,7 +544,6 @@ export function createFleet({ after, legend, readout }) {
         degrees,
         shades,
       );
-      outlineDomains(layers.domains, s, report.scenario);
       const active = ranks.length / RANK_INTS;
       layers.idle.setAttribute('d', active < s.gpus ? cellPath.slice(active).join('') : '');
       legendView.update(degrees, {
