@@ -124,6 +124,28 @@ describe('the URL', () => {
     });
   });
 
+  test('a fleet of NVLink domains round-trips: the GPU, its domain and the spine', async () => {
+    const url = await roundTrip('GB200 NVL72, domain 36, spine 4:1', async (page) => {
+      await open(page);
+      await setField(page, 'gpu', 'GB200-NVL72');
+      await setField(page, 'gpus', 288);
+      await setField(page, 'nvlink_domain_gpus', 36);
+      await setField(page, 'network_oversubscription', 4);
+    });
+    const query = new URL(url).searchParams;
+    assert.equal(query.get('gpu'), 'GB200-NVL72');
+    assert.equal(query.get('nvlink_domain_gpus'), '36');
+    assert.equal(query.get('network_oversubscription'), '4');
+    // The domain left to the GPU's system (empty) stays out of the URL.
+    const system = await roundTrip('GB200 NVL72, its own domain', async (page) => {
+      await open(page);
+      await setField(page, 'gpu', 'GB200-NVL72');
+      await setField(page, 'network_oversubscription', 2);
+    });
+    assert.equal(new URL(system).searchParams.has('nvlink_domain_gpus'), false);
+    assert.equal(new URL(system).searchParams.get('network_oversubscription'), '2');
+  });
+
   test("an explicit layout, the book's fleet, and values kept while the section is closed", async () => {
     await roundTrip(
       'explicit layout',
