@@ -139,6 +139,11 @@ const std::vector<GpuSpec>& gpu_presets() {
        "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64},
       // The DGX B200 system itself: B200-192GB as that system exposes it, 1,440 GB for its
       // 8 GPUs (180 GB each; NVIDIA DGX B200 data sheet), 8 per node, one NVLink 5 domain.
+      // Checked against nvidia.com/en-us/data-center/dgx-b200 (data sheet): 64 TB/s HBM3e for
+      // 8 GPUs (8,000 GB/s each), 14.4 TB/s NVLink over two NVSwitch chips (1.8 TB/s per GPU,
+      // 900 each way), 72 PFLOP/s FP8 with sparsity (4,500 dense per GPU; BF16 half that,
+      // 2,250: the HGX B200 at 1,000 W, glennklockwood.com/garden/processors/B200), 8 x
+      // ConnectX-7 400 Gb/s (50 GB/s per GPU), PCIe Gen5 to the Xeon hosts (64 GB/s).
       {"B200-DGX", 180, 2250, 900, 8000, kH100MatmulEfficiency, 50,
        "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64},
       // GB200 NVL72 (NVIDIA GB200 NVL72 specifications): 72 Blackwell GPUs in one NVLink 5
@@ -148,6 +153,12 @@ const std::vector<GpuSpec>& gpu_presets() {
       // ConnectX-7 400 Gb/s per GPU (GB200 NVL72 compute tray; ConnectX-8 800 Gb/s comes with
       // GB300), 50 GB/s. Host: NVLink-C2C 900 GB/s both ways per superchip, shared by its two
       // GPUs, 225 per GPU per direction. No published run calibrates it: H100's efficiency.
+      // Checked against nvidia.com/en-us/data-center/gb200-nvl72 (specifications: 720 PFLOP/s
+      // FP8 and 360 BF16 with sparsity, 13.4 TB at 576 TB/s, 130 TB/s NVLink, NVLink-C2C 900
+      // GB/s per superchip); per GPU the GB200 variant at 1,200 W gives 2,500 dense BF16 and
+      // 5,000 FP8 (glennklockwood.com/garden/processors/B200); 186 GB and 4 ConnectX-7 per
+      // 4-GPU tray as MLCommons Inference v6.1 lists a GB200 NVL72 (Crusoe, systems/
+      // GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json).
       {"GB200-NVL72", 186, 2500, 900, 8000, kH100MatmulEfficiency, 50,
        "GB200 NVL72: 72 GPUs in one NVLink domain, trays of 4, ConnectX-7 400 Gb/s per GPU", 5000,
        225, 0.8, 1.0, 4, 72},
