@@ -508,7 +508,9 @@ Verdict weights_law(const Sample& x, int Degrees::*seam, const char* what) {
   if (v.gpus > 16384) return std::nullopt;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
-  const double before = most_over_stages(x.r, weights), after = most_over_stages(*r, weights);
+  // Per copy of the weights: DualPipe's ranks hold two from PP 2 on (its own law below).
+  const double before = most_over_stages(x.r, weights) / parameter_copies(x.s, x.r.degrees.pp);
+  const double after = most_over_stages(*r, weights) / parameter_copies(v, r->degrees.pp);
   if (at_most(after, before)) return "";
   return std::string(what) + ": weights per GPU " + show(before) + " -> " + show(after);
 }
@@ -1065,6 +1067,72 @@ TEST(Laws, TheScenariosCoverTheSchema) {
     }
   }
   for (const char* k : {"zero_stage"}) EXPECT_EQ(seen[k].size(), 4u) << k;
+}
+
+// Pipeline schedules (pipeline.h): each scenario under another schedule, same layout.
+std::optional<Report> under(const Sample& x, Schedule schedule) {
+  Scenario v = pinned(x);
+  v.schedule = schedule;
+  return report_of(v);
+}
+
+// Zero bubble never idles longer than 1F1B; ZB-V, DualPipe and DualPipeV never longer than
+// ZB-H1 (their bubbles need W <= F, which holds: W is the forward's linear GEMMs again).
+Verdict schedule_bubble_law(const Sample& x) {
+  if (x.r.degrees.pp == 1) return std::nullopt;
+  const auto one = under(x, Schedule::kOneFOneB), zb = under(x, Schedule::kZbH1);
+  if (!one || !zb) return std::nullopt;
+  if (!at_most(zb->time.bubble_s, one->time.bubble_s)) {
+    return "ZB-H1 bubble " + show(zb->time.bubble_s) + " s > 1F1B's " + show(one->time.bubble_s);
+  }
+  for (Schedule other : {Schedule::kZbV, Schedule::kDualPipe, Schedule::kDualPipeV}) {
+    const auto r = under(x, other);
+    if (r && !at_most(r->time.bubble_s, zb->time.bubble_s)) {
+      return enum_name("schedule", other) + " bubble " + show(r->time.bubble_s) + " s > ZB-H1's " +
+             show(zb->time.bubble_s);
+    }
+  }
+  return "";
+}
+
+// More micro-batches (a doubled global batch) never raise the bubble's share of the step.
+Verdict microbatch_bubble_law(const Sample& x) {
+  Scenario v = pinned(x);
+  v.global_batch *= 2;
+  const auto r = report_of(v);
+  if (!r || x.r.degrees.pp == 1) return std::nullopt;
+  if (at_most(r->pipeline.bubble_fraction, x.r.pipeline.bubble_fraction)) return "";
+  return "global batch doubled: bubble fraction " + show(x.r.pipeline.bubble_fraction) + " -> " +
+         show(r->pipeline.bubble_fraction);
+}
+
+// DualPipe holds twice 1F1B's model states (DeepSeek-V3 Table 2) and exposes no more of the
+// expert all-to-alls (its F&B hides them, Sec. 3.2.1).
+Verdict dualpipe_law(const Sample& x) {
+  const auto one = under(x, Schedule::kOneFOneB), dual = under(x, Schedule::kDualPipe);
+  if (!one || !dual || x.r.degrees.pp == 1) return std::nullopt;
+  const double a = most_over_stages(*one, model_state), b = most_over_stages(*dual, model_state);
+  if (!same(b, 2 * a)) return "DualPipe's model states " + show(b) + " != 2 x " + show(a);
+  if (!at_most(dual->time.exposed_expert_s, one->time.exposed_expert_s)) {
+    return "DualPipe exposes " + show(dual->time.exposed_expert_s) + " s of expert traffic > " +
+           show(one->time.exposed_expert_s);
+  }
+  return "";
+}
+
+TEST(Laws, ZeroBubbleNeverIdlesLongerThan1F1BNorTheVsAndDualPipeLongerThanZbH1) {
+  const Tally t = check_law("schedule bubbles", schedule_bubble_law);
+  EXPECT_GE(t.applied, t.accepted / 5);  // a pipeline and m >= p: about a quarter
+}
+
+TEST(Laws, MoreMicroBatchesNeverRaiseTheBubbleFraction) {
+  const Tally t = check_law("bubble vs 2x micro-batches", microbatch_bubble_law);
+  EXPECT_GE(t.applied, t.accepted / 4);  // a pipeline: about two fifths
+}
+
+TEST(Laws, DualPipeHoldsTwiceTheModelStatesAndHidesTheExpertTraffic) {
+  const Tally t = check_law("DualPipe", dualpipe_law);
+  EXPECT_GE(t.applied, t.accepted / 20);  // an even PP, an even m >= 2 PP: about an eighth
 }
 
 // The shrinker finds the smallest scenario: a law planted to break for ZeRO-3 on more than

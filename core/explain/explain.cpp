@@ -431,15 +431,47 @@ Derivation expert_load(const Scenario& s, const Report& r) {
                 r.time.expert_load, "", "Wang et al. 2024 (arXiv:2408.15664) Table 2");
 }
 
-Derivation bubble(const Report& r) {
-  return derive(
-      "B ÷ T",
-      {{"B", r.time.bubble_s, "s", "pipeline bubble"}, {"T", r.time.step_s, "s", "step time"}},
-      r.pipeline.bubble_fraction, "",
-      "Narayanan et al. 2021 Sec. 2.2: the bubble is (p − 1) ÷ v micro-batch times of "
-      "the slowest stage",
-      "PP " + str(r.degrees.pp) + ", v " + str(r.pipeline.virtual_stages) + ", m " +
-          str(r.pipeline.microbatches));
+// The schedule's bubble (pipeline.h bubble_scale) over the step: 1F1B's and the interleaved
+// one's as Narayanan's, the schedules that split the backward from the slowest stage's
+// forward (f) and weight-gradient (w) shares.
+Derivation bubble(const Scenario& s, const Report& r) {
+  const TimeReport& t = r.time;
+  const std::string shape = "PP " + str(r.degrees.pp) + ", v " + str(r.pipeline.virtual_stages) +
+                            ", m " + str(r.pipeline.microbatches);
+  const Term step{"T", t.step_s, "s", "step time"};
+  const Term base{"S", t.bubble_1f1b_s, "s",
+                  "1F1B's bubble: every stage's micro-batch but the slowest's"};
+  const Term f{"f", t.forward_share, "", "forward (F) share of the slowest stage's micro-batch"};
+  const Term w{"w", t.weight_grad_share, "",
+               "weight-gradient (W) share: the linear layers' GEMMs once more"};
+  const Term p = degree("p", r.degrees.pp, "pipeline stages");
+  if (!splits_weight_grad(s.schedule) || r.degrees.pp == 1 || s.schedule == Schedule::kZbV) {
+    const char* source =
+        s.schedule == Schedule::kZbV
+            ? "Qi et al. 2024 (arXiv:2405.15362): ZB-V's V of 2 chunks per GPU leaves about "
+              "no bubble, counted as none"
+            : "Narayanan et al. 2021 Sec. 2.2: the bubble is (p − 1) ÷ v micro-batch times of "
+              "the slowest stage";
+    return derive("B ÷ T", {{"B", t.bubble_s, "s", "pipeline bubble"}, step},
+                  r.pipeline.bubble_fraction, "", source, shape);
+  }
+  if (s.schedule == Schedule::kZbH1) {
+    return derive("S × (1 − 2 × w) ÷ T", {base, w, step}, r.pipeline.bubble_fraction, "",
+                  "Qi et al. 2023 (arXiv:2401.10241) Sec. 3: ZB-H1's bubble (p − 1)(F + B − W), "
+                  "1F1B's (p − 1)(F + B + W) less 2W per stage",
+                  shape);
+  }
+  if (s.schedule == Schedule::kDualPipe) {
+    return derive("S ÷ (p − 1) × (p ÷ 2 − 1) × (2 − f − 3 × w) ÷ T", {base, p, f, w, step},
+                  r.pipeline.bubble_fraction, "",
+                  "DeepSeek-V3 (arXiv:2412.19437) Table 2: DualPipe's bubble "
+                  "(p/2 − 1)(F&B + B − 3W), F&B counted as F + B, the pair's compute",
+                  shape);
+  }
+  return derive("S × (2 − f − 3 × w) ÷ 2 ÷ T", {base, f, w, step}, r.pipeline.bubble_fraction, "",
+                "DeepSeek's DualPipe repository (README): DualPipeV's bubble (P/2 − 1)(F&B + B − "
+                "3W) on P = 2p stages of half a GPU's layers",
+                shape);
 }
 
 Derivation cost_per_day(const Scenario& s, const Report& r) {
@@ -831,7 +863,7 @@ constexpr Entry kEntries[] = {
     {"time.tokens_per_expert", nullptr, tokens_per_expert, moe_report},
     {"time.expert_gemm_efficiency", nullptr, expert_gemm_efficiency, moe_report},
     {"time.expert_load", nullptr, expert_load, moe_report},
-    {"pipeline.bubble_fraction", nullptr, of_report<bubble>},
+    {"pipeline.bubble_fraction", nullptr, bubble},
     {"cost.usd_per_day", nullptr, cost_per_day},
     {"cost.usd_per_trillion_tokens", nullptr, cost_per_trillion_tokens},
     {"order.order_cost_s", nullptr, order_cost},

@@ -104,6 +104,12 @@ SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_
 }  // namespace
 
 PipelineSends pipeline_sends(const Scenario& s, int pp, int stage) {
+  if (v_shape(s.schedule) && pp > 1) {
+    // A V: the first chunk runs down the stages, the second back up; the turn on the last
+    // stage is local, so the end stages send once each way, the others twice.
+    const int sends = (stage < pp - 1) + (stage > 0);
+    return {sends, sends};
+  }
   const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
   // The last stage's send forward wraps to stage 0 only between chunks (v > 1).
   return {stage < pp - 1 ? v : v - 1, stage > 0 ? v : v - 1};

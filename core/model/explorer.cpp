@@ -12,6 +12,7 @@
 #include "model/model_shape.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
+#include "model/schema.h"
 #include "model/step_time.h"
 #include "model/text.h"
 #include "model/validate.h"
@@ -59,8 +60,9 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
     w.push_back("Only " + str(r.pipeline.microbatches) + " micro-batches for " + str(d.pp) +
                 " pipeline stages: the bubble dominates. Raise the global batch.");
   }
-  if (s.schedule == Schedule::kInterleaved && d.pp == 1) {
-    w.push_back("The interleaved schedule needs pipeline stages; with PP = 1 it is plain.");
+  if (s.schedule != Schedule::kOneFOneB && d.pp == 1) {
+    w.push_back("The " + enum_name("schedule", s.schedule) +
+                " schedule needs pipeline stages; with PP = 1 it is plain.");
   }
   if (s.order != kBookOrder && r.order_cost_s > 0) {
     w.push_back("Nesting order " + order_text(s.order) + " costs " + seconds_text(r.order_cost_s) +
@@ -87,7 +89,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 "last_stage_layers set the end stages. Assumed " +
                 layers_text + ".");
   }
-  if (r.pipeline.virtual_stages > 1) {
+  if (s.schedule == Schedule::kInterleaved && r.pipeline.virtual_stages > 1) {
     const int v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
     if (m % d.pp != 0) {
       w.push_back(
@@ -191,6 +193,9 @@ Problem layout_problem(const Scenario& s, const Degrees& d) {
                   " layers, too few for a layer in every chunk (the end stages may give one "
                   "chunk to the embedding or the output layer alone)"};
     }
+  }
+  if (std::string problem = schedule_problem(s, d, microbatches_per_step(s, d)); !problem.empty()) {
+    return {"schedule", problem};
   }
   if (Problem p = context_problem(s, d); !p.empty()) return p;
   return expert_problem(s, d);

@@ -1,6 +1,7 @@
 #include "model/memory.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/activations.h"
 #include "model/moe.h"
@@ -34,16 +35,6 @@ MemoryBreakdown model_state_bytes(double params, const Precision& precision, int
 }
 
 namespace {
-
-// In-flight micro-batches on a stage with 1F1B: stage i has run p - i forwards before its
-// first backward (Narayanan Sec. 2.2.1; Korthikanti Sec. 4.2.3), never more than m. The
-// interleaved schedule holds (1 + (p-1)/(p v)) times as much (Korthikanti Sec. 4.2.3).
-double inflight_factor(const Scenario& s, const Degrees& d, int stage, int microbatches) {
-  const double inflight = std::min(d.pp - stage, microbatches);
-  // One model chunk per GPU is plain 1F1B, as the bubble and the traffic already count it.
-  if (s.schedule != Schedule::kInterleaved || d.pp == 1 || s.virtual_stages == 1) return inflight;
-  return inflight * (1.0 + (d.pp - 1.0) / (1.0 * d.pp * s.virtual_stages));
-}
 
 // Which layers a stage holds, and how many of them are MoE layers.
 StageParams stage_shape(const ModelShape& shape, const StageSplit& split, int stage) {
@@ -181,7 +172,7 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
   const ModelSpec& m = s.model;
   const int stage = p.stage;
   const int kept = p.layers - std::min(s.offload_layers, p.layers);
-  const double inflight = inflight_factor(s, d, stage, microbatches);
+  const double inflight = inflight_microbatches(s, d, stage, microbatches);  // pipeline.h
   StageActivations out;
   out.gpu_bytes = kept_bytes(s, shape, p, a, 0, kept) * inflight;
   out.host_bytes = kept_bytes(s, shape, p, a, kept, p.layers) * inflight;
@@ -232,7 +223,10 @@ StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degre
   st.expert_params_per_gpu = p.expert_params_per_gpu;
   st.breakdown = sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
   if (s.memory_model != MemoryModel::kFull) return st;
-  st.inflight_microbatches = std::min(d.pp - stage, microbatches);
+  st.inflight_microbatches =
+      s.schedule == Schedule::kInterleaved
+          ? std::min(d.pp - stage, microbatches)
+          : static_cast<int>(std::ceil(inflight_microbatches(s, d, stage, microbatches)));
   const StageActivations acts =
       stage_activations(s, shape, d, p, layer_activations(s, shape, d), microbatches);
   st.breakdown.activations_bytes = acts.gpu_bytes;

@@ -6,6 +6,7 @@
 
 #include "model/activations.h"
 #include "model/memory.h"
+#include "model/pipeline.h"
 
 namespace pe {
 namespace {
@@ -20,6 +21,10 @@ int expert_data_parallel(const Scenario& s, const Degrees& d) {
 
 MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d, double dense_per_gpu,
                                           double expert_per_gpu) {
+  // DualPipe's ranks hold two stages' weights and their states (pipeline.h).
+  const int copies = parameter_copies(s, d.pp);
+  dense_per_gpu *= copies;
+  expert_per_gpu *= copies;
   MemoryBreakdown b = model_state_bytes(dense_per_gpu, s.precision, s.zero_stage, d.dp * d.cp);
   if (expert_per_gpu > 0) {
     const MemoryBreakdown e =

@@ -1,5 +1,9 @@
 #include "model/pipeline.h"
 
+#include <algorithm>
+
+#include "model/schema.h"
+
 namespace pe {
 
 StageSplit stage_split(const Scenario& s, int pp) {
@@ -86,8 +90,93 @@ PipelineReport pipeline_report(const Scenario& s, const Degrees& d) {
   PipelineReport r;
   r.microbatches = microbatches_per_step(s, d);
   r.virtual_stages = (s.schedule == Schedule::kInterleaved && d.pp > 1) ? s.virtual_stages : 1;
+  if (v_shape(s.schedule) && d.pp > 1) r.virtual_stages = 2;
   r.split = stage_split(s, d.pp);
   return r;
+}
+
+bool splits_weight_grad(Schedule schedule) {
+  return schedule != Schedule::kOneFOneB && schedule != Schedule::kInterleaved;
+}
+
+bool v_shape(Schedule schedule) {
+  return schedule == Schedule::kZbV || schedule == Schedule::kDualPipeV;
+}
+
+bool overlaps_forward_backward(Schedule schedule) {
+  return schedule == Schedule::kDualPipe || schedule == Schedule::kDualPipeV;
+}
+
+int parameter_copies(const Scenario& s, int pp) {
+  return s.schedule == Schedule::kDualPipe && pp > 1 ? 2 : 1;
+}
+
+double bubble_scale(Schedule schedule, int pp, int v, double f, double w) {
+  if (pp <= 1) return 0;
+  const double dual = std::max(0.0, 2 - f - 3 * w);
+  switch (schedule) {
+    case Schedule::kZbH1:
+      return std::max(0.0, 1 - 2 * w);
+    case Schedule::kZbV:
+      return 0;
+    case Schedule::kDualPipe:
+      return (pp / 2.0 - 1) / (pp - 1.0) * dual;
+    case Schedule::kDualPipeV:
+      return dual / 2;
+    default:
+      return 1.0 / v;
+  }
+}
+
+double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int microbatches) {
+  const int p = d.pp, m = microbatches;
+  switch (p > 1 ? s.schedule : Schedule::kOneFOneB) {
+    case Schedule::kZbV:
+      return std::min(p, m);
+    case Schedule::kDualPipe:
+      return std::min(p + 1, m);
+    case Schedule::kDualPipeV:
+      return std::min(2.0 * p + 1, 2.0 * m) / 2;
+    case Schedule::kInterleaved: {
+      const double inflight = std::min(p - stage, m);
+      if (s.virtual_stages == 1) return inflight;
+      return inflight * (1.0 + (p - 1.0) / (1.0 * p * s.virtual_stages));
+    }
+    default:
+      return std::min(p - stage, m);
+  }
+}
+
+std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches) {
+  const int p = d.pp, m = microbatches;
+  const auto str = [](long long v) { return std::to_string(v); };
+  if (!splits_weight_grad(s.schedule) || p == 1) return "";  // one stage: every schedule plain
+  const std::string head = "schedule " + enum_name("schedule", s.schedule) + " needs ";
+  const std::string batches =
+      str(m) + " micro-batches per step (global_batch / (micro_batch x DP))";
+  if (s.schedule == Schedule::kDualPipe && p % 2 != 0) {
+    return head + "an even number of pipeline stages: PP is " + str(p) +
+           " (each rank holds stage i and stage PP - 1 - i)";
+  }
+  if (v_shape(s.schedule)) {
+    const StageSplit split = stage_split(s, p);
+    for (int i = 0; i < p; ++i) {
+      if (split.layers_on(i) % 2 != 0) {
+        return head + "the layers per stage to split into 2 chunks: " + str(s.model.layers) +
+               " layers on PP " + str(p) + " put " + str(split.layers_on(i)) + " on stage " +
+               str(i) + "; allowed: an even number of layers on every stage";
+      }
+    }
+  }
+  const bool dual = overlaps_forward_backward(s.schedule);
+  if (dual && (m < 2 * p || (s.schedule == Schedule::kDualPipe && m % 2 != 0))) {
+    return head + (s.schedule == Schedule::kDualPipe ? "an even number of " : "") +
+           "at least 2 x PP = " + str(2 * p) + " micro-batches: " + batches;
+  }
+  if (s.schedule == Schedule::kZbH1 && m < p) {
+    return head + "at least PP = " + str(p) + " micro-batches: " + batches;
+  }
+  return "";
 }
 
 }  // namespace pe

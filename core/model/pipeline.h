@@ -25,7 +25,49 @@ std::string split_problem(const Scenario& s, int pp);
 // states the effective global batch).
 int microbatches_per_step(const Scenario& s, const Degrees& d);
 
-// Micro-batches, virtual stages and the split; bubble_fraction is filled in by step_time.
+// Micro-batches, virtual stages (model chunks per GPU: v interleaved, 2 in a V) and the split;
+// bubble_fraction is filled in by step_time.
 PipelineReport pipeline_report(const Scenario& s, const Degrees& d);
+
+// The schedules that split the backward into B (input gradient) and W (weight gradient, the
+// weight-gradient GEMMs: Qi et al. 2023 Sec. 2), those that place 2 chunks per GPU in a V (the
+// first chunk down the stages, the second back up), and DualPipe's pairs of one micro-batch's
+// forward overlapped with another's backward (F&B, DeepSeek-V3 Sec. 3.2.1).
+bool splits_weight_grad(Schedule schedule);
+bool v_shape(Schedule schedule);
+bool overlaps_forward_backward(Schedule schedule);
+// Copies of each stage's parameters a GPU holds: DualPipe's ranks hold stage i and stage
+// p - 1 - i, so two (DeepSeek-V3 Table 2: 2x); 1 otherwise.
+int parameter_copies(const Scenario& s, int pp);
+
+// The bubble as a multiple of (sum_i T_i - T_k), 1F1B's bubble for unequal stages (step_time.h),
+// with f = F / T and w = W / T the slowest stage's forward and weight-gradient shares of its
+// micro-batch T = F + B + W:
+//   1F1B              (p-1)(F+B+W)                           1
+//   interleaved       (p-1)(F+B+W) / v                       1 / v        Narayanan 2021 Sec. 2.2
+//   ZB-H1             (p-1)(F+B-W)                           1 - 2w       Qi et al. 2023 Sec. 3
+//   ZB-V              about 0 (a V of 2 chunks per GPU)      0            Qi et al. 2024 Sec. 3
+//   DualPipe          (p/2-1)(F&B + B_full - 3W)             (p/2-1)/(p-1) (2 - f - 3w)
+//   DualPipeV         (P/2-1)(F&B + B_full - 3W), P = 2p     (2 - f - 3w) / 2
+// DualPipe's F&B (DeepSeek-V3 Table 2, B_full = B + W the whole backward) counts as F + B_full:
+// the pair's compute, its communication hidden (what it hides is the expert traffic,
+// step_time.h). DualPipeV (DeepSeek's DualPipe repository, README) cuts DualPipe in half onto
+// P = 2p stages of half a GPU's layers each, so F, B, W per stage are half a GPU's.
+double bubble_scale(Schedule schedule, int pp, int v, double f, double w);
+
+// Micro-batches whose activations stage i holds at its peak, in units of the stage's own
+// layers' activations for one micro-batch:
+//   1F1B, ZB-H1   min(p - i, m)               (Narayanan Sec. 2.2.1; Qi et al. 2023 Sec. 3: p)
+//   interleaved   1F1B's x (1 + (p-1)/(p v))  (Korthikanti Sec. 4.2.3)
+//   ZB-V          min(p, m) on every stage    (Qi et al. 2024: 1F1B's peak, balanced)
+//   DualPipe      min(p + 1, m) on every rank (DeepSeek-V3 Table 2: PP + 1)
+//   DualPipeV     (2p + 1) / 2 on every rank  (DualPipe README: PP + 1 chunks of half a GPU's)
+double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int microbatches);
+
+// Why the schedule cannot run this layout ("" when it can), what its paper or repository
+// requires: ZB-H1 m >= p (Qi et al. 2023 Sec. 3); a V an even number of layers on every
+// stage (2 chunks per GPU); DualPipe an even p, an even m and m >= 2p (DualPipe repository,
+// dualpipe.py); DualPipeV m >= 2p (dualpipev.py).
+std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches);
 
 }  // namespace pe

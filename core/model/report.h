@@ -125,6 +125,12 @@ struct TimeReport {
   double compute_s = 0;       // the slowest stage's m micro-batches: matmuls + memory-bound
   double memory_bound_s = 0;  // of compute_s: elementwise kernels at HBM bandwidth
   double bubble_s = 0;        // pipeline fill and drain
+  // What the bubble is made of (not written to the JSON; its derivation shows them): 1F1B's
+  // bubble with one chunk per GPU (sum_i T_i - T_k), and the slowest stage's forward (F) and
+  // weight-gradient (W) shares of its micro-batch (pipeline.h bubble_scale).
+  double bubble_1f1b_s = 0;
+  double forward_share = 0;
+  double weight_grad_share = 0;
   double exposed_data_s = 0;  // communication not hidden behind compute, per seam
   double exposed_tensor_s = 0;
   double exposed_pipeline_s = 0;

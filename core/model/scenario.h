@@ -163,7 +163,10 @@ enum RecomputeModule : unsigned {
 // layer, its input kept once per chunk of recompute_layers; block, the first recompute_layers
 // of each stage, the rest keeping everything.
 enum class RecomputeMethod { kUniform, kBlock };
-enum class Schedule { kOneFOneB, kInterleaved };
+// Pipeline schedules (pipeline.h): 1F1B, interleaved 1F1B, and those that split the backward
+// into its input-gradient (B) and weight-gradient (W) halves: zero bubble ZB-H1 and ZB-V (Qi et
+// al. 2023, 2024), DeepSeek's DualPipe and DualPipeV.
+enum class Schedule { kOneFOneB, kInterleaved, kZbH1, kZbV, kDualPipe, kDualPipeV };
 enum class MemoryModel { kBook, kFull };
 // How context parallelism exchanges keys and values (context.h): ring passes (Ring
 // Attention; Megatron-Core's cp_comm_type "p2p"), one all-gather (Llama 3; "all_gather") or

@@ -392,8 +392,11 @@ std::vector<Field> make_fields() {
              "CUDA context, NCCL buffers and allocator reserve per GPU (full memory model)",
              PE_REAL(overhead_gb)),
 
-      choice("schedule", "memory", {"1f1b", "interleaved"}, "pipeline schedule",
-             PE_ENUM(schedule, Schedule)),
+      choice(
+          "schedule", "memory", {"1f1b", "interleaved", "zb_h1", "zb_v", "dualpipe", "dualpipe_v"},
+          "pipeline schedule: 1F1B, interleaved, zero bubble (ZB-H1; ZB-V, 2 chunks per GPU in a "
+          "V), DeepSeek's DualPipe (2 copies of the weights) or DualPipeV (a V)",
+          PE_ENUM(schedule, Schedule)),
       integer("virtual_stages", "memory", "chunks per GPU", 1, 128,
               "model chunks per GPU with the interleaved schedule (v); 2 when absent",
               PE_INT(virtual_stages)),

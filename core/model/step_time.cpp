@@ -7,6 +7,7 @@
 #include "model/comms.h"
 #include "model/memory.h"
 #include "model/moe.h"
+#include "model/pipeline.h"
 
 namespace pe {
 namespace {
@@ -118,6 +119,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       return (tokens * gemm / gemm_rate + bf16 / matmul_rate) / d.tp / d.cp;
     };
     st.matmul_s = matmul_s(s.recompute);
+    const double plain_s =
+        s.recompute == Recompute::kNone ? st.matmul_s : matmul_s(Recompute::kNone);
     // Elementwise kernels move kElementwisePasses x what each layer stores, and the forward
     // of what it recomputes again (a whole layer, or its selective modules' tensors).
     const int full = fully_recomputed_layers(s, layers);
@@ -131,8 +134,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const int moe_again = moe_full + (s.selective_modules() & kMoe ? moe_here - moe_full : 0);
     const double permute = permute_bytes * (2 * moe_here + moe_again);
     st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / hbm;
-    st.forward_s =
-        matmul_s(Recompute::kNone) / 3 + (kForwardPasses * all + permute_bytes * moe_here) / hbm;
+    st.forward_s = plain_s / 3 + (kForwardPasses * all + permute_bytes * moe_here) / hbm;
     const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
     // Each stretch of compute hides one kind of traffic: the TP collectives the linear layers'
     // GEMMs around them (--tp-comm-overlap), the ring passes the attention core, the expert
@@ -140,11 +142,16 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // faster matmuls lengthen the step (a law).
     const double core =
         layers * tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp / matmul_rate;
+    // W: the linear layers' forward FLOPs again (a third of their three passes).
+    st.weight_grad_s = std::max(0.0, plain_s - core) / 3;
     const auto exposed = [](double comm_s, double window_s) {
       return std::max(0.0, comm_s - window_s);
     };
-    st.tensor_s =
-        s.tp_comm_overlap ? exposed(wire.tensor.time_s, st.matmul_s - core) : wire.tensor.time_s;
+    // A schedule that splits the backward runs W apart, where the bubble was: its GEMMs
+    // (no TP collective of their own) hide none of F's and B's.
+    const double window =
+        st.matmul_s - core - (splits_weight_grad(s.schedule) ? st.weight_grad_s : 0);
+    st.tensor_s = s.tp_comm_overlap ? exposed(wire.tensor.time_s, window) : wire.tensor.time_s;
     if (wire.context.active) {
       st.context_s = s.context_parallel == ContextParallel::kRing
                          ? exposed(wire.context.time_s, core)
@@ -153,7 +160,12 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     if (wire.expert.active) {
       const double left = st.compute_s() - (wire.tensor.time_s - st.tensor_s) -
                           (wire.context.time_s - st.context_s);
-      st.expert_s = s.expert_comm_overlap ? exposed(wire.expert.time_s, left) : wire.expert.time_s;
+      // DualPipe's F&B pairs one micro-batch's forward with another's backward and hides the
+      // all-to-alls of each behind the other's compute (DeepSeek-V3 Sec. 3.2.1), as
+      // expert_comm_overlap does.
+      const bool paired = overlaps_forward_backward(s.schedule) && d.pp > 1;
+      st.expert_s =
+          s.expert_comm_overlap || paired ? exposed(wire.expert.time_s, left) : wire.expert.time_s;
     }
     st.hidden_s = (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) +
                   (wire.expert.time_s - st.expert_s);
@@ -245,7 +257,13 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.exposed_tensor_s = mb * k.tensor_s;
   t.exposed_context_s = mb * k.context_s;
   t.exposed_expert_s = mb * k.expert_s;
-  t.bubble_s = std::max(0.0, sum - k.total_s()) / v;
+  t.bubble_1f1b_s = std::max(0.0, sum - k.total_s());
+  t.forward_share = k.total_s() > 0 ? k.forward_s / k.total_s() : 0;
+  t.weight_grad_share = k.total_s() > 0 ? k.weight_grad_s / k.total_s() : 0;
+  t.bubble_s = splits_weight_grad(s.schedule)
+                   ? t.bubble_1f1b_s *
+                         bubble_scale(s.schedule, d.pp, v, t.forward_share, t.weight_grad_share)
+                   : t.bubble_1f1b_s / v;
 
   t.exposed_pipeline_s = pace.exposed_pipeline_s;
 
@@ -288,6 +306,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
       shard = std::max(shard, here);
     }
     const Precision& p = s.precision;
+    shard *= parameter_copies(s, d.pp);  // DualPipe: both copies step
     t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
   }
 

@@ -20,7 +20,9 @@ namespace pe {
 //   T_i       = matmul_i + memory_i + tensor_i
 // The pipeline runs at the pace of its slowest stage k (1F1B):
 //   compute   = m (matmul_k + memory_k);  exposed tensor = m tensor_k
-//   bubble    = (sum_i T_i - T_k) / v     ((p-1)/v x T for equal stages: Narayanan Sec. 2.2)
+//   bubble    = (sum_i T_i - T_k) / v     ((p-1)/v x T for equal stages: Narayanan Sec. 2.2);
+//               the schedules that split the backward scale (sum_i T_i - T_k) by
+//               bubble_scale (pipeline.h) from stage k's forward and weight-gradient shares
 //   pipeline  = stage k's point-to-point sends, on the critical path (not overlapped)
 //   data      = the gradient reduction and weight gather, each hidden behind the backward
 //               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch of
@@ -58,6 +60,9 @@ struct StageTime {
   // elementwise passes it makes. The rest is the backward, recomputation included: the window
   // the gradient reduction hides behind.
   double forward_s = 0;
+  // Of the backward, the weight-gradient GEMMs (W, Qi et al. 2023 Sec. 2): the layers' linear
+  // FLOPs once more, at their rate; the attention core's backward is all input gradient (B).
+  double weight_grad_s = 0;
   // The tensor, context and expert traffic its compute hides (their time on the wire less
   // what is exposed): that stretch of compute is no window for the gradients as well.
   double hidden_s = 0;

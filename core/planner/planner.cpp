@@ -328,6 +328,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const size_t peaks = runs.count;
     std::array<std::array<double, 4>, kStageRuns> states{};
     std::array<double, kStageRuns> gathered{};
+    s.schedule = Schedule::kOneFOneB;  // one copy of the weights (DualPipe's: x copies below)
     for (int z = 0; z <= 3; ++z) {
       s.zero_stage = z;
       for (size_t i = 0; i < peaks; ++i) {

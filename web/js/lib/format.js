@@ -111,3 +111,14 @@ const usdFormat = new Intl.NumberFormat('en-US', {
   maximumSignificantDigits: 3,
 });
 export const usd = (value) => usdFormat.format(value);
+
+// The pipeline schedules in words, beside the values the core's schema allows.
+export const scheduleWords = {
+  '1f1b': '1F1B',
+  interleaved: 'interleaved 1F1B',
+  zb_h1: 'Zero bubble (ZB-H1)',
+  zb_v: 'Zero bubble in a V (ZB-V)',
+  dualpipe: 'DualPipe (DeepSeek)',
+  dualpipe_v: 'DualPipeV (DeepSeek)',
+};
+export const schedule = (name) => scheduleWords[name] ?? String(name);

@@ -123,7 +123,11 @@ export function setupOf(s) {
   const parts = [`ZeRO ${s.zero_stage ?? 0}`];
   parts.push(s.recompute && s.recompute !== 'none' ? `${s.recompute} recompute` : 'no recompute');
   if (s.sequence_parallel) parts.push('SP');
-  parts.push(s.schedule === 'interleaved' ? `interleaved v = ${s.virtual_stages}` : '1F1B');
+  parts.push(
+    s.schedule === 'interleaved'
+      ? `interleaved v = ${s.virtual_stages}`
+      : fmt.schedule(s.schedule ?? '1f1b'),
+  );
   if (s.precision?.fp8) parts.push('FP8');
   return parts.join(' · ');
 }

@@ -53,7 +53,7 @@ function recomputeOf(p) {
   return `${how ?? p.recompute}${offload}${p.fp8 ? ', FP8' : ''}`;
 }
 const scheduleOf = (p) =>
-  p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : '1F1B';
+  p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : fmt.schedule(p.schedule);
 
 // Sort values: numbers and strings, or a layout's degrees compared seam by seam.
 function compare(a, b) {

@@ -24,6 +24,8 @@
 //   label, unit, hint, step, labels: for the control (unit: the schema's unless given, '' for
 //             none; '{range}' in a hint is the row's range in words; labels: words for choices)
 
+import { scheduleWords } from '../lib/format.js';
+
 // The Advanced form's fieldsets, in order; which rows sit in each is the schema's `group`.
 export const GROUPS = Object.freeze([
   { name: 'fleet', label: 'Fleet and layout' },
@@ -561,7 +563,7 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'select',
     label: 'Pipeline schedule',
-    labels: { '1f1b': '1F1B', interleaved: 'interleaved 1F1B' },
+    labels: scheduleWords,
   },
   // Unset, the core picks the chunks (its doc says how); the field shows what it picked.
   {
