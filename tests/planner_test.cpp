@@ -419,6 +419,9 @@ TEST(Planner, SaysHowMuchSlowerADroppedLeverIs) {
   s.seq_len = 4096;
   s.model.params = shape_params(s.model, s.seq_len);
   s.global_batch = 256;
+  // A 10 GB/s network: at H100's 50 DualPipe(V) hides EP's all-to-alls behind its paired
+  // compute and EP 8 wins.
+  s.gpu.network_gb_s = 10;
   const PlanResult r = plan(s, 100);
   ASSERT_FALSE(r.top.empty());
   EXPECT_EQ(r.top.front().degrees.ep, 1);
@@ -434,6 +437,27 @@ TEST(Planner, SaysHowMuchSlowerADroppedLeverIs) {
       ep->why.find(", takes " + seconds_text(with_ep->step_s) + " a step, " + slower + "% slower"),
       std::string::npos)
       << ep->why;
+}
+
+// The schedules that split the backward are searched where their requirements hold: on the
+// book's 16 GPUs ZB-H1 takes PP 4's bubble down and why_best says so; where no pipeline wins
+// (Llama 3 8B on 8 GPUs), the dropped list says how much slower their fastest plan is.
+TEST(Planner, SearchesTheZeroBubbleAndDualPipeSchedulesAndSaysWhy) {
+  const PlanResult book = plan(book_on(16), 10);
+  ASSERT_FALSE(book.top.empty());
+  const Plan& best = book.top.front();
+  ASSERT_EQ(best.schedule, Schedule::kZbH1);
+  EXPECT_NE(book.why_best.find("PP " + std::to_string(best.degrees.pp) + " with schedule zb_h1"),
+            std::string::npos)
+      << book.why_best;
+  Scenario small = book_on(8);
+  small.model = *find_model("llama3-8b");
+  const PlanResult r = plan(small, 10);
+  ASSERT_FALSE(r.top.empty());
+  EXPECT_EQ(r.top.front().degrees.pp, 1);
+  const Dropped* split = dropped_named(r, "zero-bubble and DualPipe schedules");
+  ASSERT_NE(split, nullptr);
+  EXPECT_EQ(split->why.rfind("its fastest plan, DP ", 0), 0u) << split->why;
 }
 
 }  // namespace

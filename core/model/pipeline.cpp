@@ -149,32 +149,36 @@ double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int
 
 std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches) {
   const int p = d.pp, m = microbatches;
-  const auto str = [](long long v) { return std::to_string(v); };
   if (!splits_weight_grad(s.schedule) || p == 1) return "";  // one stage: every schedule plain
-  const std::string head = "schedule " + enum_name("schedule", s.schedule) + " needs ";
-  const std::string batches =
-      str(m) + " micro-batches per step (global_batch / (micro_batch x DP))";
+  // The words are built only for a refusal: the planner asks for every layout it searches.
+  const auto str = [](long long v) { return std::to_string(v); };
+  const auto needs = [&](const std::string& what) {
+    return "schedule " + enum_name("schedule", s.schedule) + " needs " + what;
+  };
+  const auto batches = [&] {
+    return str(m) + " micro-batches per step (global_batch / (micro_batch x DP))";
+  };
   if (s.schedule == Schedule::kDualPipe && p % 2 != 0) {
-    return head + "an even number of pipeline stages: PP is " + str(p) +
-           " (each rank holds stage i and stage PP - 1 - i)";
+    return needs("an even number of pipeline stages: PP is " + str(p) +
+                 " (each rank holds stage i and stage PP - 1 - i)");
   }
   if (v_shape(s.schedule)) {
     const StageSplit split = stage_split(s, p);
     for (int i = 0; i < p; ++i) {
       if (split.layers_on(i) % 2 != 0) {
-        return head + "the layers per stage to split into 2 chunks: " + str(s.model.layers) +
-               " layers on PP " + str(p) + " put " + str(split.layers_on(i)) + " on stage " +
-               str(i) + "; allowed: an even number of layers on every stage";
+        return needs("the layers per stage to split into 2 chunks: " + str(s.model.layers) +
+                     " layers on PP " + str(p) + " put " + str(split.layers_on(i)) + " on stage " +
+                     str(i) + "; allowed: an even number of layers on every stage");
       }
     }
   }
   const bool dual = overlaps_forward_backward(s.schedule);
   if (dual && (m < 2 * p || (s.schedule == Schedule::kDualPipe && m % 2 != 0))) {
-    return head + (s.schedule == Schedule::kDualPipe ? "an even number of " : "") +
-           "at least 2 x PP = " + str(2 * p) + " micro-batches: " + batches;
+    return needs(std::string(s.schedule == Schedule::kDualPipe ? "an even number of " : "") +
+                 "at least 2 x PP = " + str(2 * p) + " micro-batches: " + batches());
   }
   if (s.schedule == Schedule::kZbH1 && m < p) {
-    return head + "at least PP = " + str(p) + " micro-batches: " + batches;
+    return needs("at least PP = " + str(p) + " micro-batches: " + batches());
   }
   return "";
 }

@@ -34,6 +34,7 @@ PipelineReport pipeline_report(const Scenario& s, const Degrees& d);
 // first chunk down the stages, the second back up), and DualPipe's pairs of one micro-batch's
 // forward overlapped with another's backward (F&B, DeepSeek-V3 Sec. 3.2.1).
 bool splits_weight_grad(Schedule schedule);
+constexpr int kSplitSchedules = 4;  // kZbH1 to kDualPipeV, the last in Schedule
 bool v_shape(Schedule schedule);
 bool overlaps_forward_backward(Schedule schedule);
 // Copies of each stage's parameters a GPU holds: DualPipe's ranks hold stage i and stage

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "model/pipeline.h"
 #include "model/text.h"
 
 namespace pe {
@@ -14,6 +15,7 @@ unsigned lever_bits(const Scenario& s, const Degrees& d) {
   if (s.recompute == Recompute::kFull) bits |= 1u << kFull;
   if (s.recompute == Recompute::kSelective) bits |= 1u << kSelective;
   if (s.offload_layers > 0) bits |= 1u << kOffload;
+  if (d.pp > 1 && splits_weight_grad(s.schedule)) bits |= 1u << kSplitBackward;
   return bits;
 }
 
@@ -44,6 +46,8 @@ std::string what_of(Lever lever, const Degrees& d) {
       return "selective recomputation";
     case kOffload:
       return "activation offload";
+    case kSplitBackward:
+      return "zero-bubble and DualPipe schedules";
     default:
       return "";
   }

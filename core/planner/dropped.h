@@ -1,6 +1,7 @@
 // What the best plan leaves out, and why, with numbers: the levers the scenario allows (EP, CP,
-// FP8, full or selective recomputation, activation offload), the fastest plan that pulled each
-// one and the least memory any configuration with it needed, kept as the search goes.
+// FP8, full or selective recomputation, activation offload, a schedule that splits the backward),
+// the fastest plan that pulled each one and the least memory any configuration with it needed, kept
+// as the search goes.
 #pragma once
 
 #include <array>
@@ -11,7 +12,7 @@
 
 namespace pe {
 
-enum Lever { kEp, kCp, kFp8, kFull, kSelective, kOffload, kLevers };
+enum Lever { kEp, kCp, kFp8, kFull, kSelective, kOffload, kSplitBackward, kLevers };
 
 // The levers a configuration pulls, one bit each (1u << Lever).
 unsigned lever_bits(const Scenario& s, const Degrees& d);

@@ -234,9 +234,12 @@ std::string explain(const Scenario& base, const PlanResult& r) {
                                        "), its per-layer all-reduces on NVLink"
                                  : " keeps the per-layer all-reduces on NVLink")
                   : std::string("no TP, so no per-layer all-reduces");
-  why += d.pp > 1
-             ? ", PP " + std::to_string(d.pp) + " costs " + a_percent(p.bubble_fraction) + " bubble"
-             : ", no pipeline bubble";
+  why += d.pp > 1 ? ", PP " + std::to_string(d.pp) +
+                        (splits_weight_grad(p.schedule)
+                             ? " with schedule " + enum_name("schedule", p.schedule)
+                             : std::string()) +
+                        " costs " + a_percent(p.bubble_fraction) + " bubble"
+                  : ", no pipeline bubble";
   if (d.cp > 1) {
     why += ", CP " + std::to_string(d.cp) + " splits each sequence (its K/V ride " +
            p.comms.context.link + ")";
@@ -347,16 +350,25 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
       if (base.global_batch % (b * d.dp) != 0) continue;
       s.micro_batch = b;
       const int m = base.global_batch / (b * d.dp);
-      // v = 1 is 1F1B; v > 1 interleaved.
-      for (int v = 1; v <= (pp > 1 ? std::min(split.most(), max_virtual) : 1); ++v) {
-        const bool chunks_even = split.first % v == 0 && split.last % v == 0 &&
-                                 (pp <= 2 || split.middle % v == 0) &&
-                                 (split.extra_from >= pp - 1 || (split.middle + 1) % v == 0);
-        if (v > 1 && (!chunks_even || m % pp != 0)) {
-          continue;
+      // v = 1 is 1F1B; v > 1 interleaved; then, with a pipeline, the schedules that split the
+      // backward wherever their requirements hold (pipeline.h schedule_problem).
+      const int most_v = pp > 1 ? std::min(split.most(), max_virtual) : 1;
+      for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
+        const int v = std::min(option, most_v);
+        if (option > most_v) {
+          s.schedule =
+              static_cast<Schedule>(static_cast<int>(Schedule::kZbH1) + option - most_v - 1);
+          s.virtual_stages = 1;
+          if (!schedule_problem(s, d, m).empty()) continue;
+        } else {
+          const bool chunks_even = split.first % v == 0 && split.last % v == 0 &&
+                                   (pp <= 2 || split.middle % v == 0) &&
+                                   (split.extra_from >= pp - 1 || (split.middle + 1) % v == 0);
+          if (v > 1 && (!chunks_even || m % pp != 0)) continue;
+          s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
+          s.virtual_stages = v;
         }
-        s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
-        s.virtual_stages = v;
+        const int copies = parameter_copies(s, pp);  // DualPipe's two copies of the weights
         PipelineReport pipeline = pipeline_report(s, d);
         for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
           s.sequence_parallel = sp == 1;
@@ -393,8 +405,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
                 double bytes = 0;
                 for (size_t i = 0; i < peaks; ++i) {
-                  const double stage_bytes = states[i][static_cast<size_t>(z)] + activations[i] +
-                                             overhead_bytes +
+                  const double stage_bytes = copies * states[i][static_cast<size_t>(z)] +
+                                             activations[i] + overhead_bytes +
                                              (transient[i] + (z == 3 ? gathered[i] : 0.0));
                   if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
                 }
@@ -426,7 +438,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 p.sequence_parallel = s.sequence_parallel;
                 p.micro_batch = b;
                 p.schedule = s.schedule;
-                p.virtual_stages = v;
+                p.virtual_stages = s.virtual_stages;
                 p.per_gpu_bytes = bytes;
                 p.comms = comms;
                 p.step_s = t.step_s;

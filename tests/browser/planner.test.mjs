@@ -219,7 +219,7 @@ describe('planner', () => {
       rows: document.querySelectorAll('table.plans tbody tr.layout').length,
       runs: document.querySelectorAll('table.runs tbody tr').length,
     }));
-    assert.match(seen.status, /^Evaluated 40,960 configurations; .* in a worker\.$/);
+    assert.match(seen.status, /^Evaluated 58,960 configurations; .* in a worker\.$/);
     assert.equal(seen.rows, 50);
     assert.ok(seen.runs > 20, `${seen.runs} reference runs`);
     assert.equal(seen.workers.length, 2, 'one worker for the search, one for the runs');
