@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/pipeline.h"
+
 namespace pe {
 namespace {
 
@@ -32,7 +34,7 @@ TEST(Timeline, FirstStageHoldsPMicroBatchesBeforeItsFirstBackward) {
   int forwards_before_first_backward = 0;
   for (const TimelineBlock& b : blocks) {
     if (b.stage != 0) continue;
-    if (b.backward) break;
+    if (b.pass == Pass::kBackward) break;
     ++forwards_before_first_backward;
   }
   EXPECT_EQ(forwards_before_first_backward, 4);
@@ -44,6 +46,73 @@ TEST(Timeline, NoStageRunsTwoBlocksAtOnce) {
     for (const TimelineBlock& b : blocks) {
       if (&a == &b || a.stage != b.stage) continue;
       EXPECT_TRUE(a.start + a.duration <= b.start || b.start + b.duration <= a.start);
+    }
+  }
+}
+
+// The schedules that split the backward (timeline.h), with F = B = W = 1 unit: their span
+// against the core's bubble formula (pipeline.h bubble_scale at f = w = 1/3), which the tables
+// it comes from assume too.
+int busy(const std::vector<TimelineBlock>& blocks, int stage) {
+  int units = 0;
+  for (const TimelineBlock& b : blocks) units += b.stage == stage ? b.duration : 0;
+  return units;
+}
+double formula_bubble(Schedule schedule, int p) {
+  return 3.0 * (p - 1) * bubble_scale(schedule, p, 1, 1.0 / 3, 1.0 / 3);
+}
+
+TEST(Timeline, ZbH1SpansItsBubbleFormulaExactly) {
+  for (int p : {2, 4, 8, 16}) {
+    for (int m : {p, 2 * p, 3 * p + 1}) {
+      const auto blocks = schedule_timeline(Schedule::kZbH1, p, m);
+      EXPECT_EQ(span(blocks), 3 * m + formula_bubble(Schedule::kZbH1, p)) << p << " " << m;
+    }
+  }
+}
+
+// DeepSeek's orders drawn one pass after another (their F&B pairs unoverlapped) leave at most
+// the bubble DeepSeek-V3 Table 2 and the DualPipe README print: DualPipe's ranks each run m
+// micro-batch-stages, DualPipeV's 2m chunks of half a stage (its units are halves).
+TEST(Timeline, DualPipesStayWithinTheirPublishedBubble) {
+  for (int p : {2, 4, 8, 16}) {
+    for (int m : {2 * p, 4 * p}) {
+      const auto dual = schedule_timeline(Schedule::kDualPipe, p, m);
+      EXPECT_EQ(busy(dual, 0), 3 * m);
+      EXPECT_LE(span(dual) - 3 * m, formula_bubble(Schedule::kDualPipe, p)) << p << " " << m;
+      const auto v = schedule_timeline(Schedule::kDualPipeV, p, m);
+      EXPECT_EQ(busy(v, 0), 6 * m);
+      EXPECT_LE(span(v) - 6 * m, 2 * formula_bubble(Schedule::kDualPipeV, p)) << p << " " << m;
+      // ZB-V is drawn in DualPipeV's order on its V.
+      EXPECT_EQ(span(schedule_timeline(Schedule::kZbV, p, m)), span(v));
+    }
+  }
+}
+
+// Every stage runs each micro-batch's F, B and W once (a V twice: two chunks), W only where the
+// schedule splits the backward; a B after its F, a W after its B.
+TEST(Timeline, EveryPassOnceInOrderAndWOnlyWhereSplit) {
+  for (Schedule s : {Schedule::kOneFOneB, Schedule::kZbH1, Schedule::kZbV, Schedule::kDualPipe,
+                     Schedule::kDualPipeV}) {
+    const int p = 4, m = 8, chunks = v_shape(s) ? 2 : 1;
+    std::vector<int> f(p * m, 0), b(p * m, 0), w(p * m, 0), f_end(p * m, -1), b_end(p * m, -1);
+    for (const TimelineBlock& x : schedule_timeline(s, p, m)) {
+      const int at = x.stage * m + x.microbatch;
+      if (x.pass == Pass::kForward) ++f[at], f_end[at] = std::max(f_end[at], x.start + 1);
+      if (x.pass == Pass::kBackward) {
+        ++b[at];
+        EXPECT_GE(x.start, f_end[at]) << "a backward before its forward";
+        if (b_end[at] < 0) b_end[at] = x.start + 1;  // the first (a V's second chunk's)
+      }
+      if (x.pass == Pass::kWeight) {
+        ++w[at];
+        EXPECT_GE(x.start, b_end[at]) << "a weight gradient before its backward";
+      }
+    }
+    for (int i = 0; i < p * m; ++i) {
+      EXPECT_EQ(f[i], chunks);
+      EXPECT_EQ(b[i], chunks);
+      EXPECT_EQ(w[i], splits_weight_grad(s) ? chunks : 0);
     }
   }
 }

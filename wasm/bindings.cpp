@@ -65,8 +65,8 @@ std::string explain(const std::string& scenario, const std::string& key) {
 
 std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
 
-std::string timeline(int stages, int microbatches) {
-  return pe::timeline_json(stages, microbatches);
+std::string timeline(int stages, int microbatches, std::string schedule) {
+  return pe::timeline_json(stages, microbatches, schedule);
 }
 
 // [dp, tp, pp, cp, ep, node] per rank, as an Int32Array view of wasm memory: 16,384 ranks

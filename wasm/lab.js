@@ -126,12 +126,14 @@ export async function createLab({ planner = false, ...options } = {}) {
     // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model; where the
     // context or expert seam is on, [dp, tp, pp, cp, ep] for layouts that use them.
     layouts: (scenario = {}) => call(module.layouts, toJson(scenario)).layouts,
-    // The 1F1B schedule: { stages, microbatches, shown_microbatches, span, blocks }. The core
-    // draws up to a limit of its own; past it the call is refused, not cut short.
-    timeline(stages, microbatches) {
+    // The schedule laid out: { stages, microbatches, shown_microbatches, span, blocks }, each
+    // block [stage, micro-batch, pass (0 forward, 1 backward, 2 weight gradient), start,
+    // duration]. The core draws up to a limit of its own; past it the call is refused, not
+    // cut short. schedule: a value of the schema's `schedule` (1f1b when left out).
+    timeline(stages, microbatches, schedule = '1f1b') {
       wholeNumber('stages', stages);
       wholeNumber('microbatches', microbatches);
-      const tl = call(module.timeline, stages, microbatches);
+      const tl = call(module.timeline, stages, microbatches, String(schedule));
       for (const [name, asked, got] of [
         ['stages', stages, tl.stages],
         ['microbatches', microbatches, tl.microbatches],

@@ -61,11 +61,13 @@ std::string layouts_json(std::string_view scenario_text);
 // with its numbers (model params resolved by Narayanan Eq. 2 where the preset has none).
 std::string presets_json();
 
-// The 1F1B timeline (timeline.h) for drawing: {"stages", "microbatches", "shown_microbatches",
-// "span", "blocks": [[stage, microbatch, backward 0/1, start, duration], ...]}. Only the first
-// micro-batches are laid out when stages x micro-batches would exceed 1,024 (a readable
-// drawing); stages are clamped to 1..1024 and micro-batches to 1..2^24.
-std::string timeline_json(int stages, int microbatches);
+// The schedule's timeline (timeline.h) for drawing: {"stages", "microbatches",
+// "shown_microbatches", "span", "blocks": [[stage, microbatch, pass 0 F / 1 B / 2 W, start,
+// duration], ...]}. Only the first micro-batches are laid out when stages x micro-batches would
+// exceed 1,024 (a readable drawing), but at least what the schedule needs (m >= p or 2p);
+// stages are clamped to 1..1024 (1..32 for the schedules that split the backward) and
+// micro-batches to 1..2^24. An unknown schedule is an error naming the key.
+std::string timeline_json(int stages, int microbatches, std::string_view schedule = "1f1b");
 
 // Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
 // "why_best", "warnings", "headroom", "memory_limit_bytes", "plans": [{...the plan's choices and

@@ -10,6 +10,7 @@
 #include "model/memory.h"
 #include "model/model_shape.h"
 #include "model/moe.h"
+#include "model/pipeline.h"
 #include "model/presets.h"
 #include "model/schema.h"
 #include "model/text.h"
@@ -362,14 +363,25 @@ std::string explain_json(std::string_view scenario_text, std::string_view key) {
       {"key", "key \"" + shown + "\" is no number this report explains: allowed " + allowed});
 }
 
-std::string timeline_json(int stages, int microbatches) {
-  const int p = std::clamp(stages, 1, 1024);
+std::string timeline_json(int stages, int microbatches, std::string_view schedule) {
+  const Field& field = *find_field("schedule");
+  const auto named = std::find(field.choices.begin(), field.choices.end(), schedule);
+  if (named == field.choices.end()) {
+    std::string allowed;
+    for (const std::string& c : field.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+    return error_json({"schedule", "schedule \"" + std::string(schedule.substr(0, 40)) +
+                                       "\" is no schedule: allowed " + allowed});
+  }
+  const auto sch = static_cast<Schedule>(named - field.choices.begin());
+  // The schedules that need m >= p or 2p draw at least that many: up to 32 stages.
+  const int most = splits_weight_grad(sch) ? 32 : 1024;
+  const int p = std::clamp(stages, 1, most);
   const int m = std::clamp(microbatches, 1, 1 << 24);
-  const int shown = std::min(m, std::max(1, 1024 / p));
+  const int shown = std::max(std::min(m, std::max(1, 1024 / p)), least_drawn_microbatches(sch, p));
   json blocks = json::array();
   int span = 0;
-  for (const TimelineBlock& b : one_f_one_b_timeline(p, shown)) {
-    blocks.push_back({b.stage, b.microbatch, b.backward ? 1 : 0, b.start, b.duration});
+  for (const TimelineBlock& b : schedule_timeline(sch, p, shown)) {
+    blocks.push_back({b.stage, b.microbatch, static_cast<int>(b.pass), b.start, b.duration});
     span = std::max(span, b.start + b.duration);
   }
   return json{{"stages", p},

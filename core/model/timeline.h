@@ -1,16 +1,23 @@
-// The 1F1B schedule laid out in time, for drawing: which stage runs which micro-batch when.
+// Pipeline schedules laid out in time, for drawing: which stage runs which pass of which
+// micro-batch when.
 #pragma once
 
 #include <vector>
 
+#include "model/scenario.h"
+
 namespace pe {
 
+// A block's pass: the forward (F), the backward (B: the input gradient, or the whole backward
+// where the schedule does not split it) and the weight gradient (W).
+enum class Pass { kForward, kBackward, kWeight };
+
 struct TimelineBlock {
-  int stage;
+  int stage;  // the GPU's pipeline rank
   int microbatch;
-  bool backward;
-  int start;     // in units of one forward pass of one stage
-  int duration;  // forward 1, backward 2 (the backward pass costs twice the forward)
+  Pass pass;
+  int start;     // in units of one forward pass of one stage (of one chunk in a V)
+  int duration;  // 1F1B: forward 1, backward 2; the others split it, every pass 1
 };
 
 // PipeDream-Flush / 1F1B (Narayanan et al. 2021, Sec. 2.2.1, Fig. 4): stage i runs
@@ -19,5 +26,19 @@ struct TimelineBlock {
 // (forward from stage i-1, backward from stage i+1). The idle gaps are the bubble: the span is
 // 3 (m + p - 1) units against 3 m of work.
 std::vector<TimelineBlock> one_f_one_b_timeline(int stages, int microbatches);
+
+// The schedule's own order, F = B = W = 1 unit (the tables' assumption, pipeline.h):
+//   1F1B, interleaved   one_f_one_b_timeline (interleaving drawn as plain 1F1B)
+//   ZB-H1               1F1B's order, B in the backward's place and stage i's W i micro-batches
+//                       later (Qi et al. 2023 Sec. 3): span 3m + (p-1), the bubble (p-1)(F+B-W)
+//   DualPipe            DeepSeek's per-rank order (DualPipe repository, dualpipe.py: 8 steps of
+//                       forwards, zero-bubble backwards and forward-backward pairs, drawn one
+//                       after the other) over two directions of m/2 micro-batches each
+//   DualPipeV, ZB-V     the same order cut in half onto a V of 2 chunks per GPU (dualpipev.py);
+//                       ZB-V drawn in DualPipeV's order, its V placement's
+std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int stages, int microbatches);
+
+// The fewest micro-batches the schedule's drawing lays out (its requirement, pipeline.h).
+int least_drawn_microbatches(Schedule schedule, int stages);
 
 }  // namespace pe

@@ -190,6 +190,36 @@ describe('advanced section', () => {
     );
   });
 
+  test('a zero-bubble schedule draws F, B and W apart, with the bubble from the core', async () => {
+    const { page } = lab;
+    await open(page);
+    await setField(page, 'degrees', '4x1x4');
+    await setField(page, 'global_batch', 16); // m = 4 = p: what ZB-H1 needs
+    await setField(page, 'schedule', 'zb_h1');
+    const report = core.evaluateSummary({
+      ...ADVANCED,
+      degrees: { dp: 4, tp: 1, pp: 4 },
+      global_batch: 16,
+      schedule: 'zb_h1',
+    });
+    await page.waitForFunction(
+      () => document.querySelector('.timeline .tl-wgt').dataset.blocks === '16',
+    );
+    const seen = await page.locator('.timeline').evaluate((el) => ({
+      heading: el.querySelector('h3').textContent,
+      fwd: el.querySelector('.tl-fwd').dataset.blocks,
+      bwd: el.querySelector('.tl-bwd').dataset.blocks,
+      key: el.querySelector('.timeline-key').textContent,
+      bubble: el.querySelectorAll('dl dd')[2].textContent,
+    }));
+    assert.equal(seen.heading, 'Pipeline schedule (Zero bubble (ZB-H1))');
+    assert.deepEqual([seen.fwd, seen.bwd], ['16', '16']);
+    assert.match(seen.key, /weight gradient/);
+    assert.equal(seen.bubble, fmt.percent(report.pipeline.bubble_fraction));
+    await setField(page, 'schedule', '1f1b');
+    await setField(page, 'degrees', 'auto');
+  });
+
   test('the 1F1B timeline: p × m × 2 blocks for a small pipeline, and "showing k of m" for a long one', async () => {
     const { page } = lab;
     await open(page);

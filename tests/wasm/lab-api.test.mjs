@@ -128,6 +128,17 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
     const tl = lab.timeline(4, 8);
     assert.equal(tl.stages, 4);
     assert.equal(tl.blocks.length, 4 * 8 * 2);
+    // A schedule that splits the backward: F, B and W per stage and micro-batch (pass 2 is W);
+    // it draws at most 32 stages, and an unknown schedule is refused under its key.
+    const zb = lab.timeline(4, 8, 'zb_h1');
+    assert.equal(zb.blocks.length, 4 * 8 * 3);
+    assert.equal(zb.blocks.filter((b) => b[2] === 2).length, 4 * 8);
+    assert.equal(zb.span, 3 * 8 + 3);
+    assert.throws(
+      () => lab.timeline(64, 8, 'dualpipe'),
+      refused('stages', /^stages is 64: allowed 1 to 32$/),
+    );
+    assert.throws(() => lab.timeline(4, 8, 'zb_h9'), refused('schedule', /allowed 1f1b, /));
   });
 
   test('plan: top is a whole number from 1', () => {

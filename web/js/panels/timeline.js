@@ -1,7 +1,8 @@
-// The pipeline: micro-batches per step, the bubble fraction, and the 1F1B schedule drawn as
-// stages × time (lab.timeline(): forward blocks one unit long, backward two; the idle gaps
-// are the bubble). Forward and backward are told apart by shade and length, not hue alone.
-// Blocks are drawn as one path per kind, so a deep pipeline costs two elements, not thousands.
+// The pipeline: micro-batches per step, the bubble fraction, and the schedule drawn as
+// stages × time (lab.timeline(): 1F1B's forward blocks one unit long, its backward two; the
+// schedules that split the backward draw B and W apart, each one unit; the idle gaps are the
+// bubble). Forward, backward and weight gradient are told apart by shade, not hue alone.
+// Blocks are drawn as one path per kind, so a deep pipeline costs three elements, not thousands.
 import { make, panel, svg } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
@@ -12,19 +13,22 @@ const AXIS = 18;
 export const MAX_DRAWN_MICROBATCHES = 48;
 const MAX_LABELS = 160; // blocks get their micro-batch number when there are at most this many
 
-// The schedule's blocks as two paths (forward, backward) and, when they fit, their numbers.
+const TEXT_CLASS = ['on-fwd', 'on-bwd', 'on-wgt'];
+
+// The schedule's blocks as three paths (forward, backward, weight gradient) and, when they
+// fit, their numbers.
 function blockPaths(tl, rowH, u, pad) {
   const gap = u > 4 ? 1 : 0;
-  const parts = { 0: [], 1: [] };
+  const parts = { 0: [], 1: [], 2: [] };
   const text = [];
   const label = tl.blocks.length <= MAX_LABELS && u >= 9 && rowH >= 12;
-  for (const [stage, mb, backward, start, duration] of tl.blocks) {
+  for (const [stage, mb, pass, start, duration] of tl.blocks) {
     const x = LEFT + start * u;
     const y = stage * rowH + pad;
     const w = duration * u - gap;
-    parts[backward].push(`M${x} ${y}h${w}v${rowH - 2 * pad}h${-w}z`);
+    parts[pass].push(`M${x} ${y}h${w}v${rowH - 2 * pad}h${-w}z`);
     if (label) {
-      const cls = backward ? 'on-bwd' : 'on-fwd';
+      const cls = TEXT_CLASS[pass];
       const t = svg('text', {
         x: x + w / 2,
         y: y + rowH / 2 + 2,
@@ -35,7 +39,7 @@ function blockPaths(tl, rowH, u, pad) {
       text.push(t);
     }
   }
-  return { fwd: parts[0], bwd: parts[1], text };
+  return { fwd: parts[0], bwd: parts[1], wgt: parts[2], text };
 }
 
 // Draws the core's schedule (lab.timeline()) into the chart's layers.
@@ -45,7 +49,7 @@ function drawTimeline(layers, tl) {
   const height = tl.stages * rowH;
   layers.drawing.setAttribute('viewBox', `0 0 ${W} ${height + AXIS}`);
   const pad = rowH > 6 ? 1.5 : 0.25;
-  const { fwd, bwd, text } = blockPaths(tl, rowH, u, pad);
+  const { fwd, bwd, wgt, text } = blockPaths(tl, rowH, u, pad);
   const span = tl.span * u;
   const rows = Array.from(
     { length: tl.stages },
@@ -54,8 +58,10 @@ function drawTimeline(layers, tl) {
   layers.rows.setAttribute('d', rows.join(''));
   layers.fwd.setAttribute('d', fwd.join(''));
   layers.bwd.setAttribute('d', bwd.join(''));
+  layers.wgt.setAttribute('d', wgt.join(''));
   layers.fwd.dataset.blocks = String(fwd.length);
   layers.bwd.dataset.blocks = String(bwd.length);
+  layers.wgt.dataset.blocks = String(wgt.length);
   layers.labels.replaceChildren(...text);
   const every = Math.ceil(tl.stages / 16);
   const ticks = [];
@@ -70,21 +76,39 @@ function drawTimeline(layers, tl) {
 }
 
 // What the drawing leaves out, and why the bubble is there.
-function pipelineNote(pp, v) {
+function pipelineNote(pp, v, schedule) {
   if (pp === 1) return 'One stage: no pipeline, so no bubble.';
   const interleaved =
-    v > 1
+    schedule === 'interleaved'
       ? `Drawn as plain 1F1B; interleaving gives each GPU ${v} chunks of layers and divides ` +
         'the bubble by that many (the figure above). '
       : '';
+  const split = {
+    zb_h1:
+      'The backward is split into B (the input gradient, which the previous stage waits for) ' +
+      'and W (the weight gradient, which nobody waits for), and each stage runs its W later, ' +
+      'where 1F1B sat idle. ',
+    zb_v:
+      'Each GPU holds 2 chunks of layers in a V (down the stages, then back up), drawn in ' +
+      "DualPipeV's order; the paper's own order fills the start and the end too, so the core " +
+      'counts no bubble. ',
+    dualpipe:
+      'Micro-batches enter from both ends; each GPU holds two stages (two copies of the weights) ' +
+      "and pairs one micro-batch's forward with another's backward, hiding the expert " +
+      'all-to-alls. ',
+    dualpipe_v:
+      "DualPipe cut in half onto a V of 2 chunks per GPU: one copy of the weights, DualPipe's " +
+      'pairs of forward and backward. ',
+  }[schedule];
   return (
-    `${interleaved}Every stage waits for the first forward to reach it and the last backward ` +
-    'to return: that idle time is the bubble.'
+    `${interleaved}${split ?? ''}Every stage waits for the first forward to reach it and the ` +
+    'last backward to return: that idle time is the bubble.'
   );
 }
 
 export function createTimeline(root, { lab }) {
   const section = panel(root, 'timeline', 'Pipeline schedule (1F1B)');
+  const heading = section.querySelector('h3');
   const facts = make('dl', { className: 'facts' }, section);
   const field = (label) => {
     const div = make('div', {}, facts);
@@ -103,20 +127,25 @@ export function createTimeline(root, { lab }) {
     rows: svg('path', { class: 'tl-idle' }, drawing),
     fwd: svg('path', { class: 'tl-fwd' }, drawing),
     bwd: svg('path', { class: 'tl-bwd' }, drawing),
+    wgt: svg('path', { class: 'tl-wgt' }, drawing),
     labels: svg('g', { class: 'tl-labels' }, drawing),
     axis: svg('g', { class: 'tl-axis' }, drawing),
   };
   const key = make('p', { className: 'timeline-key small' }, section);
-  key.innerHTML =
+  const keyText = (split) =>
     '<span class="swatch tl-fwd"></span> forward <span class="swatch tl-bwd"></span>' +
-    ' backward (twice as long) <span class="swatch tl-idle"></span> idle: the bubble';
+    (split
+      ? ' backward: input gradient <span class="swatch tl-wgt"></span> weight gradient'
+      : ' backward (twice as long)') +
+    ' <span class="swatch tl-idle"></span> idle: the bubble';
+  key.innerHTML = keyText(false);
   const note = make('p', { className: 'small' }, section);
   let drawnKey = '';
 
-  function draw(pp, m) {
+  function draw(pp, m, schedule) {
     let tl;
     try {
-      tl = lab.timeline(pp, Math.min(m, MAX_DRAWN_MICROBATCHES));
+      tl = lab.timeline(pp, Math.min(m, MAX_DRAWN_MICROBATCHES), schedule);
     } catch (e) {
       // A pipeline deeper than the core draws: the facts above still hold.
       if (e?.name !== 'LabError') throw e;
@@ -136,9 +165,9 @@ export function createTimeline(root, { lab }) {
     shown.dataset.shown = String(tl.shown_microbatches);
     drawing.setAttribute(
       'aria-label',
-      `1F1B schedule of ${pp} stages over time: ${tl.shown_microbatches} micro-batches shown, ` +
-        'each a forward then a backward block per stage; the idle start and end of each stage ' +
-        'is the bubble.',
+      `${fmt.schedule(schedule)} schedule of ${pp} stages over time: ` +
+        `${tl.shown_microbatches} micro-batches shown, each a forward then a backward block per ` +
+        'stage; the idle start and end of each stage is the bubble.',
     );
   }
 
@@ -147,17 +176,26 @@ export function createTimeline(root, { lab }) {
       const { pp } = report.degrees;
       const p = report.pipeline;
       const v = p.virtual_stages;
-      f.stages.textContent = v > 1 ? `${pp} × ${v} virtual (interleaved)` : String(pp);
+      f.stages.textContent =
+        v > 1 && report.scenario?.schedule === 'interleaved'
+          ? `${pp} × ${v} virtual (interleaved)`
+          : v > 1
+            ? `${pp} × ${v} chunks in a V`
+            : String(pp);
       f.microbatches.textContent = fmt.integer(p.microbatches);
       f.microbatches.dataset.value = String(p.microbatches);
       f.bubble.textContent = fmt.percent(p.bubble_fraction);
       f.bubble.dataset.value = String(p.bubble_fraction);
-      f.bubble.title = v > 1 ? '(p − 1) / (v · m)' : '(p − 1) / m';
-      note.textContent = pipelineNote(pp, v);
-      const next = `${pp}|${p.microbatches}`;
+      const schedule = report.scenario?.schedule ?? '1f1b';
+      const split = schedule !== '1f1b' && schedule !== 'interleaved';
+      if (heading) heading.textContent = `Pipeline schedule (${fmt.schedule(schedule)})`;
+      f.bubble.title = split ? '' : v > 1 ? '(p − 1) / (v · m)' : '(p − 1) / m';
+      note.textContent = pipelineNote(pp, v, schedule);
+      key.innerHTML = keyText(split && pp > 1);
+      const next = `${pp}|${p.microbatches}|${schedule}`;
       if (next !== drawnKey) {
         drawnKey = next;
-        draw(pp, p.microbatches);
+        draw(pp, p.microbatches, schedule);
       }
     },
   };
