@@ -472,9 +472,27 @@ describe('Try it', () => {
       await step.locator('.exercise-change').textContent(),
       'The lab switched Pipeline parallel on and set the nesting order to DP, PP, TP.',
     );
+
+    // Two reports compared: zero bubble against 1F1B on the same 16 GPUs, both the core's.
+    step = await answer(page, 'zero-bubble', 'part');
+    const zb = core({ seams: ALL, memory_model: 'full', schedule: 'zb_h1' });
+    const one = core({ seams: ALL, memory_model: 'full' });
+    const left = zb.time.bubble_s / one.time.bubble_s;
+    assert.ok(left > 0.25 && left < 0.75, `${left} of the bubble left`);
+    assert.match(
+      await step.locator('.verdict').textContent(),
+      /^✓ Right: A quarter to three quarters\.$/,
+    );
+    const said = await step.locator('.exercise-feedback').textContent();
+    assert.ok(said.includes(zb.explain['pipeline.bubble_fraction'].text), said);
+    assert.ok(said.includes(one.explain['pipeline.bubble_fraction'].text), said);
+    assert.match(
+      said,
+      /The lab set the nesting order to TP, PP, DP, opened Advanced and set the pipeline schedule to Zero bubble \(ZB-H1\)\./,
+    );
     assert.equal(
       await section.locator('.exercise-progress').textContent(),
-      '3 of 6 answered, 2 right.',
+      '4 of 7 answered, 3 right.',
     );
 
     // A reload keeps the answers and checks them again; the lab keeps its own state.
@@ -483,7 +501,7 @@ describe('Try it', () => {
     // Checked again with the math from the planner's module, which loads first.
     await page.waitForFunction(
       () =>
-        document.querySelector('.exercise-progress')?.textContent === '3 of 6 answered, 2 right.',
+        document.querySelector('.exercise-progress')?.textContent === '4 of 7 answered, 3 right.',
     );
     assert.equal(await page.locator('[data-exercise="tp-memory"] input').inputValue(), '64');
     assert.equal(
@@ -515,7 +533,7 @@ describe('Try it', () => {
     await page.getByRole('button', { name: 'Start over' }).click();
     assert.equal(
       await section.locator('.exercise-progress').textContent(),
-      '0 of 6 answered, 0 right.',
+      '0 of 7 answered, 0 right.',
     );
     await page.reload();
     await page.waitForSelector('html[data-ready="1"]');
@@ -538,9 +556,10 @@ describe('Try it', () => {
       const seen = [defaults()];
       const found = [];
       for (const step of EXERCISES) {
-        const right = key(step.answer(report(step.state())));
+        const before = step.before && report(step.before());
+        const right = key(step.answer(report(step.state()), before));
         for (const state of seen) {
-          if (key(step.answer(report(state))) === right) found.push(`${step.id}: ${right}`);
+          if (key(step.answer(report(state), before)) === right) found.push(`${step.id}: ${right}`);
         }
         seen.push(step.state());
       }
@@ -651,7 +670,7 @@ describe('embedded', () => {
         document.querySelector('#near').shadowRoot.querySelector('.badge').textContent ===
         'DP×TP×PP = 80×8×16 = 10240',
     );
-    assert.equal(await near.locator('[data-part="exercises"] [data-exercise]').count(), 6);
+    assert.equal(await near.locator('[data-part="exercises"] [data-exercise]').count(), 7);
     assert.deepEqual(view.problems, []);
     await view.close();
 

@@ -502,11 +502,11 @@ describe("the book's view embedded at 1280 px wide", () => {
       steps.evaluateAll((li) => li.filter((l) => !l.hidden).map((l) => l.dataset.exercise));
     const nav = page.locator('.exercise-nav');
     assert.deepEqual(await shown(), ['most-bytes']);
-    assert.equal(await nav.locator('.exercise-at').textContent(), 'Question 1 of 6');
+    assert.equal(await nav.locator('.exercise-at').textContent(), 'Question 1 of 7');
     assert.equal(await nav.getByRole('button', { name: '← Previous' }).isDisabled(), true);
     await nav.getByRole('button', { name: 'Next →' }).click();
     assert.deepEqual(await shown(), ['tp-alone-share']);
-    assert.equal(await nav.locator('.exercise-at').textContent(), 'Question 2 of 6');
+    assert.equal(await nav.locator('.exercise-at').textContent(), 'Question 2 of 7');
     await nav.getByRole('button', { name: '← Previous' }).click();
     // A step checked shows its answer in the lab; the way back returns to that step.
     const step = page.locator('[data-exercise="most-bytes"]');

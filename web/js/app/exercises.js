@@ -7,7 +7,7 @@
 // Answers are kept in localStorage (one list per origin, so a reload, or the same lab on
 // another page, shows them again); where storage is refused (a sandboxed frame) they last as
 // long as the page. An author hides the section with hide=exercises. With `stepper` (an
-// embedded lab, which fits one screen) one step shows at a time, "Question n of 6" between
+// embedded lab, which fits one screen) one step shows at a time, "Question n of 7" between
 // Previous and Next.
 import { make, uid } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
@@ -38,8 +38,9 @@ const share = (r) => {
 };
 const seams = (data, tensor, pipeline) => changeMany(defaults(), { data, tensor, pipeline });
 
-// The steps. state(): the lab's state for the step, from the book's defaults; answer(report):
-// the right choice, or for a number { value, shown }; explain(report): the words after it;
+// The steps. state(): the lab's state for the step, from the book's defaults; before(): a state
+// the step compares with, evaluated too (optional); answer(report, beforeReport): the right
+// choice, or for a number { value, shown }; explain(report, beforeReport): the words after it;
 // part: the part of the lab that shows the answer, brought into view once it is checked.
 // In this order no step's answer shows on the screen before it is asked: not in the lab's
 // first state (data parallel only) nor in any earlier step's (book.test checks it with the
@@ -133,6 +134,27 @@ export const EXERCISES = [
       `so ${math(r, 'comms.tensor.time_s')}. The chattiest seam belongs on the fastest links.`,
   },
   {
+    id: 'zero-bubble',
+    ask:
+      'All three seams, now with a zero-bubble schedule (ZB-H1), which runs each weight ' +
+      'gradient where 1F1B idled. How much of 1F1B’s bubble is left?',
+    choices: [
+      ['all', 'All or more'],
+      ['part', 'A quarter to three quarters'],
+      ['none', 'Under a quarter'],
+    ],
+    state: () => changeMany(defaults(), { ...ALL, advanced: true, schedule: 'zb_h1' }),
+    before: () => changeMany(defaults(), { ...ALL, advanced: true, schedule: '1f1b' }),
+    part: '.timeline',
+    answer: (r, before) => {
+      const left = before?.time.bubble_s > 0 ? r.time.bubble_s / before.time.bubble_s : 0;
+      if (left < 0.25) return 'none';
+      return left <= 0.75 ? 'part' : 'all';
+    },
+    explain: (r, before) =>
+      `1F1B: ${math(before, 'pipeline.bubble_fraction')}. ZB-H1: ${math(r, 'pipeline.bubble_fraction')}.`,
+  },
+  {
     id: 'book-fleet',
     ask:
       'The book’s fleet: TP 8 × PP 16 × DP 80 on 10,240 GPUs, in the chapter’s order. Which ' +
@@ -170,6 +192,10 @@ export function changeWords(from, to) {
   if (off.length) said.push(`switched ${listed(off)} parallel off`);
   if (to.order !== from.order) {
     said.push(`set the nesting order to ${to.order.toUpperCase().replaceAll(',', ', ')}`);
+  }
+  if (to.advanced && !from.advanced && to.gpus === from.gpus) said.push('opened Advanced');
+  if (to.schedule !== from.schedule) {
+    said.push(`set the pipeline schedule to ${fmt.schedule(to.schedule)}`);
   }
   return said.length ? `The lab ${listed(said)}.` : '';
 }
@@ -266,8 +292,8 @@ function buildStep(list, step, index, onCheck) {
 }
 
 // The answer given against the report's: { right, said } ("the lab says 256 GB").
-function judge(step, given, report) {
-  const answer = step.answer(report);
+function judge(step, given, report, before) {
+  const answer = step.answer(report, before);
   if (step.choices) {
     const said = step.choices.find(([v]) => v === answer)?.[1] ?? `none of these (${answer})`;
     return { right: given === answer, said };
@@ -337,13 +363,16 @@ export function createExercises(section, { evaluate, show, current, stepper: one
     const view = steps.get(step.id);
     view.form.setAttribute('aria-busy', 'true');
     const { report, error } = await evaluate(step.state());
+    const base = step.before && !error ? await evaluate(step.before()) : {};
     view.form.removeAttribute('aria-busy');
     view.feedback.replaceChildren();
-    if (error) {
-      view.feedback.append(`The lab could not evaluate this step: ${error.message}`);
+    if (error ?? base.error) {
+      view.feedback.append(
+        `The lab could not evaluate this step: ${(error ?? base.error).message}`,
+      );
       return;
     }
-    view.result = judge(step, given, report);
+    view.result = judge(step, given, report, base.report);
     view.li.dataset.result = view.result.right ? 'right' : 'wrong';
     make(
       'p',
@@ -355,7 +384,7 @@ export function createExercises(section, { evaluate, show, current, stepper: one
       },
       view.feedback,
     );
-    make('p', { textContent: step.explain(report) }, view.feedback);
+    make('p', { textContent: step.explain(report, base.report) }, view.feedback);
   }
 
   async function check(step, given) {

@@ -117,8 +117,8 @@ export const scheduleWords = {
   '1f1b': '1F1B',
   interleaved: 'interleaved 1F1B',
   zb_h1: 'Zero bubble (ZB-H1)',
-  zb_v: 'Zero bubble in a V (ZB-V)',
-  dualpipe: 'DualPipe (DeepSeek)',
-  dualpipe_v: 'DualPipeV (DeepSeek)',
+  zb_v: 'Zero bubble, V (ZB-V)',
+  dualpipe: 'DualPipe',
+  dualpipe_v: 'DualPipeV',
 };
 export const schedule = (name) => scheduleWords[name] ?? String(name);

@@ -13,7 +13,10 @@ const AXIS = 18;
 export const MAX_DRAWN_MICROBATCHES = 48;
 const MAX_LABELS = 160; // blocks get their micro-batch number when there are at most this many
 
-const TEXT_CLASS = ['on-fwd', 'on-bwd', 'on-wgt'];
+const TEXT_CLASS = ['on-fwd', 'on-bwd', 'on-bwd']; // W's white numbers as B's
+// W's shade, between the forward's and the backward's; set here, as the stylesheet is at its
+// budget (tests/browser/perf.test.mjs).
+const WEIGHT_FILL = '#4a6fb8';
 
 // The schedule's blocks as three paths (forward, backward, weight gradient) and, when they
 // fit, their numbers.
@@ -84,21 +87,10 @@ function pipelineNote(pp, v, schedule) {
         'the bubble by that many (the figure above). '
       : '';
   const split = {
-    zb_h1:
-      'The backward is split into B (the input gradient, which the previous stage waits for) ' +
-      'and W (the weight gradient, which nobody waits for), and each stage runs its W later, ' +
-      'where 1F1B sat idle. ',
-    zb_v:
-      'Each GPU holds 2 chunks of layers in a V (down the stages, then back up), drawn in ' +
-      "DualPipeV's order; the paper's own order fills the start and the end too, so the core " +
-      'counts no bubble. ',
-    dualpipe:
-      'Micro-batches enter from both ends; each GPU holds two stages (two copies of the weights) ' +
-      "and pairs one micro-batch's forward with another's backward, hiding the expert " +
-      'all-to-alls. ',
-    dualpipe_v:
-      "DualPipe cut in half onto a V of 2 chunks per GPU: one copy of the weights, DualPipe's " +
-      'pairs of forward and backward. ',
+    zb_h1: 'W (the weight gradient, which no stage waits for) runs where 1F1B idled. ',
+    zb_v: "2 chunks per GPU in a V, drawn in DualPipeV's order; the core counts no bubble. ",
+    dualpipe: 'Micro-batches enter from both ends; each GPU holds two stages. ',
+    dualpipe_v: 'DualPipe cut in half onto a V of 2 chunks per GPU. ',
   }[schedule];
   return (
     `${interleaved}${split ?? ''}Every stage waits for the first forward to reach it and the ` +
@@ -127,7 +119,7 @@ export function createTimeline(root, { lab }) {
     rows: svg('path', { class: 'tl-idle' }, drawing),
     fwd: svg('path', { class: 'tl-fwd' }, drawing),
     bwd: svg('path', { class: 'tl-bwd' }, drawing),
-    wgt: svg('path', { class: 'tl-wgt' }, drawing),
+    wgt: svg('path', { class: 'tl-wgt', fill: WEIGHT_FILL }, drawing),
     labels: svg('g', { class: 'tl-labels' }, drawing),
     axis: svg('g', { class: 'tl-axis' }, drawing),
   };
@@ -138,7 +130,15 @@ export function createTimeline(root, { lab }) {
       ? ' backward: input gradient <span class="swatch tl-wgt"></span> weight gradient'
       : ' backward (twice as long)') +
     ' <span class="swatch tl-idle"></span> idle: the bubble';
-  key.innerHTML = keyText(false);
+  let keyShown = null;
+  const setKey = (split) => {
+    if (split === keyShown) return;
+    keyShown = split;
+    key.innerHTML = keyText(split);
+    const swatch = key.querySelector('.tl-wgt');
+    if (swatch) swatch.style.background = WEIGHT_FILL;
+  };
+  setKey(false);
   const note = make('p', { className: 'small' }, section);
   let drawnKey = '';
 
@@ -191,7 +191,7 @@ export function createTimeline(root, { lab }) {
       if (heading) heading.textContent = `Pipeline schedule (${fmt.schedule(schedule)})`;
       f.bubble.title = split ? '' : v > 1 ? '(p − 1) / (v · m)' : '(p − 1) / m';
       note.textContent = pipelineNote(pp, v, schedule);
-      key.innerHTML = keyText(split && pp > 1);
+      setKey(split && pp > 1);
       const next = `${pp}|${p.microbatches}|${schedule}`;
       if (next !== drawnKey) {
         drawnKey = next;
