@@ -440,8 +440,8 @@ Derivation bubble(const Scenario& s, const Report& r) {
                             ", m " + str(r.pipeline.microbatches);
   const Term step{"T", t.step_s, "s", "step time"};
   const Term base{"S", t.bubble_1f1b_s, "s",
-                  "1F1B's bubble: every stage's micro-batch but the slowest's"};
-  const Term f{"f", t.forward_share, "", "forward (F) share of the slowest stage's micro-batch"};
+                  "1F1B's bubble: every stage's micro-batch but the longest's"};
+  const Term f{"f", t.forward_share, "", "forward (F) share of the longest stage's micro-batch"};
   const Term w{"w", t.weight_grad_share, "",
                "weight-gradient (W) share: the linear layers' GEMMs once more"};
   const Term p = degree("p", r.degrees.pp, "pipeline stages");

@@ -126,8 +126,9 @@ struct TimeReport {
   double memory_bound_s = 0;  // of compute_s: elementwise kernels at HBM bandwidth
   double bubble_s = 0;        // pipeline fill and drain
   // What the bubble is made of (not written to the JSON; its derivation shows them): 1F1B's
-  // bubble with one chunk per GPU (sum_i T_i - T_k), and the slowest stage's forward (F) and
-  // weight-gradient (W) shares of its micro-batch (pipeline.h bubble_scale).
+  // bubble with one chunk per GPU (sum_i T_i - T_k; with a schedule that splits the backward,
+  // less the longest stage's T), and that stage's forward (F) and weight-gradient (W) shares
+  // of its micro-batch (pipeline.h bubble_scale).
   double bubble_1f1b_s = 0;
   double forward_share = 0;
   double weight_grad_share = 0;

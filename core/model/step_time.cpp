@@ -148,7 +148,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       return std::max(0.0, comm_s - window_s);
     };
     // A schedule that splits the backward runs W apart, where the bubble was: its GEMMs
-    // (no TP collective of their own) hide none of F's and B's.
+    // (no TP collective of their own) hide none of F's and B's, nor their expert all-to-alls.
     const double window =
         st.matmul_s - core - (splits_weight_grad(s.schedule) ? st.weight_grad_s : 0);
     st.tensor_s = s.tp_comm_overlap ? exposed(wire.tensor.time_s, window) : wire.tensor.time_s;
@@ -158,8 +158,11 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                          : wire.context.time_s;
     }
     if (wire.expert.active) {
-      const double left = st.compute_s() - (wire.tensor.time_s - st.tensor_s) -
-                          (wire.context.time_s - st.context_s);
+      // W, run apart, hides none of them: counted so for DualPipe's pairs too (whose backward
+      // holds W), or a faster W, shrinking the window, lengthened the step (a law).
+      const bool apart = splits_weight_grad(s.schedule);
+      const double left = st.compute_s() - (apart ? st.weight_grad_s : 0) -
+                          (wire.tensor.time_s - st.tensor_s) - (wire.context.time_s - st.context_s);
       // DualPipe's F&B pairs one micro-batch's forward with another's backward and hides the
       // all-to-alls of each behind the other's compute (DeepSeek-V3 Sec. 3.2.1), as
       // expert_comm_overlap does.
@@ -219,6 +222,9 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   }
   pace.slowest_stage = slowest;
   pace.slowest = k;
+  pace.longest = *std::max_element(
+      times.begin(), times.begin() + runs.count,
+      [](const StageTime& a, const StageTime& b) { return a.total_s() < b.total_s(); });
   pace.sum_s = sum;
   pace.forward_s = forward;
   pace.forward_wall_s = forward_wall;
@@ -257,13 +263,14 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.exposed_tensor_s = mb * k.tensor_s;
   t.exposed_context_s = mb * k.context_s;
   t.exposed_expert_s = mb * k.expert_s;
-  t.bubble_1f1b_s = std::max(0.0, sum - k.total_s());
-  t.forward_share = k.total_s() > 0 ? k.forward_s / k.total_s() : 0;
-  t.weight_grad_share = k.total_s() > 0 ? k.weight_grad_s / k.total_s() : 0;
-  t.bubble_s = splits_weight_grad(s.schedule)
-                   ? t.bubble_1f1b_s *
-                         bubble_scale(s.schedule, d.pp, v, t.forward_share, t.weight_grad_share)
-                   : t.bubble_1f1b_s / v;
+  const bool split = splits_weight_grad(s.schedule);
+  const StageTime& b = split ? pace.longest : k;  // the stage the bubble is reckoned from
+  t.bubble_1f1b_s = std::max(0.0, sum - b.total_s());
+  t.forward_share = b.total_s() > 0 ? b.forward_s / b.total_s() : 0;
+  t.weight_grad_share = b.total_s() > 0 ? b.weight_grad_s / b.total_s() : 0;
+  t.bubble_s = split ? t.bubble_1f1b_s *
+                           bubble_scale(s.schedule, d.pp, v, t.forward_share, t.weight_grad_share)
+                     : t.bubble_1f1b_s / v;
 
   t.exposed_pipeline_s = pace.exposed_pipeline_s;
 

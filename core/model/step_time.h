@@ -21,8 +21,9 @@ namespace pe {
 // The pipeline runs at the pace of its slowest stage k (1F1B):
 //   compute   = m (matmul_k + memory_k);  exposed tensor = m tensor_k
 //   bubble    = (sum_i T_i - T_k) / v     ((p-1)/v x T for equal stages: Narayanan Sec. 2.2);
-//               the schedules that split the backward scale (sum_i T_i - T_k) by
-//               bubble_scale (pipeline.h) from stage k's forward and weight-gradient shares
+//               the schedules that split the backward scale (sum_i T_i - max_i T_i) by
+//               bubble_scale (pipeline.h) from that longest stage's forward and
+//               weight-gradient shares
 //   pipeline  = stage k's point-to-point sends, on the critical path (not overlapped)
 //   data      = the gradient reduction and weight gather, each hidden behind the backward
 //               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch of
@@ -96,6 +97,10 @@ struct PipelinePace {
   // The longest forward wall time of any stage (StageTime::forward_wall_s): the weight
   // gather's window.
   double forward_wall_s = 0;
+  // The stage whose micro-batch is longest (its compute and exposed traffic): the schedules
+  // that split the backward take their bubble from it (pipeline.h), whichever stage the sends
+  // make the pace's, so that their bubbles compare on the same stages.
+  StageTime longest;
   double sum_s = 0;
   double exposed_pipeline_s = 0;
   // Each kind of stage's window for its gradient reduction (memory.h stage_runs, by run): its
