@@ -519,7 +519,7 @@ describe('advanced section', () => {
     assert.match(readout, /tensor-parallel group \(solid\): GPUs 128–135/);
     assert.match(
       readout,
-      /data-parallel group \(dotted\): 80 GPUs: 1, 129, 257, …, 10113, every 128th/,
+      /data-parallel group \(dotted\): 80 GPUs: 1, 129, 257, …, 10113, 128 apart/,
     );
 
     await mkdir(screenshotDir, { recursive: true });

@@ -62,7 +62,7 @@ export function degreesName({ cp = 1 }) {
 }
 
 // "GPUs 4–7" for a contiguous run, "GPUs 1, 5, 9" otherwise; a long list is cut short
-// ("80 GPUs: 0, 128, 256, …, 10112, every 128th").
+// ("80 GPUs: 0, 128, 256, …, 10112, 128 apart": no ordinal to get wrong, "every 2th").
 export function gpuList(ranks) {
   if (ranks.length === 1) return `GPU ${ranks[0]}`;
   const contiguous = ranks.every((r, i) => i === 0 || r === ranks[i - 1] + 1);
@@ -72,7 +72,7 @@ export function gpuList(ranks) {
   const even = ranks.every((r, i) => i === 0 || r - ranks[i - 1] === stride);
   return (
     `${exact.format(ranks.length)} GPUs: ${ranks.slice(0, 3).join(', ')}, …, ${ranks.at(-1)}` +
-    (even ? `, every ${exact.format(stride)}th` : '')
+    (even ? `, ${exact.format(stride)} apart` : '')
   );
 }
 
