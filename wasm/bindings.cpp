@@ -61,13 +61,14 @@ std::string plan(const std::string& scenario, int top_k, double headroom) {
 std::string explain(const std::string& scenario, const std::string& key) {
   return pe::explain_json(scenario, key);
 }
-#endif
 
-std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
-
+// The schedule laid out for drawing: the Advanced section's, so the first load leaves it out.
 std::string timeline(int stages, int microbatches, std::string schedule) {
   return pe::timeline_json(stages, microbatches, schedule);
 }
+#endif
+
+std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
 
 // [dp, tp, pp, cp, ep, node] per rank, as an Int32Array view of wasm memory: 16,384 ranks
 // cost 384 KB here against ~1.5 MB of JSON. The view is valid until the next call; lab.js copies
@@ -96,13 +97,13 @@ emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
 EMSCRIPTEN_BINDINGS(parallelism_explorer) {
   emscripten::function("evaluate", &evaluate);
   emscripten::function("evaluateSummary", &evaluate_summary);
-  emscripten::function("timeline", &timeline);
   emscripten::function("layouts", &layouts);
   emscripten::function("ranks", &ranks);
   emscripten::function("presets", &pe::presets_json);
   emscripten::function("schema", &pe::schema_text);
 #ifdef PE_LAB_PLANNER
   emscripten::function("explain", &explain);
+  emscripten::function("timeline", &timeline);
   emscripten::function("plan", &plan);
   emscripten::function("referenceRuns", &pe::reference_runs_json);
 #endif

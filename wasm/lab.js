@@ -11,7 +11,7 @@
 //
 // Two modules behind the same API, built from the same core (wasm/CMakeLists.txt):
 //   createLab()                  lab-module, small (the page's first load): every call but
-//                                explain(), plan() and referenceRuns(), which throw a
+//                                explain(), plan(), referenceRuns() and timeline(), which throw a
 //                                LabError saying so (its reports still list what they
 //                                explain, under `explained`);
 //   createLab({ planner: true }) lab-planner, built for speed and larger: every call. Its
@@ -46,7 +46,7 @@ function wholeNumber(name, value) {
 }
 
 // The calls only lab-planner has.
-const PLANNER_ONLY = ['explain', 'plan', 'referenceRuns'];
+const PLANNER_ONLY = ['explain', 'plan', 'referenceRuns', 'timeline'];
 
 // planner: load lab-planner rather than lab-module (above). The other options are passed to
 // the Emscripten module factory, e.g. { wasmBinary } in Node, where the web build cannot fetch
@@ -126,7 +126,8 @@ export async function createLab({ planner = false, ...options } = {}) {
     // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model; where the
     // context or expert seam is on, [dp, tp, pp, cp, ep] for layouts that use them.
     layouts: (scenario = {}) => call(module.layouts, toJson(scenario)).layouts,
-    // The schedule laid out: { stages, microbatches, shown_microbatches, span, blocks }, each
+    // The schedule laid out (createLab({ planner: true }) only: the Advanced section draws
+    // it): { stages, microbatches, shown_microbatches, span, blocks }, each
     // block [stage, micro-batch, pass (0 forward, 1 backward, 2 weight gradient), start,
     // duration]. The core draws up to a limit of its own; past it the call is refused, not
     // cut short. schedule: a value of the schema's `schedule` (1f1b when left out).

@@ -50,11 +50,12 @@ describe('LabError carries the key of the field at fault', () => {
   });
 });
 
-describe('the first-load module has no planner and no reference runs', () => {
-  test('plan() and referenceRuns() throw a LabError naming the planner module', () => {
+describe('the first-load module has no planner, no reference runs and no timeline', () => {
+  test('plan(), referenceRuns() and timeline() throw a LabError naming the planner module', () => {
     const toPlanner = /is in the planner's module.*createLab\(\{ planner: true \}\)/;
     assert.throws(() => lab.plan({}, 3), refused(null, toPlanner));
     assert.throws(() => lab.referenceRuns(), refused(null, toPlanner));
+    assert.throws(() => lab.timeline(4, 8), refused(null, toPlanner));
     assert.deepEqual(lab.evaluate({}).degrees, planner.evaluate({}).degrees, 'and keeps answering');
   });
 });
@@ -118,27 +119,27 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
 
   test('timeline: stages and micro-batches whole numbers from 1, up to what the core draws', () => {
     for (const v of bad) {
-      assert.throws(() => lab.timeline(v, 4), refused('stages'), String(v));
-      assert.throws(() => lab.timeline(4, v), refused('microbatches'), String(v));
+      assert.throws(() => planner.timeline(v, 4), refused('stages'), String(v));
+      assert.throws(() => planner.timeline(4, v), refused('microbatches'), String(v));
     }
     assert.throws(
-      () => lab.timeline(4096, 4),
+      () => planner.timeline(4096, 4),
       refused('stages', /^stages is 4096: allowed 1 to \d+$/),
     );
-    const tl = lab.timeline(4, 8);
+    const tl = planner.timeline(4, 8);
     assert.equal(tl.stages, 4);
     assert.equal(tl.blocks.length, 4 * 8 * 2);
     // A schedule that splits the backward: F, B and W per stage and micro-batch (pass 2 is W);
     // it draws at most 32 stages, and an unknown schedule is refused under its key.
-    const zb = lab.timeline(4, 8, 'zb_h1');
+    const zb = planner.timeline(4, 8, 'zb_h1');
     assert.equal(zb.blocks.length, 4 * 8 * 3);
     assert.equal(zb.blocks.filter((b) => b[2] === 2).length, 4 * 8);
     assert.equal(zb.span, 3 * 8 + 3);
     assert.throws(
-      () => lab.timeline(64, 8, 'dualpipe'),
+      () => planner.timeline(64, 8, 'dualpipe'),
       refused('stages', /^stages is 64: allowed 1 to 32$/),
     );
-    assert.throws(() => lab.timeline(4, 8, 'zb_h9'), refused('schedule', /allowed 1f1b, /));
+    assert.throws(() => planner.timeline(4, 8, 'zb_h9'), refused('schedule', /allowed 1f1b, /));
   });
 
   test('plan: top is a whole number from 1', () => {

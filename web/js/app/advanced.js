@@ -3,7 +3,7 @@
 // the state needs it (a URL or an option with an advanced key), so the book's view neither
 // downloads nor builds any of it. This module only wires; each panel has its own renderer,
 // given here what it needs beyond lib/: the planner's search, the reference runs (both off the
-// page's thread), the margin's state row, and `later` (the lab's: once it is ready and the page
+// page's thread), the planner's module (the timeline), the margin's state row, and `later` (the lab's: once it is ready and the page
 // idle), for what they start at load.
 import { createBreakdown } from '../panels/breakdown.js';
 import { createCalibrate } from '../panels/calibrate.js';
@@ -12,11 +12,12 @@ import { createPlanner } from '../panels/planner.js';
 import { createReferences } from '../panels/references.js';
 import { createStepTime } from '../panels/time.js';
 import { createTimeline } from '../panels/timeline.js';
+import { getPlannerLab } from '../planner/lab.js';
 import { createPlannerSearch, referenceRuns } from '../planner/search.js';
 import { entry, toScenario } from '../state/state.js';
 import { createAdvancedControls } from './controls-advanced.js';
 
-export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad, onPin, later }) {
+export function createAdvanced({ body, outputs, onChange, onPreset, onLoad, onPin, later }) {
   const row = outputs.appendChild(document.createElement('div'));
   row.className = 'advanced-row';
   const form = createAdvancedControls(body, { onChange, onPreset });
@@ -37,7 +38,7 @@ export function createAdvanced({ body, outputs, lab, onChange, onPreset, onLoad,
   const renderers = [
     createBreakdown(row),
     createStepTime(row),
-    createTimeline(outputs, { lab }),
+    createTimeline(outputs, { plannerLab: getPlannerLab }),
     createPlanner(outputs, {
       onApply: onLoad,
       onChange,

@@ -175,7 +175,6 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
       advanced = createAdvanced({
         body: details.querySelector('.advanced-body'),
         outputs,
-        lab,
         onChange,
         onPreset,
         onLoad,

@@ -1,5 +1,6 @@
 // The pipeline: micro-batches per step, the bubble fraction, and the schedule drawn as
-// stages × time (lab.timeline(): 1F1B's forward blocks one unit long, its backward two; the
+// stages × time (the planner module's lab.timeline(), loaded when first drawn: the first load
+// leaves the schedule out; 1F1B's forward blocks one unit long, its backward two; the
 // schedules that split the backward draw B and W apart, each one unit; the idle gaps are the
 // bubble). Forward, backward and weight gradient are told apart by shade, not hue alone.
 // Blocks are drawn as one path per kind, so a deep pipeline costs three elements, not thousands.
@@ -98,7 +99,8 @@ function pipelineNote(pp, v, schedule) {
   );
 }
 
-export function createTimeline(root, { lab }) {
+// `plannerLab()`: a promise of the lab on the planner's module, which lays the schedule out.
+export function createTimeline(root, { plannerLab }) {
   const section = panel(root, 'timeline', 'Pipeline schedule (1F1B)');
   const heading = section.querySelector('h3');
   const facts = make('dl', { className: 'facts' }, section);
@@ -142,9 +144,14 @@ export function createTimeline(root, { lab }) {
   const note = make('p', { className: 'small' }, section);
   let drawnKey = '';
 
-  function draw(pp, m, schedule) {
+  // The schedule from the planner's module; meanwhile the last drawing stays, marked busy. A
+  // newer draw than the one whose module arrived wins.
+  async function draw(pp, m, schedule, asked) {
+    section.setAttribute('aria-busy', 'true');
     let tl;
     try {
+      const lab = await plannerLab();
+      if (asked !== drawnKey) return;
       tl = lab.timeline(pp, Math.min(m, MAX_DRAWN_MICROBATCHES), schedule);
     } catch (e) {
       // A pipeline deeper than the core draws: the facts above still hold.
@@ -153,6 +160,8 @@ export function createTimeline(root, { lab }) {
       shown.textContent = `The schedule is not drawn (${e.message}).`;
       delete shown.dataset.shown;
       return;
+    } finally {
+      if (asked === drawnKey) section.removeAttribute('aria-busy');
     }
     drawing.style.display = '';
     drawTimeline(layers, tl);
@@ -195,7 +204,7 @@ export function createTimeline(root, { lab }) {
       const next = `${pp}|${p.microbatches}|${schedule}`;
       if (next !== drawnKey) {
         drawnKey = next;
-        draw(pp, p.microbatches, schedule);
+        draw(pp, p.microbatches, schedule, next);
       }
     },
   };
