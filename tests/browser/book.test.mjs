@@ -404,10 +404,21 @@ describe('articles', () => {
   });
 });
 
+// Try it's questions load when their section nears the screen (embed.js lazyExercises), as
+// a reader's scrolling brings them: scrolls `scope` (a page, a frame or a lab element) to the
+// section and waits for them.
+async function tryIt(scope) {
+  const section = scope.locator('[data-part="exercises"]');
+  await section.evaluate((el) => el.scrollIntoView());
+  await section.locator('.exercise-list').waitFor();
+  return section;
+}
+
 // The steps' answers, as a reader would give them: the right one for the first, a wrong one
 // for the fifth.
 // Answers step `id`; in an embedded lab, which shows one step at a time, Next goes to it first.
 async function answer(page, id, value) {
+  await tryIt(page);
   const step = page.locator(`[data-exercise="${id}"]`);
   const next = page.locator('.exercise-nav').getByRole('button', { name: 'Next →' });
   while (!(await step.isVisible()) && (await next.isEnabled())) await next.click();
@@ -424,7 +435,9 @@ describe('Try it', () => {
   test('steps to predict, checked against the core, shown in the lab, kept on reload', async () => {
     const lab = await openPage(env, '');
     const { page } = lab;
-    const section = page.locator('[data-part="exercises"]');
+    // Not loaded with the first screen: none of its script until the reader comes near.
+    assert.equal(await page.locator('.exercise-list').count(), 0);
+    const section = await tryIt(page);
     assert.equal(await section.locator('h2').textContent(), 'Try it');
     const steps = await section.locator('[data-exercise]').count();
     assert.ok(steps >= 5 && steps <= 8, `${steps} steps`);
@@ -497,6 +510,7 @@ describe('Try it', () => {
 
     // A reload keeps the answers and checks them again; the lab keeps its own state.
     await page.reload();
+    await tryIt(page);
     await page.waitForSelector('html[data-ready="1"]');
     // Checked again with the math from the planner's module, which loads first.
     await page.waitForFunction(
@@ -536,6 +550,7 @@ describe('Try it', () => {
       '0 of 7 answered, 0 right.',
     );
     await page.reload();
+    await tryIt(page);
     await page.waitForSelector('html[data-ready="1"]');
     assert.equal(await page.locator('[data-exercise="tp-memory"] input').inputValue(), '');
     assert.deepEqual(lab.problems, []);
@@ -632,6 +647,7 @@ describe('Try it', () => {
   test('by keyboard alone: Tab to a choice, arrows to pick, Enter to check', async () => {
     const lab = await openPage(env, '');
     const { page } = lab;
+    await tryIt(page);
     await page.locator('[data-exercise="most-bytes"] legend').scrollIntoViewIfNeeded();
     await page.locator('.compare .pin').focus(); // Compare comes just before Try it
     await page.keyboard.press('Tab'); // into the first step's radio group: one tab stop
@@ -670,7 +686,7 @@ describe('embedded', () => {
         document.querySelector('#near').shadowRoot.querySelector('.badge').textContent ===
         'DP×TP×PP = 80×8×16 = 10240',
     );
-    assert.equal(await near.locator('[data-part="exercises"] [data-exercise]').count(), 7);
+    assert.equal(await (await tryIt(near)).locator('[data-exercise]').count(), 7);
     assert.deepEqual(view.problems, []);
     await view.close();
 

@@ -20,7 +20,8 @@
 //
 // This module only composes: state/store.js holds the state and asks the core,
 // state/url-sync.js keeps it in the URL, view.js draws, notes.js explains, share-bar.js copies
-// and exports, exercises.js asks the reader to predict.
+// and exports, exercises.js asks the reader to predict (loaded when its section nears the
+// screen: lazyExercises below).
 import { make, uid, whenIdle } from '../lib/dom.js';
 import {
   readMountOptions,
@@ -34,7 +35,6 @@ import { getPlannerLab } from '../planner/lab.js';
 import { bookFleetPreset, defaults, entry, keepPage, useSchema } from '../state/state.js';
 import { createStore } from '../state/store.js';
 import { createUrlSync } from '../state/url-sync.js';
-import { createExercises } from './exercises.js';
 import { MARKUP } from './markup.js';
 import { createNotes } from './notes.js';
 import { createShareBar } from './share-bar.js';
@@ -317,7 +317,7 @@ export function mount(host, options = {}) {
     onHashChange: (pairs) => notes.show(applyOptions(lab, pairs, { fromUrl: true })),
   });
   createShareBar(root, lab);
-  lab.exercises = createExercises(root.querySelector('.exercises'), {
+  lab.exercises = lazyExercises(root.querySelector('.exercises'), {
     stepper: js.layout === 'embed',
     current: () => lab.store.state,
     async evaluate(state) {
@@ -391,4 +391,34 @@ function defaultOf(name) {
   } catch {
     return undefined; // not a state key: readOptions notes it
   }
+}
+
+// Try it's questions (exercises.js, about 6.6 KB gzipped) load when their section comes within
+// half a screen of view: below the first screen, most readers of the book's view never reach
+// them, so the first load leaves them out. restore() (the answers of an earlier visit) waits
+// for them. A hidden section (hide: exercises) never comes into view, so never loads.
+function lazyExercises(section, options) {
+  let made = null;
+  let restore = false;
+  const load = () =>
+    (made ??= import('./exercises.js').then(({ createExercises }) => {
+      const exercises = createExercises(section, options);
+      if (restore) exercises.restore();
+      return exercises;
+    }));
+  const near = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      near.disconnect();
+      load();
+    },
+    { rootMargin: '50% 0px' },
+  );
+  near.observe(section);
+  return {
+    restore() {
+      restore = true;
+      return made?.then((exercises) => exercises.restore());
+    },
+  };
 }
