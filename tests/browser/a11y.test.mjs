@@ -145,6 +145,9 @@ test('every control is reached by Tab and shows a visible focus', async () => {
   const { page } = lab;
   await page.locator('button.run-planner').click();
   await page.waitForSelector('table.plans:not([hidden])');
+  // Try it's questions load as the reader comes near them (embed.js): bring them in first.
+  await page.locator('[data-part="exercises"]').evaluate((el) => el.scrollIntoView());
+  await page.locator('.exercise-list').waitFor();
   // What a keyboard user must be able to reach: every visible control in the lab.
   const expected = await page.evaluate(() => {
     const lab = document.querySelector('.pe-lab');

@@ -202,6 +202,9 @@ describe('advanced section', () => {
       global_batch: 16,
       schedule: 'zb_h1',
     });
+    // The drawing waits for the panel to come near the screen (timeline.js), as a reader's
+    // scrolling brings it.
+    await page.locator('.timeline').evaluate((el) => el.scrollIntoView());
     await page.waitForFunction(
       () => document.querySelector('.timeline .tl-wgt').dataset.blocks === '16',
     );
@@ -231,6 +234,7 @@ describe('advanced section', () => {
       global_batch: 16,
     });
     assert.equal(report.pipeline.microbatches, 4);
+    await page.locator('.timeline').evaluate((el) => el.scrollIntoView());
     await page.waitForFunction(
       () => document.querySelector('.timeline .tl-fwd').dataset.blocks === '16',
     );

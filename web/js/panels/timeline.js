@@ -116,6 +116,7 @@ export function createTimeline(root, { plannerLab }) {
   };
   const shown = make('p', { className: 'small timeline-shown' }, section);
   const drawing = svg('svg', { class: 'timeline-chart', role: 'img' }, section);
+  drawing.setAttribute('aria-label', 'The pipeline schedule, drawn when it comes into view.');
   const layers = {
     drawing,
     rows: svg('path', { class: 'tl-idle' }, drawing),
@@ -143,6 +144,22 @@ export function createTimeline(root, { plannerLab }) {
   setKey(false);
   const note = make('p', { className: 'small' }, section);
   let drawnKey = '';
+  // The drawing waits until the panel first comes within half a screen of view: the planner's
+  // module it needs is large, and a reader who never scrolls here (or a search asked by URL,
+  // which runs in a worker) should not load it on the page's thread.
+  let seen = false;
+  let waiting = null;
+  const near = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      near.disconnect();
+      seen = true;
+      if (waiting) draw(...waiting);
+      waiting = null;
+    },
+    { rootMargin: '50% 0px' },
+  );
+  near.observe(section);
 
   // The schedule from the planner's module; meanwhile the last drawing stays, marked busy. A
   // newer draw than the one whose module arrived wins.
@@ -204,7 +221,8 @@ export function createTimeline(root, { plannerLab }) {
       const next = `${pp}|${p.microbatches}|${schedule}`;
       if (next !== drawnKey) {
         drawnKey = next;
-        draw(pp, p.microbatches, schedule, next);
+        if (seen) draw(pp, p.microbatches, schedule, next);
+        else waiting = [pp, p.microbatches, schedule, next];
       }
     },
   };
