@@ -22,7 +22,7 @@
 // state/url-sync.js keeps it in the URL, view.js draws, notes.js explains, share-bar.js copies
 // and exports, exercises.js asks the reader to predict (loaded when its section nears the
 // screen: lazyExercises below).
-import { make, uid, whenIdle } from '../lib/dom.js';
+import { make, uid, whenIdle, whenNear } from '../lib/dom.js';
 import {
   readMountOptions,
   readOptions,
@@ -406,15 +406,7 @@ function lazyExercises(section, options) {
       if (restore) exercises.restore();
       return exercises;
     }));
-  const near = new IntersectionObserver(
-    (entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return;
-      near.disconnect();
-      load();
-    },
-    { rootMargin: '50% 0px' },
-  );
-  near.observe(section);
+  whenNear(section, load);
   return {
     restore() {
       restore = true;

@@ -61,3 +61,17 @@ export function whenIdle(fn, timeout = 1000) {
     }),
   );
 }
+
+// Calls fn once, the first time `element` comes within half a screen of view (never while it
+// is hidden): for parts below the first screen whose code or drawing is costly.
+export function whenNear(element, fn) {
+  const near = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      near.disconnect();
+      fn();
+    },
+    { rootMargin: '50% 0px' },
+  );
+  near.observe(element);
+}

@@ -4,7 +4,7 @@
 // schedules that split the backward draw B and W apart, each one unit; the idle gaps are the
 // bubble). Forward, backward and weight gradient are told apart by shade, not hue alone.
 // Blocks are drawn as one path per kind, so a deep pipeline costs three elements, not thousands.
-import { make, panel, svg } from '../lib/dom.js';
+import { make, panel, svg, whenNear } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
 const W = 640; // drawing width in SVG user units
@@ -149,17 +149,10 @@ export function createTimeline(root, { plannerLab }) {
   // which runs in a worker) should not load it on the page's thread.
   let seen = false;
   let waiting = null;
-  const near = new IntersectionObserver(
-    (entries) => {
-      if (!entries.some((e) => e.isIntersecting)) return;
-      near.disconnect();
-      seen = true;
-      if (waiting) draw(...waiting);
-      waiting = null;
-    },
-    { rootMargin: '50% 0px' },
-  );
-  near.observe(section);
+  whenNear(section, () => {
+    seen = true;
+    if (waiting) draw(...waiting);
+  });
 
   // The schedule from the planner's module; meanwhile the last drawing stays, marked busy. A
   // newer draw than the one whose module arrived wins.
