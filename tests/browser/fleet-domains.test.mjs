@@ -110,6 +110,21 @@ describe('NVLink domains on the fleet map', () => {
     await lab.close();
   });
 
+  test('the wire says which level each seam rides: the 72-GPU domain, one rail, the spine', async () => {
+    const lab = await openLab(env, {
+      path: `${NVL72}&gpus=288&degrees=16x2x9&network_oversubscription=4`,
+    });
+    const { page } = lab;
+    const link = (seam) => page.locator(`.wire [data-seam="${seam}"] [data-field="link"]`);
+    await page.waitForFunction(() =>
+      /4:1 spine/.test(document.querySelector('.wire [data-seam="data"]')?.textContent),
+    );
+    assert.match(await link('tensor').textContent(), /^NVLink \(in its 72-GPU domain\), /);
+    assert.match(await link('data').textContent(), /^network \(across rails, a 4:1 spine\), /);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
   test('past 64 domains the bands stay, unnamed: 16,384 GPUs are 228 domains', async () => {
     const lab = await openLab(env, { path: `${NVL72}&gpus=16384` });
     const { page } = lab;

@@ -10,6 +10,21 @@ const SEAMS = ['data', 'tensor', 'pipeline', 'context', 'expert'];
 const DEGREE = { data: 'dp', tensor: 'tp', pipeline: 'pp', context: 'cp', expert: 'ep' };
 const BEYOND_THE_BOOK = new Set(['context', 'expert']);
 
+// The link in words: the book's two, with the fleet's level where it changes what they mean
+// (report.comms.*.level): an NVLink domain wider than a node, one rail or the spine of an
+// oversubscribed network.
+function linkWords(c, s) {
+  const domain = s.nvlink_domain_gpus;
+  if (c.link === 'nvlink' && domain > s.gpus_per_node)
+    return `NVLink (in its ${domain}-GPU domain)`;
+  if (c.link === 'network' && s.network_oversubscription > 1) {
+    return c.level === 'rail'
+      ? 'network (one rail)'
+      : `network (across rails, a ${s.network_oversubscription}:1 spine)`;
+  }
+  return LINKS[c.link] ?? c.link;
+}
+
 // A number that explains itself from the core's derivation of report key `key`.
 function explained(key, value, text, title) {
   const span = make('span');
@@ -114,7 +129,7 @@ export function createWire(root) {
         showNumber(
           row.link,
           c.link_bytes_per_s,
-          `${LINKS[c.link] ?? c.link}, ${fmt.bytes(c.link_bytes_per_s)}/s`,
+          `${linkWords(c, report.scenario)}, ${fmt.bytes(c.link_bytes_per_s)}/s`,
           `${fmt.exactNumber(c.link_bytes_per_s)} bytes per second`,
         );
         row.link.dataset.link = c.link;
