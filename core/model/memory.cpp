@@ -6,15 +6,18 @@
 #include "model/activations.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
+#include "model/text.h"
 
 namespace pe {
 
 double safe_memory_fraction() { return 0.8; }
 
-const char* fit_rule_text() {
-  return "A plan fits when the model's estimate stays under 80% of GPU memory: Fujii et al. "
-         "2024 (arXiv:2411.06465) saw no out-of-memory failure in 454 runs whose estimate "
-         "stayed under 80%, and real runs hold more than any model counts.";
+std::string fit_rule_text() {
+  const std::string under = short_number(100 * safe_memory_fraction()) + "%";
+  return "A plan fits when the model's estimate stays under " + under +
+         " of GPU memory: Fujii et al. 2024 (arXiv:2411.06465) saw no out-of-memory failure in "
+         "454 runs whose estimate stayed under " +
+         under + ", and real runs hold more than any model counts.";
 }
 
 ZeroSharding zero_sharding(int zero_stage) {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 
 #include "model/model_shape.h"
 #include "model/report.h"
@@ -125,7 +126,7 @@ StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const 
 // safe_fraction (80%) of the GPU's memory (report.h).
 double safe_memory_fraction();
 // The rule in words, with its source, for the page to print beside the planner's margin.
-const char* fit_rule_text();
+std::string fit_rule_text();
 MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Degrees& d,
                            int microbatches);
 
