@@ -158,6 +158,7 @@ json report_json(const Report& r) {
       {"gpus", r.gpus},
       {"active_gpus", r.active_gpus},
       {"nodes", r.nodes},
+      {"domain_gpus", r.domain_gpus},
       {"model_params", r.model_params},
       {"model_active_params", r.model_active_params},
       {"precision", precision_json(r.precision)},

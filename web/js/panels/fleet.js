@@ -285,9 +285,6 @@ function outlineReplicas(layer, s, degrees, ranks) {
   return splitNote(runs, DP);
 }
 
-// GPUs per NVLink domain, the core's (0: one node).
-const domainOf = (scenario) => scenario.nvlink_domain_gpus || scenario.gpus_per_node;
-
 // One tinted band per NVLink domain when a domain holds more than one node (GB200 NVL72: 18
 // trays of 4), alternating two tints, each with its name in the header strip above it where the
 // map has one ("NVLink domain 2 · 72 GPUs", or just its number where that does not fit); none
@@ -364,7 +361,7 @@ function mapNote(s, report, hues, shades) {
       ? `each node is drawn as ${s.blockRows} rows of ${fmt.integer(s.blockCols)}`
       : `a row holds ${s.nodesPerRow} ${s.nodesPerRow === 1 ? 'node' : 'nodes'}, ` +
         `${fmt.integer(s.rowGpus)} GPUs`;
-  const domain = domainOf(report.scenario);
+  const domain = report.domain_gpus;
   const links =
     domain > s.perNode
       ? `; each tinted band is an NVLink domain of ${fmt.integer(domain)} GPUs (NVLink across ` +
@@ -523,7 +520,7 @@ export function createFleet({ after, legend, readout }) {
       note.hidden = false;
       legend.classList.add('fleet'); // no per-tile strip here
       const perNode = report.scenario.gpus_per_node;
-      const domain = Math.max(perNode, domainOf(report.scenario));
+      const domain = Math.max(perNode, report.domain_gpus);
       const shape = view.shape;
       if (
         !shape ||

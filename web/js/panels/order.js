@@ -11,13 +11,13 @@ const WHERE = {
   network: 'groups span nodes: the network',
 };
 
-// GPUs per NVLink domain, the core's (0: one node), and whether it spans nodes (trays).
-const domainOf = (s) => s.nvlink_domain_gpus || s.gpus_per_node;
-const trays = (s) => domainOf(s) > s.gpus_per_node;
+// Whether an NVLink domain (the core's report.domain_gpus) spans nodes (trays).
+const trays = (report) => report.domain_gpus > report.scenario.gpus_per_node;
 
 // Where a seam's groups sit, by the level of the fleet the core says they ride.
-function whereText(c, s) {
-  if (c.level === 'nvlink_domain' && trays(s)) {
+function whereText(c, report) {
+  const s = report.scenario;
+  if (c.level === 'nvlink_domain' && trays(report)) {
     return 'groups stay inside an NVLink domain: NVLink, across its nodes';
   }
   if (c.level === 'rail') return 'groups span nodes, each on one rail: the network';
@@ -48,7 +48,7 @@ function seamItem(report, name, position) {
     li.append('off');
     return li;
   }
-  const where = explained(li, `comms.${seam}.link_bytes_per_s`, whereText(c, report.scenario));
+  const where = explained(li, `comms.${seam}.link_bytes_per_s`, whereText(c, report));
   where.classList.remove('num');
   li.append(', ');
   explained(li, `comms.${seam}.time_s`, fmt.seconds(c.time_s));
@@ -65,9 +65,9 @@ function costLine(p, report, ruleOrder) {
       "The chapter's rule: TP innermost, PP next, DP outermost, so the chattiest seam " +
         'gets the fastest links.',
     );
-    if (trays(report.scenario)) {
+    if (trays(report)) {
       p.append(
-        ` On NVLink domains of ${fmt.integer(domainOf(report.scenario))} GPUs it reads: TP, ` +
+        ` On NVLink domains of ${fmt.integer(report.domain_gpus)} GPUs it reads: TP, ` +
           'EP and CP inside the domain, PP along a rail, DP across the spine.',
       );
     }

@@ -13,8 +13,9 @@ const BEYOND_THE_BOOK = new Set(['context', 'expert']);
 // The link in words: the book's two, with the fleet's level where it changes what they mean
 // (report.comms.*.level): an NVLink domain wider than a node, one rail or the spine of an
 // oversubscribed network.
-function linkWords(c, s) {
-  const domain = s.nvlink_domain_gpus;
+function linkWords(c, report) {
+  const s = report.scenario;
+  const domain = report.domain_gpus;
   if (c.link === 'nvlink' && domain > s.gpus_per_node)
     return `NVLink (in its ${domain}-GPU domain)`;
   if (c.link === 'network' && s.network_oversubscription > 1) {
@@ -129,7 +130,7 @@ export function createWire(root) {
         showNumber(
           row.link,
           c.link_bytes_per_s,
-          `${linkWords(c, report.scenario)}, ${fmt.bytes(c.link_bytes_per_s)}/s`,
+          `${linkWords(c, report)}, ${fmt.bytes(c.link_bytes_per_s)}/s`,
           `${fmt.exactNumber(c.link_bytes_per_s)} bytes per second`,
         );
         row.link.dataset.link = c.link;
