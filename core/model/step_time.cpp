@@ -197,18 +197,18 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   };
   std::array<StageTime, kStageRuns> times;
   std::array<double, kStageRuns> paces{};
-  int slowest = 0;
-  double k_pace = 0, sum = 0, forward = 0, forward_wall = 0;
+  size_t slowest = 0;  // the pacing stage's run
+  double sum = 0, forward = 0, forward_wall = 0;
   for (size_t i = 0; i < runs.count; ++i) {
     const StageTime& st = times[i] = stage_time(runs.starts[i]);
     sum += runs.size(i) * st.total_s();
     forward = std::max(forward, st.forward_s);
     forward_wall = std::max(forward_wall, st.forward_wall_s());
     paces[i] = d.pp > 1 ? pace_of(runs.starts[i], st) : 0;
-    if (i == 0 || paces[i] > k_pace) slowest = runs.starts[i], k_pace = paces[i];
+    if (paces[i] > paces[slowest]) slowest = i;
   }
-  const StageTime& k =
-      times[std::find(runs.starts.begin(), runs.starts.end(), slowest) - runs.starts.begin()];
+  const StageTime& k = times[slowest];
+  const double k_pace = paces[slowest];
   PipelinePace pace;
   pace.runs = runs;
   for (size_t i = 0; i < runs.count; ++i) {
@@ -220,7 +220,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const double wait = (k_pace - paces[i]) / mb;
     pace.backward_window_s[i] = std::max(0.0, own) + wait;
   }
-  pace.slowest_stage = slowest;
+  pace.slowest_stage = runs.starts[slowest];
   pace.slowest = k;
   pace.longest = *std::max_element(
       times.begin(), times.begin() + runs.count,
@@ -229,7 +229,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   pace.forward_s = forward;
   pace.forward_wall_s = forward_wall;
   // Pipeline sends of the slowest stage: on the critical path.
-  pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, slowest, mb).time_s;
+  pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, pace.slowest_stage, mb).time_s;
   return pace;
 }
 
