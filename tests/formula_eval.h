@@ -110,25 +110,39 @@ inline bool agree(double a, double b) {
   return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)});
 }
 
-// Each derivation's formula, evaluated from its terms by a reader of its own, gives the
-// derivation's result, and that is the number the report shows.
-inline void expect_formulas_compute(const Scenario& s, const Report& r,
-                                    const nlohmann::json& report) {
+// What is wrong with the scenario's derivations, "" when nothing: each derivation's formula,
+// evaluated from its terms by a reader of its own, gives the derivation's result, that is the
+// number the report shows, and every derivation names its source and every term.
+inline std::string formulas_disagree(const Scenario& s, const Report& r,
+                                     const nlohmann::json& report) {
   const std::vector<Derivation> all = derivations(s, r);
-  ASSERT_GE(all.size(), 6u);
+  if (all.size() < 6) return std::to_string(all.size()) + " derivations, fewer than 6";
   for (const Derivation& d : all) {
     FormulaReader reader(d.formula, d.terms);
     const std::optional<double> v = reader.value();
-    ASSERT_TRUE(v) << d.key << ": " << d.formula << ": " << reader.error();
-    EXPECT_TRUE(agree(*v, d.result))
-        << d.key << ": " << d.formula << " gives " << *v << ", not " << d.result;
+    if (!v) return d.key + ": " + d.formula + ": " + reader.error();
+    if (!agree(*v, d.result)) {
+      return d.key + ": " + d.formula + " gives " + std::to_string(*v) + ", not " +
+             std::to_string(d.result);
+    }
     std::string pointer = "/" + d.key;
     std::replace(pointer.begin(), pointer.end(), '.', '/');
     const double reported = report[nlohmann::json::json_pointer(pointer)].get<double>();
-    EXPECT_TRUE(agree(d.result, reported)) << d.key << ": " << d.result << " vs " << reported;
-    EXPECT_FALSE(d.source.empty()) << d.key;
-    for (const Term& t : d.terms) EXPECT_FALSE(t.name.empty()) << d.key << " " << t.symbol;
+    if (!agree(d.result, reported)) {
+      return d.key + ": " + std::to_string(d.result) + " vs the report's " +
+             std::to_string(reported);
+    }
+    if (d.source.empty()) return d.key + ": no source";
+    for (const Term& t : d.terms) {
+      if (t.name.empty()) return d.key + ": term " + t.symbol + " has no name";
+    }
   }
+  return "";
+}
+
+inline void expect_formulas_compute(const Scenario& s, const Report& r,
+                                    const nlohmann::json& report) {
+  EXPECT_EQ(formulas_disagree(s, r, report), "");
 }
 
 }  // namespace pe::test

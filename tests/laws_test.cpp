@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "contract/contract.h"
+#include "formula_eval.h"
 #include "model/calibrate.h"
 #include "model/comms.h"
 #include "model/explorer.h"
@@ -369,6 +370,17 @@ Draft shrink(Draft x, const Law& law) {
   return x;
 }
 
+// The run's scenarios, drawn and evaluated once for every law: scenario i of the seed, or
+// nullopt where the contract refuses it.
+const std::vector<std::optional<Sample>>& run_samples() {
+  static const std::vector<std::optional<Sample>> all = [] {
+    std::vector<std::optional<Sample>> out;
+    for (int i = 0; i < scenario_count(); ++i) out.push_back(sample(draw(seed(), i)));
+    return out;
+  }();
+  return all;
+}
+
 struct Tally {
   int drawn = 0, accepted = 0, applied = 0, broken = 0;
 };
@@ -378,14 +390,13 @@ struct Tally {
 Tally check_law(const char* name, const Law& law, int every = 1) {
   Tally t;
   std::optional<Draft> first;
-  for (int i = 0; i < scenario_count(); ++i, ++t.drawn) {
-    const Draft x = draw(seed(), i);
-    const std::optional<Sample> s = sample(x);
+  for (const std::optional<Sample>& s : run_samples()) {
+    ++t.drawn;
     if (!s || t.accepted++ % every != 0) continue;
     const Verdict v = law(*s);
     if (!v) continue;
     ++t.applied;
-    if (!v->empty() && t.broken++ == 0) first = x;
+    if (!v->empty() && t.broken++ == 0) first = s->draft;
   }
   std::cout << "[ laws ] " << name << ": " << t.applied << " applied, " << t.broken
             << " broken, of " << t.accepted << " accepted of " << t.drawn << " drawn (seed "
@@ -898,10 +909,24 @@ Verdict planner_best_law(const Sample& x) {
   return "";
 }
 
+// Every derivation computes, from its terms, the number the report shows (formula_eval.h), over
+// this generator's scenarios: every schedule, seam (CP and EP too), precision and fleet.
+Verdict derivations_law(const Sample& x) {
+  // Written and read back as text, as a reader of the JSON gets it.
+  const json report = json::parse(report_json(x.r).dump());
+  const std::string wrong = test::formulas_disagree(x.s, x.r, report);
+  return wrong.empty() ? "" : wrong;
+}
+
 // ---- The tests -------------------------------------------------------------------------------
 
 TEST(Laws, MfuAtMostHfuAtMostOneAgainstEitherPeak) {
   check_law("MFU <= HFU <= 1 against the GEMMs' peak", utilisation_law);
+}
+
+TEST(Laws, EveryDerivationComputesItsNumber) {
+  const Tally t = check_law("every derivation computes its number", derivations_law);
+  EXPECT_EQ(t.applied, t.accepted);
 }
 
 TEST(Laws, StepIsPositiveAtLeastComputeAndTheSumOfItsParts) {

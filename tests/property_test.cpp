@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "contract/contract.h"
-#include "formula_eval.h"
 #include "fuzz/report_checks.h"
 #include "model/explorer.h"
 #include "model/model_shape.h"
@@ -179,15 +178,6 @@ TEST(Property, ReportJsonReadsBackIdentically) {
     back.erase("layouts");  // evaluate_json adds these for the page; report_json has none
     back.erase("explained");
     EXPECT_EQ(back.dump(), text) << out["scenario"];
-  });
-}
-
-// Every derivation of every random scenario computes, from its terms, the number the report
-// shows (explain.h): the model and the math the page shows agree everywhere, not just on the
-// scenarios explain_test names.
-TEST(Property, EveryDerivationComputesItsNumber) {
-  for_random_scenarios(6, [](const Scenario& s, const Report& r) {
-    test::expect_formulas_compute(s, r, read_back(report_json(r)));
   });
 }
 

@@ -194,6 +194,11 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
         {"E", 1.0 * expert_data_parallel(s, r.degrees), "", "the experts' data-parallel group"});
     formula += " + " + states_formula("Ψe", "E", s.zero_stage);
   }
+  // DualPipe's ranks hold two stages' weights and their states (sharded_model_state_bytes).
+  if (const int copies = parameter_copies(s, r.degrees.pp); copies > 1) {
+    terms.push_back({"c", 1.0 * copies, "", "copies of the weights: DualPipe's two directions"});
+    formula = "c × (" + formula + ")";
+  }
   if (b.activations_bytes > 0) {
     terms.push_back({"A", b.activations_bytes, "B", "stored activations"});
     formula += " + A";
