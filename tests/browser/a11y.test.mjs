@@ -214,7 +214,7 @@ test('changes are announced politely, once per burst of clicks', async () => {
   });
   const tensor = page.getByRole('switch', { name: 'Tensor parallel', exact: true });
   for (let i = 0; i < 3; i++) await tensor.click();
-  await page.waitForFunction(() => window.__announced.length > 0, null, { timeout: 3000 });
+  await page.waitForFunction(() => window.__announced.length > 0);
   await page.waitForTimeout(900);
   assert.deepEqual(await page.evaluate(() => window.__announced), [
     '16 GPUs in 2 nodes: 4 data-parallel replicas × 4 tensor slices × 1 pipeline stage. ' +

@@ -313,7 +313,7 @@ describe('advanced section', () => {
       'megatron-145b',
     );
     // 1,536 GPUs: the fleet map (its module loads the first time a fleet needs it).
-    await page.locator('svg.fleet').waitFor({ state: 'visible', timeout: 5_000 });
+    await page.locator('svg.fleet').waitFor({ state: 'visible' });
   });
 
   test("a custom architecture: the parameter count is the core's", async () => {

@@ -300,8 +300,12 @@ describe('iframe: examples/iframe.html', () => {
       (h) => document.querySelector('iframe').getBoundingClientRect().height > h + 500,
       closed.outer,
     );
-    await settle(page);
-    await page.waitForTimeout(100);
+    // The iframe settles at its content's height (the content may still grow a frame or two).
+    await page.waitForFunction(() => {
+      const iframe = document.querySelector('iframe');
+      const inner = Math.ceil(iframe.contentDocument.body.getBoundingClientRect().height);
+      return Math.abs(iframe.getBoundingClientRect().height - inner) < 1;
+    });
     const open = await fits();
     assert.ok(Math.abs(open.outer - open.inner) < 1, JSON.stringify(open));
     assert.equal(await frame.locator('.references').isHidden(), true, 'hide=references');

@@ -1,6 +1,6 @@
 // Measurements of the page in headless Chromium, shared by the benchmark (bench.mjs, which
 // prints the timings beside their targets) and the budget test (perf.test.mjs, which asserts
-// the figures that do not depend on the machine: bytes, DOM writes, core calls, long tasks).
+// the figures that do not depend on the machine: bytes, DOM writes, core calls, worker messages).
 // Every timing is taken inside the page with performance.now(); playwright only drives.
 import { gzipSync } from 'node:zlib';
 
@@ -175,6 +175,9 @@ export async function openFleet(page) {
     () => document.querySelector('.badge').textContent === 'DP×TP×PP = 80×8×16 = 10240',
   );
   await page.locator('svg.fleet').waitFor(); // the map's module loads the first time it is needed
+  // The reference runs arrive from their worker once the page is idle: counted toggles come
+  // after, or one of them draws the runs' table too (2,311 writes seen instead of 1,115).
+  await page.locator('table.runs:not([hidden])').waitFor();
   await settle(page);
 }
 
@@ -253,6 +256,66 @@ export async function longTasksDuringSearch(page) {
       status: el.textContent,
     };
   });
+}
+
+// An init script: every worker the page starts counts the messages it posts to the page's
+// thread (each one a task there) in window.__workerMessages.
+export function countWorkerMessages() {
+  window.__workerMessages = 0;
+  const NativeWorker = window.Worker;
+  window.Worker = class extends NativeWorker {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => (window.__workerMessages += 1));
+    }
+  };
+}
+
+// Starts counting, on a page opened with countWorkerMessages: the worker messages, the calls
+// into the core on the page's thread ('lab-core-call' marks, by name) and the DOM writes
+// (MutationObserver records) from now until readTraffic(page).
+export const watchTraffic = (page) =>
+  page.evaluate(() => {
+    window.__workerMessages = 0;
+    performance.clearMarks('lab-core-call');
+    window.__writes = 0;
+    window.__writeObserver?.disconnect();
+    window.__writeObserver = new MutationObserver((records) => (window.__writes += records.length));
+    window.__writeObserver.observe(document, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+    });
+  });
+
+// What watchTraffic counted: { messages, calls: { name: count }, writes }.
+export const readTraffic = (page) =>
+  page.evaluate(() => {
+    window.__writes += window.__writeObserver.takeRecords().length;
+    window.__writeObserver.disconnect();
+    const calls = {};
+    for (const m of performance.getEntriesByName('lab-core-call'))
+      calls[m.detail] = (calls[m.detail] ?? 0) + 1;
+    return { messages: window.__workerMessages, calls, writes: window.__writes };
+  });
+
+// The large search case run from the planner's button on a page opened with
+// countWorkerMessages: what reached the page's thread from the button to the table (readTraffic),
+// the layouts the search walked (its progress bar's total), and its status line.
+export async function searchTraffic(page) {
+  await setLargeSearchCase(page);
+  await settle(page); // the fleet map of the new case is drawn before the watch starts
+  await watchTraffic(page);
+  await runPlannerSearch(page);
+  await settle(page);
+  const traffic = await readTraffic(page);
+  return {
+    ...traffic,
+    layouts: await page.locator('.plan-progress').evaluate((el) => Number(el.max)),
+    evaluated: await page.locator('.plan-status').evaluate((el) => Number(el.dataset.evaluated)),
+    status: await page.locator('.plan-status').textContent(),
+  };
 }
 
 // The planner's yardstick as a scenario, for the lab's API.
@@ -378,6 +441,38 @@ export async function longTasksUntilUrlSearch(env) {
     rows: document.querySelectorAll('table.plans tbody tr.layout').length,
     status: document.querySelector('.plan-status').textContent,
   }));
+  out.problems = lab.problems;
+  await lab.close();
+  return out;
+}
+
+// What reached the page's thread from navigation to the table of the search PLANNER_URL asks
+// for, in a fresh context: the worker messages (countWorkerMessages), the calls into the core
+// ('lab-core-call' marks, by name), the files the page's own thread fetched whose name holds
+// 'lab-planner' (the planner's module belongs in the workers), the layouts the search walked,
+// its rows and status: { messages, calls, plannerFiles, layouts, rows, status, problems }.
+export async function urlSearchTraffic(env) {
+  const lab = await openPage(env, PLANNER_URL, {
+    ready: 'table.plans:not([hidden])',
+    init: countWorkerMessages,
+  });
+  await settle(lab.page);
+  const out = await lab.page.evaluate(() => {
+    const calls = {};
+    for (const m of performance.getEntriesByName('lab-core-call'))
+      calls[m.detail] = (calls[m.detail] ?? 0) + 1;
+    return {
+      messages: window.__workerMessages,
+      calls,
+      plannerFiles: performance
+        .getEntriesByType('resource')
+        .map((e) => new URL(e.name).pathname)
+        .filter((path) => path.includes('lab-planner')),
+      layouts: Number(document.querySelector('.plan-progress').max),
+      rows: document.querySelectorAll('table.plans tbody tr.layout').length,
+      status: document.querySelector('.plan-status').textContent,
+    };
+  });
   out.problems = lab.problems;
   await lab.close();
   return out;

@@ -1,23 +1,23 @@
 // The page's cost, asserted through figures that do not depend on the machine's speed or load:
 // the bytes of the first load by file type, the DOM writes and the calls into the core per
-// seam toggle, and the main-thread tasks over 50 ms while a large search runs in the worker
-// and from the lab's ready to the table of a search the URL asks for.
+// seam toggle, and what reaches the page's thread while a large search runs in the worker and
+// while a search the URL asks for loads (messages, core calls, DOM writes, files).
 // Each budget is a fixed ceiling, written here with its reason; a change that needs more says
 // so in its commit. Wall-clock figures (time to ready, a toggle's milliseconds, the planner's
-// time) are printed by scripts/bench beside their targets, not asserted: on a shared 2-core
-// runner their spread is larger than the regressions they would catch.
-// scripts/test runs this file alone, after the other browser tests.
+// time, the long tasks) are printed by scripts/bench beside their targets, not asserted: on a
+// shared 2-core runner their spread is larger than the regressions they would catch.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
 import { serve } from '../../scripts/serve.mjs';
-import { buildSite, useLab } from './harness.mjs';
+import { buildSite, openPage, useLab } from './harness.mjs';
 import {
-  longTasksDuringSearch,
-  longTasksUntilUrlSearch,
+  countWorkerMessages,
   openFleet,
   payload,
+  searchTraffic,
   toggleCounts,
+  urlSearchTraffic,
 } from './measure.mjs';
 
 // The first load's budget per file type, gzipped (level 9), of the published folder. The
@@ -84,44 +84,48 @@ test(`a seam toggle at 10,240 GPUs: one core call, at most ${DOM_WRITES_PER_TOGG
   assertToggles(counts, DOM_WRITES_PER_TOGGLE.fleet);
 });
 
-// The search runs in a worker: the page stays responsive, with no main-thread task over 50 ms
-// from the button to the table. A moment's preemption by another process can make one task
-// long, so the best of three searches counts.
-test('a half-million-configuration search: no main-thread task over 50 ms', async (t) => {
-  const seen = [];
-  for (let i = 0; i < 3 && !seen.includes(0); i++) {
-    const { tasks, evaluated } = await longTasksDuringSearch(lab.page);
-    assert.ok(evaluated > 5e5, `${evaluated} configurations`);
-    seen.push(tasks);
-  }
-  t.diagnostic(`long tasks per search: ${seen.join(', ')}`);
-  assert.ok(seen.includes(0), `long tasks in each of ${seen.length} searches: ${seen.join(', ')}`);
+// The search runs in a worker, so the page stays responsive: what reaches the page's thread is
+// counted, not timed (the long tasks a search leaves there depend on the machine's load, and
+// scripts/bench prints them beside their 50 ms target). From the button to the table the page's
+// thread receives a progress message before the search and after each DP×TP×PP layout, the
+// answer, and perhaps the reference runs' one answer, and calls the core for nothing: the
+// search is the worker's. Its DOM writes: the progress bar's value per message, the status, and
+// the table of 50 layouts with their variant rows, built once (7,700 writes measured).
+const SEARCH_MESSAGES_BEYOND_LAYOUTS = 3;
+const SEARCH_TABLE_DOM_WRITES = 8192;
+test('a half-million-configuration search: the page only receives it', async (t) => {
+  const view = await openPage(env, '', { init: countWorkerMessages });
+  const seen = await searchTraffic(view.page);
+  t.diagnostic(JSON.stringify(seen));
+  assert.ok(seen.evaluated > 5e5, `${seen.evaluated} configurations`);
+  assert.match(seen.status, /in a worker\.$/);
+  assert.ok(seen.layouts > 0, 'the progress bar counted the layouts');
+  const most = seen.layouts + SEARCH_MESSAGES_BEYOND_LAYOUTS;
+  assert.ok(seen.messages <= most, `${seen.messages} messages for ${seen.layouts} layouts`);
+  assert.deepEqual(seen.calls, {}, "no call into the core on the page's thread");
+  const writes = seen.layouts + SEARCH_TABLE_DOM_WRITES;
+  assert.ok(seen.writes <= writes, `${seen.writes} DOM writes, budget ${writes}`);
+  assert.deepEqual(view.problems, []);
+  await view.close();
 });
 
-// A search the URL asks for (plan=1) starts once the lab is ready and the page idle, and the
-// reference runs the Advanced section shows are computed in a worker: from the lab's ready to
-// the search's table no main-thread task passes 50 ms. Before: the reference runs (30
-// evaluations and 320 KB of JSON on the page's thread) made a 65-100 ms task right after ready,
-// and the search's answer, its table with every variant row built, and the load's drawing piled
-// onto it (116-233 ms). The load's own tasks, before ready, are the first load's cost, which
-// bench.mjs times: on a contended 2-core machine one of them can pass 50 ms by a few (51-54 ms
-// seen). Each attempt is a fresh page load, so the best of three counts, as above.
-test('a search the URL asks for: no main-thread task over 50 ms from ready to its table', async (t) => {
-  const seen = [];
-  for (let i = 0; i < 3 && !seen.some((tasks) => tasks.length === 0); i++) {
-    const { tasks: all, readyMs, rows, status, problems } = await longTasksUntilUrlSearch(env);
-    const tasks = all.filter(([start, ms]) => start + ms > readyMs);
-    assert.match(status, /^Evaluated 58,960 configurations; [\d,]+ fit .* in a worker\.$/);
-    assert.equal(rows, 50, 'the table shows the search');
-    assert.deepEqual(problems, []);
-    seen.push(tasks);
-  }
-  const text = seen.map((tasks) => JSON.stringify(tasks)).join(', ');
-  t.diagnostic(`tasks over 50 ms after ready per load, [start, ms]: ${text}`);
-  assert.ok(
-    seen.some((tasks) => tasks.length === 0),
-    `tasks over 50 ms in each of ${seen.length} loads: ${text}`,
-  );
+// A search the URL asks for (plan=1) starts once the lab is ready, and the reference runs the
+// Advanced section shows are computed in a worker (before: 30 evaluations and 320 KB of JSON on
+// the page's thread made a 65-100 ms task right after ready). The page's thread never fetches
+// the planner's module, receives the search's messages and the reference runs' answer, and
+// calls the core only for the lab's own view: its report (twice: the state as loaded, then as
+// the URL's plan=1 leaves it) and its rank list.
+test('a search the URL asks for: the planner stays in the workers', async (t) => {
+  const seen = await urlSearchTraffic(env);
+  t.diagnostic(JSON.stringify(seen));
+  assert.match(seen.status, /^Evaluated 58,960 configurations; [\d,]+ fit .* in a worker\.$/);
+  assert.equal(seen.rows, 50, 'the table shows the search');
+  assert.deepEqual(seen.plannerFiles, [], "the planner's module is the workers'");
+  const most = seen.layouts + SEARCH_MESSAGES_BEYOND_LAYOUTS;
+  assert.ok(seen.messages <= most, `${seen.messages} messages for ${seen.layouts} layouts`);
+  assert.deepEqual(Object.keys(seen.calls).sort(), ['evaluateSummary', 'ranks']);
+  assert.ok(seen.calls.evaluateSummary <= 4, JSON.stringify(seen.calls));
+  assert.deepEqual(seen.problems, []);
 });
 
 test('no error along the way', () => assert.deepEqual(lab.problems, []));
