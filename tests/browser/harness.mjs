@@ -280,10 +280,10 @@ export async function axe(target, context = 'document') {
   }, context);
 }
 
-// The derivation's first line once it has come: derivations are built by the planner's
-// module, which the page loads the first time a reader opens one (the tip is aria-busy
-// meanwhile). `scope`: the page, or a lab's box when a page holds several.
+// The derivation's first line once it has come and is on the screen: derivations are built by
+// the planner's module, which the page loads the first time a reader opens one (the tip is
+// aria-busy meanwhile). `scope`: the page, or a lab's box when a page holds several.
 export async function mathText(scope) {
-  await scope.locator('.explain-tip[aria-busy="false"]').waitFor();
+  await scope.locator('.explain-tip[aria-busy="false"]').waitFor({ state: 'visible' });
   return scope.locator('.explain-text').textContent();
 }

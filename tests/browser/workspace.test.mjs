@@ -10,7 +10,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import { plannerLab } from '../wasm/labs.mjs';
-import { axe, openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
+import { axe, mathText, openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
 import { runPlannerSearch, settle } from './measure.mjs';
 
 let env;
@@ -76,6 +76,27 @@ describe('the desk', () => {
       assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), WIDE.width);
       await page.getByRole('tab', { name: 'Calibrate to your run' }).click();
       assert.deepEqual(await axe(page), [], 'axe, the planner, Compare and the calibration');
+      assert.deepEqual(problems, []);
+    } finally {
+      await lab.close();
+    }
+  });
+
+  test("the desk's numbers show their math, by click and by keyboard", async () => {
+    const lab = await openLab(env, { path: NODE, viewport: WIDE });
+    const { page, problems } = lab;
+    try {
+      const step = page.locator('.desk [data-explain="time.step_s"]').first();
+      await step.click();
+      assert.match(await mathText(page), / s = /);
+      const tip = await box(page, '.explain-tip');
+      assert.ok(tip.y >= 0 && tip.y + tip.height <= WIDE.height, `the tip at ${tip.y} px`);
+      await page.keyboard.press('Escape');
+      await page.locator('.explain-tip').waitFor({ state: 'hidden' });
+      const memory = page.locator('.desk [data-explain="memory.per_gpu_bytes"]').first();
+      await memory.focus();
+      await page.keyboard.press('Enter');
+      assert.match(await mathText(page), / GB = .* params/);
       assert.deepEqual(problems, []);
     } finally {
       await lab.close();
