@@ -78,17 +78,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                                                    : std::string())
                 : std::string()) +
       ", last stage " + str(split.last);
-  if (std::string(split.rule) == "ends") {
-    w.push_back(str(s.model.layers) + " layers do not divide over " + str(d.pp) +
-                " stages; with the embedding and the loss counted as a layer each, as "
-                "Megatron-Core's --account-for-embedding/loss-in-pipeline-split do, they do: " +
-                layers_text + ".");
-  } else if (std::string(split.rule) == "balanced") {
-    w.push_back(str(s.model.layers) + " layers do not divide over " + str(d.pp) +
-                " stages, which Megatron-LM refuses unless first_stage_layers and "
-                "last_stage_layers set the end stages. Assumed " +
-                layers_text + ".");
-  }
+  // How the layers split over the stages when they do not divide evenly is a fact of the
+  // layout, not a warning: report.pipeline.stage_layers says it (its rule: "ends", Megatron-
+  // Core's embedding and loss counted as a layer each; "balanced", the extra layers on the
+  // last middle stages, a split Megatron-LM refuses without first/last_stage_layers), and the
+  // page writes it under the stages' memory.
   if (s.schedule == Schedule::kInterleaved && r.pipeline.virtual_stages > 1) {
     const int v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
     if (m % d.pp != 0) {

@@ -505,9 +505,14 @@ describe('advanced section', () => {
       degrees: { dp: 80, tp: 8, pp: 16 },
       global_batch: 2560,
     });
-    // The book's 50 layers do not divide over 16 stages: the one warning says the split.
-    assert.equal(report.warnings.length, 1);
-    assert.match(report.warnings[0], /^50 layers do not divide over 16 stages/);
+    // The book's 50 layers do not divide over 16 stages: a fact of the layout, not a warning
+    // (3 + 12 × 3 + 2 × 4 + 3 = 50).
+    assert.deepEqual(report.warnings, []);
+    assert.equal(report.pipeline.stage_layers.rule, 'balanced');
+    assert.match(
+      await page.locator('.breakdown .stage-split').textContent(),
+      /^Layers per stage: first 3, middle stages 3, 4 from stage 13 on, last 3 \(Megatron-LM would refuse/,
+    );
     assert.equal(await value(page, '.breakdown .big'), report.memory.per_gpu_bytes);
     assert.equal(await page.locator('.timeline dl dd').nth(1).textContent(), '32');
 
