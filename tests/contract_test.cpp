@@ -276,8 +276,8 @@ TEST(PlanJson, HeadroomOutsideItsRangeIsRefusedByName) {
     EXPECT_EQ(r["error"]["key"], "headroom");
     EXPECT_NE(r["error"]["message"].get<std::string>().find("allowed 0 to 0.7"), std::string::npos);
   }
-  // 80% less 70% of the book's 80 GB GPU: 8 GB.
-  EXPECT_NEAR(json::parse(plan_json("{}", 3, 0.7))["memory_limit_bytes"].get<double>(), 8e9, 1);
+  // 70% of the book's 80 GB GPU kept free: 24 GB usable.
+  EXPECT_NEAR(json::parse(plan_json("{}", 3, 0.7))["memory_limit_bytes"].get<double>(), 24e9, 1);
   const json planner = json::parse(schema_text())["planner"];
   EXPECT_EQ(planner["headroom"]["max"], 0.7);
   EXPECT_EQ(planner["headroom"]["default"], 0.0);

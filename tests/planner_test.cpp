@@ -149,8 +149,11 @@ TEST(Planner, SmallMemoryKeepsItsSize) {
   Scenario s = book_on(1);
   s.gpu.memory_gb = 0.5;
   const PlanResult r = plan(s, 1);
-  EXPECT_NE(r.why_best.find("the 400 MB each GPU may use (80% of its 500 MB)"), std::string::npos)
-      << r.why_best;
+  EXPECT_NE(r.why_best.find("more than the 500 MB of each GPU"), std::string::npos) << r.why_best;
+  const PlanResult margin = plan(s, 1, {.headroom = 0.2});
+  EXPECT_NE(margin.why_best.find("the 400 MB each GPU may use (its 500 MB less a 20% margin)"),
+            std::string::npos)
+      << margin.why_best;
 }
 
 TEST(Planner, OneRowPerLayoutWithItsVariantsUnderIt) {
@@ -170,9 +173,9 @@ TEST(Planner, OneRowPerLayoutWithItsVariantsUnderIt) {
   }
 }
 
-// The margin is kept free beyond the 80% rule: 80% less 25% of 80 GB is 44 GB.
+// The margin is the share of GPU memory kept free: 45% of 80 GB leaves 44 GB.
 TEST(Planner, HeadroomKeepsAMarginFree) {
-  const PlanResult r = plan(book_on(16), 50, {.headroom = 0.25});
+  const PlanResult r = plan(book_on(16), 50, {.headroom = 0.45});
   ASSERT_FALSE(r.top.empty());
   EXPECT_DOUBLE_EQ(r.memory_limit_bytes, 44e9);
   for (size_t i = 0; i < r.top.size(); ++i) {
@@ -181,10 +184,33 @@ TEST(Planner, HeadroomKeepsAMarginFree) {
   }
 }
 
-// Every margin counts, a small one too: 10% takes the limit from 64 GB (80% of 80) to 56 GB.
+// Every margin counts, a small one too: 10% takes the limit from the whole 80 GB to 72 GB.
 TEST(Planner, ASmallMarginStillChangesTheLimit) {
-  EXPECT_DOUBLE_EQ(plan(book_on(16), 5).memory_limit_bytes, 64e9);
-  EXPECT_DOUBLE_EQ(plan(book_on(16), 5, {.headroom = 0.1}).memory_limit_bytes, 56e9);
+  EXPECT_DOUBLE_EQ(plan(book_on(16), 5).memory_limit_bytes, 80e9);
+  EXPECT_DOUBLE_EQ(plan(book_on(16), 5, {.headroom = 0.1}).memory_limit_bytes, 72e9);
+}
+
+// Tight plans (past 80%, within the GPU) are listed and marked tight; a margin of 20% keeps
+// them out, as the 80% rule alone did before (issue 33: tuned runs run there).
+TEST(Planner, ShowsTightPlansMarkedAndAMarginExcludesThem) {
+  Scenario s = book_on(16);
+  s.gpu.memory_gb = 40;
+  const PlanResult all = plan(s, 50);
+  int tight = 0;
+  for (size_t i = 0; i < all.top.size(); ++i) {
+    for (const Plan* p = &all.top[i]; p; p = nullptr) {
+      const bool over_rule = p->per_gpu_bytes > 0.8 * 40e9;
+      EXPECT_STREQ(p->verdict, over_rule ? "tight" : "fits");
+      EXPECT_LE(p->per_gpu_bytes, 40e9);
+      tight += over_rule;
+    }
+  }
+  EXPECT_GT(tight, 0);
+  const PlanResult safe = plan(s, 50, {.headroom = 0.2});
+  for (size_t i = 0; i < safe.top.size(); ++i) {
+    EXPECT_STREQ(safe.top[i].verdict, "fits");
+    for (const Plan& v : safe.variants[i]) EXPECT_STREQ(v.verdict, "fits");
+  }
 }
 
 // A plan's cost per trillion tokens is the report's for its scenario.
@@ -332,7 +358,7 @@ TEST(Planner, WeighsTheStageThatMixesDenseAndMoeLayers) {
   base.model = *find_model("mixtral-8x7b");
   base.model.dense_layers = 28;
   base.model.params = shape_params(base.model, base.seq_len);
-  const PlanResult plans = plan(base, 10);
+  const PlanResult plans = plan(base, 10, {.headroom = 0.2});  // the 80% rule: no tight plan
   const auto pp14 = std::find_if(plans.top.begin(), plans.top.end(),
                                  [](const Plan& p) { return p.degrees.pp == 14; });
   ASSERT_NE(pp14, plans.top.end());
@@ -354,8 +380,8 @@ TEST(Planner, RecomputationIsWhatMakesTheWinnerFit) {
   s.model.params = shape_params(s.model, s.seq_len);
   s.global_batch = 64;
   s.gpu = *find_gpu("B200-192GB");
-  s.gpu.host_link_gb_s = 0.001;  // offload as slow as it gets: out of the way
-  const PlanResult r = plan(s, 1);
+  s.gpu.host_link_gb_s = 0.001;                        // offload as slow as it gets: out of the way
+  const PlanResult r = plan(s, 1, {.headroom = 0.2});  // the 80% rule: no tight plan
   ASSERT_FALSE(r.top.empty()) << r.why_best;
   const Plan& best = r.top.front();
   EXPECT_EQ(best.recompute, Recompute::kFull);
@@ -423,7 +449,7 @@ TEST(Planner, SaysHowMuchSlowerADroppedLeverIs) {
   // A 10 GB/s network: at H100's 50 DualPipe(V) hides EP's all-to-alls behind its paired
   // compute and EP 8 wins.
   s.gpu.network_gb_s = 10;
-  const PlanResult r = plan(s, 100);
+  const PlanResult r = plan(s, 100, {.headroom = 0.2});  // the 80% rule: no tight plan
   ASSERT_FALSE(r.top.empty());
   EXPECT_EQ(r.top.front().degrees.ep, 1);
   const Dropped* ep = dropped_named(r, "EP 2");

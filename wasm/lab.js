@@ -89,8 +89,9 @@ export async function createLab({ planner = false, ...options } = {}) {
     // The planner (createLab({ planner: true }) only): { evaluated, feasible, why_best,
     // warnings, plans: [...] }, one plan per DP×TP×PP (×CP×EP) layout, fastest first, each
     // with its layout's next fastest in variants.
-    // options: headroom (the fraction of GPU memory a plan leaves free beyond the core's 80%
-    // fit rule: 0.1 keeps a plan under 70%; its range is the core's, schema().planner.headroom)
+    // options: headroom (the fraction of GPU memory a plan leaves free: 0 keeps every plan
+    // within the GPU, those past the core's 80% rule marked verdict "tight"; 0.2 keeps only
+    // plans under the rule; its range is the core's, schema().planner.headroom)
     // and
     // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
     // onProgress returning false cancels the search: plan() then throws a LabError with

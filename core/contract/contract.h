@@ -72,9 +72,11 @@ std::string timeline_json(int stages, int microbatches, std::string_view schedul
 // Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
 // "why_best", "warnings", "headroom", "memory_limit_bytes", "plans": [{...the plan's choices and
 // figures, "scenario": {...}, "variants": [...the layout's next fastest, same shape]}]} (one
-// plan per DP x TP x PP layout), or {"error": "..."}. top_k is clamped to 1..100; headroom
-// (the fraction of GPU memory a plan leaves free) to 0..0.9; progress is called with layouts
-// done, layouts in all and configurations evaluated, and returns false to stop the search
+// plan per DP x TP x PP layout; each plan's "verdict" "fits" or "tight", memory.h), or
+// {"error": "..."}. top_k is clamped to 1..100; headroom (the fraction of GPU memory a plan
+// leaves free: 0 every plan within the GPU, 0.2 only those under the 80% rule) must be in
+// 0..0.7 (PlanOptions::kMaxHeadroom), or the answer is an error naming it; progress is called with
+// layouts done, layouts in all and configurations evaluated, and returns false to stop the search
 // (then the answer is an error saying so).
 std::string plan_json(std::string_view scenario_text, int top_k, double headroom = 0,
                       const std::function<bool(int, int, long long)>& progress = {});

@@ -169,6 +169,7 @@ json report_json(const Report& r) {
         {"shard_factor", m.shard_factor},
         {"peak_stage", m.peak_stage},
         {"fits", m.fits},
+        {"verdict", m.verdict},
         {"safe_fraction", m.safe_fraction},
         {"gpu_memory_bytes", m.gpu_memory_bytes},
         {"headroom_bytes", m.headroom_bytes},
@@ -251,7 +252,9 @@ std::string schema_text() {
                       {"min", 0.0},
                       {"max", PlanOptions::kMaxHeadroom},
                       {"unit", "fraction of GPU memory"},
-                      {"doc", "GPU memory a plan keeps free below the fit rule"}}},
+                      {"doc",
+                       "GPU memory a plan keeps free: 0 keeps every plan within the GPU (past "
+                       "80% marked tight), 0.2 only those under 80%"}}},
                     {"fit_rule", fit_rule_text()}};
   return out.dump();
 }
@@ -438,6 +441,7 @@ json plan_entry(const Scenario& base, const Plan& p) {
           {"schedule", enum_name("schedule", p.schedule)},
           {"virtual_stages", p.virtual_stages},
           {"per_gpu_bytes", p.per_gpu_bytes},
+          {"verdict", p.verdict},
           {"step_s", p.step_s},
           {"bubble_fraction", p.bubble_fraction},
           {"mfu", p.mfu},
@@ -466,8 +470,7 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
     const std::string given = std::isfinite(headroom) ? short_number(headroom) : "not a number";
     return error_json({"headroom", "headroom is " + given + ": allowed 0 to " +
                                        short_number(PlanOptions::kMaxHeadroom) +
-                                       ", the fraction of GPU memory a plan keeps free below "
-                                       "the fit rule"});
+                                       ", the fraction of GPU memory a plan keeps free"});
   }
   options.headroom = headroom;
   options.progress = progress;

@@ -123,12 +123,13 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   if (r.memory.per_gpu_bytes > r.memory.gpu_memory_bytes) {
     w.push_back("Does not fit: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) +
                 ", more than its " + bytes_text(gb * 1e9) + ".");
-  } else if (!r.memory.fits) {
+  } else if (std::string(r.memory.verdict) == "tight") {
     w.push_back("Tight: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) + " of its " +
                 bytes_text(gb * 1e9) + ", " + bytes_text(r.memory.headroom_bytes) +
-                " of headroom. Past " + str(std::llround(100 * r.memory.safe_fraction)) +
-                "% of the GPU, estimates like this one have run out of memory in practice " +
-                "(Fujii et al. 2024), so it does not count as fitting.");
+                " of headroom. Tuned runs run this close, but past " +
+                str(std::llround(100 * r.memory.safe_fraction)) +
+                "% of the GPU estimates like this one have run out of memory in practice " +
+                "(Fujii et al. 2024): the risk is yours.");
   }
   if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
     w.push_back(

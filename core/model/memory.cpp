@@ -17,7 +17,34 @@ std::string fit_rule_text() {
   return "A plan fits when the model's estimate stays under " + under +
          " of GPU memory: Fujii et al. 2024 (arXiv:2411.06465) saw no out-of-memory failure in "
          "454 runs whose estimate stayed under " +
-         under + ", and real runs hold more than any model counts.";
+         under +
+         ", and real runs hold more than any model counts. Between that and the whole GPU a "
+         "plan is tight: tuned runs run there, at the risk of running out.";
+}
+
+FitVerdict fit_verdict(double per_gpu_bytes, double gpu_memory_bytes) {
+  if (per_gpu_bytes <= safe_memory_fraction() * gpu_memory_bytes) return FitVerdict::kFits;
+  return per_gpu_bytes <= gpu_memory_bytes ? FitVerdict::kTight : FitVerdict::kOver;
+}
+
+const char* verdict_name(FitVerdict verdict) {
+  switch (verdict) {
+    case FitVerdict::kFits:
+      return "fits";
+    case FitVerdict::kTight:
+      return "tight";
+    default:
+      return "over";
+  }
+}
+
+MemoryBreakdown stage_breakdown(const MemoryBreakdown& states, const StageActivations& acts,
+                                double overhead_bytes, double gathered_bytes) {
+  MemoryBreakdown b = states;
+  b.activations_bytes = acts.gpu_bytes;
+  b.transient_bytes = acts.transient_bytes + gathered_bytes;
+  b.overhead_bytes = overhead_bytes;
+  return b;
 }
 
 ZeroSharding zero_sharding(int zero_stage) {
@@ -232,10 +259,9 @@ StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degre
           : static_cast<int>(std::ceil(inflight_microbatches(s, d, stage, microbatches)));
   const StageActivations acts =
       stage_activations(s, shape, d, p, layer_activations(s, shape, d), microbatches);
-  st.breakdown.activations_bytes = acts.gpu_bytes;
-  st.breakdown.transient_bytes = acts.transient_bytes + gathered_weight_bytes(s, shape, d, p);
+  st.breakdown = stage_breakdown(st.breakdown, acts, s.overhead_gb * 1e9,
+                                 gathered_weight_bytes(s, shape, d, p));
   st.offloaded_bytes = acts.host_bytes;
-  st.breakdown.overhead_bytes = s.overhead_gb * 1e9;
   return st;
 }
 
@@ -292,7 +318,9 @@ MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Deg
   r.gpu_memory_bytes = s.gpu.memory_gb * 1e9;
   r.headroom_bytes = r.gpu_memory_bytes - r.per_gpu_bytes;
   r.safe_fraction = safe_memory_fraction();
-  r.fits = r.per_gpu_bytes <= r.safe_fraction * r.gpu_memory_bytes;
+  const FitVerdict verdict = fit_verdict(r.per_gpu_bytes, r.gpu_memory_bytes);
+  r.verdict = verdict_name(verdict);
+  r.fits = verdict != FitVerdict::kOver;
   return r;
 }
 

@@ -122,11 +122,22 @@ StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const 
 // (params per GPU = N/(TP x PP)) and counts model states only, as the book's panel does; the
 // "full" model places whole layers on stages (pipeline.h stage_split), the embedding on the
 // first stage and the output layer on the last, and adds activations for the micro-batches each
-// stage holds in flight and the overhead (overhead_gb). Either way `fits` means under
-// safe_fraction (80%) of the GPU's memory (report.h).
+// stage holds in flight and the overhead (overhead_gb). Either way the verdict is fit_verdict's.
 double safe_memory_fraction();
 // The rule in words, with its source, for the page to print beside the planner's margin.
 std::string fit_rule_text();
+// The fit verdict in three: fits at or below the safe fraction (80%) of the GPU's memory;
+// tight above it but within the GPU (it runs, as tuned runs do: Llama 3 405B's layouts hold
+// about 71 of 80 GB; past 80% Fujii et al. 2024, arXiv:2411.06465, saw estimates like it run out
+// of memory in practice, so the risk is stated beside it); over past the GPU's memory.
+enum class FitVerdict { kFits, kTight, kOver };
+FitVerdict fit_verdict(double per_gpu_bytes, double gpu_memory_bytes);
+const char* verdict_name(FitVerdict verdict);  // "fits", "tight", "over"
+// A stage's memory from its parts: its model states (all its copies: DualPipe's two), its
+// activations (stage_activations), the overhead and ZeRO-3's gathered weights. The sum
+// (total_bytes) is what stage_memory reports and what the planner ranks and fits by.
+MemoryBreakdown stage_breakdown(const MemoryBreakdown& states, const StageActivations& acts,
+                                double overhead_bytes, double gathered_bytes);
 MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Degrees& d,
                            int microbatches);
 

@@ -42,11 +42,14 @@ struct MemoryReport {
   double per_gpu_bytes = 0;   // the most-loaded GPU
   int shard_factor = 1;       // TP x PP
   int peak_stage = 0;
-  // Under safe_fraction of the GPU's memory: real runs use more than any analytic model
-  // (fragmentation, transient buffers), and Fujii et al. 2024 (arXiv:2411.06465) saw no
-  // out-of-memory failure in 454 runs whose estimate stayed under 80% of device memory.
+  // Within the GPU's memory (verdict "fits" or "tight"; memory.h fit_verdict). Before issue 33
+  // it meant under the safe fraction, which called runs that ran "does not fit".
   bool fits = true;
-  double safe_fraction = 0.8;
+  // "fits": under safe_fraction of the GPU's memory (Fujii et al. 2024, arXiv:2411.06465: no
+  // out-of-memory failure in 454 runs whose estimate stayed under 80%); "tight": above it,
+  // within the GPU; "over": past the GPU.
+  const char* verdict = "fits";
+  double safe_fraction = 0;  // safe_memory_fraction(), written by memory_report
   double gpu_memory_bytes = 0;
   double headroom_bytes = 0;   // GPU memory minus the estimate; negative when it exceeds it
   double offloaded_bytes = 0;  // host memory per GPU for offloaded activations, busiest stage

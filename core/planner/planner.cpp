@@ -96,6 +96,17 @@ Candidates candidate_degrees(const Scenario& base) {
   return out;
 }
 
+// Model states of `copies` copies of the weights (DualPipe's two, pipeline.h).
+MemoryBreakdown scaled(MemoryBreakdown b, int copies) {
+  if (copies == 1) return b;
+  b.weights_bytes *= copies;
+  b.grads_bytes *= copies;
+  b.master_bytes *= copies;
+  b.adam_m_bytes *= copies;
+  b.adam_v_bytes *= copies;
+  return b;
+}
+
 // Faster first; among equally fast, less memory first.
 bool beats(double step_s, double per_gpu_bytes, const Plan& b) {
   if (step_s != b.step_s) return step_s < b.step_s;
@@ -177,10 +188,11 @@ std::string why_none(const Scenario& base, const PlanResult& r) {
            count(r.batch_suggested) + ".";
   }
   const double has = base.gpu.memory_gb * 1e9;
-  const double margin = safe_memory_fraction() - r.memory_limit_bytes / has;
-  const std::string limit = "the " + gb(r.memory_limit_bytes) + " each GPU may use (" +
-                            percent(safe_memory_fraction()) + " of its " + gb(has) +
-                            (margin > 1e-9 ? " less " + a_percent(margin) + " margin" : "") + ")";
+  const double margin = 1 - r.memory_limit_bytes / has;
+  const std::string limit = margin > 1e-9
+                                ? "the " + gb(r.memory_limit_bytes) + " each GPU may use (its " +
+                                      gb(has) + " less " + a_percent(margin) + " margin)"
+                                : "the " + gb(has) + " of each GPU";
   return "No layout fits: the least any configuration needs is " + gb(r.least_bytes) +
          " per GPU, more than " + limit + ". Use more or larger GPUs.";
 }
@@ -287,9 +299,10 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   // The layers' kinds: the same for every layout and configuration (the planner varies none of
   // the fields they depend on).
   const ModelShape shape(s);
-  // The model's safe fraction of memory, less the margin the reader asks for.
-  const double memory_bytes =
-      base.gpu.memory_gb * 1e9 * std::max(0.0, safe_memory_fraction() - options.headroom);
+  // The GPU's memory less the margin the reader asks for: with none, every plan within the
+  // GPU, those past the safe fraction marked tight (memory.h fit_verdict).
+  const double gpu_bytes = base.gpu.memory_gb * 1e9;
+  const double memory_bytes = gpu_bytes * std::max(0.0, 1 - options.headroom);
   result.memory_limit_bytes = memory_bytes;
   result.least_bytes = INFINITY;
   // Never offer a plan the contract would refuse: v stops where the field's range does.
@@ -329,7 +342,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const StageRuns runs = stage_runs(s, d, split);
     const std::array<int, kStageRuns + 1>& peak_stages = runs.starts;
     const size_t peaks = runs.count;
-    std::array<std::array<double, 4>, kStageRuns> states{};
+    std::array<std::array<MemoryBreakdown, 4>, kStageRuns> states{};
     std::array<double, kStageRuns> gathered{};
     s.schedule = Schedule::kOneFOneB;  // one copy of the weights (DualPipe's: x copies below)
     for (int z = 0; z <= 3; ++z) {
@@ -337,8 +350,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
       for (size_t i = 0; i < peaks; ++i) {
         const StageParams& p = facts.params(peak_stages[i]);
         states[i][static_cast<size_t>(z)] =
-            sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu)
-                .model_state_bytes();
+            sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
         // ZeRO-3's gathered weights (memory.h), which depend on no other choice of the loop.
         if (z == 3) gathered[i] = gathered_weight_bytes(s, shape, d, p);
       }
@@ -384,12 +396,10 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
               double least = INFINITY;  // of this choice, over the ZeRO stages
               // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
               const LayerActivations per_layer = layer_activations(s, shape, d);
-              std::array<double, kStageRuns> activations{}, transient{};
+              std::array<StageActivations, kStageRuns> activations{};
               for (size_t i = 0; i < peaks; ++i) {
-                const StageActivations acts =
+                activations[i] =
                     stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m);
-                activations[i] = acts.gpu_bytes;
-                transient[i] = acts.transient_bytes;
               }
               // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
               // first ZeRO stage that fits, kept for the others.
@@ -402,12 +412,14 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 if (z > 0 && nothing_to_shard) break;
                 s.zero_stage = z;
                 ++result.evaluated;
-                // MemoryBreakdown::total_bytes's sum, in its order, for the most-loaded stage.
+                // The most-loaded stage's total, summed as stage_memory sums it (memory.h
+                // stage_breakdown).
                 double bytes = 0;
                 for (size_t i = 0; i < peaks; ++i) {
-                  const double stage_bytes = copies * states[i][static_cast<size_t>(z)] +
-                                             activations[i] + overhead_bytes +
-                                             (transient[i] + (z == 3 ? gathered[i] : 0.0));
+                  const double stage_bytes =
+                      stage_breakdown(scaled(states[i][static_cast<size_t>(z)], copies),
+                                      activations[i], overhead_bytes, z == 3 ? gathered[i] : 0.0)
+                          .total_bytes();
                   if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
                 }
                 least = std::min(least, bytes);
@@ -440,6 +452,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 p.schedule = s.schedule;
                 p.virtual_stages = s.virtual_stages;
                 p.per_gpu_bytes = bytes;
+                p.verdict = verdict_name(fit_verdict(bytes, gpu_bytes));
                 p.comms = comms;
                 p.step_s = t.step_s;
                 p.bubble_fraction = pipeline.bubble_fraction;

@@ -109,7 +109,7 @@ describe('advanced section', () => {
     assert.equal(b.weights_bytes, zero0.memory.breakdown.weights_bytes / 16);
     assert.match(
       await page.locator('.breakdown .fit').textContent(),
-      zero3.memory.fits ? /✓ fits/ : /✗/,
+      { fits: /✓ fits/, tight: /⚠ tight/, over: /✗/ }[zero3.memory.verdict],
     );
 
     const times = await page
@@ -392,7 +392,11 @@ describe('advanced section', () => {
     result.plans.forEach((p, i) => {
       assert.equal(rows[i][0], fmt.degrees(p.degrees), `row ${i + 1}`);
       assert.equal(rows[i][1], String(p.zero_stage));
-      assert.equal(rows[i][6], fmt.bytes(p.per_gpu_bytes));
+      // A plan past the 80% rule is marked tight in words (the core's verdict).
+      assert.equal(
+        rows[i][6],
+        fmt.bytes(p.per_gpu_bytes) + (p.verdict === 'tight' ? ' tight' : ''),
+      );
       assert.equal(rows[i][7], fmt.seconds(p.step_s));
     });
 
@@ -575,6 +579,61 @@ describe('advanced section', () => {
       }
       await view.close();
     }
+  });
+
+  test('a tight estimate (past 80%, within the GPU) says "tight" in words and colour, not "does not fit"', async () => {
+    const { page } = lab;
+    await open(page);
+    await page.locator('button[data-preset="book"]').click();
+    await open(page);
+    await setField(page, 'zero_stage', 3);
+    const zero3 = core.evaluateSummary({ ...ADVANCED, zero_stage: 3 });
+    // The GPU's memory set so that the estimate is 90% of it: tight.
+    const gb = Math.ceil(zero3.memory.per_gpu_bytes / 0.9 / 1e9);
+    const tight = core.evaluateSummary({ ...ADVANCED, zero_stage: 3, gpu_memory_gb: gb });
+    assert.equal(tight.memory.verdict, 'tight');
+    assert.equal(tight.memory.fits, true);
+    await setField(page, 'gpu', 'custom'); // the GPU's fields show for a custom GPU
+    await setField(page, 'gpu_memory_gb', gb);
+    await page.waitForFunction(() =>
+      document.querySelector('.advanced-out .breakdown')?.classList.contains('tight'),
+    );
+    for (const selector of ['.memory .fit', '.breakdown .fit']) {
+      const text = await page.locator(selector).textContent();
+      assert.match(text, /⚠ tight/, selector);
+      assert.doesNotMatch(text, /does not fit|exceeds/, selector);
+    }
+    assert.equal(
+      await page.locator('.memory').evaluate((el) => el.classList.contains('over')),
+      false,
+    );
+    // In colour: the warning colour, neither the fit's nor the overflow's.
+    const colours = await page.evaluate(() => {
+      const probe = (v) => {
+        const el = document.createElement('span');
+        el.style.color = `var(${v})`;
+        document.querySelector('.pe-lab').append(el);
+        const c = getComputedStyle(el).color;
+        el.remove();
+        return c;
+      };
+      return {
+        fit: getComputedStyle(document.querySelector('.breakdown .fit')).color,
+        warn: probe('--warn'),
+        bad: probe('--bad'),
+        ok: probe('--ok'),
+      };
+    });
+    assert.equal(colours.fit, colours.warn);
+    assert.notEqual(colours.fit, colours.bad);
+    assert.notEqual(colours.fit, colours.ok);
+    // Past the GPU: over, in words.
+    await setField(page, 'gpu_memory_gb', Math.floor(zero3.memory.per_gpu_bytes / 1.1 / 1e9));
+    await page.waitForFunction(() =>
+      document.querySelector('.advanced-out .breakdown')?.classList.contains('over'),
+    );
+    assert.match(await page.locator('.breakdown .fit').textContent(), /✗ exceeds/);
+    await page.locator('button[data-preset="book"]').click(); // the book's state back
   });
 
   test('no error along the way', () => assert.deepEqual(lab.problems, []));

@@ -3,7 +3,7 @@
 // pipeline stage (the first stage keeps p micro-batches of activations in flight and the
 // embedding; the last the output layer). All numbers from report.memory.
 import { make, panel, showNumber, svg as svgEl } from '../lib/dom.js';
-import { fitText } from '../lib/fit-text.js';
+import { fitText, markVerdict } from '../lib/fit-text.js';
 import * as fmt from '../lib/format.js';
 
 const PARTS = [
@@ -46,7 +46,7 @@ function createTotals(section) {
     update(m) {
       const b = m.breakdown;
       showNumber(total, m.per_gpu_bytes, fmt.bytes(m.per_gpu_bytes), bytesTitle(m.per_gpu_bytes));
-      section.classList.toggle('over', !m.fits);
+      markVerdict(section, m);
       const where = m.stages.length > 1 ? `stage ${m.peak_stage} of ${m.stages.length}, ` : '';
       const gpu = fmt.bytes(m.gpu_memory_bytes);
       fit.textContent = fitText(m, `${gpu} GPU`, where);

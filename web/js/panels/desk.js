@@ -3,6 +3,7 @@
 // the step time, MFU and the cost per trillion tokens and per day (none of the three for a run
 // that does not fit: it would never run). Every number is the core's report's.
 import { make, showNone, showNumber } from '../lib/dom.js';
+import { markVerdict, verdictWords } from '../lib/fit-text.js';
 import * as fmt from '../lib/format.js';
 
 export function createDeskSummary(body) {
@@ -38,9 +39,9 @@ export function createDeskSummary(body) {
         m.per_gpu_bytes,
         `${fmt.bytes(m.per_gpu_bytes)} of ${fmt.bytes(m.gpu_memory_bytes)}`,
         `${fmt.exactNumber(m.per_gpu_bytes)} of ${fmt.exactNumber(m.gpu_memory_bytes)} bytes` +
-          (m.fits ? ': fits' : ': does not fit'),
+          `: ${verdictWords(m)}`,
       );
-      memory.div.classList.toggle('over', !m.fits);
+      markVerdict(memory.div, m);
       fill.style.width = `${Math.min(100, (100 * m.per_gpu_bytes) / m.gpu_memory_bytes)}%`;
       const t = report.time;
       showNumber(step.value, t.step_s, fmt.seconds(t.step_s), `${t.step_s} s`);

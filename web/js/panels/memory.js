@@ -2,7 +2,7 @@
 // the practitioner's model activations too), and whether that fits the GPU. Numbers from
 // report.memory and report.precision; this file only formats them.
 import { make, showNumber } from '../lib/dom.js';
-import { fitParts } from '../lib/fit-text.js';
+import { fitParts, markVerdict } from '../lib/fit-text.js';
 import * as fmt from '../lib/format.js';
 
 // Bytes held per parameter are shown by their usual type (2 bytes: bf16, 4: fp32).
@@ -71,7 +71,7 @@ export function createMemory(root) {
         fmt.bytes(m.per_gpu_bytes),
         `${fmt.exactNumber(m.per_gpu_bytes)} bytes`,
       );
-      root.classList.toggle('over', !m.fits);
+      markVerdict(root, m);
       // The headroom explains itself (app/explain.js).
       const headroom = make('span');
       headroom.dataset.explain = 'memory.headroom_bytes';

@@ -83,7 +83,9 @@ const COLUMNS = [
   {
     h: 'Memory per GPU',
     v: (p) => p.per_gpu_bytes,
-    t: (p) => fmt.bytes(p.per_gpu_bytes),
+    // A plan past the 80% rule says so in words (the core's verdict, memory.h).
+    t: (p) => fmt.bytes(p.per_gpu_bytes) + (p.verdict === 'tight' ? ' tight' : ''),
+    cls: (p) => (p.verdict === 'tight' ? 'tight' : ''),
     num: true,
   },
   { h: 'Step', v: (p) => p.step_s, t: (p) => fmt.seconds(p.step_s), num: true },
@@ -109,7 +111,14 @@ export function plansCsv(plans) {
   const head = ['rank', 'variant', 'dp', 'tp', 'pp', 'zero_stage', 'recompute'];
   head.push('recompute_modules', 'recompute_layers', 'offload_layers', 'fp8');
   head.push('sequence_parallel', 'micro_batch', 'schedule', 'virtual_stages', 'per_gpu_bytes');
-  head.push('step_s', 'bubble_fraction', 'mfu', 'tokens_per_s', 'usd_per_trillion_tokens');
+  head.push(
+    'verdict',
+    'step_s',
+    'bubble_fraction',
+    'mfu',
+    'tokens_per_s',
+    'usd_per_trillion_tokens',
+  );
   const lines = [head.join(',')];
   plans.forEach((best, i) => {
     [best, ...(best.variants ?? [])].forEach((p, k) => {
@@ -117,7 +126,7 @@ export function plansCsv(plans) {
       const row = [i + 1, k, dp, tp, pp, p.zero_stage, p.recompute];
       row.push((p.recompute_modules ?? []).join(' '), p.recompute_layers, p.offload_layers, p.fp8);
       row.push(p.sequence_parallel);
-      row.push(p.micro_batch, p.schedule, p.virtual_stages, p.per_gpu_bytes, p.step_s);
+      row.push(p.micro_batch, p.schedule, p.virtual_stages, p.per_gpu_bytes, p.verdict, p.step_s);
       row.push(p.bubble_fraction, p.mfu, p.tokens_per_s, p.usd_per_trillion_tokens);
       lines.push(row.join(','));
     });
@@ -136,7 +145,10 @@ function planRow(p, label, act, variant) {
     mark.title = "a tie with the fastest: within the model's error";
     make('span', { className: 'visually-hidden', textContent: ' (a tie with the fastest)' }, th);
   }
-  for (const c of COLUMNS) make('td', { textContent: c.t(p), className: c.num ? 'num' : '' }, tr);
+  for (const c of COLUMNS) {
+    const className = [c.num ? 'num' : '', c.cls?.(p) ?? ''].filter(Boolean).join(' ');
+    make('td', { textContent: c.t(p), className }, tr);
+  }
   const cell = make('td', { className: 'plan-actions' }, tr);
   const what = `${variant ? 'variant' : 'layout'} ${label}: ${layoutOf(p)}`;
   const use = make('button', { type: 'button', className: 'apply', textContent: 'Use' }, cell);
@@ -205,7 +217,7 @@ function controls(section, row) {
   const value = row.default;
   const margin = make('input', { type: 'number', min, max, step: 5, value }, label);
   margin.name = 'plan_headroom';
-  label.append(' % of GPU memory kept free beyond the fit rule');
+  label.append(' % of GPU memory kept free (20 keeps only plans under the fit rule)');
   const runText = 'Find the best layout';
   const run = make(
     'button',
@@ -229,8 +241,8 @@ function controls(section, row) {
 // (schema().planner.fit_rule); the limit with the margin is the search's (memory_limit_bytes).
 function ruleText(rule, margin) {
   return margin > 0
-    ? `${rule} The margin keeps a further ${fmt.percent(margin)} of GPU memory free.`
-    : rule;
+    ? `${rule} The margin keeps ${fmt.percent(margin)} of GPU memory free.`
+    : `${rule} With no margin the planner lists tight plans too, marked tight.`;
 }
 
 // The tie rule over the table, from the core's tolerance (plan result tie_within).

@@ -6,6 +6,7 @@
 // are asked for once the lab is ready and the page idle, of a worker (planner/search.js): 30
 // evaluations and 320 KB of JSON, 50-80 ms on a first call, were the page's longest task.
 import { make, panel } from '../lib/dom.js';
+import { verdictOf } from '../lib/fit-text.js';
 import * as fmt from '../lib/format.js';
 
 // How each metric reads.
@@ -74,12 +75,18 @@ function runRow(body, run, onLoad) {
   cell(tr, 'error', run.error, run.error === null ? '—' : signed(run.error));
   const m = r.memory;
   const safe = fmt.percent(m.safe_fraction);
+  const verdict = verdictOf(m);
+  const shown = {
+    fits: ['ok', '✓', `fits: under ${safe} of the GPU`],
+    tight: ['tight', '⚠ tight', `tight: over ${safe} of the GPU, within it`],
+    over: ['bad', '✗', 'does not fit: over the GPU'],
+  }[verdict];
   make(
     'td',
     {
-      className: m.fits ? 'num ok' : 'num bad',
-      textContent: `${fmt.bytes(m.per_gpu_bytes)} of ${fmt.bytes(m.gpu_memory_bytes)} ${m.fits ? '✓' : '✗'}`,
-      title: m.fits ? `under ${safe} of the GPU` : `over ${safe} of the GPU`,
+      className: `num ${shown[0]}`,
+      textContent: `${fmt.bytes(m.per_gpu_bytes)} of ${fmt.bytes(m.gpu_memory_bytes)} ${shown[1]}`,
+      title: shown[2],
     },
     tr,
   );

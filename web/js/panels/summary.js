@@ -1,6 +1,7 @@
 // The text around the panels: the badge, the core's warnings, the numbers quoted in the prose
 // (fleet size, model size), the grid's text alternative, and a polite spoken summary when the
 // layout or the memory changes, so the words stay true to what is on screen.
+import { markVerdict, verdictOf, verdictWords } from '../lib/fit-text.js';
 import * as fmt from '../lib/format.js';
 
 const ANNOUNCE_MS = 700; // one announcement after a burst of changes, not one per click
@@ -66,8 +67,9 @@ function createStatus(line) {
   return {
     update(report) {
       const m = report.memory;
-      set(memory, `${fmt.bytes(m.per_gpu_bytes)} per GPU ${m.fits ? '✓ fits' : '✗ does not fit'}`);
-      line.classList.toggle('over', !m.fits);
+      const mark = { fits: '✓', tight: '⚠', over: '✗' }[verdictOf(m)];
+      set(memory, `${fmt.bytes(m.per_gpu_bytes)} per GPU ${mark} ${verdictWords(m)}`);
+      markVerdict(line, m);
       const busiest = report.comms.busiest_seam;
       set(
         seam,
@@ -172,7 +174,8 @@ export function createSummary(root) {
       const m = report.memory;
       announce(
         `${sentence} ${fmt.bytes(m.per_gpu_bytes)} per GPU: ` +
-          `${m.fits ? 'fits' : 'does not fit'} the ${fmt.bytes(m.gpu_memory_bytes)} GPU.`,
+          `${verdictOf(m) === 'tight' ? 'tight in' : verdictWords(m)} the ` +
+          `${fmt.bytes(m.gpu_memory_bytes)} GPU.`,
       );
 
       status.update(report);

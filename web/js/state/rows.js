@@ -593,9 +593,9 @@ export const ROWS = deepFreeze([
   },
 
   // The planner's inputs besides the scenario, so a URL reproduces a search: the headroom
-  // margin (percent of GPU memory a plan leaves free below the core's 80% rule, on top of it:
-  // 0 is the rule alone) and whether a search was asked (the page then searches again on
-  // load). Never sent to the core.
+  // margin (percent of GPU memory a plan leaves free: 0 lists every plan within the GPU, tight
+  // ones marked; 20 only those under the core's 80% rule) and whether a search was asked (the
+  // page then searches again on load). Never sent to the core.
   {
     name: 'plan_headroom',
     own: { planner: 'headroom' },
