@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { openPage, settledUrl, startBrowser } from './harness.mjs';
+import { setField } from './measure.mjs';
 
 let env;
 before(async () => {
@@ -240,6 +241,39 @@ describe('URLs: one source of truth, and a note for anything not taken', () => {
     }
     assert.ok(texts[0], 'a note');
     assert.deepEqual(texts, [texts[0], texts[0], texts[0]]);
+  });
+});
+
+describe('notes that stay true', () => {
+  test("a change's notes replace the last change's; a preset clears them", async () => {
+    const lab = await openPage(env, '?advanced=1&gpus=64&model=mixtral-8x7b&degrees=8x8x1x1x8');
+    const { page } = lab;
+    const notes = () => page.locator('.pe-notes-list li').allTextContents();
+    assert.deepEqual(await notes(), []);
+    // A dense model refuses EP 8: the note says so and what the lab uses instead.
+    await setField(page, 'model', 'llama3-8b');
+    const refused = await notes();
+    assert.equal(refused.length, 1);
+    assert.match(refused[0], /expert-parallel degree 8 needs a mixture-of-experts model/);
+    // Another model: the note about the last one is gone.
+    await setField(page, 'model', 'llama3-70b');
+    assert.deepEqual(await notes(), []);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
+  test('a preset clears the notes of the state it replaces', async () => {
+    const lab = await openPage(env, '?advanced=1&gpus=64&model=llama3-8b&degrees=8x8x1x1x8');
+    const { page } = lab;
+    const notes = () => page.locator('.pe-notes-list li').allTextContents();
+    assert.match((await notes()).join(), /expert-parallel degree 8 needs a mixture-of-experts/);
+    await page.locator('button[data-preset="fleet"]').click();
+    await page.waitForFunction(() =>
+      document.querySelector('.badge').textContent.endsWith('= 10240'),
+    );
+    assert.deepEqual(await notes(), []);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
   });
 });
 

@@ -171,7 +171,7 @@ function reporter(js, notes) {
         } catch {
           // an exception that cannot even be read: said as such
         }
-        notes.add([`onReport threw ${what}; the lab goes on (later ones are not reported).`]);
+        notes.keep([`onReport threw ${what}; the lab goes on (later ones are not reported).`]);
         globalThis.reportError?.(e);
       }
     },

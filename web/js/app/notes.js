@@ -9,13 +9,15 @@ export function createNotes(root) {
   const body = root.querySelector('.pe-notes-body');
   const list = root.querySelector('.pe-notes-list');
   const errorBox = root.querySelector('.lab-error');
-  let notes = [];
+  let notes = []; // about the state given: replaced by the next one
+  let kept = []; // about the page's author (an onReport that threw): kept until dismissed
   // (message, row, key) -> true when the form placed the message beside a field
   let field = null;
 
   function show(next) {
     notes = next;
-    const { shown, more, dropped } = splitNotes(next);
+    const all = [...kept, ...next];
+    const { shown, more, dropped } = splitNotes(all);
     const items = shown.map((text) => make('li', { textContent: text }));
     if (more.length) {
       const li = make('li');
@@ -27,14 +29,23 @@ export function createNotes(root) {
       items.push(li);
     }
     list.replaceChildren(...items);
-    body.hidden = next.length === 0;
+    body.hidden = all.length === 0;
   }
-  root.querySelector('.pe-notes-dismiss').addEventListener('click', () => show([]));
+  root.querySelector('.pe-notes-dismiss').addEventListener('click', () => {
+    kept = [];
+    show([]);
+  });
 
   return {
+    // The notes about the state, in place of the last ones.
     show,
     add(more) {
       if (more.length) show([...notes, ...more]);
+    },
+    // A note about the page itself, which no change of state makes untrue.
+    keep(more) {
+      kept = [...kept, ...more];
+      show(notes);
     },
     // Where the form places a refusal beside its field (set once the form exists).
     set besideField(place) {

@@ -156,7 +156,9 @@ export function createStore({ view, notes, onAccepted }) {
     const next = change(state, name, parsed.value);
     changeNote = seamNote(name, parsed.value, state, next);
     const settled = consult(check, next, defaults(), (row) => row.name !== name);
-    if (settled.notes.length) notes.add(settled.notes);
+    // The notes say what the lab did with the last thing it was given: this change's replace
+    // the last one's (a refusal for the previous model is stale once another is chosen).
+    notes.show(settled.notes);
     set(settled.state);
   }
 
@@ -178,8 +180,9 @@ export function createStore({ view, notes, onAccepted }) {
     onChange,
     // The core's answer for a state, without showing it: { report } or { error }.
     evaluate: (candidate) => check(candidate),
-    onPreset: (name) => set(applyPreset(state, name)),
-    onLoad: (scenario) => set(keepPage(fromScenario(scenario), state)),
+    // A preset or a loaded run replaces the state whole: no earlier note still applies.
+    onPreset: (name) => (notes.show([]), set(applyPreset(state, name))),
+    onLoad: (scenario) => (notes.show([]), set(keepPage(fromScenario(scenario), state))),
     // Options' values (read by the table) set on `from`: the notes about what the core refused.
     apply(next, from) {
       const settled = consult(check, next, from, () => true);
