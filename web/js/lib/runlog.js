@@ -1,71 +1,112 @@
 // A measured run's figures, read from what the training frameworks print: a log line (or a few)
 // of Megatron-LM or torchtitan, pasted by the reader. Pure: text in, figures out, or a refusal
-// that says what was expected. Sizes come out in the lab's GB (10^9 bytes).
+// that says what it could not read and what was expected. Sizes come out in the lab's GB
+// (10^9 bytes).
 //
 // Megatron-LM (megatron/training/training.py training_log, report_memory):
 //   ... | elapsed time per iteration (ms): 1234.5 | throughput per GPU (TFLOP/s/GPU): 400.1 | ...
 //   [Rank 0] (after 10 iterations) memory (MB) | allocated: ... | max allocated: 45678.9 | ...
 //   mem-max-allocated-bytes: 45678901234   (its tensorboard/wandb scalar, torch's peak)
-// Megatron's "MB" is 1024 × 1024 bytes (report_memory divides by 1024.0 * 1024.0).
+// Its times and TFLOP/s are '{:.1f}' (no thousands separator); "max allocated" is a Python
+// float (str(): 45678.9052734375, or 1.2e+16 past 10^16). Its "MB" is 1024 × 1024 bytes
+// (report_memory divides by 1024.0 * 1024.0).
 // torchtitan (torchtitan/train.py, its metrics logger), one line per logged step:
 //   step: 10  loss: 7.1234  memory: 45.67GiB(57.81%)  tps: 1,234  tflops: 456.78  mfu: 46.19%
-// tps is tokens per second per GPU; memory is torch's max reserved, in GiB (2^30 bytes).
+// f"tps: {round(tps):,}", f"tflops: {tflops:,.2f}", f"mfu: {mfu:.2f}%" (commas only between
+// groups of three digits); memory is torch's max reserved, f"{gib:5.2f}GiB", in GiB (2^30
+// bytes). tps is tokens per second per GPU; its mfu is tflops over the GPU's dense BF16 peak
+// (utils.get_peak_flops), so the two give the peak of the GPU the run was on: a check.
+//
+// The reader is one pass with no pattern over the whole text: each label is found with
+// indexOf, and the figure after it is the run of characters up to the next space or "|", at most
+// MAX_TOKEN long, matched whole against the framework's form. A figure in any other form
+// ("1234,5", "400,1", "1 234.5", "1e+") is refused with the text it could not read.
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
-const NUM = '([0-9][0-9,]*(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)';
+const MAX_TOKEN = 40;
 
-// Each figure a tool prints: its pattern, the figure it gives and how to turn it into the
-// lab's unit. The last match in the text counts (a pasted log's latest step).
+// The forms, each anchored and unambiguous (one way to match a token: linear in its length).
+const DECIMAL = /^([0-9]+(?:\.[0-9]+)?)$/;
+const PY_FLOAT = /^([0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?)$/;
+const BYTES = /^([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)$/;
+const GROUPED = /^([0-9]{1,3}(?:,[0-9]{3})*)$/;
+const GROUPED_DECIMAL = /^([0-9]{1,3}(?:,[0-9]{3})*(?:\.[0-9]+)?)$/;
+const GIB_FORM = /^([0-9]+\.[0-9]+)GiB(?:\([0-9]+\.[0-9]+%\))?$/;
+const PERCENT = /^([0-9]+(?:\.[0-9]+)?)%$/;
+
+// Each figure a tool prints: its label, the form of the figure after it, the figure it gives
+// and how to turn it into the lab's unit. The last one in the text counts (a pasted log's
+// latest step). `sep`: a character that may stand between the label and the figure.
 const READS = [
   {
     tool: 'Megatron-LM',
-    re: new RegExp(`elapsed time per iteration \\(ms\\):\\s*${NUM}`, 'g'),
+    label: 'elapsed time per iteration (ms):',
+    form: DECIMAL,
+    example: '1234.5',
     figure: 'step_time_s',
     to: (v) => v / 1000,
-    says: 'elapsed time per iteration (ms)',
   },
   {
     tool: 'Megatron-LM',
-    re: new RegExp(`throughput per GPU \\(TFLOP/s/GPU\\):\\s*${NUM}`, 'g'),
+    label: 'throughput per GPU (TFLOP/s/GPU):',
+    form: DECIMAL,
+    example: '400.1',
     figure: 'tflops_per_gpu',
     to: (v) => v,
-    says: 'throughput per GPU (TFLOP/s/GPU)',
   },
   {
     tool: 'Megatron-LM',
-    re: new RegExp(`mem-max-allocated-bytes\\s*[:=]?\\s*${NUM}`, 'g'),
+    label: 'mem-max-allocated-bytes',
+    sep: ':=',
+    form: BYTES,
+    example: '45678901234',
     figure: 'peak_memory_gb',
     to: (v) => v / 1e9,
-    says: 'mem-max-allocated-bytes',
   },
   {
     tool: 'Megatron-LM',
-    re: new RegExp(`max allocated:\\s*${NUM}`, 'g'),
+    label: 'max allocated:',
+    form: PY_FLOAT,
+    example: '45678.9',
     figure: 'peak_memory_gb',
     to: (v) => (v * MIB) / 1e9,
-    says: 'max allocated (MB of 1024 × 1024 bytes)',
+    unit: 'MB of 1024 × 1024 bytes',
   },
   {
     tool: 'torchtitan',
-    re: new RegExp(`memory:\\s*${NUM}\\s*GiB`, 'g'),
+    label: 'memory:',
+    form: GIB_FORM,
+    example: '45.67GiB(57.81%)',
     figure: 'peak_memory_gb',
     to: (v) => (v * GIB) / 1e9,
-    says: 'memory (GiB, max reserved)',
+    unit: 'GiB, max reserved',
   },
   {
     tool: 'torchtitan',
-    re: new RegExp(`\\btps:\\s*${NUM}`, 'g'),
+    label: 'tps:',
+    form: GROUPED,
+    example: '1,234',
     figure: 'tokens_per_s_per_gpu',
     to: (v) => v,
-    says: 'tps (tokens per second per GPU)',
+    unit: 'tokens per second per GPU',
   },
   {
     tool: 'torchtitan',
-    re: new RegExp(`\\btflops:\\s*${NUM}`, 'g'),
+    label: 'tflops:',
+    form: GROUPED_DECIMAL,
+    example: '456.78',
     figure: 'tflops_per_gpu',
     to: (v) => v,
-    says: 'tflops (per GPU)',
+    unit: 'per GPU',
+  },
+  {
+    tool: 'torchtitan',
+    label: 'mfu:',
+    form: PERCENT,
+    example: '46.19%',
+    figure: 'mfu',
+    to: (v) => v / 100,
   },
 ];
 
@@ -73,38 +114,134 @@ export const EXPECTED =
   'a Megatron-LM line with "elapsed time per iteration (ms): 1234.5" (and optionally ' +
   '"throughput per GPU (TFLOP/s/GPU): 400.1", "max allocated: 45678.9" MB or ' +
   '"mem-max-allocated-bytes: 45678901234"), or a torchtitan line with ' +
-  '"tps: 1,234" (and optionally "tflops: 456.78", "memory: 45.67GiB")';
+  '"tps: 1,234" (and optionally "tflops: 456.78", "memory: 45.67GiB", "mfu: 46.19%")';
 
-const MAX_CHARS = 20_000;
+// A pasted log of some thousand lines; more is refused before it is read.
+export const MAX_CHARS = 2_000_000;
+// How far the GPU peak torchtitan's tflops and mfu imply may sit from the lab's GPU's.
+const PEAK_TOLERANCE = 0.1;
+
+const isSpace = (ch) => ch === ' ' || ch === '\t';
+const isWordChar = (ch) => /[A-Za-z0-9_-]/.test(ch ?? '');
+const isNumberChar = (ch) => /[0-9.,]/.test(ch ?? '');
+const quote = (s) => JSON.stringify(s.length > MAX_TOKEN ? `${s.slice(0, MAX_TOKEN)}…` : s);
+
+// Terminal colours (torchtitan colours its fields): ESC [ digits/semicolons m.
+const ANSI = /\u001b\[[0-9;]{0,16}m/g;
+
+// Every occurrence of each label: the figure after it, or the first text it could not read.
+// `work.steps` counts the characters looked at (a test's proxy for linear time).
+function scan(text, work) {
+  const found = {};
+  for (const r of READS) {
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(r.label, from);
+      work.steps += (at < 0 ? text.length : at) - from + r.label.length;
+      if (at < 0) break;
+      let i = at + r.label.length;
+      from = i;
+      if (isWordChar(text[at - 1]) || (!r.label.endsWith(':') && isWordChar(text[i]))) continue;
+      const skip = () => {
+        while (i < text.length && isSpace(text[i])) ((i += 1), (work.steps += 1));
+      };
+      skip();
+      if (r.sep && r.sep.includes(text[i] ?? '\0')) ((i += 1), skip());
+      const start = i;
+      while (i < text.length && i - start <= MAX_TOKEN && !/[\s|]/.test(text[i])) {
+        i += 1;
+        work.steps += 1;
+      }
+      const token = text.slice(start, i);
+      let gap = i;
+      while (gap < text.length && gap - i <= MAX_TOKEN && isSpace(text[gap])) gap += 1;
+      work.steps += gap - i;
+      from = Math.max(from, i);
+      const m = token.length <= MAX_TOKEN ? r.form.exec(token) : null;
+      const said = `${r.tool}'s "${r.label.replace(/:$/, '')}"`;
+      if (!m || (gap > i && isNumberChar(text[gap]))) {
+        // A figure split by a space ("1 234.5"): shown with the digits after it.
+        let end = gap;
+        while (m && end < text.length && end - gap < MAX_TOKEN && !/[\s|]/.test(text[end]))
+          end += 1;
+        const shown = m ? text.slice(start, end) : token;
+        const what = token ? `Could not read ${quote(shown)}` : 'No figure';
+        return {
+          error: `${what} after ${said}: it prints ${r.example}, in that form. Expected ${EXPECTED}.`,
+        };
+      }
+      const v = Number(m[1].replaceAll(',', ''));
+      if (!Number.isFinite(v) || v <= 0) {
+        return { error: `${said} is ${quote(token)}: a measured figure is above 0.` };
+      }
+      // One figure from two labels of one tool (Megatron's two memories): the later in the text.
+      const prev = (found[r.figure] ??= {})[r.tool];
+      if (!prev || at > prev.at) {
+        found[r.figure][r.tool] = { r, value: r.to(v), text: `${r.label} ${token}`, at };
+      }
+    }
+  }
+  return { found };
+}
 
 // The text -> { tool, figures: { step_time_s?, tflops_per_gpu?, peak_memory_gb?,
-// tokens_per_s_per_gpu? }, read: [what each figure was read from] } or { error }. A text with
-// no time of a step (Megatron's iteration time, torchtitan's tps) is refused: a calibration
-// needs one.
-export function parseRunLog(text) {
+// tokens_per_s_per_gpu? }, mfu?, read: [what each figure was read from] } or { error }. A text
+// with no time of a step (Megatron's iteration time, torchtitan's tps) is refused: a
+// calibration needs one. `gpu` ({ name, peak_tflops, fp8_tflops? }, the lab's GPU): a TFLOP/s
+// above its peak, or torchtitan's tflops and mfu implying another GPU's peak, is refused.
+// `work` ({ steps: 0 }) is given the characters looked at.
+export function parseRunLog(text, { gpu = null, work = { steps: 0 } } = {}) {
   if (typeof text !== 'string' || !text.trim()) return { error: `Paste ${EXPECTED}.` };
   if (text.length > MAX_CHARS) {
     return { error: `That is ${text.length} characters; paste at most ${MAX_CHARS}: ${EXPECTED}.` };
   }
-  const figures = {};
-  const read = [];
+  const scanned = scan(text.replace(ANSI, ''), work);
+  if (scanned.error) return { error: scanned.error };
   const tools = new Set();
-  for (const r of READS) {
-    const matches = [...text.matchAll(r.re)];
-    if (!matches.length || r.figure in figures) continue;
-    const v = Number(matches.at(-1)[1].replaceAll(',', ''));
-    if (!Number.isFinite(v) || v <= 0) continue;
-    figures[r.figure] = r.to(v);
-    read.push(`${r.says}: ${matches.at(-1)[1]}`);
-    tools.add(r.tool);
-  }
-  if (!('step_time_s' in figures) && !('tokens_per_s_per_gpu' in figures)) {
-    return { error: `Not understood: no time per step in it. Expected ${EXPECTED}.` };
+  const picks = [];
+  for (const byTool of Object.values(scanned.found)) {
+    for (const tool of Object.keys(byTool)) tools.add(tool);
+    picks.push(Object.values(byTool)[0]);
   }
   if (tools.size > 1) {
     return {
       error: `That mixes Megatron-LM's and torchtitan's lines: paste one tool's. Expected ${EXPECTED}.`,
     };
   }
-  return { tool: [...tools][0], figures, read };
+  const figures = {};
+  for (const p of picks.sort((a, b) => READS.indexOf(a.r) - READS.indexOf(b.r))) {
+    figures[p.r.figure] = p.value;
+  }
+  const read = picks.map((p) => p.text);
+  if (!('step_time_s' in figures) && !('tokens_per_s_per_gpu' in figures)) {
+    return { error: `Not understood: no time per step in it. Expected ${EXPECTED}.` };
+  }
+  const { mfu, ...rest } = figures;
+  const refused = gpu && peakCheck(rest.tflops_per_gpu, mfu, gpu);
+  if (refused) return { error: refused };
+  return { tool: [...tools][0], figures: rest, ...(mfu ? { mfu } : {}), read };
+}
+
+// A TFLOP/s per GPU above the GPU's peak, or torchtitan's tflops / mfu (the peak it measured
+// against) more than PEAK_TOLERANCE from the lab's GPU's dense BF16 peak: the figures are of
+// another GPU than the lab's.
+function peakCheck(tflops, mfu, gpu) {
+  const peak = gpu.peak_tflops;
+  if (!(peak > 0)) return null;
+  const top = Math.max(peak, gpu.fp8_tflops || 0);
+  if (tflops > top) {
+    return (
+      `The log's ${tflops} TFLOP/s per GPU is above the ${gpu.name}'s peak, ${top} TFLOP/s: ` +
+      'it is of another GPU, or another figure.'
+    );
+  }
+  if (!(tflops > 0 && mfu > 0)) return null;
+  const implied = tflops / mfu;
+  if (Math.abs(implied / peak - 1) <= PEAK_TOLERANCE) return null;
+  const pct = +(100 * mfu).toFixed(2);
+  return (
+    `The log's tflops ${tflops} at mfu ${pct}% imply a GPU peak of ${Math.round(implied)} ` +
+    `TFLOP/s; the lab's ${gpu.name} has ${peak} (more than ${100 * PEAK_TOLERANCE}% apart): ` +
+    'choose the run\u2019s GPU before reading its line.'
+  );
 }

@@ -22,6 +22,8 @@ const FIGURES = [
   ['nvlink_bus_gb_s', 'NVLink bus bandwidth (nccl-tests all_reduce_perf)', 'GB/s'],
   ['network_bus_gb_s', 'Network bus bandwidth per GPU (nccl-tests)', 'GB/s'],
 ];
+// The figures a log line can give (lib/runlog.js).
+const LOG_FIGURES = ['step_time_s', 'tokens_per_s_per_gpu', 'peak_memory_gb', 'tflops_per_gpu'];
 const TOP = 5;
 
 const runWords = (r) =>
@@ -112,13 +114,21 @@ function build(section) {
 }
 
 // The figures a log line gives, written into the fields (torchtitan's tps as it is: the core
-// turns it into the step it measures). Returns what the note says.
-function readLine(ui) {
-  const r = parseRunLog(ui.log.value);
+// turns it into the step it measures); a figure a log can give but this one does not is
+// emptied, so no figure of an earlier paste stays beside this one's (the nccl-tests bus
+// bandwidths are typed, and kept). The lab's GPU checks the line's TFLOP/s
+// and MFU (lib/runlog.js). Returns what the note says.
+function readLine(ui, scenario) {
+  const gpu = scenario && {
+    name: scenario.gpu,
+    peak_tflops: scenario.gpu_peak_tflops,
+    fp8_tflops: scenario.gpu_fp8_tflops,
+  };
+  const r = parseRunLog(ui.log.value, { gpu });
   if (r.error) return { error: r.error };
-  for (const [k] of FIGURES) {
+  for (const k of LOG_FIGURES) {
     const v = r.figures[k];
-    if (v !== undefined) ui.fields[k].input.value = String(Number(v.toPrecision(6)));
+    ui.fields[k].input.value = v === undefined ? '' : String(Number(v.toPrecision(6)));
   }
   return { text: `Read from ${r.tool}: ${r.read.join('; ')}.` };
 }
@@ -195,7 +205,7 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
   };
   ui.take.addEventListener('click', () => report && take());
   ui.read.addEventListener('click', () => {
-    const said = readLine(ui);
+    const said = readLine(ui, report?.scenario);
     ui.logNote.textContent = said.error ?? said.text;
     ui.logNote.classList.toggle('error-text', Boolean(said.error));
   });
