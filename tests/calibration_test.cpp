@@ -157,7 +157,16 @@ TEST(Calibration, TheCliSplicesARunIntoAScenario) {
   EXPECT_TRUE(r.contains("calibration")) << r.dump().substr(0, 300);
   const json empty = json::parse(calibrated_json(block(1.1 * model), " { } "));
   refused(empty, "calibration.scenario.gpu", "allowed the scenario's own GPU");
-  refused(json::parse(calibrated_json(block(1), "[]")), "", "not a JSON object");
+  refused(json::parse(calibrated_json(block(1), "[]")), "", "scenario is []: allowed one JSON");
+  // Two documents, each read whole: what follows the run's object is refused, by key, and
+  // never becomes the scenario's (issue 35: it once gave a scenario of 4,096 GPUs).
+  refused(json::parse(calibrated_json(block(1.1 * model) + R"(, "gpus": 4096)", "{}")),
+          "calibration",
+          "calibration (the run) is not one JSON document: bytes after the document");
+  refused(json::parse(calibrated_json(block(1), R"({"gpus": 8} {"gpus": 16})")), "",
+          "scenario is not one JSON document: bytes after the document");
+  refused(json::parse(calibrated_json(block(1), R"({"calibration": null})")), "calibration",
+          "is given twice");
 }
 
 // ---- Leave one out ---------------------------------------------------------------------------

@@ -34,6 +34,28 @@ expect 2 '^usage:' "$explore" a b
 if [[ -w /dev/full ]]; then
   expect 1 '^error: cannot write the report' sh -c "\"$explore\" >/dev/full"
 fi
+# --calibrate RUN SCENARIO: two JSON documents, each read whole. A RUN that goes on after its
+# object is refused by key ("calibration"), never pasted into the scenario (issue 35).
+run='{"scenario":{"gpus":8,"gpu":"H100-80GB","model":"llama3-8b"},"step_time_s":14}'
+printf '%s' "$run" >"$tmp/run.json"
+printf '%s, "gpus": 4096, "model": "llama3-405b"' "$run" >"$tmp/run-more.json"
+printf '{"gpu":"H100-80GB"}' >"$tmp/h100.json"
+printf '{"gpu":"H100-80GB"} {"gpus":4096}' >"$tmp/two.json"
+expect 2 '^error: calibration \(the run\) is not one JSON document: bytes after the document at byte 79: allowed one JSON object' \
+  "$explore" --calibrate "$tmp/run-more.json" "$tmp/h100.json"
+expect 2 '^error: .*/run-more.json is not one JSON document: bytes after the document' \
+  "$explore" --calibrate "$tmp/run-more.json"
+expect 2 '^error: calibration \(the run\) is \[\]: allowed one JSON object' \
+  "$explore" --calibrate <(printf '[]') "$tmp/h100.json"
+expect 2 '^error: scenario is not one JSON document: bytes after the document' \
+  "$explore" --calibrate "$tmp/run.json" "$tmp/two.json"
+expect 2 '^error: "calibration" is given twice' \
+  "$explore" --calibrate "$tmp/run.json" <(printf '{"calibration":null}')
+calibrated=$("$explore" --calibrate "$tmp/run.json" "$tmp/h100.json" 2>&1)
+if [[ $calibrated != *'"gpus": 16,'* || $calibrated != *'calibrated to your run: 8 × H100-80GB'* ]]; then
+  echo "FAIL: --calibrate RUN SCENARIO: ${calibrated:0:200}"
+  failures=$((failures + 1))
+fi
 # A reader that stops early (once killed by SIGPIPE, exit 141): exit 0, no
 # message. Megabytes of ranks, far more than a pipe buffers, so the write does hit the closed
 # pipe; both the report and the planner's output.

@@ -2,7 +2,8 @@
 // its report as JSON, or with --plan the ten fastest layouts that fit (planner.h).
 // explore --calibrate RUN [FILE|-]: the scenario (the run's own with no FILE) calibrated to a
 // measured run (RUN: a calibration block, {"scenario", "step_time_s", ...}): its report, with
-// the fitted constants and the residuals under "calibration".
+// the fitted constants and the residuals under "calibration". RUN and FILE are each one JSON
+// object, read whole: keys after RUN's object are refused, never read into the scenario.
 // explore --schema prints the scenario's field table as JSON; --schema-table as core/README.md's
 // Markdown table.
 // Bad input: exit status 2 and one line on stderr starting with "error:". A report that cannot
@@ -107,6 +108,11 @@ int calibrate(int argc, char** argv) {
     scenario = read_input(argv[1], problem);
     if (!problem.empty()) return fail(problem);
   } else {
+    if (const std::string why = pe::not_one_object(run); !why.empty()) {
+      return fail(std::string(argv[0]) + " " + why +
+                  ": allowed one calibration block, {\"scenario\": {...}, \"step_time_s\": "
+                  "...}, and nothing after it");
+    }
     const auto block = nlohmann::json::parse(run, nullptr, false);
     if (!block.is_object() || !block.contains("scenario") || !block["scenario"].is_object()) {
       return fail(std::string(argv[0]) +

@@ -26,6 +26,10 @@ constexpr size_t kMaxScenarioBytes = 64 * 1024;
 Result<Scenario> parse_scenario(std::string_view json_text,
                                 std::vector<std::string>* warnings = nullptr);
 
+// Why `json_text` is not one JSON object read as strictly as parse_scenario reads one ("is
+// not one JSON document: bytes after the document at byte 52", "is [1]"), or "" when it is.
+std::string not_one_object(std::string_view json_text);
+
 // {"error": {"key": "gpus" | null, "message": "..."}}: how every call reports a Problem.
 std::string error_json(const Problem& problem);
 
@@ -44,7 +48,9 @@ std::string evaluate_json(std::string_view scenario_text, bool with_ranks = true
 
 // `scenario_text` calibrated to a measured run: `run_text` is a calibration block
 // ({"scenario": {...}, "step_time_s": ..., ...}, the scenario's "calibration" key), set into
-// the scenario, which is then evaluated (evaluate_json). On failure: error_json.
+// the scenario, which is then evaluated (evaluate_json). Each text must be one JSON object and
+// nothing after it (a run's text cannot add keys to the scenario): else an error naming
+// "calibration" (the run) or the scenario. On failure: error_json.
 std::string calibrated_json(std::string_view run_text, std::string_view scenario_text);
 
 // The math behind one number of the scenario's report (explain.h): {"formula", "text",

@@ -468,6 +468,19 @@ Problem calibrate(const Reader& in, Scenario& s) {
 
 }  // namespace
 
+std::string not_one_object(std::string_view text) {
+  if (text.size() > kMaxScenarioBytes) {
+    return "is more than " + std::to_string(kMaxScenarioBytes) + " bytes";
+  }
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return "has a NUL byte at byte " + std::to_string(nul);
+  }
+  const StrictJson parsed = read_strict(text);
+  if (!parsed.error.empty()) return "is not one JSON document: " + parsed.error;
+  if (!parsed.value.is_object()) return "is " + show(parsed.value);
+  return "";
+}
+
 Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>* warnings) {
   if (text.size() > kMaxScenarioBytes) {
     return Result<Scenario>::failure("scenario is more than " + std::to_string(kMaxScenarioBytes) +

@@ -334,12 +334,22 @@ std::string calibrated_json(std::string_view run_text, std::string_view scenario
     const size_t from = t.find_first_not_of(" \t\r\n");
     return from == std::string_view::npos ? std::string_view() : t.substr(from);
   };
-  const std::string_view scenario = trimmed(scenario_text);
-  if (scenario.empty() || scenario.front() != '{') {
-    return error_json({"", "scenario is not a JSON object: allowed one, which the run calibrates"});
+  // Two documents, each read whole before they are joined: a run's text that ends in
+  // `, "gpus": 4096` is refused, not read as the scenario's keys.
+  if (const std::string why = not_one_object(run_text); !why.empty()) {
+    return error_json({"calibration", "calibration (the run) " + why +
+                                          ": allowed one JSON object, the calibration block "
+                                          "{\"scenario\": {...}, \"step_time_s\": ...}, and "
+                                          "nothing after it; the scenario's keys go in the "
+                                          "scenario"});
   }
-  // Spliced as text, so the strict reader sees every key as given (a second "calibration"
-  // is refused as given twice).
+  if (const std::string why = not_one_object(scenario_text); !why.empty()) {
+    return error_json(
+        {"", "scenario " + why + ": allowed one JSON object, which the run calibrates"});
+  }
+  const std::string_view scenario = trimmed(scenario_text);
+  // Both whole objects, spliced as text, so the strict reader sees every key as given (a
+  // second "calibration" is refused as given twice).
   const std::string_view rest = trimmed(scenario.substr(1));
   const std::string joined = "{\"calibration\":" + std::string(run_text) +
                              (rest.empty() || rest.front() == '}' ? "" : ",") + std::string(rest);
