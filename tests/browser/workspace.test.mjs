@@ -191,6 +191,51 @@ describe('planner and Compare', () => {
     }
   });
 
+  test('a plan with FP8 GEMMs differs from the current state in one precision row', async () => {
+    const lab = await openLab(env, { path: NODE, viewport: WIDE });
+    const { page, problems } = lab;
+    try {
+      await page.getByRole('tab', { name: 'Planner and Compare' }).click();
+      await search(page);
+      // The first row that turns FP8 on (the current state's mixed_bf16 has it off).
+      const rows = page.locator('table.plans tbody tr.layout');
+      const core = (await plannerLab()).plan(
+        {
+          gpus: 8,
+          model: 'llama3-8b',
+          gpu: 'H100-80GB',
+          seq_len: 8192,
+          global_batch: 64,
+          degrees: { dp: 4, tp: 2, pp: 1 },
+          sequence_parallel: true,
+          zero_stage: 1,
+          memory_model: 'full',
+        },
+        50,
+        { headroom: 0 },
+      );
+      const i = core.plans.findIndex((p) => p.fp8);
+      assert.ok(i >= 0, 'a plan with FP8 GEMMs');
+      await rows
+        .nth(i)
+        .getByRole('button', { name: new RegExp(`^Pin layout ${i + 1}\\b`) })
+        .click();
+      await page.waitForSelector('.compare-table');
+      const settings = await page
+        .locator('.compare-table tr.setting')
+        .evaluateAll((trs) => trs.map((tr) => tr.dataset.row));
+      assert.ok(settings.includes('precision.fp8'), settings.join(', '));
+      assert.deepEqual(
+        settings.filter((key) => key.startsWith('precision') && key !== 'precision.fp8'),
+        [],
+        'no row for bytes that are the same',
+      );
+      assert.deepEqual(problems, []);
+    } finally {
+      await lab.close();
+    }
+  });
+
   test("a 40% headroom margin changes the planner's answer", async () => {
     const lab = await openLab(env, { path: LLAMA70, viewport: WIDE });
     const { page } = lab;

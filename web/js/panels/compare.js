@@ -103,10 +103,18 @@ const valueText = (v) =>
         ? fmt.count(v)
         : String(v);
 
+// A report's scenario with its precision as the core resolved it (a preset's name, or the
+// bytes a planner's row wrote out, read alike): only the bytes and FP8 are compared, so a
+// plan that turns FP8 on differs in that one row, not in every byte of a written-out table.
+function resolved(r) {
+  const { name, bytes_per_param, ...precision } = r.precision;
+  return { ...r.scenario, precision };
+}
+
 // Every field whose value differs between the columns: [{ key, label, texts }], a text per
 // report (null for a refused pin). describe(key): { label, labels: value -> words }.
 function differing(reports, describe) {
-  const maps = reports.map((r) => (r ? fields(r.scenario) : null));
+  const maps = reports.map((r) => (r ? fields(resolved(r)) : null));
   const keys = new Set(maps.flatMap((m) => (m ? [...m.keys()] : [])));
   const out = [];
   for (const key of keys) {
