@@ -116,8 +116,16 @@ describe('the desk', () => {
       // The fuller model's 276 GB is not the book's 256 GB: the heading says why.
       assert.match(
         await title.textContent(),
-        /^Planning desk: book-16b on 16 × A100-80GB, 16×1×1 \(with activations and overhead\)$/,
+        /^Planning desk: the book's 16B model on 16 × A100-80GB, 16×1×1 \(with activations and overhead\)$/,
       );
+      // Names in words: a preset model by its name, the reader's own GPU as such.
+      await page.goto(
+        new URL('?view=desk&model=llama3-70b&gpu=custom&gpu_peak_tflops=5000', env.url).href,
+      );
+      await page.waitForSelector('html[data-ready="1"]');
+      assert.match(await title.textContent(), /^Planning desk: Llama 3 70B on 16 × custom GPU, /);
+      await page.goto(new URL('?view=desk', env.url).href);
+      await page.waitForSelector('html[data-ready="1"]');
       await page.getByRole('button', { name: "← The book's view" }).click();
       await page.waitForFunction(() => !document.querySelector('.pe-lab.pe-desk'));
       assert.doesNotMatch(await settledUrl(page), /view=desk/);

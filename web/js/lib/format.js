@@ -122,3 +122,31 @@ export const scheduleWords = {
   dualpipe_v: 'DualPipeV',
 };
 export const schedule = (name) => scheduleWords[name] ?? String(name);
+
+// The model presets in words, beside the names the core's schema allows; a custom model (an
+// object) by the name the core gives it ("custom (from gpt3-175b)").
+export const modelWords = {
+  'book-16b': "the book's 16B model",
+  'gpt-neox-20b': 'GPT-NeoX 20B',
+  'megatron-22b': 'Megatron 22B',
+  'llama3-8b': 'Llama 3 8B',
+  'llama2-70b': 'Llama 2 70B',
+  'llama3-70b': 'Llama 3 70B',
+  'megatron-145b': 'Megatron 145B',
+  'gpt3-175b': 'GPT-3 175B',
+  'bloom-176b': 'BLOOM 176B',
+  'llama3-405b': 'Llama 3 405B',
+  'megatron-530b': 'Megatron 530B',
+  'megatron-1t': 'Megatron 1T',
+  'mixtral-8x7b': 'Mixtral 8x7B',
+  'mixtral-8x22b': 'Mixtral 8x22B',
+  'deepseek-v3': 'DeepSeek-V3',
+};
+export function model(m) {
+  const name = typeof m === 'string' ? m : m?.name;
+  return modelWords[name] ?? name ?? 'the model';
+}
+
+// A GPU preset's name as its maker writes it (the preset names are those already), or the
+// reader's own GPU.
+export const gpu = (name) => (name && name !== 'custom' ? String(name) : 'custom GPU');

@@ -27,7 +27,7 @@ const LOG_FIGURES = ['step_time_s', 'tokens_per_s_per_gpu', 'peak_memory_gb', 't
 const TOP = 5;
 
 const runWords = (r) =>
-  `${fmt.integer(r.gpus)} × ${r.scenario.gpu}, ${r.scenario.model?.name ?? 'the model'}, ` +
+  `${fmt.integer(r.gpus)} × ${fmt.gpu(r.scenario.gpu)}, ${fmt.model(r.scenario.model)}, ` +
   `${fmt.degrees(r.degrees)}`;
 
 const CONSTANT_NAMES = {

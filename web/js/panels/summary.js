@@ -94,8 +94,8 @@ function modelWords(report) {
 
 // The desk's heading: the run it sizes.
 const deskTitle = (report) =>
-  `Planning desk: ${report.scenario.model?.name ?? 'the model'} on ` +
-  `${fmt.integer(report.gpus)} × ${report.scenario.gpu}, ${fmt.degrees(report.degrees)}`;
+  `Planning desk: ${fmt.model(report.scenario.model)} on ` +
+  `${fmt.integer(report.gpus)} × ${fmt.gpu(report.scenario.gpu)}, ${fmt.degrees(report.degrees)}`;
 
 export function createSummary(root) {
   const badge = root.querySelector('.badge');

@@ -24,7 +24,7 @@
 //   label, unit, hint, step, labels: for the control (unit: the schema's unless given, '' for
 //             none; '{range}' in a hint is the row's range in words; labels: words for choices)
 
-import { scheduleWords } from '../lib/format.js';
+import { modelWords, scheduleWords } from '../lib/format.js';
 
 // The Advanced form's fieldsets, in order; which rows sit in each is the schema's `group`.
 export const GROUPS = Object.freeze([
@@ -151,6 +151,7 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'select',
     label: 'Model',
+    labels: modelWords,
   },
   {
     name: 'layers',
