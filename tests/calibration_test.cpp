@@ -159,7 +159,7 @@ TEST(Calibration, TheCliSplicesARunIntoAScenario) {
   refused(empty, "calibration.scenario.gpu", "allowed the scenario's own GPU");
   refused(json::parse(calibrated_json(block(1), "[]")), "", "scenario is []: allowed one JSON");
   // Two documents, each read whole: what follows the run's object is refused, by key, and
-  // never becomes the scenario's (issue 35: it once gave a scenario of 4,096 GPUs).
+  // never becomes the scenario's (it once gave a scenario of 4,096 GPUs).
   refused(json::parse(calibrated_json(block(1.1 * model) + R"(, "gpus": 4096)", "{}")),
           "calibration",
           "calibration (the run) is not one JSON document: bytes after the document");

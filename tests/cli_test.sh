@@ -35,7 +35,7 @@ if [[ -w /dev/full ]]; then
   expect 1 '^error: cannot write the report' sh -c "\"$explore\" >/dev/full"
 fi
 # --calibrate RUN SCENARIO: two JSON documents, each read whole. A RUN that goes on after its
-# object is refused by key ("calibration"), never pasted into the scenario (issue 35).
+# object is refused by key ("calibration"), never pasted into the scenario.
 run='{"scenario":{"gpus":8,"gpu":"H100-80GB","model":"llama3-8b"},"step_time_s":14}'
 printf '%s' "$run" >"$tmp/run.json"
 printf '%s, "gpus": 4096, "model": "llama3-405b"' "$run" >"$tmp/run-more.json"

@@ -191,7 +191,7 @@ TEST(Planner, ASmallMarginStillChangesTheLimit) {
 }
 
 // Tight plans (past 80%, within the GPU) are listed and marked tight; a margin of 20% keeps
-// them out, as the 80% rule alone did before (issue 33: tuned runs run there).
+// them out, as the 80% rule alone once did (tuned runs run there).
 TEST(Planner, ShowsTightPlansMarkedAndAMarginExcludesThem) {
   Scenario s = book_on(16);
   s.gpu.memory_gb = 40;

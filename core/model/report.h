@@ -42,7 +42,7 @@ struct MemoryReport {
   double per_gpu_bytes = 0;   // the most-loaded GPU
   int shard_factor = 1;       // TP x PP
   int peak_stage = 0;
-  // Within the GPU's memory (verdict "fits" or "tight"; memory.h fit_verdict). Before issue 33
+  // Within the GPU's memory (verdict "fits" or "tight"; memory.h fit_verdict). It once
   // it meant under the safe fraction, which called runs that ran "does not fit".
   bool fits = true;
   // "fits": under safe_fraction of the GPU's memory (Fujii et al. 2024, arXiv:2411.06465: no

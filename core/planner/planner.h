@@ -91,7 +91,7 @@ struct PlanResult {
 struct PlanOptions {
   // Fraction of GPU memory a plan leaves free: 0 keeps every plan within the GPU, those past
   // safe_memory_fraction() (80%, memory.h) marked tight; 0.2 keeps only plans that fit under
-  // it; 0.3 keeps a plan under 70%. (Until issue 33 the margin counted beyond the 80% rule, and
+  // it; 0.3 keeps a plan under 70%. (The margin once counted beyond the 80% rule, and
   // the planner never showed a tight plan, though tuned runs run there.)
   double headroom = 0;
   // The largest margin a search takes (plan_json refuses more, naming `headroom`): a plan
