@@ -38,6 +38,29 @@ const waitBadge = (page, text) =>
   page.waitForFunction((t) => document.querySelector('.badge')?.textContent === t, text);
 
 describe('nesting order', () => {
+  test('choosing an order at 1280×800 brings the grid, whose tiles move, into view', async () => {
+    const lab = await openPage(env, '?seams=data,tensor,pipeline', {
+      viewport: { width: 1280, height: 800 },
+    });
+    const { page } = lab;
+    const select = page.getByLabel('Nesting order (innermost first)');
+    await select.scrollIntoViewIfNeeded();
+    const grid = () => page.locator('.grid-panel svg').boundingBox();
+    const before = await grid();
+    assert.ok(before.y + before.height < 0, `the grid above the screen: ${before.y} px`);
+    // By keyboard: the next order.
+    await select.focus();
+    await page.keyboard.press('ArrowDown');
+    await page.waitForFunction(() =>
+      /Costs/.test(document.querySelector('.order-cost').textContent),
+    );
+    const after = await grid();
+    assert.ok(after.y >= 0 && after.y + after.height <= 800, `the grid at ${after.y} px`);
+    assert.equal(await select.evaluate((s) => s === document.activeElement), true);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
   test('a labelled select of the orders, the rule first; choosing one shows its cost', async () => {
     const lab = await openPage(env, '?seams=data,tensor,pipeline');
     const { page } = lab;

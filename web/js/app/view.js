@@ -138,9 +138,15 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
   const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
   const order = createOrder($('.order-out'));
   const explain = createExplain(root, derive);
+  // The nesting order moves the grid's tiles, and its control sits below them: a change brings
+  // the grid into view (the select keeps the focus, so its keys go on working).
+  const onControl = (name, value) => {
+    onChange(name, value);
+    if (name === 'order') $('.grid-panel').scrollIntoView({ block: 'center' });
+  };
   const controls = createControls(
     { switches: $('.switches'), order: $('.order-field') },
-    { onChange },
+    { onChange: onControl },
   );
   const fleet = createFleetButton($('.fleet-box'), onPreset);
   const kept = createKeptRun($('.kept-run'), onChange);
