@@ -5,12 +5,15 @@
 // target. Figures only, no pass/fail: perf.test.mjs asserts what does not depend on the
 // machine (bytes, DOM writes, core calls, worker messages).
 //   node tests/browser/bench.mjs [build/core-bench.json]
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { serve } from '../../scripts/serve.mjs';
 import { buildSite, openLab, startBrowser } from './harness.mjs';
 import {
   firstDrawMs,
+  firstPaintMs,
   longTasksDuringSearch,
   longTasksUntilUrlSearch,
   openFleet,
@@ -106,6 +109,43 @@ try {
     `≤ ${ms(TARGETS.firstDrawThrottledMs)}`,
     median('gridMs') <= TARGETS.firstDrawThrottledMs,
   );
+
+  // First paint of the published page against a bare static page, side by side in the same
+  // run, on the machine and on the throttled profile (the bare page: a title and a paragraph).
+  const bareDir = await mkdtemp(join(tmpdir(), 'pe-bare-'));
+  await writeFile(
+    join(bareDir, 'index.html'),
+    '<!doctype html><html lang="en"><meta charset="utf-8"><title>bare</title><p>A bare page.</p>',
+  );
+  const bare = await serve({ port: 0, root: bareDir, gzip: true });
+  const lab0 = await serve({ port: 0, root: site.dir, gzip: true });
+  for (const throttled of [false, true]) {
+    const pairs = [];
+    for (let i = 0; i < THROTTLED_RUNS; i++) {
+      pairs.push([
+        await firstPaintMs({ url: bare.url, browser: env.browser }, '', { throttled }),
+        await firstPaintMs({ url: lab0.url, browser: env.browser }, '', { throttled }),
+      ]);
+    }
+    const bareMs = percentile(
+      pairs.map(([b]) => b),
+      50,
+    );
+    const labMs = percentile(
+      pairs.map(([, l]) => l),
+      50,
+    );
+    row(
+      `first paint, ${throttled ? 'throttled' : 'unthrottled'}: published page / bare page ` +
+        `(medians of ${THROTTLED_RUNS}: ${ms(labMs)} / ${ms(bareMs)})`,
+      `${(labMs / bareMs).toFixed(2)}×`,
+      `≤ ${TARGETS.firstPaintOverBare}×`,
+      labMs / bareMs <= TARGETS.firstPaintOverBare,
+    );
+  }
+  await bare.close();
+  await lab0.close();
+  await rm(bareDir, { recursive: true, force: true });
 
   const lab = await openLab(env);
   const small = await toggleSamples(lab.page, 'Tensor parallel', TOGGLES);

@@ -14,6 +14,9 @@ export const TARGETS = {
   // The book's grid on the screen within a second on a slow connection and a slow phone's
   // processor (THROTTLED: what DevTools calls a slow 3G profile, and a 4x CPU slowdown).
   firstDrawThrottledMs: 1000,
+  // The published page's first paint within 1.3× a bare static page's, in the same run, on
+  // the machine and on the throttled profile: the pre-rendered grid paints with the HTML.
+  firstPaintOverBare: 1.3,
   // A seam toggle's work (handler, drawing, style and layout) at p95: 4 ms at 16 GPUs, a 60 Hz
   // frame at 10,240; and the next frame within two.
   toggleWorkP95Ms16: 4,
@@ -119,6 +122,31 @@ export async function firstDrawMs(env, path = '') {
   }));
   await context.close();
   return out;
+}
+
+// The first contentful paint of a page (PerformancePaintTiming), in a fresh context, on the
+// machine as it is or on the THROTTLED profile: ms from navigation.
+export async function firstPaintMs(env, path = '', { throttled = false } = {}) {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  if (throttled) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', THROTTLED.network);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLED.cpuRate });
+  }
+  await page.goto(new URL(path, env.url).href);
+  const ms = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        new PerformanceObserver((list, observer) => {
+          const fcp = list.getEntriesByName('first-contentful-paint')[0];
+          if (fcp) (observer.disconnect(), resolve(fcp.startTime));
+        }).observe({ type: 'paint', buffered: true });
+      }),
+  );
+  await context.close();
+  return ms;
 }
 
 // Clicks a seam switch `n` times (on, off, on, ...) and measures each click in the page:
