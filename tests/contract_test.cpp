@@ -76,12 +76,14 @@ TEST(Contract, NetworkLeftOutIsTheGpusFleet) {
   EXPECT_EQ(run("{}")["scenario"]["network_gb_s"], 25);
   EXPECT_EQ(run(R"({"gpu":"A100-40GB"})")["scenario"]["network_gb_s"], 25);
   for (const char* gpu : {"H100-80GB", "H800-80GB", "H200-141GB", "B200-192GB"}) {
-    const json r = run(json{{"gpu", gpu}, {"gpus", 16}}.dump());
+    // TP 8 in each node, so each DP group has one member per node: one NIC (comms.h).
+    const json r =
+        run(json{{"gpu", gpu}, {"gpus", 16}, {"degrees", {{"dp", 2}, {"tp", 8}}}}.dump());
     EXPECT_EQ(r["scenario"]["network_gb_s"], 50) << gpu;
     EXPECT_EQ(r["comms"]["data"]["link"], "network") << gpu;
     EXPECT_EQ(r["comms"]["data"]["link_bytes_per_s"], 50e9) << gpu;
   }
-  const json own = run(R"({"gpu":"H100-80GB","network_gb_s":25})");
+  const json own = run(R"({"gpu":"H100-80GB","network_gb_s":25,"degrees":{"dp":2,"tp":8}})");
   EXPECT_EQ(own["scenario"]["gpu"], "H100-80GB");
   EXPECT_EQ(own["scenario"]["network_gb_s"], 25);
   EXPECT_EQ(own["comms"]["data"]["link_bytes_per_s"], 25e9);

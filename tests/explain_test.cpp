@@ -103,16 +103,18 @@ TEST(Explain, LinksSayWhichLevelOfTheFleetTheyRide) {
             "720 GB/s = 900 GB/s × 0.8, NVLink: TP groups of 8 GPUs, neighbouring ranks, each sit "
             "in one NVLink domain of 72 GPUs (NVLink across its trays of 4)");
   EXPECT_EQ(r["comms"]["data"]["level"], "rail");
-  EXPECT_EQ(r["comms"]["data"]["link_bytes_per_s"], 50e9);
+  // DP 9, 16 ranks apart: 5 members in the first domain of 72, each with its NIC (comms.h).
+  EXPECT_EQ(r["comms"]["data"]["nics"], 5);
+  EXPECT_EQ(r["comms"]["data"]["link_bytes_per_s"], 250e9);
   const json spine = json::parse(explain_json(
       R"({"gpu":"GB200-NVL72","gpus":144,"network_oversubscription":4,"order":"dp,pp,tp",
           "degrees":{"dp":9,"tp":8,"pp":2}})",
       ""));
   EXPECT_EQ(spine["comms"]["tensor"]["level"], "spine");
   EXPECT_EQ(spine["explain"]["comms.tensor.link_bytes_per_s"]["text"],
-            "12.5 GB/s = 50 GB/s ÷ 4, the network: TP groups of 8 GPUs, 18 ranks apart (DP 9 × PP "
-            "2 nested inside), span NVLink domains of 72 GPUs, members on different rails, so "
-            "through the spine");
+            "87.5 GB/s = 4 NICs × 50 GB/s ÷ 4 × 2 × (8 GPUs − 1) ÷ 8 GPUs, the network: TP groups "
+            "of 8 GPUs, 18 ranks apart (DP 9 × PP 2 nested inside), span NVLink domains of 72 "
+            "GPUs, members on different rails, so through the spine");
 }
 
 // Where each seam's groups sit, in words that follow the nesting order.
@@ -131,23 +133,29 @@ TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
   const json broken = json::parse(explain_json(
       R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})", ""));
   EXPECT_EQ(broken["explain"]["comms.tensor.link_bytes_per_s"]["text"],
-            "25 GB/s, the network: TP groups of 4 GPUs, 4 ranks apart (DP 2 × PP 2 nested "
-            "inside), span nodes of 8 GPUs, members on different rails, so through the spine");
+            "75 GB/s = 2 NICs × 25 GB/s × 2 × (4 GPUs − 1) ÷ 4 GPUs, the network: TP groups of 4 "
+            "GPUs, 4 ranks apart (DP 2 × PP 2 nested inside), span nodes of 8 GPUs, members on "
+            "different rails, so through the spine");
   EXPECT_GT(broken["explain"]["order.order_cost_s"]["result"].get<double>(), 0);
 }
 
 // The network's term says where its value comes from: the GPU preset's fleet, or the scenario.
 TEST(Explain, TheNetworkSaysWhereItsValueComesFrom) {
   const auto network = [](const char* scenario) {
-    return json::parse(explain_json(scenario, "comms.data.link_bytes_per_s"))["terms"][0]["name"];
+    const json d = json::parse(explain_json(scenario, "comms.data.link_bytes_per_s"));
+    for (const json& term : d["terms"]) {
+      if (term["symbol"] == "W") return term["name"];
+    }
+    return json();
   };
-  EXPECT_EQ(network(R"({"gpu":"H100-80GB"})"),
+  // TP 8 in each node leaves DP one member, one NIC, per node: the network's rate, not NVLink's.
+  EXPECT_EQ(network(R"({"gpu":"H100-80GB","degrees":{"dp":2,"tp":8}})"),
             "the network per GPU per direction: the H100-80GB preset's 400 Gb/s (DGX H100: 8 × "
             "ConnectX-7 400 Gb/s, one per GPU)");
-  EXPECT_EQ(network("{}"),
+  EXPECT_EQ(network(R"({"degrees":{"dp":2,"tp":8}})"),
             "the network per GPU per direction: the A100-80GB preset's 200 Gb/s (DGX A100: 8 × "
             "HDR InfiniBand 200 Gb/s, one per GPU)");
-  EXPECT_EQ(network(R"({"gpu":"H100-80GB","network_gb_s":25})"),
+  EXPECT_EQ(network(R"({"gpu":"H100-80GB","network_gb_s":25,"degrees":{"dp":4,"tp":4}})"),
             "the network per GPU per direction, as set");
 }
 
@@ -189,10 +197,10 @@ TEST(Explain, OneNumberAtATime) {
 }
 
 // A duration is written in one unit chosen by its size, in the warnings as in the derivations:
-// the order's cost of 20.3 ms on a 200 GB/s network reads "20.3 ms", not "0.0203 s".
+// the order's cost of 116 ms on a 25 GB/s network reads "116 ms", not "0.116 s".
 TEST(Explain, TheOrdersCostWarningSpeaksMilliseconds) {
   const Result<Scenario> s = parse_scenario(
-      R"({"gpus":16,"gpus_per_node":8,"order":"dp,pp,tp","global_batch":16,"network_gb_s":200,
+      R"({"gpus":16,"gpus_per_node":8,"order":"dp,pp,tp","global_batch":16,"network_gb_s":25,
           "seams":{"data":true,"tensor":true,"pipeline":true}})");
   ASSERT_TRUE(s.ok()) << s.problem().message;
   const Result<Report> r = evaluate(s.value());

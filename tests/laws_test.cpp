@@ -740,6 +740,34 @@ Verdict larger_domain_law(const Sample& x) {
          " GPUs: step " + show(x.r.time.step_s) + " -> " + show(r->time.step_s) + " s";
 }
 
+// A collective spread over one more NIC of its domain is never slower (comms.h
+// collective_rate: NCCL's channels over the node's NICs, up to NVLink), for every kind of
+// traffic, at every level, over the sample's own groups split evenly over their domains, while
+// NVLink is at least a rail.
+Verdict more_nics_law(const Sample& x) {
+  if (link_rate(Fabric::kDomain, x.s) < link_rate(Fabric::kRail, x.s)) return std::nullopt;
+  const Degrees& d = x.r.degrees;
+  for (const int n : {d.dp * d.cp, d.tp, d.cp, d.ep}) {
+    if (n < 2) continue;
+    for (const Spread spread :
+         {Spread::kPointToPoint, Spread::kRing, Spread::kAllReduce, Spread::kAllToAll}) {
+      for (const Fabric f : {Fabric::kRail, Fabric::kSpine}) {
+        double last = 0;
+        for (int k = 1; k < std::min(n, 72); ++k) {
+          if (n % k != 0) continue;  // groups split evenly over two domains or more
+          const double rate = collective_rate(f, x.s, {spread, k, n});
+          if (!at_most(last, rate)) {
+            return "group of " + show(n) + ", " + show(k) + " members per domain: rate " +
+                   show(last) + " -> " + show(rate) + " B/s";
+          }
+          last = rate;
+        }
+      }
+    }
+  }
+  return "";
+}
+
 // A more oversubscribed spine slows the traffic between rails and nothing else.
 Verdict oversubscription_law(const Sample& x) {
   Scenario v = pinned(x);
@@ -1021,6 +1049,11 @@ TEST(Laws, AFasterLinkNeverSlowsAStep) {
 TEST(Laws, ALargerNvlinkDomainNeverSlowsAStep) {
   const Tally t = check_law("a larger NVLink domain", larger_domain_law);
   EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, MoreNicsInUseNeverSlowACollective) {
+  const Tally t = check_law("more NICs in use", more_nics_law, 4);
+  EXPECT_GE(t.applied, t.accepted / 8);
 }
 
 TEST(Laws, AMoreOversubscribedSpineNeverSpeedsAStep) {

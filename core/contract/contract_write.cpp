@@ -40,6 +40,7 @@ json traffic_json(const SeamTraffic& t) {
           {"bytes_per_message", t.bytes_per_message},
           {"messages_per_step", t.messages_per_step},
           {"link_bytes_per_s", t.link_bytes_per_s},
+          {"nics", t.nics},
           {"time_s", t.time_s}};
 }
 

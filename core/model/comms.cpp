@@ -14,10 +14,11 @@
 namespace pe {
 namespace {
 
-void ride(SeamTraffic& t, Fabric f, const Scenario& s) {
+void ride(SeamTraffic& t, Fabric f, const Scenario& s, const Reach& reach = {}) {
   t.link = f == Fabric::kDomain ? "nvlink" : "network";
   t.level = fabric_name(f);
-  t.link_bytes_per_s = link_rate(f, s);
+  t.link_bytes_per_s = collective_rate(f, s, reach);
+  t.nics = nics_used(f, reach);
   t.bytes_per_gpu_per_step = t.bytes_per_message * t.messages_per_step;
   t.time_s = t.bytes_per_gpu_per_step / t.link_bytes_per_s;
 }
@@ -52,6 +53,7 @@ SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
   t.link = worst == Fabric::kDomain ? "nvlink" : "network";
   t.level = fabric_name(worst);
   t.link_bytes_per_s = link_rate(worst, s);
+  t.nics = nics_used(worst, Reach{});
   return t;
 }
 
@@ -62,7 +64,7 @@ SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
 // gradients (Megatron-Core tensor_parallel/layers.py): 10 b s h (t-1)/t. Full recomputation
 // repeats the forward's collectives: 12 and 14.
 SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers, int microbatches,
-                           Fabric level) {
+                           Fabric level, int in_domain) {
   SeamTraffic t;
   t.group_size = d.tp;
   if (d.tp == 1) return t;
@@ -77,12 +79,12 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
     t.bytes_per_message = 2 * share * bsh * kActivationBytes;
   }
   t.messages_per_step = tensor_collectives_per_layer(s, stage_layers) * stage_layers * microbatches;
-  ride(t, level, s);
+  ride(t, level, s, {s.sequence_parallel ? Spread::kRing : Spread::kAllReduce, in_domain, d.tp});
   return t;
 }
 
 SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_gpu,
-                         double expert_params_per_gpu, int microbatches, Fabric level) {
+                         double expert_params_per_gpu, int microbatches, const NodeSpans& spans) {
   SeamTraffic t;
   t.group_size = d.dp * d.cp;
   if (d.dp * d.cp == 1) return t;
@@ -97,11 +99,42 @@ SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_
   const double bytes = parts.reduce_bytes * parts.reductions + parts.gather_bytes * parts.gathers;
   t.messages_per_step = parts.reductions + parts.gathers;
   t.bytes_per_message = bytes / t.messages_per_step;
-  ride(t, level, s);
+  const DataRate rate = data_rate(s, d, spans, params_per_gpu, expert_params_per_gpu);
+  ride(t, rate.dense_level, s, rate.dense);
+  t.link_bytes_per_s = rate.blended_bytes_per_s();
+  t.time_s = t.bytes_per_gpu_per_step / t.link_bytes_per_s;
   return t;
 }
 
 }  // namespace
+
+DataRate data_rate(const Scenario& s, const Degrees& d, const NodeSpans& spans,
+                   double params_per_gpu, double expert_params_per_gpu) {
+  DataRate r;
+  const Spread spread = s.zero_stage == 0 ? Spread::kAllReduce : Spread::kRing;
+  r.dense = {spread, spans.dp_cp_in_domain, d.dp * d.cp};
+  r.dense_level = fabric_of(spans.dp_cp_group_spans_nodes, spans.dp_cp_off_rail);
+  r.dense_bytes_per_s = collective_rate(r.dense_level, s, r.dense);
+  if (d.ep == 1 || !(expert_params_per_gpu > 0) || d.dp * d.cp == 1) return r;
+  // Routed experts' gradients reduce over their own expert-data-parallel group, which may sit
+  // elsewhere in the fleet (Mixtral on 64 GPUs with EP 8: one member per node, one NIC, where
+  // the dense part spreads over eight).
+  const DataParallelParts parts =
+      data_parallel_parts(s, d, params_per_gpu, 1, expert_params_per_gpu);
+  if (!(parts.ring_params > 0)) return r;
+  r.expert_share =
+      (parts.ring_params - (params_per_gpu - expert_params_per_gpu)) / parts.ring_params;
+  const int n_e = expert_data_parallel(s, d);
+  // Without expert TP the TP ranks hold copies of the experts: members of the group too.
+  const int tp_copies = d.tp / std::max(1, s.expert_tp);
+  const int k_e = std::min(n_e, spans.edp_in_domain * (spans.tp_group_spans_nodes ? 1 : tp_copies));
+  r.expert = {spread, k_e, n_e};
+  const bool spans_domains = spans.edp_spans_nodes || (tp_copies > 1 && spans.tp_group_spans_nodes);
+  r.expert_level = spans_domains ? fabric_of(true, spans.edp_off_rail) : Fabric::kDomain;
+  r.expert_bytes_per_s = collective_rate(r.expert_level, s, r.expert);
+  if (!(r.expert_share > 0)) r.expert_share = 0;
+  return r;
+}
 
 PipelineSends pipeline_sends(const Scenario& s, int pp, int stage) {
   if (v_shape(s.schedule) && pp > 1) {
@@ -124,6 +157,37 @@ double link_rate(Fabric f, const Scenario& s) {
   if (f == Fabric::kDomain) return s.gpu.nvlink_gb_s * 1e9 * s.gpu.nvlink_efficiency;
   const double rail = s.gpu.network_gb_s * 1e9 * s.gpu.network_efficiency;
   return f == Fabric::kRail ? rail : rail / s.network_oversubscription;
+}
+
+int nics_used(Fabric f, const Reach& r) {
+  if (f == Fabric::kDomain) return 0;
+  return r.spread == Spread::kRing || r.spread == Spread::kAllReduce ? std::max(1, r.in_domain) : 1;
+}
+
+double collective_rate(Fabric f, const Scenario& s, const Reach& r) {
+  const double nvlink = link_rate(Fabric::kDomain, s);
+  if (f == Fabric::kDomain) return nvlink;
+  const double nic = link_rate(f, s);
+  const double k = std::max(1, r.in_domain), n = std::max(r.group, r.in_domain);
+  switch (r.spread) {
+    case Spread::kPointToPoint:
+      return nic;
+    case Spread::kAllToAll: {
+      // Per byte sent: (n-k)/(n-1) through the NIC, (k-1)/(n-1) over NVLink, at once.
+      if (n <= 1) return nic;
+      const double seconds_per_byte = std::max((n - k) / (n - 1) / nic, (k - 1) / (n - 1) / nvlink);
+      return seconds_per_byte > 0 ? 1 / seconds_per_byte : nvlink;
+    }
+    case Spread::kAllReduce:
+    case Spread::kRing: {
+      // One member per domain: no NVLink hop inside, the NIC alone.
+      if (k == 1) return nic;
+      // Two domains: the tree's one crossing per byte against the ring's 2(n-1)/n.
+      const bool tree = r.spread == Spread::kAllReduce && n == 2 * k;
+      return std::min(k * nic * (tree ? 2 * (n - 1) / n : 1), nvlink);
+    }
+  }
+  return nic;
 }
 
 double link_rate(bool crosses_nodes, const Scenario& s) {
@@ -209,15 +273,24 @@ LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_la
   const Degrees& d = f.degrees();
   const NodeSpans& spans = f.spans();
   LayerTraffic r;
-  r.tensor = tensor_traffic(s, d, stage_layers, microbatches,
-                            fabric_of(spans.tp_group_spans_nodes, spans.tp_off_rail));
+  r.tensor =
+      tensor_traffic(s, d, stage_layers, microbatches,
+                     fabric_of(spans.tp_group_spans_nodes, spans.tp_off_rail), spans.tp_in_domain);
   r.context = context_traffic(s, f.shape().attention(), d, stage_layers, microbatches);
-  if (r.context.active)
-    ride(r.context, fabric_of(spans.cp_group_spans_nodes, spans.cp_off_rail), s);
+  if (r.context.active) {
+    // Ring passes are sends to the next CP rank; the all-gather a ring collective; Ulysses
+    // all-to-alls.
+    const Spread spread = s.context_parallel == ContextParallel::kRing ? Spread::kPointToPoint
+                          : s.context_parallel == ContextParallel::kAllGather ? Spread::kRing
+                                                                              : Spread::kAllToAll;
+    ride(r.context, fabric_of(spans.cp_group_spans_nodes, spans.cp_off_rail), s,
+         {spread, spans.cp_in_domain, d.cp});
+  }
   if (f.shape().moe() && d.ep > 1) {
     r.expert = expert_traffic(s, f.shape().moe_layer().mlp, d, stage_moe_layers, microbatches);
     if (r.expert.active)
-      ride(r.expert, fabric_of(spans.ep_group_spans_nodes, spans.ep_off_rail), s);
+      ride(r.expert, fabric_of(spans.ep_group_spans_nodes, spans.ep_off_rail), s,
+           {Spread::kAllToAll, spans.ep_in_domain, d.ep});
   }
   return r;
 }
@@ -229,10 +302,6 @@ SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int 
 
 namespace {
 
-Fabric data_fabric(const LayoutFacts& f) {
-  return fabric_of(f.spans().dp_cp_group_spans_nodes, f.spans().dp_cp_off_rail);
-}
-
 // Every field of `r`, in place: the planner's hot loop fills a few of these per
 // configuration, and a CommsReport is 300-odd bytes to construct and copy.
 void fill_stage_comms(CommsReport& r, const Scenario& s, const LayoutFacts& f, int stage,
@@ -240,8 +309,8 @@ void fill_stage_comms(CommsReport& r, const Scenario& s, const LayoutFacts& f, i
                       int microbatches, double expert_params_per_gpu) {
   const LayerTraffic layers = layer_traffic(s, f, stage_layers, stage_moe_layers, microbatches);
   r.stage = stage;
-  r.data = data_traffic(s, f.degrees(), params_per_gpu, expert_params_per_gpu, microbatches,
-                        data_fabric(f));
+  r.data =
+      data_traffic(s, f.degrees(), params_per_gpu, expert_params_per_gpu, microbatches, f.spans());
   r.tensor = layers.tensor;
   r.pipeline = pipeline_traffic(s, f, stage, microbatches);
   r.context = layers.context;
@@ -309,7 +378,7 @@ CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatc
   for (CommsReport& r : reports) {
     const StageParams& p = f.params(r.stage);
     r.data = data_traffic(s, f.degrees(), p.params_per_gpu, p.expert_params_per_gpu, microbatches,
-                          data_fabric(f));
+                          f.spans());
     const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
                          r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
                          r.expert.bytes_per_gpu_per_step;

@@ -33,6 +33,51 @@ double tensor_collectives_per_layer(const Scenario& s, int layers);
 double link_rate(Fabric f, const Scenario& s);
 double link_rate(bool crosses_nodes, const Scenario& s);
 
+// How a seam's traffic leaves an NVLink domain (NCCL). A ring collective (all-reduce,
+// reduce-scatter, all-gather) builds several rings (channels) and spreads them over the
+// domain's NICs, one per GPU: every byte of the ring enters and leaves each domain once per
+// channel, so a group with k members in a domain moves its bytes through k NICs at once, until
+// NVLink, which still carries the ring inside the domain, becomes the limit (NVIDIA/nccl#320:
+// "~20 GB/s per NIC" adding up across a DGX A100's eight until NVLink limits; nccl#569:
+// 1.6 GB all-reduced over 8 DGX-2 GPUs in 363 ms at 1 per node, 173 ms at 2, 132 ms at 4;
+// nccl#687: a ring enters and leaves a node once). The bus rate is min(k x the link, NVLink);
+// with one member per domain the ring never touches NVLink: the link alone.
+// On exactly two domains NCCL's tree all-reduce sends each byte across once, not the ring's
+// 2(n-1)/n (nccl#812, nccl#307: two-node tree bus bandwidth above the NICs' limit).
+// An all-to-all has each GPU send to every other member directly: the share bound for other
+// domains, (n - k)/(n - 1), through its own NIC, the rest over NVLink, both at once.
+// Point-to-point sends (pipeline, CP ring passes) ride the sender's own NIC: k = 1.
+enum class Spread : signed char { kPointToPoint, kRing, kAllReduce, kAllToAll };
+struct Reach {
+  Spread spread = Spread::kPointToPoint;
+  int in_domain = 1;  // the group's members in one domain (k)
+  int group = 1;      // the group's size (n)
+};
+// The rate a seam's collective reaches at level f: NVLink inside a domain, else as above. The
+// NICs it spreads over: k for rings, 1 otherwise (nics_used).
+double collective_rate(Fabric f, const Scenario& s, const Reach& r);
+int nics_used(Fabric f, const Reach& r);
+
+// The data seam's rate: its dense part over the dp x cp group, the routed experts' gradients
+// (a share of the ring's volume, weighted by their own group's (n_e-1)/n_e) over the
+// expert-data-parallel group, each at its own group's rate; the blend is the seam's rate.
+struct DataRate {
+  Reach dense;
+  Fabric dense_level = Fabric::kDomain;
+  double dense_bytes_per_s = 0;
+  double expert_share = 0;  // of the volume; 0 without routed experts over another group
+  Reach expert;
+  Fabric expert_level = Fabric::kDomain;
+  double expert_bytes_per_s = 0;
+  double blended_bytes_per_s() const {
+    return expert_share > 0
+               ? 1 / ((1 - expert_share) / dense_bytes_per_s + expert_share / expert_bytes_per_s)
+               : dense_bytes_per_s;
+  }
+};
+DataRate data_rate(const Scenario& s, const Degrees& d, const NodeSpans& spans,
+                   double params_per_gpu, double expert_params_per_gpu);
+
 // The level a GPU of pipeline stage a and its counterpart on stage b (same DP, TP and CP
 // coordinates) ride, the worst over those pairs, with the ranks numbered in the scenario's
 // order (layout.h): the domain when every pair shares one, else the rail when the stages'

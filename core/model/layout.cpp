@@ -154,6 +154,49 @@ bool ep_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder&
   return false;
 }
 
+// Members of the group with lowest rank 0 below `domain`: the pairs (i, j), i < n1, j < n2,
+// with i s1 + j s2 < domain. Groups are translates of it, so this is the count in the domain
+// a group starts in; a group starting mid-domain may hold fewer there, and more in the next.
+int members_in_domain(long long domain, long long n1, long long s1, long long n2 = 1,
+                      long long s2 = 1) {
+  long long count = 0;
+  for (long long j = 0; j < n2 && j * s2 < domain; ++j) {
+    count += std::min(n1, (domain - 1 - j * s2) / s1 + 1);
+  }
+  return static_cast<int>(std::max(1LL, std::min<long long>(count, domain)));
+}
+
+// An EP group's members x = cp + CP dp, x < ep, below `domain`.
+int ep_members_in_domain(const Degrees& d, long long domain, const SeamOrder& order) {
+  const long long s_cp = stride_of(d, order, Seam::kContext);
+  const long long s_dp = stride_of(d, order, Seam::kData);
+  long long count = 0;
+  for (long long x = 0; x < d.ep; ++x) {
+    const long long dp = x / d.cp;
+    if (dp * s_dp >= domain) break;
+    if ((x % d.cp) * s_cp + dp * s_dp < domain) ++count;
+  }
+  return static_cast<int>(std::max(1LL, count));
+}
+
+// The expert-data-parallel group of EP coordinate 0: x = 0, ep, 2 ep, ... below dp x cp.
+void expert_data_group(const Degrees& d, long long domain, int gpus_per_node,
+                       const SeamOrder& order, NodeSpans& out) {
+  const long long s_cp = stride_of(d, order, Seam::kContext);
+  const long long s_dp = stride_of(d, order, Seam::kData);
+  const long long members = 1LL * d.dp * d.cp / d.ep;
+  long long in_domain = 0;
+  for (long long j = 0; j < members; ++j) {
+    const long long x = j * d.ep;
+    const long long rank = (x % d.cp) * s_cp + (x / d.cp) * s_dp;
+    if (rank < domain) ++in_domain;
+    if (rank >= domain) out.edp_spans_nodes = true;
+    if (rank % gpus_per_node != 0) out.edp_off_rail = true;
+    if (out.edp_spans_nodes && out.edp_off_rail && (x / d.cp) * s_dp >= domain) break;
+  }
+  out.edp_in_domain = static_cast<int>(std::max(1LL, in_domain));
+}
+
 }  // namespace
 
 const char* fabric_name(Fabric f) {
@@ -170,6 +213,13 @@ NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order
   s.dp_cp_group_spans_nodes =
       d.cp == 1 ? s.dp_group_spans_nodes : dp_cp_group_spans_nodes(d, domain, order);
   s.ep_group_spans_nodes = ep_group_spans_nodes(d, domain, order);
+  const auto stride = [&](Seam seam) { return stride_of(d, order, seam); };
+  s.tp_in_domain = members_in_domain(domain, d.tp, stride(Seam::kTensor));
+  s.cp_in_domain = members_in_domain(domain, d.cp, stride(Seam::kContext));
+  s.dp_cp_in_domain =
+      members_in_domain(domain, d.cp, stride(Seam::kContext), d.dp, stride(Seam::kData));
+  s.ep_in_domain = d.ep > 1 ? ep_members_in_domain(d, domain, order) : 1;
+  if (d.ep > 1) expert_data_group(d, domain, gpus_per_node, order, s);
   // Rail k holds the ranks r with r mod gpus_per_node = k, so a group stays on one rail when
   // every stride it moves along is a multiple of the node.
   const auto off = [&](Seam seam) {

@@ -127,6 +127,15 @@ struct NodeSpans {
   // Members on more than one rail: neighbours whose rank distance is no multiple of the node.
   bool tp_off_rail = false, pp_off_rail = false, dp_off_rail = false, cp_off_rail = false,
        ep_off_rail = false, dp_cp_off_rail = false;
+  // Members of one group inside one NVLink domain (the first domain the group's lowest rank
+  // sits in, its members counted there; at least 1): the NICs a collective of a group that
+  // spans domains spreads over, one per GPU (comms.h collective_rate).
+  int tp_in_domain = 1, cp_in_domain = 1, ep_in_domain = 1, dp_cp_in_domain = 1;
+  // The expert-data-parallel group (the dp x cp ranks at the same EP coordinate, x = cp + CP dp
+  // stepping by ep, at one tp): whether it spans domains and rails, and its members in one
+  // domain. Expert gradients reduce over it, times TP / expert TP (moe.h).
+  bool edp_spans_nodes = false, edp_off_rail = false;
+  int edp_in_domain = 1;
 };
 // `domain_gpus` 0: the node is the domain.
 NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order = kBookOrder,

@@ -69,7 +69,11 @@ struct SeamTraffic {
   double bytes_per_message = 0;       // one collective or one send
   double messages_per_step = 0;
   double link_bytes_per_s = 0;  // the slowest link the busiest GPU's traffic rides
-  double time_s = 0;            // on the wire, per step (time.exposed_* says what is hidden)
+  // The NICs of one NVLink domain the collective spreads its bytes over (comms.h
+  // collective_rate): the group's members there for a ring, 1 for sends and all-to-alls, 0
+  // on NVLink alone.
+  int nics = 0;
+  double time_s = 0;  // on the wire, per step (time.exposed_* says what is hidden)
 };
 
 struct CommsReport {
