@@ -302,6 +302,8 @@ MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Deg
                            int microbatches) {
   MemoryReport r;
   r.shard_factor = d.tp * d.pp;
+  r.zero_shards = zero_sharding(s.zero_stage);
+  r.zero_group = d.dp * d.cp;  // as sharded_model_state_bytes shards the dense states
   r.stages.reserve(d.pp);
   for (int stage = 0; stage < d.pp; ++stage) {
     r.stages.push_back(stage_memory(s, shape, d, stage, microbatches));

@@ -20,13 +20,7 @@ namespace pe {
 MemoryBreakdown model_state_bytes(double params, const Precision& precision, int zero_stage,
                                   int dp);
 
-// Which model states ZeRO stage z shards over the data-parallel group: the optimizer's from
-// stage 1, the gradients from 2, the weights from 3 (Rajbhandari et al. 2020 Sec. 5.1).
-struct ZeroSharding {
-  bool weights = false;
-  bool grads = false;
-  bool optimizer = false;
-};
+// Which model states ZeRO stage z shards (ZeroSharding, report.h).
 ZeroSharding zero_sharding(int zero_stage);
 
 // One pipeline stage's GPU (every GPU of a stage holds the same).

@@ -37,6 +37,14 @@ struct StageMemory {
   double offloaded_bytes = 0;  // activations its offloaded layers keep in host memory
 };
 
+// Which model states ZeRO stage z shards over the data-parallel group: the optimizer's from
+// stage 1, the gradients from 2, the weights from 3 (Rajbhandari et al. 2020 Sec. 5.1).
+struct ZeroSharding {
+  bool weights = false;
+  bool grads = false;
+  bool optimizer = false;
+};
+
 struct MemoryReport {
   double params_per_gpu = 0;  // the most-loaded GPU's parameter shard
   double per_gpu_bytes = 0;   // the most-loaded GPU
@@ -55,6 +63,10 @@ struct MemoryReport {
   double offloaded_bytes = 0;  // host memory per GPU for offloaded activations, busiest stage
   MemoryBreakdown breakdown;   // of the most-loaded GPU
   std::vector<StageMemory> stages;
+  // What ZeRO shards (memory.h zero_sharding) and over how many ranks: the data-parallel
+  // group of a stage, DP × CP (Megatron-Core's data-parallel group with context parallelism).
+  ZeroSharding zero_shards;
+  int zero_group = 1;
 };
 
 struct SeamTraffic {

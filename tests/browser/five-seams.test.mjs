@@ -113,4 +113,18 @@ describe('context and expert seams', () => {
     assert.equal((await badge(page)).includes('EP'), false);
     await check(page, 'expert', false);
   });
+
+  test("ZeRO with CP: the memory panel says it shards over DP × CP, the core's group", async () => {
+    const { page } = lab;
+    await page.goto(
+      new URL('?advanced=1&context=true&seq_len=8192&degrees=2x2x1x4x1&zero_stage=1', page.url())
+        .href,
+    );
+    await page.waitForSelector('html[data-ready="1"]');
+    assert.equal(await badge(page), 'DP×TP×PP×CP = 2×2×1×4 = 16');
+    assert.match(
+      await page.locator('.memory [data-field="breakdown"]').textContent(),
+      /ZeRO-1 shards the optimizer states over the 8 data- and context-parallel ranks \(DP × CP\)\./,
+    );
+  });
 });

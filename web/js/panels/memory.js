@@ -10,12 +10,24 @@ function typeName(bytesPerParam) {
   return { 2: 'bf16', 4: 'fp32' }[bytesPerParam] ?? `${fmt.count(bytesPerParam)}-byte`;
 }
 
-const ZERO_SHARDS = [
-  '',
-  'optimizer states',
-  'gradients and optimizer states',
-  'weights, gradients and optimizer states',
-];
+// What ZeRO shards, in words, from the core's report.memory.zero (its rule: memory.h).
+function shardedWords(zero) {
+  const parts = [
+    zero.weights && 'weights',
+    zero.grads && 'gradients',
+    zero.optimizer && 'optimizer states',
+  ].filter(Boolean);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}` : parts[0];
+}
+
+// The ranks it shards over: the data-parallel replicas, or with context parallelism the data-
+// and context-parallel ranks of a stage (report.memory.zero.group).
+function groupWords(report) {
+  const n = fmt.integer(report.memory.zero.group);
+  return report.degrees.cp > 1
+    ? `${n} data- and context-parallel ranks (DP × CP)`
+    : `${n} data-parallel replicas`;
+}
 
 // Why the number changed when Advanced opened: the practitioner's model counts what the
 // book's leaves out, each part as the core reports it.
@@ -126,8 +138,7 @@ export function createMemory(root) {
       const zero = report.scenario.zero_stage;
       if (zero > 0) {
         extra.push(
-          `ZeRO-${zero} shards the ${ZERO_SHARDS[zero]} over the ` +
-            `${fmt.integer(report.degrees.dp)} data-parallel replicas.`,
+          `ZeRO-${zero} shards the ${shardedWords(m.zero)} over the ${groupWords(report)}.`,
         );
       }
       if (m.breakdown.activations_bytes > 0) {
@@ -139,7 +150,7 @@ export function createMemory(root) {
       const dpNote =
         zero > 0
           ? `With ZeRO-${zero}, data parallelism shrinks per-GPU memory too, by sharding ` +
-            `the ${ZERO_SHARDS[zero]}; the shard factor counts only the tensor and ` +
+            `the ${shardedWords(m.zero)}; the shard factor counts only the tensor and ` +
             'pipeline splits (TP×PP), not this DP sharding.'
           : 'Data parallelism replicates the model, so it does not shrink per-GPU memory ' +
             "(that is ZeRO/FSDP's job); only tensor and pipeline splits do.";
