@@ -69,6 +69,31 @@ TEST(Planner, EveryPlanFitsAndTheyAreFastestFirst) {
   EXPECT_FALSE(r.why_best.empty());
 }
 
+// Llama 3 405B at 65,536 tokens on 128 H100s: DP 16 x TP 2 x CP 4 and DP 8 x TP 2 x CP 8 take
+// the same step and memory to the bit. The total order puts the fewest GPUs per model replica
+// first, whichever standard library sorts (native and wasm agree: tests/wasm/parity.test.mjs).
+// Should a change to the model end the tie, find another: this test needs one to break.
+TEST(Planner, ExactTiesBreakByGpusPerReplicaThenTheLayout) {
+  Scenario s;
+  s.gpus = 128;
+  s.gpu = *find_gpu("H100-80GB");
+  s.model = *find_model("llama3-405b");
+  s.model.params = shape_params(s.model, 65536);
+  s.seq_len = 65536;
+  const PlanResult r = plan(s, 10);
+  ASSERT_GE(r.top.size(), 2u);
+  size_t tied = 1;
+  while (tied < r.top.size() && r.top[tied].step_s == r.top[0].step_s &&
+         r.top[tied].per_gpu_bytes == r.top[0].per_gpu_bytes) {
+    ++tied;
+  }
+  ASSERT_GE(tied, 2u) << "no exact tie left to break";
+  for (size_t i = 1; i < tied; ++i) {
+    const Degrees &a = r.top[i - 1].degrees, &b = r.top[i].degrees;
+    EXPECT_LT(a.tp * a.pp * a.cp, b.tp * b.pp * b.cp) << i;
+  }
+}
+
 TEST(Planner, ItsFiguresAreThoseOfTheFullModel) {
   // The planner takes shortcuts (only candidate stages, no rank list); a plan evaluated the
   // ordinary way must give the same memory and step time.

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "model/comms.h"
 #include "model/context.h"
@@ -107,25 +108,48 @@ MemoryBreakdown scaled(MemoryBreakdown b, int copies) {
   return b;
 }
 
-// Faster first; among equally fast, less memory first.
-bool beats(double step_s, double per_gpu_bytes, const Plan& b) {
-  if (step_s != b.step_s) return step_s < b.step_s;
-  return per_gpu_bytes < b.per_gpu_bytes;
+// The planner's total order (core/README.md "The planner"): faster first; among equally fast,
+// less memory first; then fewer GPUs per model replica (TP x PP x CP: the GPUs one copy of the
+// model and one sequence span); then the layout's degrees in its name's order (DP, TP, PP, CP,
+// EP), smaller first; within a layout, the configuration's choices, smaller first. Exact ties
+// of step and memory happen (two CP degrees of one run can take the same step to the bit), and a
+// total order makes the answer the sort's rather than the standard library's: native and
+// wasm list the same plans.
+bool worse(double step_s, double per_gpu_bytes, const Plan& b) {
+  if (step_s != b.step_s) return step_s > b.step_s;
+  return per_gpu_bytes > b.per_gpu_bytes;
 }
-bool better(const Plan& a, const Plan& b) { return beats(a.step_s, a.per_gpu_bytes, b); }
+auto order_key(const Plan& p) {
+  const Degrees& d = p.degrees;
+  return std::make_tuple(d.tp * d.pp * d.cp, d.dp, d.tp, d.pp, d.cp, d.ep, p.zero_stage,
+                         p.micro_batch, static_cast<int>(p.schedule), p.virtual_stages,
+                         p.sequence_parallel, p.precision.name, p.precision.fp8,
+                         static_cast<int>(p.recompute), p.recompute_modules, p.recompute_layers,
+                         static_cast<int>(p.recompute_method), p.offload_layers);
+}
+bool better(const Plan& a, const Plan& b) {
+  if (a.step_s != b.step_s) return a.step_s < b.step_s;
+  if (a.per_gpu_bytes != b.per_gpu_bytes) return a.per_gpu_bytes < b.per_gpu_bytes;
+  return order_key(a) < order_key(b);
+}
 
 // A layout's best kVariantsPerLayout plans so far. The heap (worst on top) holds only each
 // plan's step time, memory and slot, so that sifting moves 24 bytes rather than a Plan; it
-// makes the same moves a heap of Plans under `better` would, so ties keep the same order.
+// makes the same moves a heap of Plans under `better` would (an exact tie of step and memory
+// looks the plans up).
 struct KeptPlans {
   struct Key {
     double step_s;
     double per_gpu_bytes;
     int slot;
   };
-  static bool key_better(const Key& a, const Key& b) {
-    if (a.step_s != b.step_s) return a.step_s < b.step_s;
-    return a.per_gpu_bytes < b.per_gpu_bytes;
+  auto key_better() const {
+    return [this](const Key& a, const Key& b) {
+      if (a.step_s != b.step_s) return a.step_s < b.step_s;
+      if (a.per_gpu_bytes != b.per_gpu_bytes) return a.per_gpu_bytes < b.per_gpu_bytes;
+      return order_key(plans[static_cast<size_t>(a.slot)]) <
+             order_key(plans[static_cast<size_t>(b.slot)]);
+    };
   }
   std::vector<Key> heap;
   std::vector<Plan> plans;  // by slot
@@ -140,18 +164,18 @@ struct KeptPlans {
     if (!full()) {
       plans.push_back(p);
       heap.push_back({p.step_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
-      std::push_heap(heap.begin(), heap.end(), key_better);
+      std::push_heap(heap.begin(), heap.end(), key_better());
     } else if (better(p, worst())) {
-      std::pop_heap(heap.begin(), heap.end(), key_better);
+      std::pop_heap(heap.begin(), heap.end(), key_better());
       const int slot = heap.back().slot;
       plans[static_cast<size_t>(slot)] = p;
       heap.back() = {p.step_s, p.per_gpu_bytes, slot};
-      std::push_heap(heap.begin(), heap.end(), key_better);
+      std::push_heap(heap.begin(), heap.end(), key_better());
     }
   }
   // Fastest first.
   std::vector<Plan> sorted() {
-    std::sort_heap(heap.begin(), heap.end(), key_better);
+    std::sort_heap(heap.begin(), heap.end(), key_better());
     std::vector<Plan> out;
     out.reserve(heap.size());
     for (const Key& k : heap) out.push_back(std::move(plans[static_cast<size_t>(k.slot)]));
@@ -434,8 +458,9 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 const TimeReport t =
                     time_report(s, facts, pipeline, comms, base.global_batch, pace);
                 if (levers != 0) seen.fastest(levers, t.step_s, d);
-                // A full heap keeps only what beats its worst: the rest need no Plan built.
-                if (kept.full() && !beats(t.step_s, bytes, kept.worst())) {
+                // A full heap keeps only what beats its worst: the rest need no Plan built (an
+                // exact tie is built, and the order's later keys decide).
+                if (kept.full() && worse(t.step_s, bytes, kept.worst())) {
                   continue;
                 }
                 Plan p;

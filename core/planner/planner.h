@@ -67,7 +67,8 @@ struct PlanResult {
   long long evaluated = 0;  // configurations whose memory and step time were computed
   long long feasible = 0;   // of those, the ones within GPU memory less the margin
   // One plan per distinct DP x TP x PP layout, the layout's fastest, at most top_k of them:
-  // fastest first; ties: less memory first.
+  // fastest first, in the planner's total order (planner.cpp `better`: step, memory, GPUs per
+  // model replica, degrees, choices).
   std::vector<Plan> top;
   // variants[i]: the next fastest configurations of top[i]'s layout (up to
   // kVariantsPerLayout - 1), fastest first.
