@@ -117,5 +117,31 @@ TEST(Timeline, EveryPassOnceInOrderAndWOnlyWhereSplit) {
   }
 }
 
+// The drawing refuses what evaluate refuses, by the same rule (pipeline.h), under the
+// argument at fault: DualPipe on 3 stages once drew.
+TEST(Timeline, RefusesWhatEvaluateRefusesNamingTheArgument) {
+  const Problem odd = timeline_problem(Schedule::kDualPipe, 3, 4);
+  EXPECT_EQ(odd.key, "stages");
+  EXPECT_EQ(odd.message,
+            "schedule dualpipe needs an even number of pipeline stages: PP is 3 (each rank holds "
+            "stage i and stage PP - 1 - i)");
+  const Problem few = timeline_problem(Schedule::kDualPipe, 4, 7);
+  EXPECT_EQ(few.key, "microbatches");
+  EXPECT_EQ(few.message,
+            "schedule dualpipe needs an even number of at least 2 x PP = 8 micro-batches: 7 "
+            "micro-batches");
+  EXPECT_EQ(timeline_problem(Schedule::kZbH1, 4, 3).key, "microbatches");
+  EXPECT_EQ(timeline_problem(Schedule::kDualPipeV, 4, 6).key, "microbatches");
+  for (Schedule s : {Schedule::kOneFOneB, Schedule::kZbH1, Schedule::kZbV, Schedule::kDualPipe,
+                     Schedule::kDualPipeV}) {
+    EXPECT_TRUE(timeline_problem(s, 4, 8).empty());
+    EXPECT_TRUE(timeline_problem(s, 1, 1).empty());
+  }
+  // The scenario's words are the same rule's: a scenario on PP 3 with DualPipe is refused so.
+  Scenario sc;
+  sc.schedule = Schedule::kDualPipe;
+  EXPECT_EQ(schedule_problem(sc, Degrees{1, 1, 3, 1, 1}, 8), odd.message);
+}
+
 }  // namespace
 }  // namespace pe

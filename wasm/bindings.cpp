@@ -63,8 +63,8 @@ std::string explain(const std::string& scenario, const std::string& key) {
 }
 
 // The schedule laid out for drawing: the Advanced section's, so the first load leaves it out.
-std::string timeline(int stages, int microbatches, std::string schedule) {
-  return pe::timeline_json(stages, microbatches, schedule);
+std::string timeline(int stages, int microbatches, std::string schedule, int drawn) {
+  return pe::timeline_json(stages, microbatches, schedule, drawn);
 }
 #endif
 

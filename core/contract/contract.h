@@ -71,9 +71,13 @@ std::string presets_json();
 // "shown_microbatches", "span", "blocks": [[stage, microbatch, pass 0 F / 1 B / 2 W, start,
 // duration], ...]}. Only the first micro-batches are laid out when stages x micro-batches would
 // exceed 1,024 (a readable drawing), but at least what the schedule needs (m >= p or 2p);
-// stages are clamped to 1..1024 (1..32 for the schedules that split the backward) and
-// micro-batches to 1..2^24. An unknown schedule is an error naming the key.
-std::string timeline_json(int stages, int microbatches, std::string_view schedule = "1f1b");
+// stages are 1..1024 (1..32 for the schedules that split the backward) and micro-batches
+// 1..2^24, else an error naming the one out of range; `drawn` > 0 lays out at most that many
+// micro-batches (still at least what the schedule needs). An unknown schedule is an error naming
+// the key, and what evaluate's schedule rule refuses (DualPipe on an odd PP, too few micro-batches)
+// an error naming "stages" or "microbatches" (timeline.h timeline_problem).
+std::string timeline_json(int stages, int microbatches, std::string_view schedule = "1f1b",
+                          int drawn = 0);
 
 // Reads a scenario and runs the planner (planner.h) on it: {"evaluated", "feasible",
 // "why_best", "warnings", "headroom", "memory_limit_bytes", "plans": [{...the plan's choices and

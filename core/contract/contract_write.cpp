@@ -383,7 +383,7 @@ std::string explain_json(std::string_view scenario_text, std::string_view key) {
       {"key", "key \"" + shown + "\" is no number this report explains: allowed " + allowed});
 }
 
-std::string timeline_json(int stages, int microbatches, std::string_view schedule) {
+std::string timeline_json(int stages, int microbatches, std::string_view schedule, int drawn) {
   const Field& field = *find_field("schedule");
   const auto named = std::find(field.choices.begin(), field.choices.end(), schedule);
   if (named == field.choices.end()) {
@@ -395,9 +395,21 @@ std::string timeline_json(int stages, int microbatches, std::string_view schedul
   const auto sch = static_cast<Schedule>(named - field.choices.begin());
   // The schedules that need m >= p or 2p draw at least that many: up to 32 stages.
   const int most = splits_weight_grad(sch) ? 32 : 1024;
-  const int p = std::clamp(stages, 1, most);
-  const int m = std::clamp(microbatches, 1, 1 << 24);
-  const int shown = std::max(std::min(m, std::max(1, 1024 / p)), least_drawn_microbatches(sch, p));
+  for (const auto& [key, value, top] : {std::tuple<const char*, int, int>{"stages", stages, most},
+                                        {"microbatches", microbatches, 1 << 24}}) {
+    if (value < 1 || value > top) {
+      return error_json({key, std::string(key) + " is " + std::to_string(value) +
+                                  ": allowed 1 to " + std::to_string(top)});
+    }
+  }
+  const int p = stages, m = microbatches;
+  // What evaluate refuses, the drawing refuses, under the argument at fault.
+  if (const Problem problem = timeline_problem(sch, p, m); !problem.empty()) {
+    return error_json(problem);
+  }
+  const int most_drawn = drawn > 0 ? std::min(drawn, 1024 / p) : 1024 / p;
+  const int shown =
+      std::max(std::min(m, std::max(1, most_drawn)), least_drawn_microbatches(sch, p));
   json blocks = json::array();
   int span = 0;
   for (const TimelineBlock& b : schedule_timeline(sch, p, shown)) {

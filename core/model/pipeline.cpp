@@ -147,40 +147,54 @@ double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int
   }
 }
 
-std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches) {
-  const int p = d.pp, m = microbatches;
-  if (!splits_weight_grad(s.schedule) || p == 1) return "";  // one stage: every schedule plain
-  // The words are built only for a refusal: the planner asks for every layout it searches.
-  const auto str = [](long long v) { return std::to_string(v); };
-  const auto needs = [&](const std::string& what) {
-    return "schedule " + enum_name("schedule", s.schedule) + " needs " + what;
-  };
-  const auto batches = [&] {
-    return str(m) + " micro-batches per step (global_batch / (micro_batch x DP))";
-  };
-  if (s.schedule == Schedule::kDualPipe && p % 2 != 0) {
-    return needs("an even number of pipeline stages: PP is " + str(p) +
-                 " (each rank holds stage i and stage PP - 1 - i)");
+namespace {
+// The words are built only for a refusal: the planner asks for every layout it searches.
+std::string needs(Schedule schedule, const std::string& what) {
+  return "schedule " + enum_name("schedule", schedule) + " needs " + what;
+}
+}  // namespace
+
+std::string schedule_stages_problem(Schedule schedule, int p) {
+  if (schedule == Schedule::kDualPipe && p > 1 && p % 2 != 0) {
+    return needs(schedule, "an even number of pipeline stages: PP is " + std::to_string(p) +
+                               " (each rank holds stage i and stage PP - 1 - i)");
   }
+  return "";
+}
+
+std::string schedule_microbatches_problem(Schedule schedule, int p, int m, const char* what_m) {
+  if (!splits_weight_grad(schedule) || p == 1) return "";
+  const auto batches = [&] { return std::to_string(m) + what_m; };
+  const bool dual = overlaps_forward_backward(schedule);
+  if (dual && (m < 2 * p || (schedule == Schedule::kDualPipe && m % 2 != 0))) {
+    return needs(schedule,
+                 std::string(schedule == Schedule::kDualPipe ? "an even number of " : "") +
+                     "at least 2 x PP = " + std::to_string(2 * p) + " micro-batches: " + batches());
+  }
+  if (schedule == Schedule::kZbH1 && m < p) {
+    return needs(schedule, "at least PP = " + std::to_string(p) + " micro-batches: " + batches());
+  }
+  return "";
+}
+
+std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches) {
+  const int p = d.pp;
+  if (!splits_weight_grad(s.schedule) || p == 1) return "";  // one stage: every schedule plain
+  if (std::string why = schedule_stages_problem(s.schedule, p); !why.empty()) return why;
   if (v_shape(s.schedule)) {
     const StageSplit split = stage_split(s, p);
+    const auto str = [](long long v) { return std::to_string(v); };
     for (int i = 0; i < p; ++i) {
       if (split.layers_on(i) % 2 != 0) {
-        return needs("the layers per stage to split into 2 chunks: " + str(s.model.layers) +
-                     " layers on PP " + str(p) + " put " + str(split.layers_on(i)) + " on stage " +
-                     str(i) + "; allowed: an even number of layers on every stage");
+        return needs(s.schedule, "the layers per stage to split into 2 chunks: " +
+                                     str(s.model.layers) + " layers on PP " + str(p) + " put " +
+                                     str(split.layers_on(i)) + " on stage " + str(i) +
+                                     "; allowed: an even number of layers on every stage");
       }
     }
   }
-  const bool dual = overlaps_forward_backward(s.schedule);
-  if (dual && (m < 2 * p || (s.schedule == Schedule::kDualPipe && m % 2 != 0))) {
-    return needs(std::string(s.schedule == Schedule::kDualPipe ? "an even number of " : "") +
-                 "at least 2 x PP = " + str(2 * p) + " micro-batches: " + batches());
-  }
-  if (s.schedule == Schedule::kZbH1 && m < p) {
-    return needs("at least PP = " + str(p) + " micro-batches: " + batches());
-  }
-  return "";
+  return schedule_microbatches_problem(
+      s.schedule, p, microbatches, " micro-batches per step (global_batch / (micro_batch x DP))");
 }
 
 }  // namespace pe

@@ -71,4 +71,12 @@ double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int
 // dualpipe.py); DualPipeV m >= 2p (dualpipev.py).
 std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches);
 
+// The two parts of that rule that need no model, which the timeline's drawing applies too
+// (timeline.h timeline_problem): on the stages, DualPipe's even p; on the micro-batches,
+// DualPipe's and DualPipeV's m >= 2p (DualPipe's even) and ZB-H1's m >= p. `what_m` follows m
+// in the words ("4" + " micro-batches").
+std::string schedule_stages_problem(Schedule schedule, int stages);
+std::string schedule_microbatches_problem(Schedule schedule, int stages, int microbatches,
+                                          const char* what_m);
+
 }  // namespace pe

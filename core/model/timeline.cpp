@@ -147,6 +147,13 @@ int least_drawn_microbatches(Schedule schedule, int p) {
   }
 }
 
+Problem timeline_problem(Schedule schedule, int p, int m) {
+  if (std::string why = schedule_stages_problem(schedule, p); !why.empty()) {
+    return {"stages", why};
+  }
+  return {"microbatches", schedule_microbatches_problem(schedule, p, m, " micro-batches")};
+}
+
 std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int p, int m) {
   m = std::max(m, least_drawn_microbatches(schedule, p));
   if (p <= 1 || !splits_weight_grad(schedule)) return one_f_one_b_timeline(p, m);

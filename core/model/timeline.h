@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "model/result.h"
 #include "model/scenario.h"
 
 namespace pe {
@@ -40,5 +41,11 @@ std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int stages, int 
 
 // The fewest micro-batches the schedule's drawing lays out (its requirement, pipeline.h).
 int least_drawn_microbatches(Schedule schedule, int stages);
+
+// Why the schedule cannot run `stages` stages and `microbatches` micro-batches, under the key
+// at fault ("stages" or "microbatches"), or an empty Problem: evaluate's own rule
+// (pipeline.h schedule_stages_problem, schedule_microbatches_problem), so a drawing never
+// shows what a scenario is refused for (DualPipe on 3 stages).
+Problem timeline_problem(Schedule schedule, int stages, int microbatches);
 
 }  // namespace pe

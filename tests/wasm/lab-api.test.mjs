@@ -140,6 +140,28 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
       refused('stages', /^stages is 64: allowed 1 to 32$/),
     );
     assert.throws(() => planner.timeline(4, 8, 'zb_h9'), refused('schedule', /allowed 1f1b, /));
+    // What evaluate refuses of a schedule, by its rule (core/model/pipeline.h), under the
+    // argument at fault: DualPipe on an odd number of stages, too few micro-batches.
+    assert.throws(
+      () => planner.timeline(3, 4, 'dualpipe'),
+      refused('stages', /^schedule dualpipe needs an even number of pipeline stages: PP is 3 /),
+    );
+    assert.throws(
+      () => planner.timeline(4, 6, 'dualpipe'),
+      refused('microbatches', /needs an even number of at least 2 x PP = 8 micro-batches: 6 /),
+    );
+    assert.throws(
+      () => planner.timeline(4, 3, 'zb_h1'),
+      refused('microbatches', /at least PP = 4/),
+    );
+    assert.throws(() => planner.evaluate({ gpus: 3, degrees: { pp: 3 }, schedule: 'dualpipe' }), {
+      name: 'LabError',
+      message: /^schedule dualpipe needs an even number of pipeline stages: PP is 3 /,
+    });
+    // drawn: at most that many micro-batches laid out, at least what the schedule needs.
+    assert.equal(planner.timeline(4, 100, '1f1b', { drawn: 10 }).shown_microbatches, 10);
+    assert.equal(planner.timeline(4, 100, 'dualpipe', { drawn: 2 }).shown_microbatches, 8);
+    assert.throws(() => planner.timeline(4, 8, '1f1b', { drawn: 0.5 }), refused('drawn'));
   });
 
   test('plan: top is a whole number from 1', () => {

@@ -162,7 +162,7 @@ export function createTimeline(root, { plannerLab }) {
     try {
       const lab = await plannerLab();
       if (asked !== drawnKey) return;
-      tl = lab.timeline(pp, Math.min(m, MAX_DRAWN_MICROBATCHES), schedule);
+      tl = lab.timeline(pp, m, schedule, { drawn: MAX_DRAWN_MICROBATCHES });
     } catch (e) {
       // A pipeline deeper than the core draws: the facts above still hold.
       if (e?.name !== 'LabError') throw e;
