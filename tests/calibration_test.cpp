@@ -151,6 +151,73 @@ TEST(Calibration, RefusesAnIncompleteOrMisplacedRun) {
           "allowed a scenario object");
 }
 
+// A calibration belongs to its GPU: one whose peaks, memory or links differ from the run's,
+// custom or not, is refused under the run's field that differs (a fit on a 100
+// TFLOP/s custom GPU was applied to a 5,000 TFLOP/s one).
+TEST(Calibration, RefusesAnotherGpuByTheFieldThatDiffers) {
+  const std::string slow = std::string("{\"scenario\":") + R"({"gpus":8,"gpu":"H100-80GB",)" +
+                           R"("gpu_peak_tflops":100,"model":"llama3-8b"},"step_time_s":140})";
+  refused(evaluated(slow, R"("gpu":"H100-80GB","gpu_peak_tflops":5000)"),
+          "calibration.scenario.gpu_peak_tflops",
+          "calibration.scenario.gpu_peak_tflops is 100 TFLOP/s: allowed the scenario's own "
+          "gpu_peak_tflops, 5000 TFLOP/s");
+  const double model = model_step_s(kRun);
+  for (const auto& [rest, key] : std::vector<std::pair<std::string, std::string>>{
+           {R"("gpu":"H100-80GB","gpu_memory_gb":94)", "gpu_memory_gb"},
+           {R"("gpu":"H100-80GB","gpu_fp8_tflops":0)", "gpu_fp8_tflops"},
+           {R"("gpu":"H100-80GB","nvlink_gb_s":900)", "nvlink_gb_s"},
+           {R"("gpu":"H100-80GB","network_gb_s":25)", "network_gb_s"},
+           {R"("gpu":"H200-141GB")", "gpu"}}) {
+    refused(evaluated(block(1.1 * model), rest), "calibration.scenario." + key,
+            "(a run on one GPU cannot calibrate another)");
+  }
+  // The same custom GPU on both sides calibrates.
+  const std::string custom = R"("gpu":"H100-80GB","gpu_peak_tflops":100)";
+  EXPECT_FALSE(evaluated(slow, custom).contains("error"));
+}
+
+// A constant the user set is never replaced silently: one the run does not measure keeps the
+// user's value (and the fit holds it there), one it measures is listed with the value it
+// replaced (a step time alone once turned 0.3, 0.2 and 9 GB into 0.8, 1.0 and 2 GB).
+TEST(Calibration, KeepsOrNamesEveryConstantTheUserSet) {
+  const double model = model_step_s(kRun);
+  const std::string mine =
+      R"("gpu":"H100-80GB","nvlink_efficiency":0.3,"network_efficiency":0.2,"overhead_gb":9,)"
+      R"("efficiency":0.5)";
+  const json r = evaluated(block(1.1 * model), mine);
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 300);
+  EXPECT_EQ(r["scenario"]["nvlink_efficiency"], 0.3);
+  EXPECT_EQ(r["scenario"]["network_efficiency"], 0.2);
+  EXPECT_EQ(r["scenario"]["overhead_gb"], 9);
+  std::map<std::string, json> by_key;
+  for (const json& c : r["calibration"]["constants"]) by_key[c["key"]] = c;
+  EXPECT_EQ(by_key["nvlink_efficiency"]["how"],
+            "held at the 0.3 you set (the run does not measure it)");
+  EXPECT_EQ(by_key["overhead_gb"]["how"], "held at the 9 GB you set (the run does not measure it)");
+  EXPECT_FALSE(by_key["nvlink_efficiency"].contains("replaced"));
+  EXPECT_EQ(by_key["efficiency"]["replaced"], 0.5);
+  EXPECT_NE(by_key["efficiency"]["how"].get<std::string>().find("replaces the 0.5 you set"),
+            std::string::npos);
+  // The fit holds the user's slower links: the matmuls need less of the measured step.
+  const json plain = evaluated(block(1.1 * model));
+  EXPECT_GT(r["scenario"]["efficiency"].get<double>(),
+            plain["scenario"]["efficiency"].get<double>());
+  // A measured bus bandwidth and peak replace the user's, and say so.
+  const json measured =
+      evaluated(block(1.1 * model, R"(,"nvlink_bus_gb_s":360,"peak_memory_gb":70)"), mine);
+  by_key.clear();
+  for (const json& c : measured["calibration"]["constants"]) by_key[c["key"]] = c;
+  EXPECT_EQ(by_key["nvlink_efficiency"]["replaced"], 0.3);
+  EXPECT_DOUBLE_EQ(by_key["nvlink_efficiency"]["after"].get<double>(), 0.8);
+  EXPECT_EQ(by_key["overhead_gb"]["replaced"], 9);
+  EXPECT_EQ(by_key["network_efficiency"]["how"],
+            "held at the 0.2 you set (the run does not measure it)");
+  // Read back, the echo gives the same report: its values are the calibration's own.
+  const json again = json::parse(evaluate_json(r["scenario"].dump()));
+  EXPECT_EQ(again["time"], r["time"]);
+  EXPECT_EQ(again["scenario"]["nvlink_efficiency"], 0.3);
+}
+
 TEST(Calibration, TheCliSplicesARunIntoAScenario) {
   const double model = model_step_s(kRun);
   const json r = json::parse(calibrated_json(block(1.1 * model), R"({"gpu":"H100-80GB"})"));

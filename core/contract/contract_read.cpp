@@ -459,7 +459,7 @@ Problem calibrate(const Reader& in, Scenario& s) {
             "calibration.step_time_s is missing: a calibration needs the run's measured time per "
             "step, in seconds, more than 0 (or its tokens_per_s_per_gpu)"};
   }
-  const Result<CalibrationFit> fit = fit_calibration(s);
+  const Result<CalibrationFit> fit = fit_calibration(s, in.given);
   if (!fit.ok()) return fit.problem();
   apply_calibration(fit.value(), s);
   s.calibration.fit = std::make_shared<const CalibrationFit>(fit.value());

@@ -280,7 +280,8 @@ json derivation_json(const Derivation& d) {
 }
 
 // What a calibration fitted: {"title", "says", "constants": [{"key", "before", "after", "unit",
-// "how"}], "residuals": [{"key", "measured", "before", "after", "error"}]}.
+// "how", "replaced"?: the value the user set that the fit replaced}], "residuals": [{"key",
+// "measured", "before", "after", "error"}]}.
 json calibration_json(const CalibrationFit& fit) {
   json constants = json::array(), residuals = json::array();
   for (const FittedConstant& c : fit.constants) {
@@ -289,6 +290,7 @@ json calibration_json(const CalibrationFit& fit) {
                          {"after", c.after},
                          {"unit", c.unit},
                          {"how", c.how}});
+    if (!std::isnan(c.replaced)) constants.back()["replaced"] = c.replaced;
   }
   for (const Residual& r : fit.residuals) {
     residuals.push_back({{"key", r.key},

@@ -1,6 +1,8 @@
 #include "model/calibrate.h"
 
 #include <cmath>
+#include <set>
+#include <string>
 
 #include "model/explorer.h"
 #include "model/schema.h"
@@ -140,6 +142,33 @@ Problem fit_overhead(const Scenario& run, double peak_gb, FittedConstant& c) {
   return {};
 }
 
+// The GPU's fields a calibration depends on: its peaks, its memory and its links. A run whose
+// GPU differs in any of them measured another GPU than the scenario's. Two presets are told
+// apart by name; a custom GPU (two custom GPUs share the name "custom", and a preset with a
+// detail changed becomes one) by the first number that differs, then by name.
+constexpr const char* kGpuNumbers[] = {"gpu_peak_tflops", "gpu_fp8_tflops", "gpu_memory_gb",
+                                       "hbm_gb_s",        "nvlink_gb_s",    "nvlink_domain_gpus",
+                                       "network_gb_s",    "host_link_gb_s"};
+
+Problem other_gpu(const Scenario& run, const Scenario& s) {
+  const std::string why = " (a run on one GPU cannot calibrate another)";
+  const Problem by_name = {"calibration.scenario.gpu",
+                           "calibration.scenario.gpu is \"" + run.gpu.name +
+                               "\": allowed the scenario's own GPU, \"" + s.gpu.name + "\"" + why};
+  const bool custom = run.gpu.name == "custom" || s.gpu.name == "custom";
+  if (!custom && run.gpu.name != s.gpu.name) return by_name;
+  for (const char* key : kGpuNumbers) {
+    const Field& f = *find_field(key);
+    if (f.get(run) == f.get(s)) continue;
+    const std::string at = std::string("calibration.scenario.") + key;
+    const std::string unit = *f.unit ? std::string(" ") + f.unit : "";
+    return {at, at + " is " + short_number(f.get(run)) + unit + ": allowed the scenario's own " +
+                    key + ", " + short_number(f.get(s)) + unit + why};
+  }
+  if (run.gpu.name != s.gpu.name) return by_name;
+  return {};
+}
+
 }  // namespace
 
 std::string calibration_title(const Calibration& c) {
@@ -147,19 +176,38 @@ std::string calibration_title(const Calibration& c) {
   return c.name.empty() ? fleet : fleet + ", " + c.name;
 }
 
-Result<CalibrationFit> fit_calibration(const Scenario& s) {
+Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::string>& user_set) {
   const Calibration& c = s.calibration;
   Scenario run = *c.run;
-  if (run.gpu.name != s.gpu.name) {
-    return Result<CalibrationFit>::failure(
-        {"calibration.scenario.gpu", "calibration.scenario.gpu is \"" + run.gpu.name +
-                                         "\": allowed the scenario's own GPU, \"" + s.gpu.name +
-                                         "\" (a run on one GPU cannot calibrate another)"});
-  }
+  if (Problem p = other_gpu(run, s); !p.empty()) return Result<CalibrationFit>::failure(p);
   const Result<Figures> model = figures(run);
   if (!model.ok()) return Result<CalibrationFit>::failure(model.problem());
   const Figures& before = model.value();
   const double step_s = measured_step_s(c, run, before);
+  // A constant the user set in the scenario that this run does not measure (no bus
+  // bandwidth, no peak) keeps the user's value, and the fit holds it there; one it measures
+  // replaces the user's, and the fit says so (`replaced`). The matmul efficiency is always
+  // measured (by the step). A value the user set that is the calibration's own (the echoed
+  // scenario's, read back) changes nothing and is not mentioned.
+  struct {
+    const char* key;
+    bool measured;
+    double* in_run;
+    double yours;
+  } user_constants[] = {
+      {"efficiency", true, &run.gpu.matmul_efficiency, s.gpu.matmul_efficiency},
+      {"nvlink_efficiency", c.nvlink_bus_gb_s > 0, &run.gpu.nvlink_efficiency,
+       s.gpu.nvlink_efficiency},
+      {"network_efficiency", c.network_bus_gb_s > 0, &run.gpu.network_efficiency,
+       s.gpu.network_efficiency},
+      {"overhead_gb", c.peak_memory_gb > 0, &run.overhead_gb, s.overhead_gb},
+  };
+  bool held[4] = {};
+  for (size_t i = 0; i < 4; ++i) {
+    auto& u = user_constants[i];
+    held[i] = !u.measured && user_set.count(u.key) && u.yours != *u.in_run;
+    if (held[i]) *u.in_run = u.yours;
+  }
   const GpuSpec& g = run.gpu;
   FittedConstant matmul{"efficiency", g.matmul_efficiency, 0, "", ""};
   FittedConstant nvlink{"nvlink_efficiency", g.nvlink_efficiency, 0, "", ""};
@@ -185,6 +233,17 @@ Result<CalibrationFit> fit_calibration(const Scenario& s) {
   CalibrationFit fit;
   fit.title = calibration_title(c);
   fit.constants = {matmul, nvlink, network, overhead};
+  for (size_t i = 0; i < fit.constants.size(); ++i) {
+    const auto& u = user_constants[i];
+    FittedConstant& k = fit.constants[i];
+    const std::string yours = short_number(u.yours) + (*k.unit ? std::string(" ") + k.unit : "");
+    if (held[i]) {
+      k.how = "held at the " + yours + " you set (the run does not measure it)";
+    } else if (u.measured && user_set.count(u.key) && u.yours != k.after) {
+      k.replaced = u.yours;
+      k.how += "; replaces the " + yours + " you set";
+    }
+  }
   const Figures after = figures(run).value();
   fit.residuals.push_back({"step_time_s", step_s, before.step_s, after.step_s});
   if (c.peak_memory_gb > 0) {

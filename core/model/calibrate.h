@@ -4,6 +4,8 @@
 // that fleet. The scenario's `calibration` block holds the run (scenario.h Calibration).
 #pragma once
 
+#include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ struct FittedConstant {
   double after = 0;
   const char* unit = "";
   std::string how;  // "fitted to the measured step time", or why it was held fixed
+  // The value the user set in the scenario that the fit replaced (NaN: none). A constant the
+  // user set that the run does not measure is held at the user's value instead.
+  double replaced = std::nan("");
 };
 
 // A measured figure against the model's, before and after the fit.
@@ -42,8 +47,12 @@ std::string calibration_title(const Calibration& c);
 // The constants the run reveals, each within its physical bound: the link efficiencies from
 // measured bus bandwidths, the matmul efficiency so the model's step time meets the measured
 // one, the memory overhead so its peak meets the measured peak. A figure no constant within
-// bounds can reach, or a run on another GPU than `s`'s, is a Problem naming its key.
-Result<CalibrationFit> fit_calibration(const Scenario& s);
+// bounds can reach, or a run on another GPU than `s`'s (its name, peaks, memory or links
+// differ), is a Problem naming its key. `user_set`: the scenario's keys the user gave; of the
+// constants (efficiency, nvlink_efficiency, network_efficiency, overhead_gb), one the run
+// measures replaces the user's value (FittedConstant::replaced), one it does not is held at it.
+Result<CalibrationFit> fit_calibration(const Scenario& s,
+                                       const std::set<std::string>& user_set = {});
 
 // `s` with the fitted constants in place.
 void apply_calibration(const CalibrationFit& fit, Scenario& s);
