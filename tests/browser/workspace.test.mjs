@@ -244,25 +244,20 @@ describe('planner and Compare', () => {
     }
   });
 
-  test("a 40% headroom margin changes the planner's answer", async () => {
+  test('a 40% headroom margin keeps every plan under 60% of the GPU', async () => {
     const lab = await openLab(env, { path: LLAMA70, viewport: WIDE });
     const { page } = lab;
     try {
       await page.getByRole('tab', { name: 'Planner and Compare' }).click();
-      await search(page);
-      const first = () => page.locator('table.plans tbody tr.layout').first().locator('td');
-      const before = await first().allTextContents();
-      // 40%: the best plan keeps under 48 GB; with no margin the fastest is a tight one.
-      assert.match(before[6], /tight$/);
       await page.locator('input[name="plan_headroom"]').fill('40');
       await page.locator('input[name="plan_headroom"]').press('Enter');
       await search(page);
-      const after = await first().allTextContents();
-      // The layout may stay, with another configuration (recomputation, offload) under the margin.
-      assert.notEqual(after.join(' | '), before.join(' | '), `the fastest plan: ${before}`);
-      // The new best keeps under 60% of 80 GB; the old one needed more.
-      assert.ok(parseFloat(after[6]) <= 48, after[6]);
-      assert.ok(parseFloat(before[6]) > 48, before[6]);
+      const memory = await page
+        .locator('table.plans tbody tr.layout')
+        .evaluateAll((trs) =>
+          trs.map((tr) => parseFloat(tr.querySelectorAll('td')[6].textContent)),
+        );
+      assert.ok(memory.length > 0 && memory.every((gb) => gb <= 48), memory.join(', '));
       assert.match(await page.locator('.plan-status').textContent(), /under 48 GB per GPU/);
       assert.match(await page.locator('.plan-rule').textContent(), /keeps 40% of GPU memory free/);
     } finally {

@@ -129,6 +129,13 @@ function compareOpener(root) {
   };
 }
 
+// The nesting order moves the grid's tiles, and its control sits below them: a change brings
+// the grid into view (the select keeps the focus, so its keys go on working).
+const showingGrid = (root, onChange) => (name, value) => {
+  onChange(name, value);
+  if (name === 'order') root.querySelector('.grid-panel').scrollIntoView({ block: 'center' });
+};
+
 export function createView(root, { notes, onChange, onPreset, onLoad, onShow, later }) {
   const $ = (selector) => root.querySelector(selector);
   const details = $('details.advanced');
@@ -138,15 +145,9 @@ export function createView(root, { notes, onChange, onPreset, onLoad, onShow, la
   const renderers = [summary, createMemory($('.memory')), createWire($('.wire'))];
   const order = createOrder($('.order-out'));
   const explain = createExplain(root, derive);
-  // The nesting order moves the grid's tiles, and its control sits below them: a change brings
-  // the grid into view (the select keeps the focus, so its keys go on working).
-  const onControl = (name, value) => {
-    onChange(name, value);
-    if (name === 'order') $('.grid-panel').scrollIntoView({ block: 'center' });
-  };
   const controls = createControls(
     { switches: $('.switches'), order: $('.order-field') },
-    { onChange: onControl },
+    { onChange: showingGrid(root, onChange) },
   );
   const fleet = createFleetButton($('.fleet-box'), onPreset);
   const kept = createKeptRun($('.kept-run'), onChange);
