@@ -110,8 +110,17 @@ TEST(FuzzFound, DeepNestingIsRefusedBeforeParsing) {
   const std::string open(32000, '['), close(32000, ']');
   EXPECT_EQ(run(open + close)["error"]["message"],
             "scenario nests 32000 levels deep: allowed at most 16");
-  EXPECT_EQ(run("{\"gpus\":" + open + close + "}")["error"]["message"],
-            "scenario nests 32001 levels deep: allowed at most 16");
+  const json gpus = run("{\"gpus\":" + open + close + "}");
+  EXPECT_EQ(gpus["error"]["message"], "scenario nests 32001 levels deep: allowed at most 16");
+  // Under the key it went too deep in, so a page puts back that field alone.
+  EXPECT_EQ(gpus["error"]["key"], "gpus");
+  EXPECT_EQ(run(open + close)["error"]["key"], nullptr);
+  std::string nested = "{\"step_time_s\":4,\"scenario\":{\"model\":";
+  for (int i = 0; i < 14; ++i) nested += "{\"model\":";
+  nested += "1" + std::string(15, '}') + "}";
+  EXPECT_EQ(run("{\"gpus\":32,\"calibration\":" + nested + "}")["error"]["key"],
+            "calibration.scenario.model.model.model.model.model.model.model.model.model.model."
+            "model.model.model.model");
   EXPECT_NE(
       run("{\"gpus\":" + std::string(15, '[') + std::string(15, ']') + "}")["error"]["message"],
       "scenario nests 16 levels deep: allowed at most 16");

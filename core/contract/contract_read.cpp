@@ -38,7 +38,9 @@ struct StrictJson {
   Json value;
   std::string error;      // why the text is not JSON, and at which byte
   std::string duplicate;  // the dotted path of the first key given twice ("model.layers")
-  int depth = 0;          // the deepest nesting seen
+  std::string deep_key;   // the dotted path under which nesting first passed kMaxNesting
+  bool too_deep = false;
+  int depth = 0;  // the deepest nesting seen
 };
 
 // Why nlohmann refused the text: its parse error, without the exception's name, and the byte.
@@ -90,6 +92,13 @@ StrictJson read_strict(std::string_view text) {
     using E = Json::parse_event_t;
     if (event == E::object_start || event == E::array_start) {
       out.depth = std::max(out.depth, depth + 1);
+      if (depth >= kMaxNesting && !out.too_deep) {
+        // The key the nesting went too deep under: the page puts back that field alone.
+        out.too_deep = true;
+        for (const auto& [keys, key] : open) {
+          if (!key.empty()) out.deep_key += (out.deep_key.empty() ? "" : ".") + key;
+        }
+      }
       if (depth >= kMaxNesting) return false;
       open.emplace_back();
     } else if (event == E::object_end || event == E::array_end) {
@@ -494,9 +503,9 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
   }
   const StrictJson parsed = read_strict(text);
   if (parsed.depth > kMaxNesting) {
-    return Result<Scenario>::failure("scenario nests " + std::to_string(parsed.depth) +
-                                     " levels deep: allowed at most " +
-                                     std::to_string(kMaxNesting));
+    return Result<Scenario>::failure(Problem{
+        parsed.deep_key, "scenario nests " + std::to_string(parsed.depth) +
+                             " levels deep: allowed at most " + std::to_string(kMaxNesting)});
   }
   if (!parsed.error.empty()) {
     return Result<Scenario>::failure("scenario is not valid JSON: " + parsed.error +

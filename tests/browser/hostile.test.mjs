@@ -256,9 +256,48 @@ const HOSTILE_URLS = [
     after: async (page) =>
       assert.equal(await page.locator('.badge').textContent(), 'DP×TP×PP = 1×1×16 = 16'),
   },
+  // JSON.parse reads 1e309 as Infinity, which JSON.stringify writes as null: refused by the
+  // page under the key that holds it, never sent to the core as null.
+  {
+    name: 'a calibration step past the largest number',
+    pairs: [['calibration', '{"scenario":{},"step_time_s":1e309}']],
+    notes: [
+      /calibration: "\{"scenario":\{\},"step_time_s":1e309\}" is not allowed \(calibration\.step_time_s is past the largest number \(about 1\.8e308\): allowed a finite number\)\./,
+    ],
+    after: async (page) =>
+      assert.doesNotMatch(await page.locator('.pe-notes').textContent(), /null|using \./),
+  },
 ];
 
+// A calibration nested 14 levels inside its run's model: the core names the key it went too
+// deep under, so only the calibration goes back (to none, said as such), and the desk, its 32
+// GPUs and its model stay, in the page and in the URL.
+const NESTED = `{"scenario":{"model":${'{"model":'.repeat(14)}1${'}'.repeat(14)}},"step_time_s":4}`;
+
 describe('hostile URLs on the standalone page', () => {
+  test('a calibration nested too deep goes back alone, with a note naming its value', async () => {
+    const path = query([
+      ['view', 'desk'],
+      ['gpus', '32'],
+      ['model', 'llama3-8b'],
+      ['calibration', NESTED],
+    ]);
+    const lab = await openPage(env, path);
+    const { page } = lab;
+    const text = await page.locator('.pe-notes').textContent();
+    assert.match(
+      text,
+      /calibration: "\{"scenario":\{"model":\{"model":\{"model…" was refused by the model \(scenario nests \d+ levels deep: allowed at most 16\); left out\./,
+    );
+    assert.doesNotMatch(text, /using \./);
+    const url = decodeURIComponent(await settledUrl(page));
+    for (const kept of ['view=desk', 'gpus=32', 'model=llama3-8b'])
+      assert.ok(url.includes(kept), url);
+    assert.doesNotMatch(url, /calibration=/);
+    assert.deepEqual(lab.problems, []);
+    await lab.close();
+  });
+
   for (const c of HOSTILE_URLS) {
     test(c.name, async () => {
       const path = query(c.pairs);

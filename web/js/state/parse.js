@@ -23,7 +23,27 @@ function blockOk(e, value) {
   }
   if (!block || typeof block !== 'object' || Array.isArray(block)) return null;
   if (!Object.keys(block).every((k) => e.keys.includes(k))) return null;
+  // JSON.parse reads 1e309 as Infinity, which would reach the core as null: refused here,
+  // naming its key.
+  const huge = infinitePath(block);
+  if (huge) {
+    return {
+      error: `${e.name}.${huge} is past the largest number (about 1.8e308): allowed a finite number`,
+    };
+  }
   return { value: JSON.stringify(block) };
+}
+
+// The dotted key of the first number in `value` that is not finite, or ''. MAX_BLOCK_CHARS
+// bounds the walk.
+function infinitePath(value, at = '') {
+  if (typeof value === 'number') return Number.isFinite(value) ? '' : at;
+  if (!value || typeof value !== 'object') return '';
+  for (const [k, v] of Object.entries(value)) {
+    const found = infinitePath(v, at ? `${at}.${k}` : k);
+    if (found) return found;
+  }
+  return '';
 }
 
 // 'DPxTPxPP' or 'DPxTPxPPxCPxEP' (or with ×) -> { dp, tp, pp, cp, ep }; anything else ->
@@ -137,8 +157,10 @@ export function parse(name, value) {
     }
     case 'pins':
       return pinsOk(value) ? { value } : refuse();
-    case 'calibration':
-      return blockOk(e, typeof value === 'string' ? value.trim() : value) ?? refuse();
+    case 'calibration': {
+      const r = blockOk(e, typeof value === 'string' ? value.trim() : value);
+      return !r ? refuse() : r.error ? { error: r.error, fallback: e.default } : r;
+    }
     default:
       throw new Error(`state "${name}" has unknown type ${e.type}`);
   }

@@ -69,9 +69,11 @@ function consult(check, candidate, fallback, may) {
       return { state: candidate, error: refused, notes: [] };
     }
     back.add(row.name);
+    // An empty fallback (no calibration) is said as such, never as "; using ."
+    const instead = fallback[row.name] === '' ? 'left out' : `using ${String(fallback[row.name])}`;
     notes.push(
       `${row.name}: ${shown(String(state[row.name]))} was refused by the model ` +
-        `(${error.message}); using ${String(fallback[row.name])}.`,
+        `(${error.message}); ${instead}.`,
     );
     state = change(state, row.name, fallback[row.name]);
   }
