@@ -89,6 +89,40 @@ TEST(Timeline, DualPipesStayWithinTheirPublishedBubble) {
   }
 }
 
+// ZB-V with fewer micro-batches than stages (the formula once gave it no bubble, 0.043
+// s where 1F1B takes 0.199): the drawing's span is the span the model counts
+// (pipeline.h few_microbatch_span at f = w = 1/3, in units of one chunk's pass: a GPU's
+// micro-batch is 6), every pass once, and never shorter than one micro-batch's chain.
+TEST(Timeline, ZbVWithFewMicroBatchesSpansWhatTheModelCounts) {
+  for (int p = 2; p <= 32; ++p) {
+    for (int m = 1; m < p; ++m) {
+      const auto blocks = schedule_timeline(Schedule::kZbV, p, m);
+      ASSERT_EQ(blocks.size(), 3u * 2 * p * m) << p << " " << m;
+      const double counted = few_microbatch_span(Schedule::kZbV, p, 2, m, p, 6, 1.0 / 3, 1.0 / 3);
+      EXPECT_NEAR(span(blocks), counted, 1e-9) << p << " " << m;
+      // One micro-batch's chain: F through 2p chunks, B back through them, the last W.
+      EXPECT_GE(span(blocks), 2 * p + 2 * p + 1) << p << " " << m;
+      EXPECT_EQ(busy(blocks, 0), 6 * m);
+    }
+  }
+  // m = 1 is exactly the chain; the V never takes longer than 1F1B's (m + p - 1) T.
+  EXPECT_EQ(span(schedule_timeline(Schedule::kZbV, 8, 1)), 33);
+  for (int p : {4, 8}) {
+    for (int m = 1; m < p; ++m) {
+      EXPECT_LE(few_microbatch_span(Schedule::kZbV, p, 2, m, p, 1, 0.3, 0.25), m + p - 1.0);
+    }
+  }
+}
+
+// Interleaved with m < p: the span p T + (m - 1) T / v, the formula's m T + (p - 1) T / v at
+// m = p; from m = p on the formula holds (few_microbatch_span gives 0).
+TEST(Timeline, InterleavedWithFewMicroBatchesLapsTheStages) {
+  EXPECT_DOUBLE_EQ(few_microbatch_span(Schedule::kInterleaved, 8, 2, 1, 8, 1, 0.3, 0.3), 8);
+  EXPECT_DOUBLE_EQ(few_microbatch_span(Schedule::kInterleaved, 8, 4, 5, 8, 1, 0.3, 0.3), 9);
+  EXPECT_DOUBLE_EQ(few_microbatch_span(Schedule::kInterleaved, 8, 4, 8, 8, 1, 0.3, 0.3), 0);
+  EXPECT_DOUBLE_EQ(few_microbatch_span(Schedule::kOneFOneB, 8, 1, 1, 8, 1, 0.3, 0.3), 0);
+}
+
 // Every stage runs each micro-batch's F, B and W once (a V twice: two chunks), W only where the
 // schedule splits the backward; a B after its F, a W after its B.
 TEST(Timeline, EveryPassOnceInOrderAndWOnlyWhereSplit) {

@@ -410,8 +410,7 @@ std::string timeline_json(int stages, int microbatches, std::string_view schedul
     return error_json(problem);
   }
   const int most_drawn = drawn > 0 ? std::min(drawn, 1024 / p) : 1024 / p;
-  const int shown =
-      std::max(std::min(m, std::max(1, most_drawn)), least_drawn_microbatches(sch, p));
+  const int shown = drawn_microbatches(sch, p, std::min(m, std::max(1, most_drawn)));
   json blocks = json::array();
   int span = 0;
   for (const TimelineBlock& b : schedule_timeline(sch, p, shown)) {

@@ -454,9 +454,12 @@ Derivation bubble(const Scenario& s, const Report& r) {
     const char* source =
         s.schedule == Schedule::kZbV
             ? "Qi et al. 2024 (arXiv:2405.15362): ZB-V's V of 2 chunks per GPU leaves about "
-              "no bubble, counted as none"
+              "no bubble with many micro-batches; with few (m < p, or a span above m of them "
+              "for m ÷ 2), every forward through the V, then every backward, W in the free "
+              "slots (core/model/pipeline.h few_microbatch_span)"
             : "Narayanan et al. 2021 Sec. 2.2: the bubble is (p − 1) ÷ v micro-batch times of "
-              "the slowest stage";
+              "the slowest stage; interleaved with m < p, each micro-batch laps the stages v "
+              "times: a span of p + (m − 1) ÷ v micro-batch times";
     return derive("B ÷ T", {{"B", t.bubble_s, "s", "pipeline bubble"}, step},
                   r.pipeline.bubble_fraction, "", source, shape);
   }

@@ -128,6 +128,19 @@ double bubble_scale(Schedule schedule, int pp, int v, double f, double w) {
   }
 }
 
+double few_microbatch_span(Schedule schedule, int pp, int v, int m, double stages, double T,
+                           double f, double w) {
+  if (pp <= 1) return 0;
+  if (schedule == Schedule::kInterleaved && v > 1) {
+    return m < pp ? stages * T + (m - 1) * T / v : 0;
+  }
+  if (schedule != Schedule::kZbV) return 0;
+  const int n = m < pp ? m : std::min(m / 2, pp - 1);
+  const double F = f * T, W = w * T, B = T - F - W;
+  return (stages + n - 1) * F +
+         std::max((stages + n - 1) * B + W / 2, (stages - 1) * B / 2 + n * (B + W));
+}
+
 double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int microbatches) {
   const int p = d.pp, m = microbatches;
   switch (p > 1 ? s.schedule : Schedule::kOneFOneB) {

@@ -56,6 +56,28 @@ int parameter_copies(const Scenario& s, int pp);
 // P = 2p stages of half a GPU's layers each, so F, B, W per stage are half a GPU's.
 double bubble_scale(Schedule schedule, int pp, int v, double f, double w);
 
+// The pipeline's span when its micro-batches are few for the schedule's own bubble formula,
+// which assumes the steady state (0 when that formula holds). T is the longest stage's
+// micro-batch (F + B + W), f and w its forward and weight-gradient shares, and P = sum_i T_i / T
+// (p for equal stages); m micro-batches:
+//   interleaved, m < p   P T + (m - 1) T / v: each micro-batch laps the p stages v times, one
+//                        chunk apart, with no other micro-batch to fill the laps (Narayanan
+//                        et al. 2021 Sec. 2.2's schedule drawn with m < p; at m = p it is the
+//                        formula's m T + (p - 1) T / v)
+//   ZB-V, m < p          (P + m - 1) F + max((P + m - 1) B + W / 2, (P - 1) B / 2 + m (B + W)):
+//                        every forward through the V, micro-batches one GPU's forward apart
+//                        (its two chunks never meet: their slots differ in parity), then every
+//                        backward one GPU's B apart, each W in a free slot after its B; where
+//                        the two chunks' B fill the V's turn, that GPU's W wait: its
+//                        (P - 1) B / 2 start and m (B + W) of work (timeline.h draws it; at m = 1
+//                        it is one micro-batch's critical path, P (F + B) + W / 2)
+//   ZB-V, m >= p         at least that span for floor(m / 2) micro-batches, so a doubled batch
+//                        never shortens the step (the V's zero bubble needs many micro-batches)
+// Every other schedule either has its formula hold for any m (1F1B: (m + p - 1) T) or refuses
+// few micro-batches (schedule_problem: ZB-H1 m >= p, DualPipe and DualPipeV m >= 2p).
+double few_microbatch_span(Schedule schedule, int pp, int v, int m, double stages, double T,
+                           double f, double w);
+
 // Micro-batches whose activations stage i holds at its peak, in units of the stage's own
 // layers' activations for one micro-batch:
 //   1F1B, ZB-H1   min(p - i, m)               (Narayanan Sec. 2.2.1; Qi et al. 2023 Sec. 3: p)

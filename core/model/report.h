@@ -151,6 +151,10 @@ struct TimeReport {
   double bubble_1f1b_s = 0;
   double forward_share = 0;
   double weight_grad_share = 0;
+  // One micro-batch's chain through every stage: its F and B on each (B + W where the schedule
+  // does not split the backward), then the longest stage's last W (of one chunk in a V). No
+  // schedule's step takes less (a law); not in the JSON.
+  double critical_path_s = 0;
   double exposed_data_s = 0;  // communication not hidden behind compute, per seam
   double exposed_tensor_s = 0;
   double exposed_pipeline_s = 0;

@@ -191,17 +191,22 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   // alone, then adding another stage's sends than the one compared, let a faster link
   // lengthen the step (a law).
   const StageRuns runs = stage_runs(s, d, pipeline.split);
-  const double others_share = mb - 1.0 / pipeline.virtual_stages;
+  // Interleaved with fewer micro-batches than stages spans sum_i T_i + (m - 1) T_k / v
+  // (pipeline.h few_microbatch_span): stage k's own share is then (m - 1) / v.
+  const int v = pipeline.virtual_stages;
+  const bool laps = s.schedule == Schedule::kInterleaved && v > 1 && d.pp > 1 && mb < d.pp;
+  const double others_share = laps ? (mb - 1.0) / v : mb - 1.0 / v;
   const auto pace_of = [&](int stage, const StageTime& st) {
     return others_share * st.total_s() + stage_pipeline_traffic(s, f, stage, mb).time_s;
   };
   std::array<StageTime, kStageRuns> times;
   std::array<double, kStageRuns> paces{};
   size_t slowest = 0;  // the pacing stage's run
-  double sum = 0, forward = 0, forward_wall = 0;
+  double sum = 0, sum_w = 0, forward = 0, forward_wall = 0;
   for (size_t i = 0; i < runs.count; ++i) {
     const StageTime& st = times[i] = stage_time(runs.starts[i]);
     sum += runs.size(i) * st.total_s();
+    sum_w += runs.size(i) * st.weight_grad_s;
     forward = std::max(forward, st.forward_s);
     forward_wall = std::max(forward_wall, st.forward_wall_s());
     paces[i] = d.pp > 1 ? pace_of(runs.starts[i], st) : 0;
@@ -211,6 +216,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const double k_pace = paces[slowest];
   PipelinePace pace;
   pace.runs = runs;
+  pace.microbatches = mb;
   for (size_t i = 0; i < runs.count; ++i) {
     const StageTime& st = times[i];
     const double own = st.compute_s() + st.offload_backward_s - forward - st.hidden_s;
@@ -219,6 +225,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // the step, so none gains more than the step saves (laws).
     const double wait = (k_pace - paces[i]) / mb;
     pace.backward_window_s[i] = std::max(0.0, own) + wait;
+    pace.gather_window_s[i] = st.forward_s + st.offload_forward_s;
+    pace.wait_s[i] = wait;
   }
   pace.slowest_stage = runs.starts[slowest];
   pace.slowest = k;
@@ -226,6 +234,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       times.begin(), times.begin() + runs.count,
       [](const StageTime& a, const StageTime& b) { return a.total_s() < b.total_s(); });
   pace.sum_s = sum;
+  pace.sum_weight_grad_s = sum_w;
   pace.forward_s = forward;
   pace.forward_wall_s = forward_wall;
   // Pipeline sends of the slowest stage: on the critical path.
@@ -237,6 +246,16 @@ double PipelinePace::backward_window_of(int stage) const {
   size_t run = 0;
   while (run + 1 < runs.count && runs.starts[run + 1] <= stage) ++run;
   return backward_window_s[run];
+}
+
+double PipelinePace::gather_window_of(int stage, int zero_stage) const {
+  size_t run = 0;
+  while (run + 1 < runs.count && runs.starts[run + 1] <= stage) ++run;
+  // ZeRO-1 gathers once a step and reduces once: with two micro-batches or more, both windows'
+  // waits together gain no more than the pacing stage saves. ZeRO-2 reduces every micro-batch
+  // and ZeRO-3 gathers every one: their gathers wait in no window.
+  const bool waits = zero_stage == 1 && microbatches >= 2;
+  return gather_window_s[run] + (waits ? wait_s[run] : 0);
 }
 
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
@@ -271,6 +290,16 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.bubble_s = split ? t.bubble_1f1b_s *
                            bubble_scale(s.schedule, d.pp, v, t.forward_share, t.weight_grad_share)
                      : t.bubble_1f1b_s / v;
+  // Few micro-batches: the schedule's span as it runs them (pipeline.h), never shorter than
+  // one micro-batch's chain through every stage; the bubble is what it adds to m of them.
+  if (b.total_s() > 0) {
+    const double few = few_microbatch_span(s.schedule, d.pp, v, mb, sum / b.total_s(), b.total_s(),
+                                           t.forward_share, t.weight_grad_share);
+    t.bubble_s = std::max(t.bubble_s, few - mb * b.total_s());
+  }
+  const int chunks = v_shape(s.schedule) && d.pp > 1 ? 2 : 1;
+  t.critical_path_s = d.pp > 1 && split ? sum - pace.sum_weight_grad_s + b.weight_grad_s / chunks
+                                        : (d.pp > 1 ? sum : 0);
 
   t.exposed_pipeline_s = pace.exposed_pipeline_s;
 
@@ -288,7 +317,8 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
       const StageParams& p = f.params(stage);
       const DataParallelParts parts =
           data_parallel_parts(s, d, p.params_per_gpu, mb, p.expert_params_per_gpu);
-      const DataParallelWindows windows{pace.forward_wall_s, pace.backward_window_of(stage),
+      const DataParallelWindows windows{pace.gather_window_of(stage, s.zero_stage),
+                                        pace.backward_window_of(stage),
                                         comms.data.link_bytes_per_s};
       t.exposed_data_s = std::max(t.exposed_data_s, exposed_data_parallel_s(s, parts, windows));
     }

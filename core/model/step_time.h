@@ -102,6 +102,7 @@ struct PipelinePace {
   // make the pace's, so that their bubbles compare on the same stages.
   StageTime longest;
   double sum_s = 0;
+  double sum_weight_grad_s = 0;  // every stage's W, summed as sum_s is
   double exposed_pipeline_s = 0;
   // Each kind of stage's window for its gradient reduction (memory.h stage_runs, by run): its
   // own backward beside what that already hides, and the time it waits for the pacing stage
@@ -111,6 +112,18 @@ struct PipelinePace {
   StageRuns runs;
   std::array<double, kStageRuns> backward_window_s{};
   double backward_window_of(int stage) const;
+  // Each kind of stage's window for its weight gather (overlap_param_gather): its own forward's
+  // compute and the host copies it waits for, and under ZeRO-1 its wait for the pacing stage
+  // (a faster stage's gather may not cost more than the pacing stage saves). Not its
+  // exposed traffic: an overlap switch turns exposed traffic into hidden, and a window holding
+  // a share of it shrank with the switch, beside the backward's (which hidden traffic narrows),
+  // by more than the switch saved: under ZeRO-3 tp_comm_overlap lengthened a step.
+  // Not the longest forward of any stage either: FP8, speeding another stage's forward more
+  // than the pacing stage's, lengthened a step.
+  std::array<double, kStageRuns> gather_window_s{};
+  std::array<double, kStageRuns> wait_s{};  // the wait for the pacing stage, per micro-batch
+  int microbatches = 1;
+  double gather_window_of(int stage, int zero_stage) const;
 };
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline);
 

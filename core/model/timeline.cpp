@@ -131,7 +131,53 @@ std::vector<Step> dual_order(int n, int r, int m) {
   return o;
 }
 
+// ZB-V with m < p (timeline.h): the passes at the times the schedule gives them, in units of
+// one chunk's pass, each stage's in time order. Forwards of micro-batch k at chain position j
+// start at j + 2k, backwards at t0 + (2p - 1 - j) + 2k with t0 = 2 (p + m - 1): a GPU's two
+// chunks take slots of opposite parity, so they never meet. Each W takes the first slot after
+// its B that no B holds.
+Orders v_few_orders(int p, int m) {
+  Orders orders(p);
+  const int t0 = 2 * (p + m - 1);
+  for (int i = 0; i < p; ++i) {
+    std::vector<std::pair<int, Step>> timed;
+    for (int k = 0; k < m; ++k) {
+      timed.push_back({i + 2 * k, {Op::kF, 0, k}});
+      timed.push_back({2 * p - 1 - i + 2 * k, {Op::kF, 1, k}});
+    }
+    // Chunk 1 sits at chain position 2p - 1 - i (its backward first), chunk 0 at i.
+    std::vector<std::pair<int, Step>> backward;
+    for (int k = 0; k < m; ++k) {
+      backward.push_back({t0 + i + 2 * k, {Op::kB, 1, k}});
+      backward.push_back({t0 + 2 * p - 1 - i + 2 * k, {Op::kB, 0, k}});
+    }
+    std::sort(backward.begin(), backward.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Step> waiting;  // W whose B is done
+    size_t next = 0;
+    for (int t = t0; next < backward.size() || !waiting.empty(); ++t) {
+      if (next < backward.size() && backward[next].first == t) {
+        timed.push_back(backward[next]);
+        waiting.push_back({Op::kW, backward[next].second.phase, backward[next].second.k});
+        ++next;
+      } else if (!waiting.empty()) {
+        timed.push_back({t, waiting.front()});
+        waiting.erase(waiting.begin());
+      }
+    }
+    std::stable_sort(timed.begin(), timed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [t, st] : timed) orders[static_cast<size_t>(i)].push_back(st);
+  }
+  return orders;
+}
+
 }  // namespace
+
+int drawn_microbatches(Schedule schedule, int p, int m) {
+  if (schedule == Schedule::kZbV && p > 1 && m < p) return m;
+  return std::max(m, least_drawn_microbatches(schedule, p));
+}
 
 int least_drawn_microbatches(Schedule schedule, int p) {
   if (p <= 1) return 1;
@@ -155,7 +201,7 @@ Problem timeline_problem(Schedule schedule, int p, int m) {
 }
 
 std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int p, int m) {
-  m = std::max(m, least_drawn_microbatches(schedule, p));
+  m = drawn_microbatches(schedule, p, m);
   if (p <= 1 || !splits_weight_grad(schedule)) return one_f_one_b_timeline(p, m);
   Route route;
   Orders orders(p);
@@ -183,6 +229,7 @@ std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int p, int m) {
   for (int i = 0; i < p; ++i) route.chains[0].push_back({i, 0});
   for (int i = p - 1; i >= 0; --i) route.chains[0].push_back({i, 1});
   route.first_microbatch = {0};
+  if (schedule == Schedule::kZbV && m < p) return lay_out(p, v_few_orders(p, m), route, m);
   for (int i = 0; i < p; ++i) orders[i] = dual_order(p, i, m);
   return lay_out(p, orders, route, m);
 }

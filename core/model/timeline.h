@@ -37,10 +37,17 @@ std::vector<TimelineBlock> one_f_one_b_timeline(int stages, int microbatches);
 //                       after the other) over two directions of m/2 micro-batches each
 //   DualPipeV, ZB-V     the same order cut in half onto a V of 2 chunks per GPU (dualpipev.py);
 //                       ZB-V drawn in DualPipeV's order, its V placement's
+//   ZB-V, m < p         every forward through the V one GPU's forward apart, then every
+//                       backward one B apart, each W in the first free slot after its B: the
+//                       span pipeline.h few_microbatch_span counts, 4 (p + m - 1) + 1 units or,
+//                       where the W wait at the V's turn, 2 (p + m - 1) + p - 1 + 4m
 std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int stages, int microbatches);
 
 // The fewest micro-batches the schedule's drawing lays out (its requirement, pipeline.h).
 int least_drawn_microbatches(Schedule schedule, int stages);
+// The micro-batches the drawing of m lays out: m, or the fewest it needs (ZB-V draws m < p as
+// it runs them, and from p on in DualPipeV's order, which needs 2p).
+int drawn_microbatches(Schedule schedule, int stages, int microbatches);
 
 // Why the schedule cannot run `stages` stages and `microbatches` micro-batches, under the key
 // at fault ("stages" or "microbatches"), or an empty Problem: evaluate's own rule
