@@ -469,14 +469,18 @@ Derivation bubble(const Scenario& s, const Report& r) {
                   "1F1B's (p − 1)(F + B + W) less 2W per stage",
                   shape);
   }
+  // DualPipe's f: the pair F&B less a backward run alone (B_full, its all-to-alls unpaired).
+  const Term paired{"f", t.forward_share, "",
+                    "1 − a lone backward's share of the longest stage's micro-batch"};
   if (s.schedule == Schedule::kDualPipe) {
-    return derive("S ÷ (p − 1) × (p ÷ 2 − 1) × (2 − f − 3 × w) ÷ T", {base, p, f, w, step},
+    return derive("S ÷ (p − 1) × (p ÷ 2 − 1) × (2 − f − 3 × w) ÷ T", {base, p, paired, w, step},
                   r.pipeline.bubble_fraction, "",
                   "DeepSeek-V3 (arXiv:2412.19437) Table 2: DualPipe's bubble "
-                  "(p/2 − 1)(F&B + B − 3W), F&B counted as F + B, the pair's compute",
+                  "(p/2 − 1)(F&B + B − 3W), F&B the pair, B a backward run alone",
                   shape);
   }
-  return derive("S × (2 − f − 3 × w) ÷ 2 ÷ T", {base, f, w, step}, r.pipeline.bubble_fraction, "",
+  return derive("S × (2 − f − 3 × w) ÷ 2 ÷ T", {base, paired, w, step}, r.pipeline.bubble_fraction,
+                "",
                 "DeepSeek's DualPipe repository (README): DualPipeV's bubble (P/2 − 1)(F&B + B − "
                 "3W) on P = 2p stages of half a GPU's layers",
                 shape);

@@ -23,6 +23,26 @@ void ride(SeamTraffic& t, Fabric f, const Scenario& s, const Reach& reach = {}) 
   t.time_s = t.bytes_per_gpu_per_step / t.link_bytes_per_s;
 }
 
+// An all-to-all inside a domain of several nodes rides NVLink between all its members. A run
+// may instead treat each block of whole nodes as its domain: NCCL_MNNVL_ENABLE=0 has NCCL see
+// a multi-node NVLink domain's trays as separate nodes, reached over their NICs, and DeepEP's
+// internode kernels send between nodes over RDMA. Then each GPU sends over NVLink and its NIC
+// at once (collective_rate). The model takes the faster route: NVLink's on today's fleets
+// (NVLink 9x a NIC or more); with a NIC near NVLink's rate the split one, so that a larger
+// domain, which keeps every smaller block's route open, never slows an all-to-all (a law).
+void ride_all_to_all(SeamTraffic& t, Fabric level, const Scenario& s, const NodeSpans& spans,
+                     const Reach& reach, const std::array<int, NodeSpans::kParts>& in_part,
+                     bool off_rail) {
+  ride(t, level, s, reach);
+  if (level != Fabric::kDomain) return;
+  for (int i = 0; i < spans.parts; ++i) {
+    if (in_part[i] >= reach.group) continue;
+    const Reach split{Spread::kAllToAll, in_part[i], reach.group};
+    const Fabric across = fabric_of(true, off_rail);
+    if (collective_rate(across, s, split) > t.link_bytes_per_s) ride(t, across, s, split);
+  }
+}
+
 // Pipeline: each stage boundary carries b s h activations forward and their gradients backward
 // per micro-batch (Narayanan Sec. 4.1). Each of the t ranks sends its 1/t slice only with
 // sequence parallelism (Megatron-Core p2p_communication.py) or the 2021-22 scatter/gather. A
@@ -283,14 +303,20 @@ LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_la
     const Spread spread = s.context_parallel == ContextParallel::kRing ? Spread::kPointToPoint
                           : s.context_parallel == ContextParallel::kAllGather ? Spread::kRing
                                                                               : Spread::kAllToAll;
-    ride(r.context, fabric_of(spans.cp_group_spans_nodes, spans.cp_off_rail), s,
-         {spread, spans.cp_in_domain, d.cp});
+    const Fabric level = fabric_of(spans.cp_group_spans_nodes, spans.cp_off_rail);
+    const Reach reach{spread, spans.cp_in_domain, d.cp};
+    if (spread == Spread::kAllToAll) {
+      ride_all_to_all(r.context, level, s, spans, reach, spans.cp_in_part, spans.cp_off_rail);
+    } else {
+      ride(r.context, level, s, reach);
+    }
   }
   if (f.shape().moe() && d.ep > 1) {
     r.expert = expert_traffic(s, f.shape().moe_layer().mlp, d, stage_moe_layers, microbatches);
     if (r.expert.active)
-      ride(r.expert, fabric_of(spans.ep_group_spans_nodes, spans.ep_off_rail), s,
-           {Spread::kAllToAll, spans.ep_in_domain, d.ep});
+      ride_all_to_all(r.expert, fabric_of(spans.ep_group_spans_nodes, spans.ep_off_rail), s, spans,
+                      {Spread::kAllToAll, spans.ep_in_domain, d.ep}, spans.ep_in_part,
+                      spans.ep_off_rail);
   }
   return r;
 }

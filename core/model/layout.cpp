@@ -220,6 +220,14 @@ NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order
       members_in_domain(domain, d.cp, stride(Seam::kContext), d.dp, stride(Seam::kData));
   s.ep_in_domain = d.ep > 1 ? ep_members_in_domain(d, domain, order) : 1;
   if (d.ep > 1) expert_data_group(d, domain, gpus_per_node, order, s);
+  for (int part = domain / 2; s.parts < NodeSpans::kParts && part >= gpus_per_node &&
+                              part % gpus_per_node == 0 && domain % part == 0;
+       part /= 2) {
+    s.ep_in_part[s.parts] = d.ep > 1 ? ep_members_in_domain(d, part, order) : 1;
+    s.cp_in_part[s.parts] = members_in_domain(part, d.cp, stride(Seam::kContext));
+    ++s.parts;
+    if (part % 2 != 0) break;
+  }
   // Rail k holds the ranks r with r mod gpus_per_node = k, so a group stays on one rail when
   // every stride it moves along is a multiple of the node.
   const auto off = [&](Seam seam) {

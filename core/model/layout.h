@@ -17,6 +17,7 @@
 // x mod ep. So ep divides dp x cp.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -136,6 +137,13 @@ struct NodeSpans {
   // domain. Expert gradients reduce over it, times TP / expert TP (moe.h).
   bool edp_spans_nodes = false, edp_off_rail = false;
   int edp_in_domain = 1;
+  // A domain of several nodes, halved while it stays whole nodes (domain / 2, / 4, ... down
+  // to the node): the EP and CP groups' members in each such block. An all-to-all may treat
+  // each block as its domain and send between blocks over their NICs (comms.h
+  // all_to_all_rate).
+  static constexpr int kParts = 12;
+  int parts = 0;
+  std::array<int, kParts> ep_in_part{}, cp_in_part{};
 };
 // `domain_gpus` 0: the node is the domain.
 NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order = kBookOrder,

@@ -128,17 +128,26 @@ double bubble_scale(Schedule schedule, int pp, int v, double f, double w) {
   }
 }
 
-double few_microbatch_span(Schedule schedule, int pp, int v, int m, double stages, double T,
-                           double f, double w) {
+double few_microbatch_span(Schedule schedule, int pp, int v, int m, const Passes& sum,
+                           const Passes& longest) {
   if (pp <= 1) return 0;
+  const double T = longest.forward_s + longest.backward_s + longest.weight_grad_s;
   if (schedule == Schedule::kInterleaved && v > 1) {
-    return m < pp ? stages * T + (m - 1) * T / v : 0;
+    const double all = sum.forward_s + sum.backward_s + sum.weight_grad_s;
+    return m < pp ? all + (m - 1) * T / v : 0;
   }
   if (schedule != Schedule::kZbV) return 0;
   const int n = m < pp ? m : std::min(m / 2, pp - 1);
-  const double F = f * T, W = w * T, B = T - F - W;
-  return (stages + n - 1) * F +
-         std::max((stages + n - 1) * B + W / 2, (stages - 1) * B / 2 + n * (B + W));
+  const double F = longest.forward_s, B = longest.backward_s, W = longest.weight_grad_s;
+  return sum.forward_s + (n - 1) * F +
+         std::max(sum.backward_s + (n - 1) * B + W / 2, (sum.backward_s - B) / 2 + n * (B + W));
+}
+
+double few_microbatch_span(Schedule schedule, int pp, int v, int m, double stages, double T,
+                           double f, double w) {
+  const Passes one{f * T, T - f * T - w * T, w * T};
+  const Passes all{stages * one.forward_s, stages * one.backward_s, stages * one.weight_grad_s};
+  return few_microbatch_span(schedule, pp, v, m, all, one);
 }
 
 double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int microbatches) {

@@ -75,6 +75,16 @@ double bubble_scale(Schedule schedule, int pp, int v, double f, double w);
 //                        never shortens the step (the V's zero bubble needs many micro-batches)
 // Every other schedule either has its formula hold for any m (1F1B: (m + p - 1) T) or refuses
 // few micro-batches (schedule_problem: ZB-H1 m >= p, DualPipe and DualPipeV m >= 2p).
+// Every stage's F, B and W summed (sum_i) and the longest stage's own take P F, P B, P W and
+// F, B, W in those formulas: stages whose shares differ from the longest's then still span at
+// least one micro-batch's chain, sum_i (F_i + B_i) + W / 2 at m = 1.
+struct Passes {
+  double forward_s = 0, backward_s = 0, weight_grad_s = 0;
+};
+double few_microbatch_span(Schedule schedule, int pp, int v, int m, const Passes& sum,
+                           const Passes& longest);
+// The same for equal stages' shares: sum_i = stages x the longest's, T = F + B + W, f = F / T,
+// w = W / T.
 double few_microbatch_span(Schedule schedule, int pp, int v, int m, double stages, double T,
                            double f, double w);
 

@@ -147,40 +147,103 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const auto exposed = [](double comm_s, double window_s) {
       return std::max(0.0, comm_s - window_s);
     };
+    // Each pass hides its own collectives behind its own compute: Megatron-Core's
+    // --tp-comm-overlap splits each linear layer's GEMM into chunks and pipelines the
+    // all-gather (reduce-scatter) of its input (output) with them, in the forward and in the
+    // backward (Transformer Engine userbuffers), and the ring passes ride beside the attention
+    // core of the same pass; a backward's traffic cannot wait for the next forward's compute. A
+    // forward, compute-light and collective-heavy (TP sends half its collectives in a third of
+    // the FLOPs), exposes more than the micro-batch as a whole would. One window for the whole
+    // micro-batch let faster forward GEMMs, whose saving the backward's collectives took back,
+    // shrink the forward's window for the weight gather and lengthen the step (a law).
+    // Forward shares of each kind of traffic, by message count (comms.h, context.h, moe.h):
+    // TP 4 of 10 + 4a collectives with SP, 2 of 4 + 2a without; ring and all-gather CP 1 of
+    // 3 + a, Ulysses 1 of 2 + a; the expert all-to-alls 2 of 4 + 2a (a: the fully recomputed
+    // share, whose forward runs again inside the backward).
+    const double tensor_forward_share =
+        (s.sequence_parallel ? 4.0 : 2.0) / tensor_collectives_per_layer(s, layers);
+    const double rerun = fully_recomputed_share(s, layers);
+    const double context_forward_share =
+        1.0 / ((s.context_parallel == ContextParallel::kUlysses ? 2.0 : 3.0) + rerun);
+    const double expert_forward_share = 2.0 / (4.0 + 2.0 * fully_recomputed_share(s, moe_here));
     // A schedule that splits the backward runs W apart, where the bubble was: its GEMMs
     // (no TP collective of their own) hide none of F's and B's, nor their expert all-to-alls.
-    const double window =
-        st.matmul_s - core - (splits_weight_grad(s.schedule) ? st.weight_grad_s : 0);
-    st.tensor_s = s.tp_comm_overlap ? exposed(wire.tensor.time_s, window) : wire.tensor.time_s;
-    if (wire.context.active) {
-      st.context_s = s.context_parallel == ContextParallel::kRing
-                         ? exposed(wire.context.time_s, core)
-                         : wire.context.time_s;
+    const double apart_s = splits_weight_grad(s.schedule) ? st.weight_grad_s : 0;
+    // The linear GEMMs of the forward are W's FLOPs at W's rate; the backward's the rest.
+    const double gemm_forward = st.weight_grad_s;
+    const double gemm_backward = std::max(0.0, st.matmul_s - core - apart_s - gemm_forward);
+    const double tensor_f = wire.tensor.time_s * tensor_forward_share;
+    const double tensor_b = wire.tensor.time_s - tensor_f;
+    double exposed_tensor_f = tensor_f, exposed_tensor_b = tensor_b;
+    if (s.tp_comm_overlap) {
+      exposed_tensor_f = exposed(tensor_f, gemm_forward);
+      exposed_tensor_b = exposed(tensor_b, gemm_backward);
     }
+    st.tensor_s = exposed_tensor_f + exposed_tensor_b;
+    double exposed_context_f = 0, exposed_context_b = 0;
+    if (wire.context.active) {
+      const double context_f = wire.context.time_s * context_forward_share;
+      exposed_context_f = context_f;
+      exposed_context_b = wire.context.time_s - context_f;
+      if (s.context_parallel == ContextParallel::kRing) {
+        // The core's forward is a third of its three passes.
+        exposed_context_f = exposed(context_f, core / 3);
+        exposed_context_b = exposed(wire.context.time_s - context_f, core - core / 3);
+      }
+      st.context_s = exposed_context_f + exposed_context_b;
+    }
+    // What each pass's compute has left after its tensor and context traffic.
+    const double left_f =
+        std::max(0.0, st.forward_s - (tensor_f - exposed_tensor_f) -
+                          (wire.context.time_s * context_forward_share - exposed_context_f));
+    const double left_b =
+        std::max(0.0, st.compute_s() - st.forward_s - apart_s - (tensor_b - exposed_tensor_b) -
+                          (wire.context.time_s * (1 - context_forward_share) - exposed_context_b));
+    double hidden_expert = 0;
+    // The all-to-alls an unpaired backward sends: all of its own, exposed (nothing to pair
+    // with), or behind its own compute with expert_comm_overlap.
+    double expert_backward_alone = 0;
     if (wire.expert.active) {
       // W, run apart, hides none of them: counted so for DualPipe's pairs too (whose backward
       // holds W), or a faster W, shrinking the window, lengthened the step (a law).
-      const bool apart = splits_weight_grad(s.schedule);
-      const double left = st.compute_s() - (apart ? st.weight_grad_s : 0) -
-                          (wire.tensor.time_s - st.tensor_s) - (wire.context.time_s - st.context_s);
       // DualPipe's F&B pairs one micro-batch's forward with another's backward and hides the
       // all-to-alls of each behind the other's compute (DeepSeek-V3 Sec. 3.2.1), as
-      // expert_comm_overlap does.
+      // expert_comm_overlap does (Megatron-Core's 1F1B all-to-all overlap, a forward beside
+      // another micro-batch's backward): the pair's compute is their window together.
       const bool paired = overlaps_forward_backward(s.schedule) && d.pp > 1;
+      const double left = left_f + left_b;
       st.expert_s =
           s.expert_comm_overlap || paired ? exposed(wire.expert.time_s, left) : wire.expert.time_s;
+      hidden_expert = wire.expert.time_s - st.expert_s;
+      const double expert_b = wire.expert.time_s * (1 - expert_forward_share);
+      expert_backward_alone = s.expert_comm_overlap ? exposed(expert_b, left_b) : expert_b;
     }
-    st.hidden_s = (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) +
-                  (wire.expert.time_s - st.expert_s);
+    // The hidden expert traffic, spread over the compute that hides it as that compute
+    // falls in each pass: each pass then keeps the same share of its leftover free.
+    const double left = left_f + left_b;
+    const double expert_hidden_f = left > 0 ? hidden_expert * left_f / left : 0;
+    st.forward_free_s = std::max(0.0, left_f - expert_hidden_f);
+    // W run apart is no window for the gradients either: it makes them, and their
+    // reduce-scatter waits for it (as ZeRO-3's backward gather is waited for by B).
+    st.backward_free_s = std::max(0.0, left_b - (hidden_expert - expert_hidden_f));
+    st.hidden_s =
+        (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) + hidden_expert;
+    // A backward run alone (DualPipe's bubble, pipeline.h): its compute, its own exposed
+    // collectives and its unpaired all-to-alls.
+    st.backward_alone_s = st.compute_s() - st.forward_s + exposed_tensor_b + exposed_context_b +
+                          expert_backward_alone;
     // Offloaded layers' activations go to the host in the forward pass and come back for the
     // backward, over the host link, each behind that pass's wall time (compute and exposed
     // traffic alike: the link is the GPU's own); the excess is exposed (Megatron-Core
-    // cpu_offloading overlaps the copies with compute on their own stream).
+    // cpu_offloading overlaps the copies with compute on their own stream). The copies back
+    // must land before B needs them, so W run apart (after its B, in the bubble) hides none:
+    // counted as a window, a faster W exposed more of the copy, and the schedules' bubbles,
+    // where W fills what B leaves, grew with it (a law).
     if (s.offload_layers > 0) {
       const double copy_s = offloaded_bytes_per_microbatch(s, shape, here, stored) / host_link;
       const double forward_wall = st.forward_wall_s();
       st.offload_forward_s = std::max(0.0, copy_s - forward_wall);
-      st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - forward_wall));
+      st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - forward_wall - apart_s));
     }
     return st;
   };
@@ -195,20 +258,25 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   // (pipeline.h few_microbatch_span): stage k's own share is then (m - 1) / v.
   const int v = pipeline.virtual_stages;
   const bool laps = s.schedule == Schedule::kInterleaved && v > 1 && d.pp > 1 && mb < d.pp;
-  const double others_share = laps ? (mb - 1.0) / v : mb - 1.0 / v;
+  // The schedules that split the backward reckon their bubble from the longest stage's
+  // micro-batch, whichever stage sets the pace (time_report), so no share of it is the pacing
+  // stage's own: all mb of its micro-batches count. Counting mb - 1/v there let faster sends,
+  // which handed the pace to a stage with a longer micro-batch, lengthen the step (a law).
+  const double others_share = laps                             ? (mb - 1.0) / v
+                              : splits_weight_grad(s.schedule) ? 1.0 * mb
+                                                               : mb - 1.0 / v;
   const auto pace_of = [&](int stage, const StageTime& st) {
     return others_share * st.total_s() + stage_pipeline_traffic(s, f, stage, mb).time_s;
   };
   std::array<StageTime, kStageRuns> times;
   std::array<double, kStageRuns> paces{};
   size_t slowest = 0;  // the pacing stage's run
-  double sum = 0, sum_w = 0, forward = 0, forward_wall = 0;
+  double sum = 0, sum_w = 0, sum_forward = 0;
   for (size_t i = 0; i < runs.count; ++i) {
     const StageTime& st = times[i] = stage_time(runs.starts[i]);
     sum += runs.size(i) * st.total_s();
     sum_w += runs.size(i) * st.weight_grad_s;
-    forward = std::max(forward, st.forward_s);
-    forward_wall = std::max(forward_wall, st.forward_wall_s());
+    sum_forward += runs.size(i) * st.forward_s;
     paces[i] = d.pp > 1 ? pace_of(runs.starts[i], st) : 0;
     if (paces[i] > paces[slowest]) slowest = i;
   }
@@ -219,13 +287,20 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   pace.microbatches = mb;
   for (size_t i = 0; i < runs.count; ++i) {
     const StageTime& st = times[i];
-    const double own = st.compute_s() + st.offload_backward_s - forward - st.hidden_s;
+    // The data-parallel collectives ride the NIC (or NVLink) beside the tensor, context and
+    // expert traffic, but a stretch of compute hides one thing at a time: each pass's window
+    // is the compute it has left free (StageTime::forward_free_s, backward_free_s). Megatron-
+    // Core's overlap_grad_reduce launches each bucket's reduce-scatter as the backward
+    // finishes its gradients (DistributedDataParallel's grad hooks), overlap_param_gather
+    // each bucket's all-gather ahead of the forward that needs it (forward pre-hooks): the
+    // backward is the reduction's window, the forward the gather's.
+    const double own = st.backward_free_s + st.offload_backward_s;
     // The shortfall spread over all mb micro-batches (not the mb - 1/v its pace counts):
     // each of up to mb reductions then gains at most 1/mb of what a faster pacing stage saves
     // the step, so none gains more than the step saves (laws).
     const double wait = (k_pace - paces[i]) / mb;
     pace.backward_window_s[i] = std::max(0.0, own) + wait;
-    pace.gather_window_s[i] = st.forward_s + st.offload_forward_s;
+    pace.gather_window_s[i] = st.forward_free_s + st.offload_forward_s;
     pace.wait_s[i] = wait;
   }
   pace.slowest_stage = runs.starts[slowest];
@@ -235,8 +310,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       [](const StageTime& a, const StageTime& b) { return a.total_s() < b.total_s(); });
   pace.sum_s = sum;
   pace.sum_weight_grad_s = sum_w;
-  pace.forward_s = forward;
-  pace.forward_wall_s = forward_wall;
+  pace.sum_forward_s = sum_forward;
   // Pipeline sends of the slowest stage: on the critical path.
   pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, pace.slowest_stage, mb).time_s;
   return pace;
@@ -287,14 +361,26 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.bubble_1f1b_s = std::max(0.0, sum - b.total_s());
   t.forward_share = b.total_s() > 0 ? b.forward_s / b.total_s() : 0;
   t.weight_grad_share = b.total_s() > 0 ? b.weight_grad_s / b.total_s() : 0;
+  // DualPipe's (p/2 - 1)(F&B + B - 3W) (DeepSeek-V3 Table 2): F&B is the pair, T; B a
+  // backward run alone in the fill and drain, which no forward's compute hides anything for.
+  // Taking B as T - F counted the pair's hidden all-to-alls as hidden there too, and slower
+  // compute that hid more of them shrank the bubble (a law). As a share: f = 1 - B / T.
+  if (overlaps_forward_backward(s.schedule) && b.total_s() > 0) {
+    t.forward_share = 1 - b.backward_alone_s / b.total_s();
+  }
   t.bubble_s = split ? t.bubble_1f1b_s *
                            bubble_scale(s.schedule, d.pp, v, t.forward_share, t.weight_grad_share)
                      : t.bubble_1f1b_s / v;
   // Few micro-batches: the schedule's span as it runs them (pipeline.h), never shorter than
   // one micro-batch's chain through every stage; the bubble is what it adds to m of them.
+  // Every stage's own F, B and W summed, not the longest stage's shares times the stages: a
+  // stage with a larger W share than the longest's once put the span under the chain (a law).
   if (b.total_s() > 0) {
-    const double few = few_microbatch_span(s.schedule, d.pp, v, mb, sum / b.total_s(), b.total_s(),
-                                           t.forward_share, t.weight_grad_share);
+    const double few = few_microbatch_span(
+        s.schedule, d.pp, v, mb,
+        {pace.sum_forward_s, sum - pace.sum_forward_s - pace.sum_weight_grad_s,
+         pace.sum_weight_grad_s},
+        {b.forward_s, b.total_s() - b.forward_s - b.weight_grad_s, b.weight_grad_s});
     t.bubble_s = std::max(t.bubble_s, few - mb * b.total_s());
   }
   const int chunks = v_shape(s.schedule) && d.pp > 1 ? 2 : 1;

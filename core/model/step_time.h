@@ -16,22 +16,24 @@ namespace pe {
 //               (Korthikanti Table 2; each stored tensor is written and read in the forward
 //               pass, read in the backward, its gradient written and read): 7x with full
 //               recomputation (the forward again)
-//   tensor_i  = its TP collectives' time, hidden behind its matmuls with tp_comm_overlap
+//   tensor_i  = its TP collectives' time, with tp_comm_overlap hidden behind the linear GEMMs
+//               of the same pass: the forward's collectives behind the forward's GEMMs, the
+//               backward's behind the backward's (each pass's own, never the other's)
 //   T_i       = matmul_i + memory_i + tensor_i
 // The pipeline runs at the pace of its slowest stage k (1F1B):
 //   compute   = m (matmul_k + memory_k);  exposed tensor = m tensor_k
 //   bubble    = (sum_i T_i - T_k) / v     ((p-1)/v x T for equal stages: Narayanan Sec. 2.2);
 //               the schedules that split the backward scale (sum_i T_i - max_i T_i) by
 //               bubble_scale (pipeline.h) from that longest stage's forward and
-//               weight-gradient shares
+//               weight-gradient shares (DualPipe's B a backward run alone)
 //   pipeline  = stage k's point-to-point sends, on the critical path (not overlapped)
 //   data      = the gradient reduction and weight gather, each hidden behind the backward
 //               (overlap_grad_reduce) or forward (overlap_param_gather) of one micro-batch of
-//               stage k, every micro-batch with ZeRO-2/3; exposed in full otherwise. The
-//               forward is its FLOPs without recomputation and 2 of the 5 elementwise passes
-//               (the longest of any stage); the backward the rest of stage k's micro-batch,
-//               recomputation included, less what it already hides of the tensor,
-//               context and expert traffic. ZeRO-3's
+//               each stage, every micro-batch with ZeRO-2/3; exposed in full otherwise. The
+//               forward is its FLOPs without recomputation and 2 of the 5 elementwise passes;
+//               the backward the rest of the micro-batch, recomputation included; each less
+//               what that pass already hides of the tensor, context and expert traffic
+//               (StageTime::forward_free_s, backward_free_s). ZeRO-3's
 //               backward gather and its reduce-scatter share one backward. Every stage
 //               reduces its own shard at once: the longest exposed one counts
 //   optimizer = Adam's pass over the GPU's optimizer shard at HBM bandwidth
@@ -65,8 +67,19 @@ struct StageTime {
   // FLOPs once more, at their rate; the attention core's backward is all input gradient (B).
   double weight_grad_s = 0;
   // The tensor, context and expert traffic its compute hides (their time on the wire less
-  // what is exposed): that stretch of compute is no window for the gradients as well.
+  // what is exposed).
   double hidden_s = 0;
+  // Each pass's compute that hides none of that traffic: the windows for the data-parallel
+  // weight gather (forward) and gradient reduction (backward). They add up to compute_s() -
+  // hidden_s (less W where the schedule runs it apart), and each grows with its own pass's
+  // compute and shrinks as its own pass hides more, so no faster matmul or overlap switch
+  // moves a window from one pass to the other (laws).
+  double forward_free_s = 0;
+  double backward_free_s = 0;
+  // A backward run alone, with nothing to pair with: its compute, its own exposed collectives
+  // and its all-to-alls (exposed, or behind its own compute with expert_comm_overlap): B in
+  // DualPipe's bubble (pipeline.h bubble_scale).
+  double backward_alone_s = 0;
   double compute_s() const { return matmul_s + memory_s; }
   double offload_s() const { return offload_forward_s + offload_backward_s; }
   double total_s() const {
@@ -89,14 +102,7 @@ struct StageTime {
 struct PipelinePace {
   int slowest_stage = 0;
   StageTime slowest;
-  // The longest forward compute of any stage: the rest of the slowest stage's micro-batch is
-  // the reduction's window. Unlike the slowest stage's own forward it does not move when
-  // recomputation makes another stage the slowest, so more recomputation widens the
-  // reduction's window by no more than it adds to compute.
-  double forward_s = 0;
-  // The longest forward wall time of any stage (StageTime::forward_wall_s): the weight
-  // gather's window.
-  double forward_wall_s = 0;
+  double sum_forward_s = 0;  // every stage's forward compute, summed as sum_s is
   // The stage whose micro-batch is longest (its compute and exposed traffic): the schedules
   // that split the backward take their bubble from it (pipeline.h), whichever stage the sends
   // make the pace's, so that their bubbles compare on the same stages.
@@ -113,13 +119,16 @@ struct PipelinePace {
   std::array<double, kStageRuns> backward_window_s{};
   double backward_window_of(int stage) const;
   // Each kind of stage's window for its weight gather (overlap_param_gather): its own forward's
-  // compute and the host copies it waits for, and under ZeRO-1 its wait for the pacing stage
-  // (a faster stage's gather may not cost more than the pacing stage saves). Not its
-  // exposed traffic: an overlap switch turns exposed traffic into hidden, and a window holding
-  // a share of it shrank with the switch, beside the backward's (which hidden traffic narrows),
-  // by more than the switch saved: under ZeRO-3 tp_comm_overlap lengthened a step.
-  // Not the longest forward of any stage either: FP8, speeding another stage's forward more
-  // than the pacing stage's, lengthened a step.
+  // free compute (StageTime::forward_free_s) and the host copies it waits for, and under
+  // ZeRO-1 its wait for the pacing stage (a faster stage's gather may not cost more than the
+  // pacing stage saves). Not its exposed traffic: an overlap switch turns exposed traffic
+  // into hidden, and a window holding a share of it shrank with the switch, beside the
+  // backward's (which hidden traffic narrows), by more than the switch saved: under ZeRO-3
+  // tp_comm_overlap lengthened a step. Not the forward's whole compute either: FP8 GEMMs
+  // shortened it while the backward's collectives, hidden behind the whole micro-batch,
+  // took their saving back, and the gather's exposure lengthened the step. Not the longest
+  // forward of any stage: FP8, speeding another stage's forward more than the pacing
+  // stage's, lengthened a step.
   std::array<double, kStageRuns> gather_window_s{};
   std::array<double, kStageRuns> wait_s{};  // the wait for the pacing stage, per micro-batch
   int microbatches = 1;
