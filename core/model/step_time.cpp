@@ -228,6 +228,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     st.backward_free_s = std::max(0.0, left_b - (hidden_expert - expert_hidden_f));
     st.hidden_s =
         (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) + hidden_expert;
+    st.forward_wall_s =
+        st.forward_s + exposed_tensor_f + exposed_context_f + st.expert_s * expert_forward_share;
     // A backward run alone (DualPipe's bubble, pipeline.h): its compute, its own exposed
     // collectives and its unpaired all-to-alls.
     st.backward_alone_s = st.compute_s() - st.forward_s + exposed_tensor_b + exposed_context_b +
@@ -241,9 +243,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // where W fills what B leaves, grew with it (a law).
     if (s.offload_layers > 0) {
       const double copy_s = offloaded_bytes_per_microbatch(s, shape, here, stored) / host_link;
-      const double forward_wall = st.forward_wall_s();
-      st.offload_forward_s = std::max(0.0, copy_s - forward_wall);
-      st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - forward_wall - apart_s));
+      st.offload_forward_s = std::max(0.0, copy_s - st.forward_wall_s);
+      st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - st.forward_wall_s - apart_s));
     }
     return st;
   };

@@ -85,15 +85,12 @@ struct StageTime {
   double total_s() const {
     return matmul_s + memory_s + tensor_s + context_s + expert_s + offload_s();
   }
-  // The forward's wall time: its compute, a fixed share of the traffic the stage leaves exposed
-  // (a third, a modelling choice: the forward's share of a layer's FLOPs; of its TP
-  // collectives it is a half without recomputation, a third with full), and the host copies
-  // it waits for. A window of the compute alone let faster matmuls, whose
-  // saving an overlapped collective takes back, lengthen the step; a share that moved with
-  // the compute did too, slightly (laws).
-  double forward_wall_s() const {
-    return forward_s + (tensor_s + context_s + expert_s) / 3 + offload_forward_s;
-  }
+  // The forward's wall time before its host copies: its compute and the traffic it leaves
+  // exposed itself (each pass hides its own, pipeline_pace), the exposed all-to-alls by their
+  // forward share. A fixed share of the whole micro-batch's exposed traffic (a third, once)
+  // let faster backward GEMMs, whose saving the backward's collectives took back, move the
+  // copies' windows and lengthen the step (laws).
+  double forward_wall_s = 0;
 };
 
 // The pipeline's pace: its slowest stage (per micro-batch), every stage's time summed (for the
