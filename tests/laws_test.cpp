@@ -183,6 +183,7 @@ void draw_memory(Dice& d, Draft& x) {
       if (d.chance(0.6)) x[k] = d.pick(std::vector<double>{1, 2, 4});
     }
     if (d.chance(0.2)) x["precision.fp8"] = d.chance(0.5);
+    if (d.chance(0.2) && !x.count("precision.fp8")) x["precision.fp4"] = d.chance(0.5);
   }
   if (d.chance(0.7)) x["zero_stage"] = d.between(0, 3);
   if (d.chance(0.6)) x["recompute"] = d.choice("recompute");
@@ -217,6 +218,7 @@ void draw_hardware(Dice& d, Draft& x) {
   if (d.chance(0.05)) x["hbm_gb_s"] = d.pick(std::vector<double>{900, 3350});
   if (d.chance(0.6)) x["network_gb_s"] = d.pick(std::vector<double>{12.5, 25, 50, 100, 400});
   if (d.chance(0.05)) x["gpu_fp8_tflops"] = d.pick(std::vector<double>{0, 1979, 4500});
+  if (d.chance(0.05)) x["gpu_fp4_tflops"] = d.pick(std::vector<double>{0, 4500, 9000, 15000});
   if (d.chance(0.2)) x["host_link_gb_s"] = d.pick(std::vector<double>{8, 32, 64, 450});
   if (d.chance(0.3)) x["efficiency"] = d.chance(0.2) ? 0 : d.real(0.2, 0.8);
   if (d.chance(0.1)) x["nvlink_efficiency"] = d.real(0.5, 1);
@@ -450,16 +452,19 @@ double model_state(const MemoryBreakdown& b) { return b.model_state_bytes(); }
 
 // ---- The laws --------------------------------------------------------------------------------
 
-// Against the peak the GEMMs run at: FP8 GEMMs may pass the BF16 peak (mfu and hfu are BF16's),
-// never the FP8 one; a GPU with an FP8 peak, MFU against it below MFU against BF16's.
+// Against the peak the GEMMs run at: FP8 and FP4 GEMMs may pass the BF16 peak (mfu and hfu are
+// BF16's), never their own; a GPU with an FP8 peak, MFU against it below MFU against BF16's.
 Verdict utilisation_law(const Sample& x) {
   const TimeReport& t = x.r.time;
   const double fp8_peak = x.s.gpu.fp8_tflops, bf16_peak = x.s.gpu.peak_tflops;
   const bool fp8_faster = fp8_peak >= bf16_peak;
-  // Under FP8 the GEMMs run against the FP8 peak, the attention core and output layer against
-  // BF16's: at most 1 against the FP8 peak while it is the higher one.
-  const double hfu_fp8 = fp8_faster ? t.hfu * bf16_peak / fp8_peak : 0;
-  const bool over = x.s.precision.fp8 ? !at_most(hfu_fp8, 1) : !at_most(t.hfu, 1);
+  // Under FP8 or FP4 the GEMMs run against that peak, the attention core and output layer
+  // against BF16's: at most 1 against the GEMMs' peak while it is the higher one.
+  const double gemm_peak = x.s.precision.fp4   ? x.s.gpu.fp4_tflops
+                           : x.s.precision.fp8 ? fp8_peak
+                                               : bf16_peak;
+  const double hfu_gemm = t.hfu * bf16_peak / std::max(gemm_peak, bf16_peak);
+  const bool over = !at_most(hfu_gemm, 1);
   if (!at_most(t.mfu, t.hfu) || over || (fp8_faster && !at_most(t.mfu_fp8_peak, t.mfu))) {
     return "mfu " + show(t.mfu) + ", hfu " + show(t.hfu) + ", mfu_fp8_peak " +
            show(t.mfu_fp8_peak) + ": want mfu <= hfu, and at most 1 against the GEMMs' peak";
@@ -710,6 +715,30 @@ Verdict fp8_law(const Sample& x) {
     return "";
   }
   return "FP8: step " + show(x.r.time.step_s) + " -> " + show(r->time.step_s) + " s, memory " +
+         show(x.r.memory.per_gpu_bytes) + " -> " + show(r->memory.per_gpu_bytes);
+}
+
+// FP4 GEMMs (on a GPU whose FP4 peak is at least its BF16 one): against BF16, never a longer
+// step nor more memory; against FP8 (FP4 peak at least FP8's), never a longer compute.
+Verdict fp4_law(const Sample& x) {
+  const GpuSpec& g = x.s.gpu;
+  if (x.s.precision.fp4 || g.fp4_tflops < g.peak_tflops) return std::nullopt;
+  if (x.s.precision.fp8 && g.fp4_tflops < g.fp8_tflops) return std::nullopt;
+  Scenario v = pinned(x);
+  v.precision.fp4 = true;
+  v.precision.fp8 = false;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (x.s.precision.fp8) {
+    if (at_most(r->time.compute_s, x.r.time.compute_s)) return "";
+    return "FP8 -> FP4: compute " + show(x.r.time.compute_s) + " -> " + show(r->time.compute_s) +
+           " s";
+  }
+  if (at_most(r->time.step_s, x.r.time.step_s) &&
+      at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes)) {
+    return "";
+  }
+  return "FP4: step " + show(x.r.time.step_s) + " -> " + show(r->time.step_s) + " s, memory " +
          show(x.r.memory.per_gpu_bytes) + " -> " + show(r->memory.per_gpu_bytes);
 }
 
@@ -1091,6 +1120,11 @@ TEST(Laws, TorchtitansPerOpPolicyNeverRaisesMemoryNorLowersFlopsNorShortensTheSt
 TEST(Laws, Fp8NeverLengthensTheStepNorRaisesMemory) {
   const Tally t = check_law("FP8 GEMMs", fp8_law);
   EXPECT_GE(t.applied, t.accepted / 8);
+}
+
+TEST(Laws, Fp4NeverLengthensTheStepNorItsComputeAgainstFp8) {
+  const Tally t = check_law("FP4 GEMMs", fp4_law);
+  EXPECT_GE(t.applied, t.accepted / 50);
 }
 
 TEST(Laws, AMoreImbalancedMixtureOfExpertsNeverShortensTheStep) {

@@ -78,6 +78,9 @@ Scenario random_scenario(std::mt19937& g) {
   s.gpus_per_node = one_of(g, std::vector<int>{1, 2, 4, 8, 8, 8, 16});
   s.gpu = one_of(g, gpu_presets());
   s.precision = one_of(g, precision_presets());
+  // NVFP4 where the GPU has FP4 tensor cores (Blackwell), else the same bytes in BF16.
+  if (s.precision.fp4 && s.gpu.fp4_tflops <= 0)
+    s.precision = *find_precision("megatron_fp32_grads");
   s.gpu.network_gb_s = one_of(g, std::vector<double>{12.5, 25, 50, 100});
   s.zero_stage = between(g, 0, 3);
   s.recompute = static_cast<Recompute>(between(g, 0, 2));
@@ -157,7 +160,11 @@ TEST(Property, EveryNumberIsFiniteAndNotNegative) {
       EXPECT_TRUE(sane(v)) << scenario_json(s).dump();
     }
     EXPECT_GT(t.step_s, 0);
-    EXPECT_LE(s.precision.fp8 ? t.mfu_fp8_peak : t.mfu, 1.0);
+    const double fp4_peak_share = s.gpu.peak_tflops / std::max(1.0, s.gpu.fp4_tflops);
+    EXPECT_LE(s.precision.fp4   ? t.mfu * fp4_peak_share
+              : s.precision.fp8 ? t.mfu_fp8_peak
+                                : t.mfu,
+              1.0);
   });
 }
 

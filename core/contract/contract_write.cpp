@@ -67,6 +67,7 @@ json precision_json(const Precision& p) {
           {"adam_m", p.adam_m_bytes},
           {"adam_v", p.adam_v_bytes},
           {"fp8", p.fp8},
+          {"fp4", p.fp4},
           {"bytes_per_param", p.total_bytes()}};
 }
 

@@ -103,8 +103,14 @@ const std::vector<ModelSpec>& model_presets() {
 // Narayanan et al. 2021 Table 1, with everything else in the model fixed beforehand; no row has
 // its own constant (tests/reference_runs_test.cpp holds both tables). H100 and H200 (the same
 // compute die): fitted to the Llama 3 405B run on 8,192 H100s (Dubey et al. 2024 Table 4,
-// 430 TFLOP/s); the 16,384-GPU run is held out as the check. B200: no published run to
-// calibrate against; it takes H100's value, so its times are rough.
+// 430 TFLOP/s); the 16,384-GPU run is held out as the check. Blackwell: one value for B200 and
+// GB200 (0.64) and one for Blackwell Ultra, B300 and GB300 (0.81), each least squares on the log
+// error over Megatron-Bridge's published Llama 3 runs on that family (9 on B200 and GB200, 7 on
+// GB300; their FP8 and NVFP4 GEMMs at the measured speedups below; tests/blackwell_runs_test.cpp
+// holds the table), everything else fixed first. Blackwell Ultra runs about 1.25x faster than
+// Blackwell at the same layouts and the same dense BF16 and FP8 peaks (its 1.4 kW against
+// 1.2 kW, and twice the attention's exponent rate, are not in the peaks). No B300 run of a
+// dense model is published: it takes GB300's.
 //
 // network_gb_s, the network between nodes per GPU per direction, is the GPU's own fleet: the
 // DGX system built on it has one compute-fabric port per GPU.
@@ -124,6 +130,22 @@ constexpr const char* kDgxH100 = "DGX H100: 8 × ConnectX-7 400 Gb/s, one per GP
 // same die; DGX B200 data sheet: 72 PFLOP/s FP8 training for 8 GPUs, 4,500 each dense); A100 has
 // no FP8 tensor cores. host_link_gb_s, the GPU's PCIe link to its host per direction: Gen4 x16
 // on A100 (32 GB/s), Gen5 x16 on H100, H200, H800 and B200 (64 GB/s).
+//
+// fp4_tflops, the dense FP4 peak (NVFP4, MXFP4): 9,000 on B200 (DGX B200 data sheet: 144 PFLOP/s
+// FP4 with sparsity for 8 GPUs), 10,000 on GB200 (GB200 NVL72: 1,440 PFLOP/s with sparsity for
+// 72), 13,500 on B300 and 15,000 on GB300 (below); Hopper has none.
+//
+// The FP8 and FP4 GEMMs' speedup over BF16's on Blackwell, quantization included, as Transformer
+// Engine runs them in training: its GEMM benchmark on a B300 (TransformerEngine
+// docs/examples/gemm_profiling, "Autocast" model-config run: hidden 4,096, MLP 16,384, 15,872
+// tokens, the 12 GEMMs of a layer's forward, input and weight gradients) measured 12.758 ms a
+// layer in BF16, 8.984 in MXFP8 (1.42x; 9.147 with FP8 current scaling, 1.39x) and 6.453 in
+// NVFP4 (1.98x): the dynamic quantization, the Hadamard transforms and the scaling eat most of
+// FP4's 6x peak. One measurement, a B300's, taken for every Blackwell GPU; the kernel alone
+// (pre-quantized) ran 1.83x and 3.48x. Hopper keeps the ratio of its peaks (2x), with which the
+// DeepSeek-V3 reference run was checked.
+constexpr double kMxfp8Speedup = 12.758 / 8.984;
+constexpr double kNvfp4Speedup = 12.758 / 6.453;
 const std::vector<GpuSpec>& gpu_presets() {
   static const std::vector<GpuSpec> presets = {
       {"A100-40GB", 40, 312, 300, 1555, kA100MatmulEfficiency, 25, kDgxA100, 0, 32},
@@ -135,8 +157,9 @@ const std::vector<GpuSpec>& gpu_presets() {
       // (arXiv:2412.19437, Sec. 3.2.2) measured 160 GB/s of it. H100's calibration.
       {"H800-80GB", 80, 989, 200, 3350, kH100MatmulEfficiency, 50,
        "DeepSeek-V3's H800 nodes: InfiniBand 400 Gb/s per GPU", 1979, 64},
-      {"B200-192GB", 192, 2250, 900, 8000, kH100MatmulEfficiency, 50,
-       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64},
+      {"B200-192GB", 192, 2250, 900, 8000, kBlackwellMatmulEfficiency, 50,
+       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64, 0.8, 1.0, 8, 0, 9000,
+       kMxfp8Speedup, kNvfp4Speedup},
       // The DGX B200 system itself: B200-192GB as that system exposes it, 1,440 GB for its
       // 8 GPUs (180 GB each; NVIDIA DGX B200 data sheet), 8 per node, one NVLink 5 domain.
       // Checked against nvidia.com/en-us/data-center/dgx-b200 (data sheet): 64 TB/s HBM3e for
@@ -144,8 +167,9 @@ const std::vector<GpuSpec>& gpu_presets() {
       // 900 each way), 72 PFLOP/s FP8 with sparsity (4,500 dense per GPU; BF16 half that,
       // 2,250: the HGX B200 at 1,000 W, glennklockwood.com/garden/processors/B200), 8 x
       // ConnectX-7 400 Gb/s (50 GB/s per GPU), PCIe Gen5 to the Xeon hosts (64 GB/s).
-      {"B200-DGX", 180, 2250, 900, 8000, kH100MatmulEfficiency, 50,
-       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64},
+      {"B200-DGX", 180, 2250, 900, 8000, kBlackwellMatmulEfficiency, 50,
+       "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64, 0.8, 1.0, 8, 0, 9000,
+       kMxfp8Speedup, kNvfp4Speedup},
       // GB200 NVL72 (NVIDIA GB200 NVL72 specifications): 72 Blackwell GPUs in one NVLink 5
       // domain of 18 compute trays, 4 GPUs each; 1.8 TB/s NVLink per GPU both ways (900 each
       // way), 130 TB/s in all; 13.4 TB HBM3e at 576 TB/s (186 GB at 8 TB/s per GPU); 360
@@ -159,9 +183,26 @@ const std::vector<GpuSpec>& gpu_presets() {
       // 5,000 FP8 (glennklockwood.com/garden/processors/B200); 186 GB and 4 ConnectX-7 per
       // 4-GPU tray as MLCommons Inference v6.1 lists a GB200 NVL72 (Crusoe, systems/
       // GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json).
-      {"GB200-NVL72", 186, 2500, 900, 8000, kH100MatmulEfficiency, 50,
+      {"GB200-NVL72", 186, 2500, 900, 8000, kBlackwellMatmulEfficiency, 50,
        "GB200 NVL72: 72 GPUs in one NVLink domain, trays of 4, ConnectX-7 400 Gb/s per GPU", 5000,
-       225, 0.8, 1.0, 4, 72},
+       225, 0.8, 1.0, 4, 72, 10000, kMxfp8Speedup, kNvfp4Speedup},
+      // HGX B300 (Blackwell Ultra), 8 GPUs per node. Checked against nvidia.com/en-us/data-center/
+      // hgx (HGX B300: 144 PFLOP/s FP4 with sparsity and 108 without, 72 FP8 and 36 BF16 with
+      // sparsity, for 8 GPUs: 13,500, 4,500 and 2,250 dense per GPU; about 2.1 TB HBM3e, 270 GB
+      // usable per GPU; 14.4 TB/s NVLink, 900 GB/s each way per GPU; 1.6 TB/s of networking, one
+      // ConnectX-8 at 800 Gb/s = 100 GB/s per GPU). HBM 8 TB/s per GPU; host PCIe Gen5 x16.
+      {"B300-HGX", 270, 2250, 900, 8000, kBlackwellUltraMatmulEfficiency, 100,
+       "HGX B300: 8 × ConnectX-8 800 Gb/s, one per GPU", 4500, 64, 0.8, 1.0, 8, 0, 13500,
+       kMxfp8Speedup, kNvfp4Speedup},
+      // GB300 NVL72 (Blackwell Ultra). Checked against nvidia.com/en-us/data-center/gb300-nvl72
+      // (specifications: 1,080 PFLOP/s dense FP4, 720 FP8 and 360 BF16 with sparsity, for 72
+      // GPUs: 15,000, 5,000 and 2,500 dense per GPU; up to 20 TB HBM3e at 576 TB/s, 279 GB at
+      // 8 TB/s per GPU; 130 TB/s NVLink; 72 ConnectX-8 SuperNICs at 800 Gb/s, 100 GB/s per GPU)
+      // and docs.nvidia.com/enterprise-reference-architectures/nvl72-ai-factory (compute tray: 4
+      // GPUs, 2 Grace CPUs and 4 ConnectX-8). Host: NVLink-C2C, as GB200.
+      {"GB300-NVL72", 279, 2500, 900, 8000, kBlackwellUltraMatmulEfficiency, 100,
+       "GB300 NVL72: 72 GPUs in one NVLink domain, trays of 4, ConnectX-8 800 Gb/s per GPU", 5000,
+       225, 0.8, 1.0, 4, 72, 15000, kMxfp8Speedup, kNvfp4Speedup},
   };
   return presets;
 }
@@ -181,6 +222,13 @@ const std::vector<Precision>& precision_presets() {
       // (activations.h). Transformer Engine's FP8 copies of the weights (about 1 B per
       // parameter, kept across micro-batches) are not counted.
       {"fp8_hybrid", 2, 4, 4, 4, 4, true},
+      // NVFP4 training as Megatron-Bridge's performance recipes run it (bf16_with_nvfp4_mixed:
+      // fp4 "e2m1", fp4_recipe "nvfp4", first_last_layers_bf16 off): every transformer layer's
+      // linear GEMMs in NVFP4; the attention core (fused attention) and the output layer in
+      // BF16; FP32 main gradients, main weights and Adam states (18 B). NVIDIA's NVFP4 paper
+      // (arXiv:2509.25149, Sec. 4.1) also kept the first 2 and last 8 blocks of its 12B model in
+      // BF16 (about 16% of the linear layers) for stability over 10T tokens: not counted here.
+      {"nvfp4", 2, 4, 4, 4, 4, false, true},
   };
   return presets;
 }

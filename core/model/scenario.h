@@ -103,6 +103,11 @@ struct Precision {
   // the GPU's FP8 peak, their inputs cached in FP8 for the backward (activations.h); the
   // weights, gradients and optimizer states keep the bytes above.
   bool fp8 = false;
+  // GEMMs in NVFP4 (Transformer Engine 2.8+, Blackwell): the transformer layers' linear GEMMs at
+  // the GPU's FP4 rate (step_time.h gemm_rate_flops); the attention core and the output layer
+  // stay BF16, as in fp8. Their inputs are counted at 16 bits, and the weights, gradients and
+  // optimizer states keep the bytes above. fp4 and fp8 are one recipe or the other.
+  bool fp4 = false;
   double optimizer_bytes() const { return master_bytes + adam_m_bytes + adam_v_bytes; }
   double total_bytes() const { return weight_bytes + grad_bytes + optimizer_bytes(); }
 };
@@ -110,6 +115,8 @@ struct Precision {
 // The calibrated matmul efficiencies (presets.cpp says how they were fitted).
 inline constexpr double kA100MatmulEfficiency = 0.68;
 inline constexpr double kH100MatmulEfficiency = 0.57;
+inline constexpr double kBlackwellMatmulEfficiency = 0.64;       // B200, GB200
+inline constexpr double kBlackwellUltraMatmulEfficiency = 0.81;  // B300, GB300
 
 struct GpuSpec {
   std::string name = "A100-80GB";
@@ -141,6 +148,12 @@ struct GpuSpec {
   // inside one domain rides NVLink even across trays (GB200 NVL72: 18 trays of 4, one domain).
   int node_gpus = 8;
   int nvlink_domain_gpus = 0;
+  double fp4_tflops = 0;  // dense FP4 peak (NVFP4, MXFP4); 0: no FP4 tensor cores (Hopper)
+  // The FP8 and FP4 GEMMs' measured speedup over BF16's at the same shapes, quantization
+  // included (presets.cpp cites the measurement); 0: the ratio of the peaks. Either way at
+  // most that ratio, so the GEMMs never pass their own peak.
+  double fp8_gemm_speedup = 0;
+  double fp4_gemm_speedup = 0;
 };
 
 enum class Recompute { kNone, kSelective, kFull };

@@ -296,6 +296,11 @@ std::vector<Field> make_fields() {
       detail("precision", boolean("precision.fp8", "memory",
                                   "GEMMs in FP8 (Transformer Engine), their inputs cached in FP8",
                                   PE_BOOL(precision.fp8))),
+      detail("precision",
+             boolean("precision.fp4", "memory",
+                     "GEMMs in NVFP4 (Transformer Engine, Blackwell); attention and the output "
+                     "layer in BF16",
+                     PE_BOOL(precision.fp4))),
       number(
           "bytes_per_param", "memory", "B/param", 0, 0,
           "total bytes per parameter without precision: 2 + 2 + the rest split over the "
@@ -339,12 +344,14 @@ std::vector<Field> make_fields() {
                            PE_REAL(gpu.peak_tflops))),
       detail("gpu", number("gpu_fp8_tflops", "hardware", "TFLOP/s", 0, 1e6,
                            "dense FP8 peak; 0: none", PE_REAL(gpu.fp8_tflops))),
+      detail("gpu", number("gpu_fp4_tflops", "hardware", "TFLOP/s", 0, 1e6,
+                           "dense FP4 peak (NVFP4); 0: none", PE_REAL(gpu.fp4_tflops))),
       detail("gpu", number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5,
                            "NVLink per GPU per direction", PE_REAL(gpu.nvlink_gb_s))),
       // The system's NVLink reach (presets.cpp): overriding it keeps the GPU's name.
       tuning("gpu", integer("nvlink_domain_gpus", "hardware", "GPUs", 0, 16384,
                             "GPUs per NVLink domain, a multiple of gpus_per_node; 0: one node; "
-                            "absent: the GPU preset's (GB200-NVL72 72)",
+                            "absent: the GPU preset's (GB200-NVL72, GB300-NVL72 72)",
                             PE_INT(gpu.nvlink_domain_gpus))),
       detail("gpu", number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
                            "memory bandwidth (elementwise kernels, optimizer step)",

@@ -54,6 +54,18 @@ double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts
 
 }  // namespace
 
+double gemm_rate_flops(const Scenario& s) {
+  const GpuSpec& g = s.gpu;
+  const double bf16 = g.peak_tflops * 1e12 * g.matmul_efficiency;
+  const auto faster = [&](double peak_tflops, double measured) {
+    const double ratio = peak_tflops / g.peak_tflops;
+    return bf16 * (measured > 0 ? std::min(measured, ratio) : ratio);
+  };
+  if (s.precision.fp4) return faster(g.fp4_tflops, g.fp4_gemm_speedup);
+  if (s.precision.fp8) return faster(g.fp8_tflops, g.fp8_gemm_speedup);
+  return bf16;
+}
+
 ElementwiseBytes elementwise_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,
                                    Recompute r) {
   ActivationCase c = activation_case(s, d.tp, d.cp);
@@ -84,10 +96,10 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const double tokens = 1.0 * s.micro_batch * s.seq_len;
 
   const double output_flops = tokens * 3 * shape.output_forward_flops_per_token();
-  // FP8 runs the layers' GEMMs at the FP8 peak; the attention core (softmax(QK^T) V) and the
+  // FP8 and FP4 run the layers' GEMMs faster; the attention core (softmax(QK^T) V) and the
   // output layer (Megatron's own ColumnParallelLinear, not Transformer Engine's) stay BF16.
-  const double gemm_rate =
-      s.precision.fp8 ? s.gpu.fp8_tflops * 1e12 * s.gpu.matmul_efficiency : matmul_rate;
+  const double gemm_rate = gemm_rate_flops(s);
+  const bool low_precision = s.precision.fp8 || s.precision.fp4;
   const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recompute);
   const LayerActivations stored = layer_activations(s, shape, d);
   const MlpShape& moe = shape.moe_layer().mlp;
@@ -111,7 +123,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     auto matmul_s = [&](Recompute r) {
       const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
       const double output = stage == d.pp - 1 ? output_flops : 0;
-      if (!s.precision.fp8 && fl.routed == 0) {
+      if (!low_precision && fl.routed == 0) {
         return (tokens * fl.total + output) / d.tp / d.cp / matmul_rate;
       }
       const double gemm = fl.total - fl.core - fl.routed + fl.routed * routed_slowdown;

@@ -40,13 +40,19 @@ namespace pe {
 //   offload_i = the offloaded layers' copies to and from the host (host_link_gb_s), each behind
 //               its pass's compute, the excess exposed
 //   step      = compute + bubble + exposed data, tensor, pipeline + exposed offload + optimizer
-// With FP8 (precision.fp8) the layers' GEMMs run at the GPU's FP8 peak x matmul efficiency; the
-// attention core and the output layer at the BF16 peak's. MFU counts model FLOPs against the
-// BF16 peak; mfu_fp8_peak against the FP8 peak.
+// With FP8 or FP4 (precision.fp8, precision.fp4) the layers' GEMMs run at gemm_rate_flops; the
+// attention core and the output layer at BF16's. MFU counts model FLOPs against the BF16 peak;
+// mfu_fp8_peak against the FP8 peak.
 // MFU = model FLOPs / (step x GPUs x peak); HFU the same with hardware FLOPs (Korthikanti
 // Sec. 6.3; PaLM App. B). bubble_fraction = bubble / step.
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch);
+
+// The rate the transformer layers' GEMMs run at, FLOP/s: BF16's, dense peak x matmul
+// efficiency, times the precision's speedup over it. The speedup is the GPU's measured one
+// (GpuSpec::fp8_gemm_speedup, fp4_gemm_speedup: Transformer Engine's GEMM benchmark, quantization
+// included) and never more than the ratio of the peaks, which it is when none is measured.
+double gemm_rate_flops(const Scenario& s);
 // One micro-batch on one stage: matmuls, memory-bound kernels and the communication they do
 // not hide.
 struct StageTime {

@@ -100,7 +100,17 @@ Problem validate(const Scenario& s) {
   }
   if (s.precision.fp8 && s.gpu.fp8_tflops <= 0) {
     return {"precision", "precision " + s.precision.name + " needs gpu_fp8_tflops, 0 on " +
-                             s.gpu.name + ": allowed on H100, H200, H800, B200, GB200"};
+                             s.gpu.name +
+                             ": allowed on H100, H200, H800, B200, GB200, B300, GB300"};
+  }
+  if (s.precision.fp4 && s.precision.fp8) {
+    return {"precision.fp4",
+            "precision.fp4 and precision.fp8 are both on: Transformer Engine runs "
+            "one recipe, FP8 or NVFP4"};
+  }
+  if (s.precision.fp4 && s.gpu.fp4_tflops <= 0) {
+    return {"precision", "precision " + s.precision.name + " needs gpu_fp4_tflops, 0 on " +
+                             s.gpu.name + ": allowed on B200, GB200, B300, GB300"};
   }
   if (s.micro_batch > s.global_batch) {
     return {"micro_batch", "micro_batch is " + str(s.micro_batch) +

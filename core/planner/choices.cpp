@@ -45,10 +45,11 @@ std::vector<Precision> precision_choices(const Scenario& base) {
   std::vector<Precision> out = {base.precision};
   if (base.gpu.fp8_tflops <= 0) return out;
   Precision other = base.precision;
-  other.fp8 = !other.fp8;
+  other.fp8 = !other.fp8 || other.fp4;  // FP4's alternative: the same bytes in FP8
+  other.fp4 = false;
   other.name = "custom";
   for (const Precision& p : precision_presets()) {
-    if (p.fp8 == other.fp8 && p.total_bytes() == other.total_bytes() &&
+    if (p.fp8 == other.fp8 && !p.fp4 && p.total_bytes() == other.total_bytes() &&
         p.weight_bytes == other.weight_bytes && p.grad_bytes == other.grad_bytes &&
         p.master_bytes == other.master_bytes && p.adam_m_bytes == other.adam_m_bytes) {
       other.name = p.name;

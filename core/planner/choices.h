@@ -35,8 +35,9 @@ std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_la
 
 // The precisions searched: the scenario's, and, when the GPU has an FP8 peak
 // (gpu_fp8_tflops > 0), the same bytes with the GEMMs in FP8 (or without, if the scenario's is
-// FP8). FP8 changes the GEMMs and the cached inputs, not the states (scenario.h Precision):
-// the bytes stay, the name is the preset with those bytes and that FP8 switch, else "custom".
+// FP8; in FP8, if it is FP4: FP4 is not searched, only kept when asked for). FP8 changes the GEMMs
+// and the cached inputs, not the states (scenario.h Precision): the bytes stay, the name is the
+// preset with those bytes and that FP8 switch, else "custom".
 std::vector<Precision> precision_choices(const Scenario& base);
 
 }  // namespace pe

@@ -147,6 +147,23 @@ export function model(m) {
   return modelWords[name] ?? name ?? 'the model';
 }
 
-// A GPU preset's name as its maker writes it (the preset names are those already), or the
-// reader's own GPU.
-export const gpu = (name) => (name && name !== 'custom' ? String(name) : 'custom GPU');
+// The systems' presets as their makers write them; a chip's preset name is that already.
+export const gpuWords = {
+  'B200-DGX': 'DGX B200',
+  'GB200-NVL72': 'GB200 NVL72',
+  'B300-HGX': 'HGX B300',
+  'GB300-NVL72': 'GB300 NVL72',
+};
+
+// A GPU preset's name as its maker writes it, or the reader's own GPU.
+export const gpu = (name) =>
+  name && name !== 'custom' ? (gpuWords[name] ?? String(name)) : 'custom GPU';
+
+// The precision presets in words: the recipe's name and what it stores.
+export const precisionWords = {
+  mixed_bf16: 'BF16 mixed (FP32 master and Adam)',
+  megatron_fp32_grads: 'BF16, FP32 gradients (Megatron)',
+  fp32: 'FP32',
+  fp8_hybrid: 'FP8 GEMMs (Transformer Engine hybrid)',
+  nvfp4: 'NVFP4 GEMMs (Blackwell)',
+};

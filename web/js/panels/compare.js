@@ -137,6 +137,7 @@ export function setupOf(s) {
       : fmt.schedule(s.schedule ?? '1f1b'),
   );
   if (s.precision?.fp8) parts.push('FP8');
+  if (s.precision?.fp4) parts.push('NVFP4');
   return parts.join(' · ');
 }
 

@@ -24,7 +24,7 @@
 //   label, unit, hint, step, labels: for the control (unit: the schema's unless given, '' for
 //             none; '{range}' in a hint is the row's range in words; labels: words for choices)
 
-import { modelWords, scheduleWords } from '../lib/format.js';
+import { gpuWords, modelWords, precisionWords, scheduleWords } from '../lib/format.js';
 
 // The Advanced form's fieldsets, in order; which rows sit in each is the schema's `group`.
 export const GROUPS = Object.freeze([
@@ -316,6 +316,7 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'select',
     label: 'GPU',
+    labels: gpuWords,
   },
   {
     name: 'gpu_memory_gb',
@@ -341,6 +342,15 @@ export const ROWS = deepFreeze([
     control: 'number',
     label: 'Dense FP8 peak',
     hint: '0: no FP8 (A100)',
+  },
+  {
+    name: 'gpu_fp4_tflops',
+    scenario: 'gpu_fp4_tflops',
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label: 'Dense FP4 peak',
+    hint: '0: no FP4 (before Blackwell)',
   },
   {
     name: 'nvlink_gb_s',
@@ -457,6 +467,7 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'select',
     label: 'Precision',
+    labels: precisionWords,
   },
   ...[
     ['weight', 'Weight'],
@@ -478,6 +489,13 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'checkbox',
     label: 'FP8 matmuls (Transformer Engine)',
+  },
+  {
+    name: 'fp4',
+    scenario: 'precision.fp4',
+    advanced: true,
+    control: 'checkbox',
+    label: 'NVFP4 matmuls (Blackwell)',
   },
   {
     name: 'zero_stage',
