@@ -164,8 +164,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // all-gather (reduce-scatter) of its input (output) with them, in the forward and in the
     // backward (Transformer Engine userbuffers), and the ring passes ride beside the attention
     // core of the same pass; a backward's traffic cannot wait for the next forward's compute. A
-    // forward, compute-light and collective-heavy (TP sends half its collectives in a third of
-    // the FLOPs), exposes more than the micro-batch as a whole would. One window for the whole
+    // forward, compute-light and collective-heavy (TP sends 2 of a layer's 4 collectives, 4 of
+    // 10 with SP, in a third of its FLOPs), exposes more than the micro-batch as a whole would. One window for the whole
     // micro-batch let faster forward GEMMs, whose saving the backward's collectives took back,
     // shrink the forward's window for the weight gather and lengthen the step (a law).
     // Forward shares of each kind of traffic, by message count (comms.h, context.h, moe.h):
