@@ -165,11 +165,11 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // backward (Transformer Engine userbuffers), and the ring passes ride beside the attention
     // core of the same pass; a backward's traffic cannot wait for the next forward's compute. A
     // forward, compute-light and collective-heavy (TP sends 2 of a layer's 4 collectives, 4 of
-    // 10 with SP, in a third of its FLOPs), exposes more than the micro-batch as a whole would. One window for the whole
-    // micro-batch let faster forward GEMMs, whose saving the backward's collectives took back,
-    // shrink the forward's window for the weight gather and lengthen the step (a law).
-    // Forward shares of each kind of traffic, by message count (comms.h, context.h, moe.h):
-    // TP 4 of 10 + 4a collectives with SP, 2 of 4 + 2a without; ring and all-gather CP 1 of
+    // 10 with SP, in a third of its FLOPs), exposes more than the micro-batch as a whole would. One
+    // window for the whole micro-batch let faster forward GEMMs, whose saving the backward's
+    // collectives took back, shrink the forward's window for the weight gather and lengthen the
+    // step (a law). Forward shares of each kind of traffic, by message count (comms.h, context.h,
+    // moe.h): TP 4 of 10 + 4a collectives with SP, 2 of 4 + 2a without; ring and all-gather CP 1 of
     // 3 + a, Ulysses 1 of 2 + a; the expert all-to-alls 2 of 4 + 2a (a: the fully recomputed
     // share, whose forward runs again inside the backward).
     const double tensor_forward_share =
