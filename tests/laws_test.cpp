@@ -452,22 +452,21 @@ double model_state(const MemoryBreakdown& b) { return b.model_state_bytes(); }
 
 // ---- The laws --------------------------------------------------------------------------------
 
-// Against the peak the GEMMs run at: FP8 and FP4 GEMMs may pass the BF16 peak (mfu and hfu are
-// BF16's), never their own; a GPU with an FP8 peak, MFU against it below MFU against BF16's.
+// Against the peak the GEMMs run at (FP8's or FP4's where they run so, never below BF16's):
+// MFU <= HFU <= 1, and each named peak's MFU is the model FLOPs over that peak.
 Verdict utilisation_law(const Sample& x) {
   const TimeReport& t = x.r.time;
-  const double fp8_peak = x.s.gpu.fp8_tflops, bf16_peak = x.s.gpu.peak_tflops;
-  const bool fp8_faster = fp8_peak >= bf16_peak;
-  // Under FP8 or FP4 the GEMMs run against that peak, the attention core and output layer
-  // against BF16's: at most 1 against the GEMMs' peak while it is the higher one.
-  const double gemm_peak = x.s.precision.fp4   ? x.s.gpu.fp4_tflops
-                           : x.s.precision.fp8 ? fp8_peak
-                                               : bf16_peak;
-  const double hfu_gemm = t.hfu * bf16_peak / std::max(gemm_peak, bf16_peak);
-  const bool over = !at_most(hfu_gemm, 1);
-  if (!at_most(t.mfu, t.hfu) || over || (fp8_faster && !at_most(t.mfu_fp8_peak, t.mfu))) {
-    return "mfu " + show(t.mfu) + ", hfu " + show(t.hfu) + ", mfu_fp8_peak " +
-           show(t.mfu_fp8_peak) + ": want mfu <= hfu, and at most 1 against the GEMMs' peak";
+  const double bf16 = x.s.gpu.peak_tflops, fp8 = x.s.gpu.fp8_tflops;
+  const double peak = x.s.precision.fp4   ? std::max(bf16, x.s.gpu.fp4_tflops)
+                      : x.s.precision.fp8 ? std::max(bf16, fp8)
+                                          : bf16;
+  const bool named = same(t.mfu_bf16_peak * bf16, t.mfu * peak) &&
+                     (fp8 <= 0 ? t.mfu_fp8_peak == 0 : same(t.mfu_fp8_peak * fp8, t.mfu * peak));
+  if (!at_most(t.mfu, t.hfu) || !at_most(t.hfu, 1) || t.mfu_peak_tflops != peak || !named) {
+    return "mfu " + show(t.mfu) + ", hfu " + show(t.hfu) + " against " + show(t.mfu_peak_tflops) +
+           " TFLOP/s, mfu_bf16_peak " + show(t.mfu_bf16_peak) + ", mfu_fp8_peak " +
+           show(t.mfu_fp8_peak) +
+           ": want mfu <= hfu <= 1 against the GEMMs' peak, and each peak's figure beside it";
   }
   return "";
 }

@@ -374,10 +374,19 @@ Derivation mfu_against(const Report& r, const char* formula, const char* peak, d
                 result, "%", source);
 }
 
+// The headline: against the peak the GEMMs run at (step_time.h utilisation_peak_tflops).
 Derivation mfu(const Scenario& s, const Report& r) {
-  return mfu_against(r, "F ÷ (T × n × P)", "P", s.gpu.peak_tflops * 1e12, "the GPU's dense peak",
+  return mfu_against(r, "F ÷ (T × n × P)", "P", r.time.mfu_peak_tflops * 1e12,
+                     s.precision.fp8 ? "the GPU's dense FP8 peak, which its GEMMs run at"
+                                     : "the GPU's dense BF16 peak",
                      r.time.mfu,
                      "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3");
+}
+
+Derivation mfu_bf16(const Scenario& s, const Report& r) {
+  return mfu_against(r, "F ÷ (T × n × P16)", "P16", s.gpu.peak_tflops * 1e12,
+                     "the GPU's dense BF16 peak", r.time.mfu_bf16_peak,
+                     "Chowdhery et al. 2022 (PaLM) App. B");
 }
 
 Derivation mfu_fp8(const Scenario& s, const Report& r) {
@@ -919,6 +928,7 @@ constexpr Entry kEntries[] = {
     {"model_params", nullptr, model_params},
     {"time.step_s", nullptr, of_report<step_time>},
     {"time.mfu", nullptr, mfu},
+    {"time.mfu_bf16_peak", nullptr, mfu_bf16},
     {"time.mfu_fp8_peak", nullptr, mfu_fp8, [](const Report& r) { return r.time.mfu_fp8_peak; }},
     {"memory.offloaded_bytes", nullptr, of_report<offloaded_bytes>,
      [](const Report& r) { return r.memory.offloaded_bytes; }},

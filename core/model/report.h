@@ -171,10 +171,14 @@ struct TimeReport {
   double step_s = 0;
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
-  double mfu = 0;             // model FLOPs / (step x GPUs x peak)
-  double hfu = 0;             // hardware FLOPs (recomputation included) / (step x GPUs x peak)
-  double mfu_fp8_peak = 0;    // model FLOPs / (step x GPUs x FP8 peak); 0: the GPU has none
-  double tflops_per_gpu = 0;  // hardware FLOPs per GPU per second, Narayanan's convention
+  // model FLOPs / (step x GPUs x peak), the peak the GEMMs run at (step_time.h)
+  double mfu = 0;
+  double hfu = 0;                 // hardware FLOPs (recomputation included) / (step x GPUs x peak)
+  double mfu_peak_tflops = 0;     // that peak: the dense BF16 one, or FP8's under FP8
+  const char* mfu_peak = "bf16";  // which: "bf16" | "fp8" | "fp4"
+  double mfu_bf16_peak = 0;       // model FLOPs / (step x GPUs x BF16 peak)
+  double mfu_fp8_peak = 0;        // model FLOPs / (step x GPUs x FP8 peak); 0: the GPU has none
+  double tflops_per_gpu = 0;      // hardware FLOPs per GPU per second, Narayanan's convention
   double tokens_per_s = 0;
   double time_to_train_s = 0;  // 0 when no token budget is given
 };

@@ -79,6 +79,12 @@ ElementwiseBytes elementwise_bytes(const Scenario& s, const ModelShape& shape, c
   return e;
 }
 
+double utilisation_peak_tflops(const Scenario& s) {
+  const double bf16 = s.gpu.peak_tflops;
+  if (s.precision.fp4) return std::max(bf16, s.gpu.fp4_tflops);
+  return s.precision.fp8 ? std::max(bf16, s.gpu.fp8_tflops) : bf16;
+}
+
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch) {
   const ModelShape shape(s);
@@ -357,7 +363,6 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   TimeReport t;
   const int gpus = static_cast<int>(d.product());
   const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
-  const double peak = s.gpu.peak_tflops * 1e12;
   t.matmul_efficiency = s.gpu.matmul_efficiency;
   const double hbm = s.gpu.hbm_gb_s * 1e9;
   const StageTime& k = pace.slowest;
@@ -454,11 +459,17 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
   t.model_flops_per_step = f.model_flops_per_step(effective_global_batch);
   t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recompute);
-  t.mfu = t.model_flops_per_step / (t.step_s * gpus * peak);
-  if (s.gpu.fp8_tflops > 0) {
-    t.mfu_fp8_peak = t.model_flops_per_step / (t.step_s * gpus * s.gpu.fp8_tflops * 1e12);
-  }
-  t.hfu = t.hardware_flops_per_step / (t.step_s * gpus * peak);
+  // MFU and HFU against the peak the GEMMs run at (utilisation_peak_tflops); each peak's
+  // figure beside them, named.
+  const auto model_share_of = [&](double peak_tflops) {
+    return peak_tflops > 0 ? t.model_flops_per_step / (t.step_s * gpus * peak_tflops * 1e12) : 0;
+  };
+  t.mfu_peak_tflops = utilisation_peak_tflops(s);
+  t.mfu_peak = t.mfu_peak_tflops == s.gpu.peak_tflops ? "bf16" : s.precision.fp4 ? "fp4" : "fp8";
+  t.mfu = model_share_of(t.mfu_peak_tflops);
+  t.mfu_bf16_peak = model_share_of(s.gpu.peak_tflops);
+  t.mfu_fp8_peak = model_share_of(s.gpu.fp8_tflops);
+  t.hfu = t.hardware_flops_per_step / (t.step_s * gpus * t.mfu_peak_tflops * 1e12);
   t.tflops_per_gpu = t.hardware_flops_per_step / (t.step_s * gpus) / 1e12;
   t.tokens_per_s = 1.0 * effective_global_batch * s.seq_len / t.step_s;
   if (s.train_tokens > 0) t.time_to_train_s = s.train_tokens / t.tokens_per_s;

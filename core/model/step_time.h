@@ -41,10 +41,15 @@ namespace pe {
 //               its pass's compute, the excess exposed
 //   step      = compute + bubble + exposed data, tensor, pipeline + exposed offload + optimizer
 // With FP8 or FP4 (precision.fp8, precision.fp4) the layers' GEMMs run at gemm_rate_flops; the
-// attention core and the output layer at BF16's. MFU counts model FLOPs against the BF16 peak;
-// mfu_fp8_peak against the FP8 peak.
+// attention core and the output layer at BF16's.
 // MFU = model FLOPs / (step x GPUs x peak); HFU the same with hardware FLOPs (Korthikanti
-// Sec. 6.3; PaLM App. B). bubble_fraction = bubble / step.
+// Sec. 6.3; PaLM App. B), both against utilisation_peak_tflops, so neither passes 1 (an FP8
+// run's model FLOPs against the BF16 peak can: GB200's FP8 GEMMs run at twice it).
+// mfu_bf16_peak and mfu_fp8_peak are MFU against each peak, named. bubble_fraction = bubble /
+// step.
+// The peak MFU and HFU are against: the one the layers' GEMMs run at (FP8's under FP8, FP4's
+// under FP4), never below BF16's, at which the attention core and the output layer run.
+double utilisation_peak_tflops(const Scenario& s);
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch);
 

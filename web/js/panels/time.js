@@ -38,13 +38,33 @@ function noteText(t, s, state) {
   );
 }
 
+// MFU is against the peak the GEMMs run at (report.time.mfu_peak_tflops: FP8's under FP8);
+// beside it, the other peak's figure, named. Model FLOPs past a peak read as a multiple of it
+// ("1.04× the BF16 peak"), never as an MFU above 100%.
+const PEAKS = {
+  bf16: ['BF16', 'fp8', 'FP8'],
+  fp8: ['FP8', 'bf16', 'BF16'],
+  fp4: ['FP4', 'bf16', 'BF16'],
+};
+function showOtherPeak(node, t) {
+  const [name, otherKey, other] = PEAKS[t.mfu_peak];
+  const key = `mfu_${otherKey}_peak`;
+  const share = t[key];
+  node.textContent = ` of the ${name} peak` + (share > 0 ? `; ${fmt.ofPeak(share, other)}` : '');
+  node.title = share > 0 ? `${key} ${share}` : `the GPU has no ${other} peak`;
+  if (share > 0) node.dataset.explain = `time.${key}`;
+  else node.removeAttribute('data-explain');
+}
+
 function showRates(dd, t, s, fits) {
   if (!fits) {
     for (const [key] of RATES) showNone(dd[key], 'the run does not fit its GPUs');
+    dd.mfuPeak.textContent = '';
     return;
   }
   dd.mfu.dataset.explain = 'time.mfu';
   showNumber(dd.mfu, t.mfu, fmt.percent(t.mfu), `model FLOPs utilisation ${t.mfu}`);
+  showOtherPeak(dd.mfuPeak, t);
   showNumber(dd.hfu, t.hfu, fmt.percent(t.hfu), `hardware FLOPs utilisation ${t.hfu}`);
   showNumber(
     dd.tflops,
@@ -91,8 +111,10 @@ export function createStepTime(root) {
   const note = make('p', { className: 'small' }, section);
   // The numbers the core derives (report.explain): app/explain.js makes them show their math.
   big.dataset.explain = 'time.step_s';
-  dd.mfu = make('span', {}, dd.mfu); // a dd cannot be the button app/explain.js makes of it
+  const mfuCell = dd.mfu;
+  dd.mfu = make('span', {}, mfuCell); // a dd cannot be the button app/explain.js makes of it
   dd.mfu.dataset.explain = 'time.mfu';
+  dd.mfuPeak = make('span', { className: 'small' }, mfuCell);
 
   return {
     update(report, state) {
