@@ -84,7 +84,9 @@ export function percent(fraction) {
 // A share of a named peak: "41% of the FP8 peak", or past the peak a multiple of it ("1.04×
 // the BF16 peak"), so no utilisation above 100% is ever written.
 export function ofPeak(share, peak) {
-  return share > 1 ? `${sig3.format(share)}× the ${peak} peak` : `${percent(share)} of the ${peak} peak`;
+  return share > 1
+    ? `${sig3.format(share)}× the ${peak} peak`
+    : `${percent(share)} of the ${peak} peak`;
 }
 
 // Long durations in the unit a person plans in: "45.3 s", "2.5 h", "31.2 days".
