@@ -221,8 +221,9 @@ TEST(StepTime, HardwareFlopsIncludeRecomputation) {
 }
 
 // MFU is against the peak the GEMMs run at: an FP8 run on GB200 (FP8 peak 5,000 TFLOP/s,
-// BF16's 2,500) whose model FLOPs pass the BF16 peak reads its MFU against the FP8 one, with
-// the BF16 figure beside it, named: the same model FLOPs, so the two differ by 5,000 / 2,500.
+// BF16's 2,500), which once read "MFU 104%" against the BF16 peak, reads its MFU against the FP8
+// one, with the BF16 figure beside it, named: the same model FLOPs, so the two differ by
+// 5,000 / 2,500.
 TEST(StepTime, MfuIsAgainstThePeakTheGemmsRunAt) {
   const json fp8 = json::parse(R"({"model":"gpt3-175b","gpu":"GB200-NVL72","gpus":32,
       "degrees":{"dp":1,"tp":8,"pp":4},"precision":"fp8_hybrid","tp_comm_overlap":true,
@@ -235,7 +236,6 @@ TEST(StepTime, MfuIsAgainstThePeakTheGemmsRunAt) {
   EXPECT_LE(t["hfu"].get<double>(), 1);
   EXPECT_DOUBLE_EQ(t["mfu_fp8_peak"].get<double>(), t["mfu"].get<double>());
   EXPECT_NEAR(t["mfu_bf16_peak"].get<double>(), 2 * t["mfu"].get<double>(), 1e-12);
-  EXPECT_GT(t["mfu_bf16_peak"].get<double>(), 1);  // 104%, once shown as the MFU
   json bf16 = fp8;
   bf16.erase("precision");
   const json b = json::parse(evaluate_json(bf16.dump()))["time"];
