@@ -295,7 +295,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const StageTime& st = times[i] = stage_time(runs.starts[i]);
     sum += runs.size(i) * st.total_s();
     sum_w += runs.size(i) * st.weight_grad_s;
-    sum_forward += runs.size(i) * st.forward_s;
+    sum_forward += runs.size(i) * st.forward_pass_s();
     paces[i] = d.pp > 1 ? pace_of(runs.starts[i], st) : 0;
     if (paces[i] > paces[slowest]) slowest = i;
   }
@@ -377,7 +377,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   const bool split = splits_weight_grad(s.schedule);
   const StageTime& b = split ? pace.longest : k;  // the stage the bubble is reckoned from
   t.bubble_1f1b_s = std::max(0.0, sum - b.total_s());
-  t.forward_share = b.total_s() > 0 ? b.forward_s / b.total_s() : 0;
+  t.forward_share = b.total_s() > 0 ? b.forward_pass_s() / b.total_s() : 0;
   t.weight_grad_share = b.total_s() > 0 ? b.weight_grad_s / b.total_s() : 0;
   // DualPipe's (p/2 - 1)(F&B + B - 3W) (DeepSeek-V3 Table 2): F&B is the pair, T; B a
   // backward run alone in the fill and drain, which no forward's compute hides anything for.
@@ -398,7 +398,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
         s.schedule, d.pp, v, mb,
         {pace.sum_forward_s, sum - pace.sum_forward_s - pace.sum_weight_grad_s,
          pace.sum_weight_grad_s},
-        {b.forward_s, b.total_s() - b.forward_s - b.weight_grad_s, b.weight_grad_s});
+        {b.forward_pass_s(), b.total_s() - b.forward_pass_s() - b.weight_grad_s, b.weight_grad_s});
     t.bubble_s = std::max(t.bubble_s, few - mb * b.total_s());
   }
   const int chunks = v_shape(s.schedule) && d.pp > 1 ? 2 : 1;

@@ -102,6 +102,11 @@ struct StageTime {
   // let faster backward GEMMs, whose saving the backward's collectives took back, move the
   // copies' windows and lengthen the step (laws).
   double forward_wall_s = 0;
+  // The forward pass as a schedule places it (F in pipeline.h): its wall time and the host
+  // copies it waits for. F as the forward's compute alone left its exposed collectives in B,
+  // and faster forward GEMMs, whose saving the forward's collectives took back, moved time from
+  // F to B and lengthened a V's span with few micro-batches (a law).
+  double forward_pass_s() const { return forward_wall_s + offload_forward_s; }
 };
 
 // The pipeline's pace: its slowest stage (per micro-batch), every stage's time summed (for the
@@ -110,7 +115,7 @@ struct StageTime {
 struct PipelinePace {
   int slowest_stage = 0;
   StageTime slowest;
-  double sum_forward_s = 0;  // every stage's forward compute, summed as sum_s is
+  double sum_forward_s = 0;  // every stage's forward pass (forward_pass_s), summed as sum_s is
   // The stage whose micro-batch is longest (its compute and exposed traffic): the schedules
   // that split the backward take their bubble from it (pipeline.h), whichever stage the sends
   // make the pace's, so that their bubbles compare on the same stages.
