@@ -31,6 +31,7 @@
 #include "model/pipeline.h"
 #include "model/presets.h"
 #include "model/schema.h"
+#include "model/step_time.h"
 #include "planner/choices.h"
 #include "planner/planner.h"
 
@@ -726,6 +727,9 @@ Verdict fp4_law(const Sample& x) {
   Scenario v = pinned(x);
   v.precision.fp4 = true;
   v.precision.fp8 = false;
+  // The GPUs' measured speedups (presets.cpp) may make FP4's GEMMs the slower (B300's FP8
+  // measured past FP4's, say): the law is for a faster GEMM rate.
+  if (gemm_rate_flops(v) < gemm_rate_flops(x.s)) return std::nullopt;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   if (x.s.precision.fp8) {

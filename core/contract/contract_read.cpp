@@ -408,7 +408,14 @@ void resolve(Reader& in, const Precision& precision_before, Scenario& s) {
   if (in.given.count("precision") && !find_precision(s.precision.name)) s.precision.name = "custom";
   if (any_given(in, "precision")) s.precision.name = "custom";
   if (given("bytes_per_param")) read_bytes_per_param(in, precision_before, s);
-  if (changed("gpu", s, in.picked)) s.gpu.name = "custom";
+  if (changed("gpu", s, in.picked)) {
+    s.gpu.name = "custom";
+    // A measured GEMM speedup (presets.cpp) belongs to the GPU it was measured on: with its
+    // peaks or memory changed, FP8 and FP4 run at the ratio of its peaks. So a custom GPU's
+    // scenario, written out and read back, prices its GEMMs the same.
+    s.gpu.fp8_gemm_speedup = 0;
+    s.gpu.fp4_gemm_speedup = 0;
+  }
   // The GPU's system sets its node (a GB200 NVL72 tray holds 4) unless the node is given.
   if (given("gpu") && !given("gpus_per_node")) s.gpus_per_node = s.gpu.node_gpus;
   if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;
