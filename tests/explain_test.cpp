@@ -159,6 +159,17 @@ TEST(Explain, TheNetworkSaysWhereItsValueComesFrom) {
             "the network per GPU per direction, as set");
 }
 
+// MFU's derivation names the peak its P is: NVFP4 on a DGX B200 is against the FP4 peak,
+// 9,000 TFLOP/s, not BF16's 2,250.
+TEST(Explain, MfuNamesThePeakItDividesBy) {
+  const json r = json::parse(explain_json(
+      R"({"gpu":"B200-DGX","gpus":8,"precision":"nvfp4","memory_model":"full"})", "time.mfu"));
+  const json& peak = r["terms"][3];
+  EXPECT_EQ(peak["symbol"], "P");
+  EXPECT_EQ(peak["value"], 9e15);
+  EXPECT_EQ(peak["name"], "the GPU's dense FP4 peak, which its GEMMs run at");
+}
+
 TEST(Explain, TheBooksFactorsAndMessages) {
   const json r =
       json::parse(explain_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})", ""));

@@ -375,11 +375,12 @@ Derivation mfu_against(const Report& r, const char* formula, const char* peak, d
 }
 
 // The headline: against the peak the GEMMs run at (step_time.h utilisation_peak_tflops).
-Derivation mfu(const Scenario& s, const Report& r) {
-  return mfu_against(r, "F ÷ (T × n × P)", "P", r.time.mfu_peak_tflops * 1e12,
-                     s.precision.fp8 ? "the GPU's dense FP8 peak, which its GEMMs run at"
-                                     : "the GPU's dense BF16 peak",
-                     r.time.mfu,
+Derivation mfu(const Scenario& /*s*/, const Report& r) {
+  const std::string peak = r.time.mfu_peak;
+  const char* name = peak == "fp4"   ? "the GPU's dense FP4 peak, which its GEMMs run at"
+                     : peak == "fp8" ? "the GPU's dense FP8 peak, which its GEMMs run at"
+                                     : "the GPU's dense BF16 peak";
+  return mfu_against(r, "F ÷ (T × n × P)", "P", r.time.mfu_peak_tflops * 1e12, name, r.time.mfu,
                      "Chowdhery et al. 2022 (PaLM) App. B; Korthikanti et al. 2022 Sec. 6.3");
 }
 
