@@ -186,7 +186,7 @@ const std::vector<GpuSpec>& gpu_presets() {
       // PFLOP/s BF16 and 720 FP8 with sparsity (2.5 and 5 dense per GPU). Scale-out: one
       // ConnectX-7 400 Gb/s per GPU (GB200 NVL72 compute tray; ConnectX-8 800 Gb/s comes with
       // GB300), 50 GB/s. Host: NVLink-C2C 900 GB/s both ways per superchip, shared by its two
-      // GPUs, 225 per GPU per direction. No published run calibrates it: H100's efficiency.
+      // GPUs, 225 per GPU per direction. Its efficiency is Blackwell's (above).
       // Checked against nvidia.com/en-us/data-center/gb200-nvl72 (specifications: 720 PFLOP/s
       // FP8 and 360 BF16 with sparsity, 13.4 TB at 576 TB/s, 130 TB/s NVLink, NVLink-C2C 900
       // GB/s per superchip); per GPU the GB200 variant at 1,200 W gives 2,500 dense BF16 and

@@ -217,6 +217,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     const double left_b =
         std::max(0.0, st.compute_s() - st.forward_s - apart_s - (tensor_b - exposed_tensor_b) -
                           (wire.context.time_s * (1 - context_forward_share) - exposed_context_b));
+    const double left = left_f + left_b;  // the micro-batch's compute left free
     double hidden_expert = 0;
     // The all-to-alls an unpaired backward sends: all of its own, exposed (nothing to pair
     // with), or behind its own compute with expert_comm_overlap.
@@ -229,7 +230,6 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       // expert_comm_overlap does (Megatron-Core's 1F1B all-to-all overlap, a forward beside
       // another micro-batch's backward): the pair's compute is their window together.
       const bool paired = overlaps_forward_backward(s.schedule) && d.pp > 1;
-      const double left = left_f + left_b;
       st.expert_s =
           s.expert_comm_overlap || paired ? exposed(wire.expert.time_s, left) : wire.expert.time_s;
       hidden_expert = wire.expert.time_s - st.expert_s;
@@ -238,7 +238,6 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     }
     // The hidden expert traffic, spread over the compute that hides it as that compute
     // falls in each pass: each pass then keeps the same share of its leftover free.
-    const double left = left_f + left_b;
     const double expert_hidden_f = left > 0 ? hidden_expert * left_f / left : 0;
     st.forward_free_s = std::max(0.0, left_f - expert_hidden_f);
     // W run apart is no window for the gradients either: it makes them, and their
