@@ -128,7 +128,7 @@ TEST(Explain, LinksAndGroupsFollowTheNestingOrder) {
   EXPECT_EQ(rule["explain"]["comms.data.group_size"]["text"],
             "2 GPUs = DP 2, members are 8 ranks apart (TP 4 × PP 2 nested inside), order tp,pp,dp");
   EXPECT_EQ(rule["explain"]["order.order_cost_s"]["text"],
-            "0 s = 38.4 s − 38.4 s, tp,pp,dp is the chapter's order");
+            "0 s = 38.6 s − 38.6 s, tp,pp,dp is the chapter's order");
 
   const json broken = json::parse(explain_json(
       R"({"seams":{"data":true,"tensor":true,"pipeline":true},"order":"dp,pp,tp"})", ""));
@@ -179,7 +179,7 @@ TEST(Explain, TheBooksFactorsAndMessages) {
   EXPECT_EQ(r["explain"]["model_params"]["text"], "16 billion params, book-16b, as given");
   // In words and units as the page writes them: no "1.07e17", no "0.0224 s".
   EXPECT_EQ(r["explain"]["time.mfu"]["text"],
-            "55.9% = 107 quadrillion FLOPs ÷ (38.4 s × 16 GPUs × 312 trillion FLOP/s)");
+            "55.63% = 107 quadrillion FLOPs ÷ (38.6 s × 16 GPUs × 312 trillion FLOP/s)");
   EXPECT_EQ(r["explain"]["comms.pipeline.time_s"]["text"],
             "22.4 ms = 21 MB × 256 × (1 ÷ 240 GB/s + 0 ÷ 240 GB/s), stage 0");
   EXPECT_EQ(r["explain"]["memory.headroom_bytes"]["text"], "48 GB = 80 GB − 32 GB");

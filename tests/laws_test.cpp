@@ -203,6 +203,7 @@ void draw_memory(Dice& d, Draft& x) {
   if (d.chance(0.5)) x["sequence_parallel"] = d.chance(0.5);
   x["memory_model"] = d.choice("memory_model");
   if (d.chance(0.3)) x["flash_attention"] = d.chance(0.5);
+  if (d.chance(0.3)) x["cross_entropy"] = d.chance(0.5) ? "te" : "unfused";
   if (d.chance(0.2)) x["overhead_gb"] = d.pick(std::vector<double>{0, 2, 5});
 }
 
@@ -666,6 +667,21 @@ Verdict offload_law(const Sample& x) {
          " -> " + show(r->memory.offloaded_bytes);
 }
 
+// Transformer Engine's cross entropy keeps less than the unfused loss (the BF16 logits for the
+// fp32 log-probabilities, and no backward buffers) and takes the same time.
+Verdict cross_entropy_law(const Sample& x) {
+  if (x.s.cross_entropy == CrossEntropy::kTe) return std::nullopt;
+  Scenario v = pinned(x);
+  v.cross_entropy = CrossEntropy::kTe;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes) &&
+      r->time.step_s == x.r.time.step_s) {
+    return "";
+  }
+  return moved("Transformer Engine's cross entropy", x.r, *r);
+}
+
 // ZeRO-3 gathering one more layer's weights ahead (FSDP's prefetch): never less memory.
 Verdict fsdp_prefetch_law(const Sample& x) {
   if (x.s.zero_stage != 3 || x.s.memory_model != MemoryModel::kFull) return std::nullopt;
@@ -1102,6 +1118,11 @@ TEST(Laws, RecomputingMoreLayersNeverRaisesMemoryNorLowersFlopsNorShortensTheSte
 
 TEST(Laws, OffloadingAnotherLayerNeverRaisesGpuMemoryNorShortensTheStep) {
   const Tally t = check_law("one more offloaded layer", offload_law);
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, TheFusedCrossEntropyNeverRaisesMemoryNorMovesTheStep) {
+  const Tally t = check_law("TE's cross entropy", cross_entropy_law);
   EXPECT_GE(t.applied, t.accepted / 2);
 }
 

@@ -209,6 +209,7 @@ json report_json(const Report& r) {
         {"exposed_comms_s", t.exposed_comms_s},
         {"exposed_offload_s", t.exposed_offload_s},
         {"optimizer_s", t.optimizer_s},
+        {"attention_efficiency", t.attention_efficiency},
         {"tokens_per_expert", t.tokens_per_expert},
         {"expert_gemm_efficiency", t.expert_gemm_efficiency},
         {"expert_load", t.expert_load},

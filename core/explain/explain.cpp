@@ -235,7 +235,7 @@ Derivation transient(const Scenario& s, const Report& r) {
     formula = "(2 × (1 + f) + g) × U";
   }
   const double loss =
-      stage == d.pp - 1
+      stage == d.pp - 1 && s.cross_entropy == CrossEntropy::kUnfused
           ? loss_backward_transient_bytes(s.seq_len, s.micro_batch, s.model.vocab, d.tp) / d.cp
           : 0.0;
   if (loss > 0 && loss >= moment) {

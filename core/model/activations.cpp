@@ -64,7 +64,10 @@ double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, cons
   // MLA's latents, the up projections' inputs, are kept whatever is recomputed and, as the rest
   // of MLA's activations are counted as multi-head attention's, not counted.
   const bool up_proj = at.up_proj_params > 0 && (modules & kMlaUpProj);
-  const double outside = 4.0 * sbh + norm_outputs + 2.0 * sbh;
+  // The two norms' inputs, their outputs, and the masks of the dropouts after attention and
+  // after the MLP, when the model drops out.
+  const double masks = shape.dropout() ? 2.0 * sbh : 0.0;
+  const double outside = 4.0 * sbh + norm_outputs + masks;
   const double qkv = up_proj ? 0.0 : (2.0 + 4.0 * at.kv_fraction) * sbh;
   const double attn_out = (c.fp8 ? 1.0 : 2.0) * sbh;
   const double scores = c.flash_attention || (modules & kCoreAttn) ? 0.0 : 5.0 * a * s * s * b;
@@ -122,9 +125,10 @@ double first_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidd
 }
 
 double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int vocab,
-                                         int tp) {
+                                         int tp, CrossEntropy loss) {
   const double s = seq_len, b = micro_batch;
-  return (4.0 * s * b * hidden + 4.0 * s * b * vocab) / tp;
+  const double logits = loss == CrossEntropy::kTe ? 2.0 : 4.0;
+  return (4.0 * s * b * hidden + logits * s * b * vocab) / tp;
 }
 
 double loss_backward_transient_bytes(int seq_len, int micro_batch, int vocab, int tp) {

@@ -105,13 +105,15 @@ double moe_layer_extra_activation_bytes(const ModelShape& shape, int micro_batch
                                         Recompute recompute);
 
 // Bytes outside the layers (Sec. 4.3), per micro-batch: the first stage keeps the embedding
-// dropout mask, s b h p / t; the last keeps the final layer norm's and the output layer's
-// inputs, 2 s b h / t each, and the fp32 logits, 4 s b V / t.
-// `inflight` is the number of micro-batches the first stage holds: p, or m when m < p.
+// dropout mask, s b h p / t, when the model drops out (ModelSpec::dropout); the last keeps the
+// final layer norm's and the output layer's inputs, 2 s b h / t each, and the fp32 logits, 4 s b V
+// / t. `inflight` is the number of micro-batches the first stage holds: p, or m when m < p.
 double first_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int tp,
                                           int inflight);
+// With Transformer Engine's cross entropy the logits are kept in BF16, 2 s b V / t, and
+// the loss's backward writes into them (no transient).
 double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidden, int vocab,
-                                         int tp);
+                                         int tp, CrossEntropy loss = CrossEntropy::kUnfused);
 // The loss's backward on the last stage holds, beside the stored fp32 log-probabilities, the
 // gradient with respect to them and the one with respect to the logits: 8 s b V / t
 // (memory.h StageActivations).

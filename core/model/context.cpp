@@ -40,6 +40,30 @@ SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, 
   return t;
 }
 
+double attention_kernel_tokens(const Scenario& s, const Degrees& d) {
+  const bool ring = d.cp > 1 && s.context_parallel == ContextParallel::kRing;
+  return ring ? 1.0 * s.seq_len / d.cp : s.seq_len;
+}
+
+double attention_kernel_efficiency(double tokens) {
+  // pytorch/benchmark #2391: FlashAttention-3 forward TFLOP/s by sequence length.
+  struct Point {
+    double tokens, tflops;
+  };
+  static constexpr Point kFa3[] = {{512, 430.32},   {1024, 517.099}, {2048, 565.544},
+                                   {4096, 590.233}, {8192, 614.234}, {16384, 620.73}};
+  constexpr double kLong = kFa3[5].tflops;
+  if (tokens <= kFa3[0].tokens) return kFa3[0].tflops / kLong * tokens / kFa3[0].tokens;
+  for (int i = 1; i < 6; ++i) {
+    if (tokens < kFa3[i].tokens) {
+      const Point lo = kFa3[i - 1], hi = kFa3[i];
+      const double at = (tokens - lo.tokens) / (hi.tokens - lo.tokens);
+      return (lo.tflops + (hi.tflops - lo.tflops) * at) / kLong;
+    }
+  }
+  return 1;
+}
+
 Problem context_problem(const Scenario& s, const Degrees& d) {
   if (d.cp == 1) return {};
   const char* key = s.degrees ? "degrees.cp" : "seams.context";

@@ -31,6 +31,21 @@ namespace pe {
 SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, const Degrees& d,
                             int stage_layers, int microbatches);
 
+// The keys and values one attention-kernel call reads: the whole sequence without CP, with
+// all_gather (each rank's queries against the gathered keys) and with Ulysses (whole
+// sequences, heads split); with ring, one chunk, s / cp (Transformer Engine's load-balanced
+// ring: each pass a rank's s / cp queries against a chunk of s / cp keys, or half of one).
+double attention_kernel_tokens(const Scenario& s, const Degrees& d);
+
+// The attention kernel's efficiency against its long-sequence rate, by the keys a call reads:
+// FlashAttention-3's forward (head dim 128, BF16, H100, batch x sequence 16,384) at 430,
+// 517, 566, 590, 614 and 621 TFLOP/s for 512, 1K, 2K, 4K, 8K and 16K tokens (pytorch/benchmark
+// pull request 2391, the FA3 paper's set-up). Linear in tokens between them, 1 from 16K;
+// below 512 proportional to the tokens, each call then too short to fill its tiles' pipeline
+// (an assumption: no published point). Short chunks are why CP at few tokens per rank costs
+// attention time, on top of the ring passes it cannot hide.
+double attention_kernel_efficiency(double tokens);
+
 // The traffic fields of the context seam (collective, group, bytes, messages); comms.cpp puts
 // it on its link. Idle when cp = 1.
 //

@@ -92,10 +92,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
           str(d.pp) + " stages, and it is " + str(m) +
           ". Assumed a bubble of (p-1)/v micro-batch times all the same.");
     }
-    bool uneven = split.first % v != 0 || split.last % v != 0 ||
-                  (d.pp > 2 && split.middle % v != 0) ||
-                  (split.extra_from < d.pp - 1 && (split.middle + 1) % v != 0);
-    if (uneven) {
+    if (!chunks_even(split, v)) {
       w.push_back("Interleaving: Megatron-Core splits each stage's layers into " + str(v) +
                   " equal chunks, and the stages hold " + layers_text +
                   " layers. Assumed uneven chunks, as custom schedules run them (Llama 3).");
@@ -167,27 +164,12 @@ Problem layout_problem(const Scenario& s, const Degrees& d) {
             "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
                 " layers: allowed at most one stage per layer (fewer GPUs, or another seam)"};
   }
-  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
-  if (d.pp > 1 && 1LL * d.pp * v > s.model.layers + 2) {
-    return {"virtual_stages", "virtual_stages is " + str(v) +
-                                  ": pipeline degree x virtual_stages (" + str(1LL * d.pp * v) +
-                                  ") may not exceed the " + str(s.model.layers) +
-                                  " layers (+ 2 for an embedding-only and an output-only chunk)"};
-  }
   if (std::string problem = split_problem(s, d.pp); !problem.empty()) {
     return {"first_stage_layers", problem};
   }
-  // Every chunk holds a layer, but the first stage's first chunk may hold the embedding alone
-  // and the last stage's last chunk the output layer alone (Llama 3's schedule).
-  if (d.pp > 1 && v > 1) {
-    const StageSplit split = stage_split(s, d.pp);
-    if (split.first < v - 1 || split.last < v - 1 || (d.pp > 2 && split.middle < v)) {
-      return {"virtual_stages",
-              "virtual_stages is " + str(v) + ": the stages hold " + str(split.first) + ", " +
-                  str(split.middle) + " and " + str(split.last) +
-                  " layers, too few for a layer in every chunk (the end stages may give one "
-                  "chunk to the embedding or the output layer alone)"};
-    }
+  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  if (std::string problem = chunks_problem(s, d.pp, v); !problem.empty()) {
+    return {"virtual_stages", problem};
   }
   if (std::string problem = schedule_problem(s, d, microbatches_per_step(s, d)); !problem.empty()) {
     return {"schedule", problem};

@@ -213,16 +213,19 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
     out.gpu_bytes += (std::min(s.recompute_layers, p.layers) - 1) * a.working_bytes;
   }
   // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
-  if (stage == 0) {
+  if (stage == 0 && m.dropout()) {  // the embedding's dropout mask
     out.gpu_bytes += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
                                                         std::min(d.pp, microbatches)) /
                      d.cp;
   }
   double loss = 0;
   if (stage == d.pp - 1) {
-    out.gpu_bytes +=
-        last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab, d.tp) / d.cp;
-    loss = loss_backward_transient_bytes(s.seq_len, s.micro_batch, m.vocab, d.tp) / d.cp;
+    out.gpu_bytes += last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab,
+                                                       d.tp, s.cross_entropy) /
+                     d.cp;
+    if (s.cross_entropy == CrossEntropy::kUnfused) {
+      loss = loss_backward_transient_bytes(s.seq_len, s.micro_batch, m.vocab, d.tp) / d.cp;
+    }
   }
   out.transient_bytes = std::max(loss, recomputed_layer_working_bytes(s, p, a, out.host_bytes > 0));
   return out;

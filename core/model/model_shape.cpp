@@ -31,7 +31,8 @@ ModelShape::ModelShape(const ModelSpec& m, int seq_len, double capacity, int exp
       heads_(m.heads),
       vocab_(m.vocab),
       layers_(m.layers),
-      dense_layers_(m.dense_layers) {
+      dense_layers_(m.dense_layers),
+      dropout_(m.dropout()) {
   const double h = m.hidden;
   const double norm = m.activation == Activation::kGelu ? 2.0 * h : 1.0 * h;
   dense_.attention = attention_shape(m, seq_len);

@@ -62,6 +62,7 @@ class ModelShape {
   int seq_len() const { return seq_len_; }
   int hidden() const { return hidden_; }
   int heads() const { return heads_; }
+  bool dropout() const { return dropout_; }  // ModelSpec::dropout
   int vocab() const { return vocab_; }
   int layers() const { return layers_; }
 
@@ -124,6 +125,7 @@ class ModelShape {
   int seq_len_, hidden_, heads_, vocab_, layers_, dense_layers_;
   double embedding_params_ = 0, output_params_ = 0, params_ = 0, param_scale_ = 1;
   double output_flops_ = 0;
+  bool dropout_ = true;
 };
 
 // The shape's parameter count of a model (ModelShape::params).

@@ -169,6 +169,35 @@ double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int
   }
 }
 
+bool chunks_even(const StageSplit& split, int v) {
+  if (v <= 1 || split.pp <= 1) return true;
+  const int ends = std::string(split.rule) == "ends" ? 1 : 0;
+  for (int i = 0; i < split.pp; ++i) {
+    const int units = split.layers_on(i) + (i == 0 || i == split.pp - 1 ? ends : 0);
+    if (units % v != 0) return false;
+  }
+  return true;
+}
+
+std::string chunks_problem(const Scenario& s, int pp, int v) {
+  if (pp <= 1 || v <= 1) return "";
+  const auto str = [](long long n) { return std::to_string(n); };
+  const std::string what = "virtual_stages is " + str(v) + ": ";
+  if (1LL * pp * v > s.model.layers + 2) {
+    return what + "pipeline degree x virtual_stages (" + str(1LL * pp * v) +
+           ") may not exceed the " + str(s.model.layers) +
+           " layers (+ 2 for an embedding-only and an output-only chunk)";
+  }
+  const StageSplit split = stage_split(s, pp);
+  if (split.first < v - 1 || split.last < v - 1 || (pp > 2 && split.middle < v)) {
+    return what + "the stages hold " + str(split.first) + ", " + str(split.middle) + " and " +
+           str(split.last) +
+           " layers, too few for a layer in every chunk (the end stages may give one chunk to "
+           "the embedding or the output layer alone)";
+  }
+  return "";
+}
+
 namespace {
 // The words are built only for a refusal: the planner asks for every layout it searches.
 std::string needs(Schedule schedule, const std::string& what) {

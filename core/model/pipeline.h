@@ -21,6 +21,22 @@ StageSplit stage_split(const Scenario& s, int pp);
 // layer for each middle stage, and the rest must divide over them (Megatron's assertion).
 std::string split_problem(const Scenario& s, int pp);
 
+// Why v model chunks per GPU cannot hold this split ("" when they can): p x v at most the
+// layers + 2, and a layer in every chunk, but the first stage's first chunk may hold the
+// embedding alone and the last stage's last chunk the output layer alone (Llama 3's
+// schedule). The split need not divide into v equal chunks: Megatron-Core's does, custom
+// schedules run uneven ones (the report warns).
+std::string chunks_problem(const Scenario& s, int pp, int v);
+
+// Whether v chunks per GPU split every stage's layers evenly, as Megatron-Core's interleaved
+// schedule builds them (transformer_block.py get_num_layers_to_build: a stage's layers / v
+// per chunk). With the "ends" split the embedding and the loss count as a layer of the first
+// and the last chunk (--account-for-embedding/loss-in-pipeline-split): Llama 3 405B's 126
+// layers on PP 8 are 16 units a stage, 2 per chunk at v = 8. Uneven chunks need a custom
+// layout (Megatron-Core's pipeline_model_parallel_layout, Llama 3's own schedule): evaluate
+// accepts them with a warning, and the planner searches what runs without one.
+bool chunks_even(const StageSplit& split, int v);
+
 // m = B / (b d), rounded up so every replica gets whole micro-batches (the report then
 // states the effective global batch).
 int microbatches_per_step(const Scenario& s, const Degrees& d);

@@ -163,6 +163,9 @@ struct TimeReport {
   double exposed_comms_s = 0;    // their sum
   double exposed_offload_s = 0;  // activation copies to and from the host beyond compute
   double optimizer_s = 0;        // the optimizer step, at HBM bandwidth
+  // The attention kernel's efficiency against its long-sequence rate, for the keys one call
+  // reads (context.h: short with CP's ring chunks).
+  double attention_efficiency = 1;
   // A mixture of experts' routed GEMMs (moe.h), 0 when dense: rows per expert per micro-batch,
   // their grouped GEMM's efficiency against a large GEMM's, the busiest EP rank's load.
   double tokens_per_expert = 0;

@@ -84,6 +84,12 @@ struct ModelSpec {
   int kv() const { return kv_heads > 0 ? kv_heads : heads; }
   int ffn() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
   bool moe() const { return experts > 0; }
+  // Whether training drops out, keeping a 1-byte mask per element it drops (Korthikanti et
+  // al. 2022 Sec. 4.1: after attention and after the MLP, and after the embedding). GPT-style
+  // models do (Megatron-LM's hidden_dropout 0.1); the SwiGLU family trains without (Llama 3:
+  // Megatron-Bridge's Llama providers set hidden_dropout = attention_dropout = 0; Mixtral,
+  // DeepSeek-V3 and Qwen likewise), and PyTorch's dropout at p = 0 returns its input, no mask.
+  bool dropout() const { return activation == Activation::kGelu; }
   int expert_ffn() const { return moe_ffn_hidden > 0 ? moe_ffn_hidden : ffn(); }
 };
 
@@ -186,6 +192,14 @@ enum class MemoryModel { kBook, kFull };
 // all-to-alls (DeepSpeed-Ulysses; "a2a").
 enum class ContextParallel { kRing, kAllGather, kUlysses };
 
+// How the loss meets the logits (memory.h StageActivations): PyTorch's log_softmax then
+// nll_loss, which stores the fp32 log-probabilities (4 s b V / t) and writes two gradients of
+// that size in the backward (8 s b V / t); or Transformer Engine's parallel_cross_entropy
+// (transformer_engine/pytorch/cross_entropy.py), which keeps only the BF16 logits (2 s b V / t)
+// and writes their gradient into them in place. Megatron-Bridge's recipes run TE's
+// (cross_entropy_loss_fusion, cross_entropy_fusion_impl "te").
+enum class CrossEntropy { kUnfused, kTe };
+
 struct Scenario;
 struct CalibrationFit;
 
@@ -258,6 +272,7 @@ struct Scenario {
   // default through Transformer Engine): activations as with selective recompute, and no
   // memory traffic for the scores. Megatron-LM 2021-22 (the papers' runs) had none.
   bool flash_attention = true;
+  CrossEntropy cross_entropy = CrossEntropy::kUnfused;
   // CUDA context, NCCL buffers and the allocator's reserve, added to the full memory model.
   double overhead_gb = 2;
   double train_tokens = 0;  // optional token budget for time-to-train; 0 = not asked

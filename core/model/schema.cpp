@@ -395,6 +395,10 @@ std::vector<Field> make_fields() {
       boolean("flash_attention", "memory",
               "fused attention: no s x s scores stored or moved (Megatron-Core's default)",
               PE_BOOL(flash_attention)),
+      choice("cross_entropy", "memory", {"unfused", "te"},
+             "the loss: unfused (fp32 log-probabilities) or Transformer Engine's (BF16 logits, "
+             "their gradient in place)",
+             PE_ENUM(cross_entropy, CrossEntropy)),
       number("overhead_gb", "memory", "GB", 0, 1e4,
              "CUDA context, NCCL buffers and allocator reserve per GPU (full memory model)",
              PE_REAL(overhead_gb)),

@@ -5,6 +5,7 @@
 
 #include "model/activations.h"
 #include "model/comms.h"
+#include "model/context.h"
 #include "model/memory.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
@@ -105,13 +106,14 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   // FP8 and FP4 run the layers' GEMMs faster; the attention core (softmax(QK^T) V) and the
   // output layer (Megatron's own ColumnParallelLinear, not Transformer Engine's) stay BF16.
   const double gemm_rate = gemm_rate_flops(s);
-  const bool low_precision = s.precision.fp8 || s.precision.fp4;
   const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recompute);
   const LayerActivations stored = layer_activations(s, shape, d);
   const MlpShape& moe = shape.moe_layer().mlp;
   const double routed_slowdown =
       shape.moe() ? expert_load(s, d) / grouped_gemm_efficiency(tokens_per_expert(s, moe, d)) : 1;
   const double permute_bytes = permutation_bytes(s, moe, d);
+  // The attention core's kernel runs slower on short calls (context.h): CP's ring chunks.
+  const double attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
   const double host_link = s.gpu.host_link_gb_s * 1e9;
   // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
   // divide by cp); Megatron-Core overlaps each ring pass with the attention of the chunk it
@@ -129,12 +131,9 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     auto matmul_s = [&](Recompute r) {
       const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
       const double output = stage == d.pp - 1 ? output_flops : 0;
-      if (!low_precision && fl.routed == 0) {
-        return (tokens * fl.total + output) / d.tp / d.cp / matmul_rate;
-      }
       const double gemm = fl.total - fl.core - fl.routed + fl.routed * routed_slowdown;
-      const double bf16 = tokens * fl.core + output;
-      return (tokens * gemm / gemm_rate + bf16 / matmul_rate) / d.tp / d.cp;
+      const double attention = tokens * fl.core / attention_efficiency;
+      return (tokens * gemm / gemm_rate + (attention + output) / matmul_rate) / d.tp / d.cp;
     };
     st.matmul_s = matmul_s(s.recompute);
     const double plain_s =
@@ -158,8 +157,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // GEMMs around them (--tp-comm-overlap), the ring passes the attention core, the expert
     // all-to-alls whatever compute is left. Letting two hide behind the same compute made
     // faster matmuls lengthen the step (a law).
-    const double core =
-        layers * tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp / matmul_rate;
+    const double core = layers * tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp /
+                        matmul_rate / attention_efficiency;
     // W: the linear layers' forward FLOPs again (a third of their three passes).
     st.weight_grad_s = std::max(0.0, plain_s - core) / 3;
     const auto exposed = [](double comm_s, double window_s) {
@@ -450,6 +449,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
     t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
   }
 
+  t.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
   if (f.shape().moe()) {
     t.tokens_per_expert = tokens_per_expert(s, f.shape().moe_layer().mlp, d);
     t.expert_gemm_efficiency = grouped_gemm_efficiency(t.tokens_per_expert);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "model/context.h"
 #include "model/pipeline.h"
 #include "model/text.h"
 
@@ -55,9 +56,10 @@ std::string what_of(Lever lever, const Degrees& d) {
 
 // The scenario's own rule against a lever the search never tried, or "" if none applies.
 std::string ruled_out(const Scenario& base, Lever lever) {
-  if (lever == kCp && base.seq_len / 2 < kMinTokensPerContextRank) {
-    return "needs at least " + count_text(kMinTokensPerContextRank) + " tokens per rank: seq " +
-           count_text(base.seq_len) + " leaves " + count_text(base.seq_len / 2) + " at CP 2";
+  if (lever == kCp) {
+    Degrees d;
+    d.cp = 2;
+    return context_problem(base, d).message;  // the core's rule, as evaluate gives it
   }
   if (lever == kFp8 && base.gpu.fp8_tflops <= 0) {
     return "the " + base.gpu.name + " has no FP8 peak (gpu_fp8_tflops 0)";

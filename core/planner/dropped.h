@@ -45,8 +45,8 @@ struct LeversSeen {
 
 // The levers the best plan (r.top[0]) does not pull, each with why: "needs 95 GB per GPU
 // against 64 GB usable" when no configuration with it fits, "its fastest plan ... takes 12.3 s
-// a step, 4.1% slower" when one fits, or why the scenario rules it out ("needs at least 8,192
-// tokens per rank: seq 4,096"; "the A100-80GB has no FP8 peak"). `decisive` indexes the one
+// a step, 4.1% slower" when one fits, or why the core rules it out for the scenario (CP 2
+// not dividing the sequence; "the A100-80GB has no FP8 peak"). `decisive` indexes the one
 // why_best names: the one memory refused with the least memory, else the one that came
 // closest to the best's step; -1 when only the scenario's rules dropped levers.
 struct DroppedList {

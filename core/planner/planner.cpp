@@ -36,18 +36,16 @@ std::vector<int> divisors(int n) {
   return low;
 }
 
-// The context degrees the sequence calls for: 1, and every divisor of the sequence (and of
-// the heads, with Ulysses) that leaves each rank kMinTokensPerContextRank tokens.
+// The context degrees the core accepts for this sequence (context.h context_problem: CP
+// divides the sequence, and the heads with Ulysses). No floor on the tokens per rank: short
+// chunks cost what the model says they cost (the attention kernel's efficiency, the ring
+// passes they cannot hide), and the step decides.
 std::vector<int> context_degrees(const Scenario& s, int gpus) {
   std::vector<int> out;
   for (int cp : divisors(gpus)) {
-    if (cp == 1) {
-      out.push_back(cp);
-      continue;
-    }
-    if (s.seq_len % cp != 0 || s.seq_len / cp < kMinTokensPerContextRank) continue;
-    if (s.context_parallel == ContextParallel::kUlysses && s.model.heads % cp != 0) continue;
-    out.push_back(cp);
+    Degrees d;
+    d.cp = cp;
+    if (context_problem(s, d).empty()) out.push_back(cp);
   }
   return out;
 }
@@ -95,6 +93,22 @@ Candidates candidate_degrees(const Scenario& base) {
     }
   }
   return out;
+}
+
+// A floor under the step of every configuration of layout d: its GPUs' share of the layers'
+// training FLOPs with no recomputation, the GEMMs at the fastest precision's rate and the
+// attention core at BF16's times the kernel's efficiency on its calls (context.h), the stages
+// evenly loaded. Every other part of a step (the bubble, exposed traffic, memory-bound
+// kernels, the optimizer) only adds. The search skips a layout whose floor is above the
+// slowest of the best top_k layouts so far: none of its configurations could enter the list.
+// It is what keeps CP's long tail cheap: chunks of a few tokens run the attention kernel at a
+// fraction of its rate.
+double step_floor_s(const Scenario& s, const ModelShape& shape, const Degrees& d, double gemm_rate,
+                    double bf16_rate) {
+  const ModelShape::StepFlops fl = shape.run_step_flops_per_token(0, s.model.layers, 0u, 0);
+  const double tokens = 1.0 * s.global_batch * s.seq_len / d.dp / d.pp / d.tp / d.cp;
+  const double attention = attention_kernel_efficiency(attention_kernel_tokens(s, d));
+  return tokens * ((fl.total - fl.core) / gemm_rate + fl.core / (bf16_rate * attention));
 }
 
 // Model states of `copies` copies of the weights (DualPipe's two, pipeline.h).
@@ -350,10 +364,23 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     return result.cancelled;
   };
   if (stopped()) return result;
+  // The best step of each layout searched, the top_k fastest kept (a max-heap): the top is the
+  // step a layout must beat to enter the list.
+  std::vector<double> layout_bests;
+  const double bf16_rate = base.gpu.peak_tflops * 1e12 * base.gpu.matmul_efficiency;
+  double gemm_rate = bf16_rate;
+  for (const Precision& p : precisions) {
+    if (p.fp8)
+      gemm_rate = std::max(gemm_rate, base.gpu.fp8_tflops * 1e12 * base.gpu.matmul_efficiency);
+  }
 
   for (const Degrees& d : candidates.degrees) {
     ++done;
     if (stopped()) return result;
+    if (top_k > 0 && static_cast<int>(layout_bests.size()) == top_k &&
+        step_floor_s(s, shape, d, gemm_rate, bf16_rate) > layout_bests.front()) {
+      continue;
+    }
     const int pp = d.pp, tp = d.tp;
     // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
     const LayoutFacts facts(s, shape, d);
@@ -380,6 +407,13 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
       }
     }
     const double overhead_bytes = s.overhead_gb * 1e9;
+    // Interleaving's v: what the core accepts and Megatron-Core builds by default (pipeline.h
+    // chunks_problem, chunks_even: the rules evaluate applies and warns by).
+    std::vector<bool> chunks_accepted(static_cast<size_t>(max_virtual) + 1);
+    for (int v = 1; v <= max_virtual; ++v) {
+      chunks_accepted[static_cast<size_t>(v)] =
+          chunks_problem(s, pp, v).empty() && chunks_even(split, v);
+    }
     const bool nothing_to_shard =
         d.dp * d.cp == 1 && (!s.model.moe() || expert_data_parallel(s, d) == 1);
     for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
@@ -397,10 +431,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
           s.virtual_stages = 1;
           if (!schedule_problem(s, d, m).empty()) continue;
         } else {
-          const bool chunks_even = split.first % v == 0 && split.last % v == 0 &&
-                                   (pp <= 2 || split.middle % v == 0) &&
-                                   (split.extra_from >= pp - 1 || (split.middle + 1) % v == 0);
-          if (v > 1 && (!chunks_even || m % pp != 0)) continue;
+          if (!chunks_accepted[static_cast<size_t>(v)]) continue;
           s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
           s.virtual_stages = v;
         }
@@ -492,6 +523,16 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             }
           }
         }
+      }
+    }
+    if (!kept.plans.empty() && top_k > 0) {
+      double best = INFINITY;
+      for (const Plan& p : kept.plans) best = std::min(best, p.step_s);
+      layout_bests.push_back(best);
+      std::push_heap(layout_bests.begin(), layout_bests.end());
+      if (static_cast<int>(layout_bests.size()) > top_k) {
+        std::pop_heap(layout_bests.begin(), layout_bests.end());
+        layout_bests.pop_back();
       }
     }
   }

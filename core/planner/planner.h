@@ -55,14 +55,6 @@ struct Dropped {
   std::string why;
 };
 
-// CP is searched where each CP rank still holds at least this many tokens of every sequence,
-// that is for sequences of 16,384 tokens and more: shorter chunks leave the attention of a chunk
-// too little work to hide a ring pass behind, and TP and PP already cut the activations of
-// shorter sequences (Megatron-Core recommends CP for long-context training; Llama 3 used it
-// only for its 131,072-token stage, at 8,192 tokens per rank). 2,048- to 8,192-token runs thus
-// keep the three-seam space; Llama 3's 131,072 tokens search up to CP 16.
-inline constexpr int kMinTokensPerContextRank = 8192;
-
 struct PlanResult {
   long long evaluated = 0;  // configurations whose memory and step time were computed
   long long feasible = 0;   // of those, the ones within GPU memory less the margin
@@ -104,16 +96,17 @@ struct PlanOptions {
 };
 
 // The space, exhaustively: every (DP, TP, PP, CP) with DP x TP x PP x CP = gpus, TP dividing
-// the head count, PP at most the layer count, CP only where the sequence calls for it (each
-// CP rank keeps at least 8,192 tokens; the scenario's context_parallel method), and for an MoE
+// the head count, PP at most the layer count, every CP the core accepts (context.h
+// context_problem, with the scenario's context_parallel method), and for an MoE
 // every EP dividing DP x CP and the experts (the scenario's expert_tp, which must divide TP);
 // ZeRO 0-3; recomputation, activation offload and FP8 from choices.h's small sets; sequence
 // parallel off / on (with TP); micro-batch sizes b (powers of two up to 64) that divide the
-// global batch per replica; 1F1B, and interleaved with every v where PP x v divides the
-// layers of every stage and PP divides the micro-batch count (Megatron-LM's conditions); a
-// layout is kept when it stays within GPU memory less the headroom margin (memory.h
-// fit_verdict marks those past the safe fraction tight). The base scenario
-// supplies the model, the GPUs, the sequence length and the global batch.
+// global batch per replica; 1F1B, interleaved with every v whose chunks the core accepts
+// and Megatron-Core builds by default (pipeline.h chunks_problem, chunks_even), and the
+// split-backward schedules where schedule_problem allows them: a layout or configuration is left
+// out only by the core's own rules; a layout is kept when it stays within GPU memory less the
+// headroom margin (memory.h fit_verdict marks those past the safe fraction tight). The base
+// scenario supplies the model, the GPUs, the sequence length and the global batch.
 PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options = {});
 
 // A plan as a full scenario, to evaluate or show.

@@ -414,7 +414,7 @@ describe('advanced section', () => {
       .click();
     await page.waitForFunction(
       (t) => document.querySelector('.badge').textContent === t,
-      `DP×TP×PP = ${fmt.degrees(chosen.degrees)} = 16`,
+      `${fmt.degreesName(chosen.degrees)} = ${fmt.degrees(chosen.degrees)} = 16`,
     );
     await settle(page);
     assert.equal(await value(page, '.breakdown .big'), chosen.per_gpu_bytes);

@@ -162,10 +162,13 @@ describe('planner', () => {
     const list = page.locator('ul.plan-dropped');
     assert.equal(await list.isHidden(), false);
     const items = await list.locator('li').allTextContents();
-    // The book's 2,048-token sequences on A100s: CP and FP8 ruled out, with the numbers.
+    // The book's 2,048-token sequences on A100s: CP searched and slower, by how much; FP8
+    // ruled out, with the numbers.
     assert.ok(
-      items.includes(
-        'CP left out: needs at least 8,192 tokens per rank: seq 2,048 leaves 1,024 at CP 2.',
+      items.some((t) =>
+        /^CP \d+ left out: its fastest plan, DP \d+ x TP \d+ x PP \d+ x CP \d+, takes [\d.]+ s a step, [\d.]+% slower\.$/.test(
+          t,
+        ),
       ),
       items.join('\n'),
     );
@@ -219,7 +222,7 @@ describe('planner', () => {
       rows: document.querySelectorAll('table.plans tbody tr.layout').length,
       runs: document.querySelectorAll('table.runs tbody tr').length,
     }));
-    assert.match(seen.status, /^Evaluated 58,960 configurations; .* in a worker\.$/);
+    assert.match(seen.status, /^Evaluated 1,382,104 configurations; .* in a worker\.$/);
     assert.equal(seen.rows, 50);
     assert.ok(seen.runs > 20, `${seen.runs} reference runs`);
     assert.equal(seen.workers.length, 2, 'one worker for the search, one for the runs');

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
+import * as fmt from '../../web/js/lib/format.js';
 import { plannerLab } from '../wasm/labs.mjs';
 import { axe, mathText, openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
 import { runPlannerSearch, settle } from './measure.mjs';
@@ -171,7 +172,7 @@ describe('planner and Compare', () => {
       assert.ok(b.y < WIDE.height && b.y + 40 > 0, `Compare at ${b.y} px`);
       const heads = await table.locator('thead th').allTextContents();
       const plan = core.plans[1];
-      const layout = `${plan.degrees.dp}×${plan.degrees.tp}×${plan.degrees.pp}`;
+      const layout = fmt.degrees(plan.degrees);
       assert.ok(heads[1].startsWith(`${layout}pin 1ZeRO ${plan.zero_stage}`), heads[1]);
       // Every setting that differs has a row: the ZeRO stage at least (the plan's ZeRO-1
       // against the current ZeRO-0).

@@ -73,10 +73,11 @@ inline std::string check_report(const json& r, bool with_ranks) {
   }
   if (std::string p = walk(r, "", ""); !p.empty()) return p;
   const json& d = r["degrees"];
-  const double dp = d.value("dp", 0.0), tp = d.value("tp", 0.0), pp = d.value("pp", 0.0);
-  if (dp < 1 || tp < 1 || pp < 1) return "a degree below 1";
+  const double dp = d.value("dp", 0.0), tp = d.value("tp", 0.0), pp = d.value("pp", 0.0),
+               cp = d.value("cp", 1.0);
+  if (dp < 1 || tp < 1 || pp < 1 || cp < 1) return "a degree below 1";
   const double active = r["active_gpus"].get<double>();
-  if (dp * tp * pp != active) return "dp x tp x pp is not active_gpus";
+  if (dp * tp * pp * cp != active) return "dp x tp x pp x cp is not active_gpus";
   if (active > r["gpus"].get<double>()) return "more active GPUs than GPUs";
   if (with_ranks && r["ranks"].size() != active) return "ranks[] is not one per active GPU";
   const json& memory = r["memory"];

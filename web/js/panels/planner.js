@@ -14,10 +14,12 @@ import { download } from '../lib/share.js';
 
 export const TOP = 50;
 
-// What the planner chooses; everything else in a scenario is its input.
+// What the planner chooses; everything else in a scenario is its input. A plan with CP
+// writes the CP method it was searched with (context_parallel, inert without CP).
 const CHOSEN = [
   'degrees',
   'seams',
+  'context_parallel',
   'zero_stage',
   'recompute',
   'recompute_modules',
@@ -363,8 +365,9 @@ export function createPlanner(
     const t0 = performance.now();
     busy(true);
     ui.status.textContent = 'Searching…';
+    // One message per layout: the bar's length is written once, only what moves after.
     const onProgress = ({ done, total, evaluated }) => {
-      ui.progress.max = Math.max(total, 1);
+      if (ui.progress.max !== Math.max(total, 1)) ui.progress.max = Math.max(total, 1);
       ui.progress.value = done;
       ui.status.textContent = `Searching: ${fmt.integer(done)} of ${fmt.integer(total)} layouts, ${fmt.integer(evaluated)} configurations so far…`;
     };

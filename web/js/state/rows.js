@@ -568,6 +568,17 @@ export const ROWS = deepFreeze([
     label: 'Fused (flash) attention',
   },
   {
+    name: 'cross_entropy',
+    scenario: 'cross_entropy',
+    advanced: true,
+    control: 'select',
+    label: 'Loss kernel',
+    labels: {
+      unfused: 'unfused (fp32 log-probabilities)',
+      te: "Transformer Engine's fused cross entropy",
+    },
+  },
+  {
     name: 'overhead_gb',
     scenario: 'overhead_gb',
     step: 'any',
