@@ -75,6 +75,18 @@ test('a figure not in the form the framework prints is refused with the text it 
     ['tps: 1 234  tflops: 456.78', '"1 234"', 'tps'],
     ['tps: 1,234  memory: 45.67 GB', '"45.67"', 'memory'],
     ['tps: 1,234  mfu: 46.19', '"46.19"', 'mfu'],
+    // A no-break, narrow no-break or thin space as a thousands separator splits the figure as
+    // a space does: never read as the digits before it.
+    [MEGATRON.replace('1234.5', '1\u00a0234.5'), '"1\u00a0234.5"', 'elapsed time per iteration'],
+    [MEGATRON.replace('1234.5', '1\u202f234.5'), '"1\u202f234.5"', 'elapsed time per iteration'],
+    ['tps: 1\u2009234  tflops: 456.78', '"1\u2009234"', 'tps'],
+    // The decimals are the format's own: '{:.1f}' for Megatron-LM, '{:.2f}' for torchtitan.
+    [MEGATRON.replace('1234.5', '1234'), '"1234"', 'elapsed time per iteration'],
+    [MEGATRON.replace('400.1', '400.12'), '"400.12"', 'throughput per GPU'],
+    [`${MEGATRON} max allocated: 45678 |`, '"45678"', 'max allocated'],
+    ['tps: 1,234  tflops: 456.7', '"456.7"', 'tflops'],
+    ['tps: 1,234  memory: 45.6GiB(57.81%)', '"45.6GiB(57.81%)"', 'memory'],
+    ['tps: 1,234  mfu: 46.1%', '"46.1%"', 'mfu'],
   ];
   for (const [text, shown, label] of refusals) {
     const { error } = parseRunLog(text);
@@ -90,10 +102,16 @@ test('a figure not in the form the framework prints is refused with the text it 
   );
   assert.equal(r.figures.step_time_s, 12.345);
   assert.ok(Math.abs(r.figures.peak_memory_gb - 47.8979) < 1e-4);
-  const titan = parseRunLog('tps: 12,345,678  tflops: 1,234.56  mfu: 38.1%');
+  const titan = parseRunLog('tps: 12,345,678  tflops: 1,234.56  mfu: 38.10%');
   assert.equal(titan.figures.tokens_per_s_per_gpu, 12345678);
   assert.equal(titan.figures.tflops_per_gpu, 1234.56);
   assert.equal(titan.mfu, 0.381);
+  assert.equal(
+    parseRunLog(`${MEGATRON} max allocated: 1.2e+16 |`).figures.peak_memory_gb,
+    (1.2e16 * 1048576) / 1e9,
+  );
+  const padded = parseRunLog('tps: 1,234  memory:  9.50GiB(12.00%)');
+  assert.ok(Math.abs(padded.figures.peak_memory_gb - 10.2005) < 1e-4);
   const bytes = parseRunLog(`${MEGATRON}\nmem-max-allocated-bytes = 6.1234567890e+10`);
   assert.equal(bytes.figures.peak_memory_gb, 61.23456789);
 });
@@ -113,7 +131,7 @@ test("torchtitan's colours are read through; the later of Megatron's two memorie
 test("the TFLOP/s and torchtitan's mfu check the lab's GPU", () => {
   const h100 = { name: 'H100-80GB', peak_tflops: 989, fp8_tflops: 1979 };
   const a100 = { name: 'A100-80GB', peak_tflops: 312, fp8_tflops: 0 };
-  const titan = 'tps: 1,234  tflops: 375.90  mfu: 38.1%';
+  const titan = 'tps: 1,234  tflops: 375.90  mfu: 38.10%';
   // 375.90 / 0.381 = 986.6 TFLOP/s: H100's 989, within 10%.
   assert.equal(parseRunLog(titan, { gpu: h100 }).figures.tflops_per_gpu, 375.9);
   const b200 = { name: 'B200', peak_tflops: 2250, fp8_tflops: 4500 };
@@ -134,22 +152,24 @@ test("the TFLOP/s and torchtitan's mfu check the lab's GPU", () => {
 // One pass, no pattern over the whole text: adversarial lines of 1 MB are read in work
 // linear in their length (the characters looked at, counted by the reader: no clock). The
 // quadratic pattern this replaced took 1.3 s on 20,000 characters.
-test('a 1 MB adversarial line is read in linear work', () => {
+test('a 1 MB adversarial line is read in linear work, and refused with what it could not read', () => {
   const n = 1_000_000;
   const lines = [
-    `mem-max-allocated-bytes${' '.repeat(n)}`,
-    `elapsed time per iteration (ms): ${'1'.repeat(n)}`,
-    `tps: ${'1,'.repeat(n / 2)}`,
-    'max allocated: '.repeat(n / 15),
-    `${'mem-max-allocated-bytes'.repeat(n / 23)}:`,
-    `memory: ${'9'.repeat(n)}GiB`,
-    `${'\u001b['.repeat(n / 2)}`,
-    'x'.repeat(n),
+    [`mem-max-allocated-bytes${' '.repeat(n)}`, /^No figure after Megatron-LM's "mem-max/],
+    [`mem-max-allocated-bytes${'\u00a0'.repeat(n)}|`, /^No figure after Megatron-LM's "mem-max/],
+    [`elapsed time per iteration (ms): ${'1'.repeat(n)}`, /^Could not read "1{40}…" after/],
+    [`elapsed time per iteration (ms): 1${'\u202f'.repeat(n)}`, /^Could not read "1" after/],
+    [`tps: ${'1,'.repeat(n / 2)}`, /^Could not read "(1,){20}…" after torchtitan's "tps"/],
+    ['max allocated: '.repeat(n / 15), /^Could not read "max" after Megatron-LM's "max allocated"/],
+    [`${'mem-max-allocated-bytes'.repeat(n / 23)}:`, /^Not understood: no time per step/],
+    [`memory: ${'9'.repeat(n)}GiB`, /^Could not read "9{40}…" after torchtitan's "memory"/],
+    [`${'\u001b['.repeat(n / 2)}`, /^Not understood: no time per step/],
+    ['x'.repeat(n), /^Not understood: no time per step/],
   ];
-  for (const line of lines) {
+  for (const [line, refusal] of lines) {
     const work = { steps: 0 };
     const r = parseRunLog(line, { work });
-    assert.ok(r.error, line.slice(0, 40));
+    assert.match(r.error ?? '', refusal, line.slice(0, 40));
     assert.ok(work.steps <= 12 * line.length, `${line.slice(0, 40)}: ${work.steps} steps`);
   }
 });

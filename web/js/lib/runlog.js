@@ -20,20 +20,29 @@
 // The reader is one pass with no pattern over the whole text: each label is found with
 // indexOf, and the figure after it is the run of characters up to the next space or "|", at most
 // MAX_TOKEN long, matched whole against the framework's form. A figure in any other form
-// ("1234,5", "400,1", "1 234.5", "1e+") is refused with the text it could not read.
+// ("1234,5", "400,1", "1 234.5" with any space but a line break, "1e+", "1234" where the format
+// prints one decimal) is refused with the text it could not read.
 
 const MIB = 1024 * 1024;
 const GIB = 1024 * MIB;
 const MAX_TOKEN = 40;
 
-// The forms, each anchored and unambiguous (one way to match a token: linear in its length).
-const DECIMAL = /^([0-9]+(?:\.[0-9]+)?)$/;
-const PY_FLOAT = /^([0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?)$/;
+// The forms, each the framework's own and anchored, with one way to match a token (no two
+// quantifiers over one class side by side): linear in its length, which MAX_TOKEN bounds anyway.
+// '{:.1f}': Megatron-LM's times and TFLOP/s, one decimal, no separator.
+const ONE_DECIMAL = /^([0-9]+\.[0-9])$/;
+// Python's str(float): a point always, or past 10^16 an exponent ("1.2e+16", "1e+16").
+const PY_FLOAT = /^([0-9]+\.[0-9]+|[0-9](?:\.[0-9]+)?e[+-][0-9]{2,3})$/;
+// A tensorboard or wandb scalar: its viewer's form, an integer or a float with an exponent.
 const BYTES = /^([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)$/;
+// '{:,}': commas between groups of three digits.
 const GROUPED = /^([0-9]{1,3}(?:,[0-9]{3})*)$/;
-const GROUPED_DECIMAL = /^([0-9]{1,3}(?:,[0-9]{3})*(?:\.[0-9]+)?)$/;
-const GIB_FORM = /^([0-9]+\.[0-9]+)GiB(?:\([0-9]+\.[0-9]+%\))?$/;
-const PERCENT = /^([0-9]+(?:\.[0-9]+)?)%$/;
+// '{:,.2f}': the same, and two decimals.
+const GROUPED_TWO_DECIMALS = /^([0-9]{1,3}(?:,[0-9]{3})*\.[0-9]{2})$/;
+// '{:5.2f}GiB({:.2f}%)': the width's padding is spaces before the figure, skipped as a gap.
+const GIB_FORM = /^([0-9]+\.[0-9]{2})GiB(?:\([0-9]+\.[0-9]{2}%\))?$/;
+// '{:.2f}%'.
+const PERCENT = /^([0-9]+\.[0-9]{2})%$/;
 
 // Each figure a tool prints: its label, the form of the figure after it, the figure it gives
 // and how to turn it into the lab's unit. The last one in the text counts (a pasted log's
@@ -42,7 +51,7 @@ const READS = [
   {
     tool: 'Megatron-LM',
     label: 'elapsed time per iteration (ms):',
-    form: DECIMAL,
+    form: ONE_DECIMAL,
     example: '1234.5',
     figure: 'step_time_s',
     to: (v) => v / 1000,
@@ -50,7 +59,7 @@ const READS = [
   {
     tool: 'Megatron-LM',
     label: 'throughput per GPU (TFLOP/s/GPU):',
-    form: DECIMAL,
+    form: ONE_DECIMAL,
     example: '400.1',
     figure: 'tflops_per_gpu',
     to: (v) => v,
@@ -94,7 +103,7 @@ const READS = [
   {
     tool: 'torchtitan',
     label: 'tflops:',
-    form: GROUPED_DECIMAL,
+    form: GROUPED_TWO_DECIMALS,
     example: '456.78',
     figure: 'tflops_per_gpu',
     to: (v) => v,
@@ -121,7 +130,10 @@ export const MAX_CHARS = 2_000_000;
 // How far the GPU peak torchtitan's tflops and mfu imply may sit from the lab's GPU's.
 const PEAK_TOLERANCE = 0.1;
 
-const isSpace = (ch) => ch === ' ' || ch === '\t';
+// Any space but a line break: a no-break or thin space (U+00A0, U+2009, U+202F: thousands
+// separators in some locales) splits a figure as a space does, so "1\u202f234.5" is refused, not
+// read as 1.
+const isSpace = (ch) => ch !== undefined && ch !== '\n' && ch !== '\r' && /\s/.test(ch);
 const isWordChar = (ch) => /[A-Za-z0-9_-]/.test(ch ?? '');
 const isNumberChar = (ch) => /[0-9.,]/.test(ch ?? '');
 const quote = (s) => JSON.stringify(s.length > MAX_TOKEN ? `${s.slice(0, MAX_TOKEN)}…` : s);
@@ -159,12 +171,13 @@ function scan(text, work) {
       from = Math.max(from, i);
       const m = token.length <= MAX_TOKEN ? r.form.exec(token) : null;
       const said = `${r.tool}'s "${r.label.replace(/:$/, '')}"`;
-      if (!m || (gap > i && isNumberChar(text[gap]))) {
+      const split = gap > i && isNumberChar(text[gap]);
+      if (!m || split) {
         // A figure split by a space ("1 234.5"): shown with the digits after it.
         let end = gap;
-        while (m && end < text.length && end - gap < MAX_TOKEN && !/[\s|]/.test(text[end]))
+        while (split && end < text.length && end - gap < MAX_TOKEN && !/[\s|]/.test(text[end]))
           end += 1;
-        const shown = m ? text.slice(start, end) : token;
+        const shown = split ? text.slice(start, end) : token;
         const what = token ? `Could not read ${quote(shown)}` : 'No figure';
         return {
           error: `${what} after ${said}: it prints ${r.example}, in that form. Expected ${EXPECTED}.`,
