@@ -45,10 +45,14 @@ expect 2 '^error: calibration \(the run\) is not one JSON document: bytes after 
   "$explore" --calibrate "$tmp/run-more.json" "$tmp/h100.json"
 expect 2 '^error: .*/run-more.json is not one JSON document: bytes after the document' \
   "$explore" --calibrate "$tmp/run-more.json"
+expect 2 '^error: calibration \(the run\) is not one JSON document: the document ends before it is complete' \
+  "$explore" --calibrate <(printf '{"scenario":{"gpus":8}') "$tmp/h100.json"
 expect 2 '^error: calibration \(the run\) is \[\]: allowed one JSON object' \
   "$explore" --calibrate <(printf '[]') "$tmp/h100.json"
 expect 2 '^error: scenario is not one JSON document: bytes after the document' \
   "$explore" --calibrate "$tmp/run.json" "$tmp/two.json"
+expect 2 '^error: unknown key "calibration.gpus": allowed name, scenario, step_time_s' \
+  "$explore" --calibrate <(printf '{"scenario":{"gpus":8},"step_time_s":14,"gpus":4096}') "$tmp/h100.json"
 expect 2 '^error: "calibration" is given twice' \
   "$explore" --calibrate "$tmp/run.json" <(printf '{"calibration":null}')
 calibrated=$("$explore" --calibrate "$tmp/run.json" "$tmp/h100.json" 2>&1)

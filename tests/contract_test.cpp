@@ -227,6 +227,13 @@ TEST(Contract, ReadsJsonStrictly) {
   EXPECT_EQ(run("{} {}")["error"]["message"],
             "scenario is not valid JSON: bytes after the document at byte 4: allowed one JSON "
             "object");
+  // Too little is not too much: an empty or cut-short document is said to end early (its
+  // parser's "unexpected end of input" holds the words "expected end of input").
+  for (const char* text : {"", "   ", "{", "{\"gpus\":", "[1,"}) {
+    const std::string message = run(text)["error"]["message"];
+    EXPECT_NE(message.find("the document ends before it is complete"), std::string::npos)
+        << message;
+  }
 }
 
 // A key given twice is named by its dotted path, through arrays; the same key in two objects

@@ -72,8 +72,12 @@ std::string parse_error(std::string_view text) {
         what.erase(at, quoted.size());
       }
       // A whole document and then more: said plainly rather than as the token it expected.
-      if (what.find("expected end of input") != std::string::npos) {
+      // "; expected end of input" only: "unexpected end of input" (an empty or cut-short
+      // document) holds the same words and is the opposite fault.
+      if (what.find("; expected end of input") != std::string::npos) {
         what = "bytes after the document";
+      } else if (what.find("unexpected end of input") != std::string::npos) {
+        what = "the document ends before it is complete";
       }
       error = what + " at byte " + std::to_string(byte);
       return false;
