@@ -175,7 +175,7 @@ TEST(Explain, TheBooksFactorsAndMessages) {
       json::parse(explain_json(R"({"seams":{"data":true,"tensor":true,"pipeline":true}})", ""));
   EXPECT_EQ(r["explain"]["memory.shard_factor"]["text"], "8 = TP 4 × PP 2");
   EXPECT_EQ(r["explain"]["precision.bytes_per_param"]["text"],
-            "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v, mixed_bf16");
+            "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v");
   EXPECT_EQ(r["explain"]["model_params"]["text"], "16 billion params, book-16b, as given");
   // In words and units as the page writes them: no "1.07e17", no "0.0224 s".
   EXPECT_EQ(r["explain"]["time.mfu"]["text"],

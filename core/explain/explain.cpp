@@ -32,6 +32,10 @@ std::string num(double v) {
     std::snprintf(text, sizeof text, "%.0f", v);  // whole numbers in full: 25600
     return text;
   }
+  if (a >= 1e3 && a < 1e6) {
+    std::snprintf(text, sizeof text, "%.0f", v);  // 398700, not 3.987e+05
+    return text;
+  }
   if (a == 0 || (a >= 1e-3 && a < 1e6)) {
     std::snprintf(text, sizeof text, "%.4g", v);
     return text;
@@ -316,8 +320,7 @@ Derivation bytes_per_param(const Report& r) {
                  {"m", p.adam_m_bytes, "Adam m", "Adam's first moment, bytes"},
                  {"v", p.adam_v_bytes, "Adam v", "Adam's second moment, bytes"}},
                 p.total_bytes(), "B/param",
-                "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1: mixed-precision Adam",
-                p.name);
+                "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1: mixed-precision Adam");
 }
 
 // Counted from the architecture (model_shape.h) unless the scenario gave it.

@@ -95,6 +95,23 @@ PipelineReport pipeline_report(const Scenario& s, const Degrees& d) {
   return r;
 }
 
+const char* schedule_words(Schedule schedule) {
+  switch (schedule) {
+    case Schedule::kInterleaved:
+      return "interleaved 1F1B";
+    case Schedule::kZbH1:
+      return "ZB-H1";
+    case Schedule::kZbV:
+      return "ZB-V";
+    case Schedule::kDualPipe:
+      return "DualPipe";
+    case Schedule::kDualPipeV:
+      return "DualPipeV";
+    default:
+      return "1F1B";
+  }
+}
+
 bool splits_weight_grad(Schedule schedule) {
   return schedule != Schedule::kOneFOneB && schedule != Schedule::kInterleaved;
 }

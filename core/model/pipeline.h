@@ -50,6 +50,8 @@ PipelineReport pipeline_report(const Scenario& s, const Degrees& d);
 // first chunk down the stages, the second back up), and DualPipe's pairs of one micro-batch's
 // forward overlapped with another's backward (F&B, DeepSeek-V3 Sec. 3.2.1).
 bool splits_weight_grad(Schedule schedule);
+// The schedule as its paper names it, for prose ("ZB-V"; the key's value is "zb_v").
+const char* schedule_words(Schedule schedule);
 constexpr int kSplitSchedules = 4;  // kZbH1 to kDualPipeV, the last in Schedule
 bool v_shape(Schedule schedule);
 bool overlaps_forward_backward(Schedule schedule);

@@ -286,7 +286,7 @@ std::string explain(const Scenario& base, const PlanResult& r) {
                   : std::string("no TP, so no per-layer all-reduces");
   why += d.pp > 1 ? ", PP " + std::to_string(d.pp) +
                         (splits_weight_grad(p.schedule)
-                             ? " with schedule " + enum_name("schedule", p.schedule)
+                             ? std::string(" with ") + schedule_words(p.schedule)
                              : std::string()) +
                         " costs " + a_percent(p.bubble_fraction) + " bubble"
                   : ", no pipeline bubble";
