@@ -53,6 +53,8 @@ expect 2 '^error: scenario is not one JSON document: bytes after the document' \
   "$explore" --calibrate "$tmp/run.json" "$tmp/two.json"
 expect 2 '^error: unknown key "calibration.gpus": allowed name, scenario, step_time_s' \
   "$explore" --calibrate <(printf '{"scenario":{"gpus":8},"step_time_s":14,"gpus":4096}') "$tmp/h100.json"
+expect 2 '^error: RUN and SCENARIO are both - \(standard input, read once\): allowed - for at most one' \
+  sh -c "printf '%s' '$run' | \"$explore\" --calibrate - -"
 expect 2 '^error: "calibration" is given twice' \
   "$explore" --calibrate "$tmp/run.json" <(printf '{"calibration":null}')
 calibrated=$("$explore" --calibrate "$tmp/run.json" "$tmp/h100.json" 2>&1)

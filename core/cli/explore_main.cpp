@@ -100,6 +100,13 @@ int print_result(const std::string& result) {
 // --calibrate RUN [FILE|-]: without FILE, the run's own scenario, calibrated.
 int calibrate(int argc, char** argv) {
   if (argc < 1 || argc > 2) return usage();
+  // Standard input is read once: a second "-" would read nothing and be refused as a scenario
+  // cut short, which is not what is wrong.
+  if (argc == 2 && std::strcmp(argv[0], "-") == 0 && std::strcmp(argv[1], "-") == 0) {
+    return fail(
+        "RUN and SCENARIO are both - (standard input, read once): allowed - for at most "
+        "one of them, a file for the other");
+  }
   std::string problem;
   const std::string run = read_input(argv[0], problem);
   if (!problem.empty()) return fail(problem);
