@@ -116,6 +116,20 @@ test('a figure not in the form the framework prints is refused with the text it 
   assert.equal(bytes.figures.peak_memory_gb, 61.23456789);
 });
 
+test("torchtitan's validation lines are not read: their tps is of evaluation", () => {
+  const step = 'step: 10  loss:  7.1234  memory: 45.67GiB(57.81%)  tps: 1,234  tflops: 456.78';
+  const validation = 'validate step: 10  loss:  6.9000  memory: 30.00GiB(37.97%)  tps: 9,876';
+  const r = parseRunLog(`${step}\n${validation}`);
+  assert.equal(r.figures.tokens_per_s_per_gpu, 1234);
+  assert.ok(Math.abs(r.figures.peak_memory_gb - 49.0378) < 1e-4);
+  assert.deepEqual(r.read, ['memory: 45.67GiB(57.81%)', 'tps: 1,234', 'tflops: 456.78']);
+  const coloured = `\u001b[33mvalidate step: 10  \u001b[34mtps: 9,876\u001b[39m`;
+  assert.match(
+    parseRunLog(coloured).error,
+    /^Not understood: no time per step in it \(torchtitan's "validate step:" lines are not read/,
+  );
+});
+
 test("torchtitan's colours are read through; the later of Megatron's two memories counts", () => {
   const esc = '\u001b';
   const coloured =

@@ -125,6 +125,9 @@ export const EXPECTED =
   '"mem-max-allocated-bytes: 45678901234"), or a torchtitan line with ' +
   '"tps: 1,234" (and optionally "tflops: 456.78", "memory: 45.67GiB", "mfu: 46.19%")';
 
+// What starts torchtitan's validation lines (its log_validation), which are not read.
+const VALIDATION = 'validate step:';
+
 // A pasted log of some thousand lines; more is refused before it is read.
 export const MAX_CHARS = 2_000_000;
 // How far the GPU peak torchtitan's tflops and mfu imply may sit from the lab's GPU's.
@@ -208,7 +211,12 @@ export function parseRunLog(text, { gpu = null, work = { steps: 0 } } = {}) {
   if (text.length > MAX_CHARS) {
     return { error: `That is ${text.length} characters; paste at most ${MAX_CHARS}: ${EXPECTED}.` };
   }
-  const scanned = scan(text.replace(ANSI, ''), work);
+  // torchtitan's validation lines print memory and tps as its step lines do, but of evaluation
+  // (forward passes only): read, they would pass for the training step's. One split and one
+  // search per line: linear.
+  const lines = text.replace(ANSI, '').split(/\r\n|\r|\n/);
+  const training = lines.filter((line) => !line.includes(VALIDATION));
+  const scanned = scan(training.join('\n'), work);
   if (scanned.error) return { error: scanned.error };
   const tools = new Set();
   const picks = [];
@@ -227,7 +235,11 @@ export function parseRunLog(text, { gpu = null, work = { steps: 0 } } = {}) {
   }
   const read = picks.map((p) => p.text);
   if (!('step_time_s' in figures) && !('tokens_per_s_per_gpu' in figures)) {
-    return { error: `Not understood: no time per step in it. Expected ${EXPECTED}.` };
+    const skipped =
+      training.length < lines.length
+        ? ` (torchtitan's "${VALIDATION}" lines are not read: their tps is of evaluation, not of a training step)`
+        : '';
+    return { error: `Not understood: no time per step in it${skipped}. Expected ${EXPECTED}.` };
   }
   const { mfu, ...rest } = figures;
   const refused = gpu && peakCheck(rest.tflops_per_gpu, mfu, gpu);
