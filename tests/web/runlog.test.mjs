@@ -87,6 +87,12 @@ test('a figure not in the form the framework prints is refused with the text it 
     ['tps: 1,234  tflops: 456.7', '"456.7"', 'tflops'],
     ['tps: 1,234  memory: 45.6GiB(57.81%)', '"45.6GiB(57.81%)"', 'memory'],
     ['tps: 1,234  mfu: 46.1%', '"46.1%"', 'mfu'],
+    // Python prints no leading zero but 0 itself.
+    [MEGATRON.replace('1234.5', '01234.5'), '"01234.5"', 'elapsed time per iteration'],
+    ['tps: 01,234', '"01,234"', 'tps'],
+    ['tps: 1,234  tflops: 0,456.78', '"0,456.78"', 'tflops'],
+    ['tps: 1,234  mfu: 046.19%', '"046.19%"', 'mfu'],
+    [`${MEGATRON}\nmem-max-allocated-bytes: 061234567890`, '"061234567890"', 'mem-max'],
   ];
   for (const [text, shown, label] of refusals) {
     const { error } = parseRunLog(text);
@@ -110,6 +116,7 @@ test('a figure not in the form the framework prints is refused with the text it 
     parseRunLog(`${MEGATRON} max allocated: 1.2e+16 |`).figures.peak_memory_gb,
     (1.2e16 * 1048576) / 1e9,
   );
+  assert.equal(parseRunLog(MEGATRON.replace('1234.5', '0.5')).figures.step_time_s, 0.0005);
   const padded = parseRunLog('tps: 1,234  memory:  9.50GiB(12.00%)');
   assert.ok(Math.abs(padded.figures.peak_memory_gb - 10.2005) < 1e-4);
   const bytes = parseRunLog(`${MEGATRON}\nmem-max-allocated-bytes = 6.1234567890e+10`);

@@ -28,21 +28,22 @@ const GIB = 1024 * MIB;
 const MAX_TOKEN = 40;
 
 // The forms, each the framework's own and anchored, with one way to match a token (no two
-// quantifiers over one class side by side): linear in its length, which MAX_TOKEN bounds anyway.
+// quantifiers over one class side by side; "0|[1-9]..." parts start apart): linear in its
+// length, which MAX_TOKEN bounds anyway. Python prints no leading zero but 0 itself.
 // '{:.1f}': Megatron-LM's times and TFLOP/s, one decimal, no separator.
-const ONE_DECIMAL = /^([0-9]+\.[0-9])$/;
+const ONE_DECIMAL = /^((?:0|[1-9][0-9]*)\.[0-9])$/;
 // Python's str(float): a point always, or past 10^16 an exponent ("1.2e+16", "1e+16").
-const PY_FLOAT = /^([0-9]+\.[0-9]+|[0-9](?:\.[0-9]+)?e[+-][0-9]{2,3})$/;
+const PY_FLOAT = /^((?:0|[1-9][0-9]*)\.[0-9]+|[1-9](?:\.[0-9]+)?e[+-][0-9]{2,3})$/;
 // A tensorboard or wandb scalar: its viewer's form, an integer or a float with an exponent.
-const BYTES = /^([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)$/;
+const BYTES = /^((?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)$/;
 // '{:,}': commas between groups of three digits.
-const GROUPED = /^([0-9]{1,3}(?:,[0-9]{3})*)$/;
+const GROUPED = /^(0|[1-9][0-9]{0,2}(?:,[0-9]{3})*)$/;
 // '{:,.2f}': the same, and two decimals.
-const GROUPED_TWO_DECIMALS = /^([0-9]{1,3}(?:,[0-9]{3})*\.[0-9]{2})$/;
+const GROUPED_TWO_DECIMALS = /^((?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})*)\.[0-9]{2})$/;
 // '{:5.2f}GiB({:.2f}%)': the width's padding is spaces before the figure, skipped as a gap.
-const GIB_FORM = /^([0-9]+\.[0-9]{2})GiB(?:\([0-9]+\.[0-9]{2}%\))?$/;
+const GIB_FORM = /^((?:0|[1-9][0-9]*)\.[0-9]{2})GiB(?:\((?:0|[1-9][0-9]*)\.[0-9]{2}%\))?$/;
 // '{:.2f}%'.
-const PERCENT = /^([0-9]+\.[0-9]{2})%$/;
+const PERCENT = /^((?:0|[1-9][0-9]*)\.[0-9]{2})%$/;
 
 // Each figure a tool prints: its label, the form of the figure after it, the figure it gives
 // and how to turn it into the lab's unit. The last one in the text counts (a pasted log's
