@@ -11,6 +11,7 @@
 #include "model/pipeline.h"
 #include "model/presets.h"
 #include "model/text.h"
+#include "planner/dropped.h"
 
 namespace pe {
 namespace {
@@ -94,6 +95,29 @@ TEST(Planner, ExactTiesBreakByGpusPerReplicaThenTheLayout) {
         << i;
   }
   ASSERT_GE(ties, 1) << "no exact tie left to break";
+}
+
+// What `dropped` names for a lever is its fastest plan, and the layout needing the least memory,
+// under the same order, whichever the search visits first: on an exact tie of step and memory,
+// the fewer GPUs per model replica (CP 2 with TP 2 before CP 8 alone); of step alone, the
+// smaller memory; of memory alone, the layout's key.
+TEST(Planner, LeversSeenBreaksTiesByTheOrderNotTheSearch) {
+  const Degrees cp8{16, 1, 1, 8, 1}, tp2_cp2{32, 2, 1, 2, 1};
+  const unsigned cp = 1u << kCp;
+  for (bool reversed : {false, true}) {
+    LeversSeen seen;
+    const Degrees first = reversed ? tp2_cp2 : cp8, second = reversed ? cp8 : tp2_cp2;
+    seen.fastest(cp, 10.0, 5e10, first);
+    seen.fastest(cp, 10.0, 5e10, second);
+    seen.least(cp, 7e10, first);
+    seen.least(cp, 7e10, second);
+    EXPECT_EQ(seen.by[kCp].fastest.cp, 2) << reversed;
+    EXPECT_EQ(seen.by[kCp].least_at.cp, 2) << reversed;
+    seen.fastest(cp, 10.0, 4e10, cp8);  // as fast, less memory
+    EXPECT_EQ(seen.by[kCp].fastest.cp, 8) << reversed;
+    seen.fastest(cp, 10.0, 4e10, tp2_cp2);  // and now a full tie again
+    EXPECT_EQ(seen.by[kCp].fastest.cp, 2) << reversed;
+  }
 }
 
 TEST(Planner, ItsFiguresAreThoseOfTheFullModel) {

@@ -17,29 +17,45 @@ enum Lever { kEp, kCp, kFp8, kFull, kSelective, kOffload, kSplitBackward, kLever
 // The levers a configuration pulls, one bit each (1u << Lever).
 unsigned lever_bits(const Scenario& s, const Degrees& d);
 
+// Per lever, its fastest plan and its least memory, each chosen by the planner's total order
+// (planner.cpp `better`: step, memory, then layout_key), so that on an exact tie the layout
+// named is the one the order puts first, not the one the search happened to visit first.
 struct LeversSeen {
   struct Seen {
-    double step_s = INFINITY;  // the fastest configuration with the lever that fits
+    double step_s = INFINITY;      // the fastest configuration with the lever that fits
+    double step_bytes = INFINITY;  // its memory
     Degrees fastest;
     double least_bytes = INFINITY;  // the least memory a configuration with it needed
     Degrees least_at;
   };
   std::array<Seen, kLevers> by{};
-  void fastest(unsigned bits, double step_s, const Degrees& d) {
+  void fastest(unsigned bits, double step_s, double bytes, const Degrees& d) {
     for (int i = 0; bits != 0; ++i, bits >>= 1) {
-      if ((bits & 1u) && step_s < by[static_cast<size_t>(i)].step_s) {
-        by[static_cast<size_t>(i)].step_s = step_s;
-        by[static_cast<size_t>(i)].fastest = d;
+      Seen& s = by[static_cast<size_t>(i)];
+      if ((bits & 1u) && faster(step_s, bytes, d, s)) {
+        s.step_s = step_s;
+        s.step_bytes = bytes;
+        s.fastest = d;
       }
     }
   }
   void least(unsigned bits, double bytes, const Degrees& d) {
     for (int i = 0; bits != 0; ++i, bits >>= 1) {
-      if ((bits & 1u) && bytes < by[static_cast<size_t>(i)].least_bytes) {
-        by[static_cast<size_t>(i)].least_bytes = bytes;
-        by[static_cast<size_t>(i)].least_at = d;
+      Seen& s = by[static_cast<size_t>(i)];
+      if ((bits & 1u) && (bytes != s.least_bytes ? bytes < s.least_bytes
+                                                 : layout_key(d) < layout_key(s.least_at))) {
+        s.least_bytes = bytes;
+        s.least_at = d;
       }
     }
+  }
+
+ private:
+  // Compares the step first, as `better` does: the search calls this for every configuration.
+  static bool faster(double step_s, double bytes, const Degrees& d, const Seen& s) {
+    if (step_s != s.step_s) return step_s < s.step_s;
+    if (bytes != s.step_bytes) return bytes < s.step_bytes;
+    return layout_key(d) < layout_key(s.fastest);
   }
 };
 

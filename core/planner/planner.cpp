@@ -125,21 +125,25 @@ MemoryBreakdown scaled(MemoryBreakdown b, int copies) {
 // The planner's total order (core/README.md "The planner"): faster first; among equally fast,
 // less memory first; then fewer GPUs per model replica (TP x PP x CP: the GPUs one copy of the
 // model and one sequence span); then the layout's degrees in its name's order (DP, TP, PP, CP,
-// EP), smaller first; within a layout, the configuration's choices, smaller first. Exact ties
-// of step and memory happen (two CP degrees of one run can take the same step to the bit), and a
-// total order makes the answer the sort's rather than the standard library's: native and
-// wasm list the same plans.
+// EP), smaller first (layout_key, planner.h); within a layout, the configuration's choices,
+// smaller first. Exact ties of step and memory happen (two CP degrees of one run can take the
+// same step to the bit), and a total order makes the answer the sort's rather than the standard
+// library's or the search's: native and wasm list the same plans. Step and memory compare
+// exactly, with no tolerance: both builds compute them with the same IEEE operations and no
+// libm call that rounds (moe.cpp takes its logarithm without one), so their bits agree; rounding
+// them to a tolerance would not help, as two values an ulp apart can straddle any rounding
+// boundary. Steps the model cannot tell apart are `tie` (kTieWithin), not reordered.
 bool worse(double step_s, double per_gpu_bytes, const Plan& b) {
   if (step_s != b.step_s) return step_s > b.step_s;
   return per_gpu_bytes > b.per_gpu_bytes;
 }
 auto order_key(const Plan& p) {
-  const Degrees& d = p.degrees;
-  return std::make_tuple(d.tp * d.pp * d.cp, d.dp, d.tp, d.pp, d.cp, d.ep, p.zero_stage,
-                         p.micro_batch, static_cast<int>(p.schedule), p.virtual_stages,
-                         p.sequence_parallel, p.precision.name, p.precision.fp8,
-                         static_cast<int>(p.recompute), p.recompute_modules, p.recompute_layers,
-                         static_cast<int>(p.recompute_method), p.offload_layers);
+  return std::tuple_cat(
+      layout_key(p.degrees),
+      std::make_tuple(p.zero_stage, p.micro_batch, static_cast<int>(p.schedule), p.virtual_stages,
+                      p.sequence_parallel, p.precision.name, p.precision.fp8,
+                      static_cast<int>(p.recompute), p.recompute_modules, p.recompute_layers,
+                      static_cast<int>(p.recompute_method), p.offload_layers));
 }
 bool better(const Plan& a, const Plan& b) {
   if (a.step_s != b.step_s) return a.step_s < b.step_s;
@@ -488,7 +492,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 const CommsReport comms = busiest_stage(s, facts, m, traffic);
                 const TimeReport t =
                     time_report(s, facts, pipeline, comms, base.global_batch, pace);
-                if (levers != 0) seen.fastest(levers, t.step_s, d);
+                if (levers != 0) seen.fastest(levers, t.step_s, bytes, d);
                 // A full heap keeps only what beats its worst: the rest need no Plan built (an
                 // exact tie is built, and the order's later keys decide).
                 if (kept.full() && worse(t.step_s, bytes, kept.worst())) {

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "model/report.h"
@@ -33,6 +34,15 @@ struct Plan {
   double usd_per_trillion_tokens = 0;  // cost.h, at the scenario's price per GPU-hour
   CommsReport comms;
 };
+
+// A layout's place in the planner's total order (core/README.md "The planner") among plans of
+// equal step and memory: fewer GPUs per model replica (TP x PP x CP: the GPUs one copy of the
+// model and one sequence span), then the degrees in the layout's name's order, smaller first.
+// The plans (planner.cpp `better`) and the levers the best one drops (dropped.h LeversSeen) break
+// ties by it, so no answer depends on the order the search visits layouts in.
+inline auto layout_key(const Degrees& d) {
+  return std::make_tuple(d.tp * d.pp * d.cp, d.dp, d.tp, d.pp, d.cp, d.ep);
+}
 
 // How many variants (ZeRO, recompute, offload, FP8, SP, micro-batch, schedule) each layout keeps.
 inline constexpr int kVariantsPerLayout = 8;
