@@ -137,6 +137,26 @@ TEST(Calibration, RefusesWhatNoPhysicalConstantReaches) {
           "allowed at most the run's GPU memory, 80 GB");
 }
 
+// A measured TFLOP/s and step must describe one run: TFLOP/s x step is the FLOPs each GPU did,
+// which the run's scenario counts. Measured 20% slower than the model, the run did the model's
+// FLOPs at 1/1.2 of its rate: agreed. At twice that rate, the two figures imply twice the
+// FLOPs: refused, the contradiction named. Above the GPU's BF16 peak (H100: 989): refused.
+TEST(Calibration, RefusesATflopsAndAStepThatContradictEachOther) {
+  const json model = json::parse(evaluate_json(kRun))["time"];
+  const double step_s = 1.2 * model["step_s"].get<double>();
+  const double rate = model["tflops_per_gpu"].get<double>() / 1.2;
+  const auto with_rate = [&](double tflops) {
+    return evaluated(block(step_s, ",\"tflops_per_gpu\":" + json(tflops).dump()));
+  };
+  const json agreed = with_rate(rate);
+  ASSERT_FALSE(agreed.contains("error")) << agreed.dump().substr(0, 300);
+  EXPECT_NEAR(agreed["calibration"]["residuals"][1]["error"].get<double>(), 0, 0.01);
+  refused(with_rate(2 * rate), "calibration.tflops_per_gpu",
+          "the two figures contradict each other");
+  refused(with_rate(1000), "calibration.tflops_per_gpu",
+          "allowed at most the run's GPU peak, 989 TFLOP/s");
+}
+
 TEST(Calibration, RefusesAnIncompleteOrMisplacedRun) {
   refused(evaluated(block(1), R"("gpu":"A100-80GB")"), "calibration.scenario.gpu",
           "allowed the scenario's own GPU, \"A100-80GB\"");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/explorer.h"
+#include "model/model_shape.h"
 #include "model/schema.h"
 #include "model/text.h"
 
@@ -24,6 +25,11 @@ constexpr double kLowestMatmulEfficiency = 0.02;
 // cannot be refused, so the later evaluations read their values directly.
 struct Figures {
   double step_s = 0, tflops_per_gpu = 0, tokens_per_step = 0, peak_gb = 0;
+  // The FLOPs each GPU does a step, in the two conventions a log may use: with recomputation
+  // (Megatron-LM's, Narayanan et al. 2021 Appendix) and without (torchtitan's, 6N + attention).
+  double hardware_flops_per_gpu = 0, model_flops_per_gpu = 0;
+  // The dense peak the run's GEMMs run at (BF16's, or FP8's or FP4's under those), TFLOP/s.
+  double peak_tflops = 0;
 };
 
 Problem refused_run(const Problem& p) {
@@ -46,6 +52,9 @@ Result<Figures> figures(const Scenario& run) {
   out.tflops_per_gpu = r.value().time.tflops_per_gpu;
   out.tokens_per_step = 1.0 * r.value().global_batch * run.seq_len;
   out.peak_gb = full.value().memory.per_gpu_bytes / 1e9;
+  out.hardware_flops_per_gpu = r.value().time.hardware_flops_per_step / run.gpus;
+  out.model_flops_per_gpu = r.value().time.model_flops_per_step / run.gpus;
+  out.peak_tflops = r.value().time.mfu_peak_tflops;
   return out;
 }
 
@@ -118,6 +127,43 @@ Problem fit_matmul(const Scenario& run, const Calibration& given, double measure
   return {};
 }
 
+// A measured TFLOP/s per GPU and the measured step must describe one run: their product is
+// the FLOPs each GPU did a step. Frameworks count them differently: Megatron-LM with or without
+// recomputation (Narayanan et al. 2021, Appendix), newer Megatron-LM and torchtitan's docs with
+// causal attention's core counted half or whole; so the run's scenario gives a range, from the
+// model FLOPs with the attention core halved to the FLOPs with recomputation. More than 10%
+// outside it, the two figures come from different runs (or the scenario is not the run's), and
+// no constant fits them both; above the GPU's peak, no run reached it.
+constexpr double kFlopsAgreement = 0.10;
+
+Problem contradiction(const Calibration& c, const Scenario& run, double step_s,
+                      const Figures& model) {
+  if (c.tflops_per_gpu <= 0) return {};
+  const char* key = "calibration.tflops_per_gpu";
+  if (c.tflops_per_gpu > model.peak_tflops) {
+    return {key, refusal("tflops_per_gpu", c.tflops_per_gpu, " TFLOP/s",
+                         "allowed at most the run's GPU peak, " + short_number(model.peak_tflops) +
+                             " TFLOP/s")};
+  }
+  const double measured = c.tflops_per_gpu * 1e12 * step_s;
+  const ModelShape shape(run.model, run.seq_len);
+  const double attention_core = 3.0 * model.tokens_per_step * run.model.layers *
+                                shape.attention().core_flops_per_token / run.gpus;
+  const double lo = model.model_flops_per_gpu - attention_core / 2;
+  const double hi = model.hardware_flops_per_gpu;
+  if (measured >= (1 - kFlopsAgreement) * lo && measured <= (1 + kFlopsAgreement) * hi) return {};
+  const auto pflop = [](double flops) { return short_number(flops / 1e15) + " PFLOP"; };
+  const std::string step = c.step_time_s > 0 ? "step_time_s" : "tokens_per_s_per_gpu";
+  return {key, refusal("tflops_per_gpu", c.tflops_per_gpu, " TFLOP/s",
+                       "with the measured step of " + short_number(step_s) + " s (calibration." +
+                           step + ") it means " + pflop(measured) +
+                           " per GPU a step, where the run's scenario does " + pflop(lo) + " to " +
+                           pflop(hi) +
+                           " (as frameworks count: causal attention half or whole, "
+                           "recomputation or not); allowed within 10% of that: the two figures "
+                           "contradict each other, so check that both come from this run")};
+}
+
 // The memory overhead: what the measured peak holds beyond the model's tensors, at least 0.
 Problem fit_overhead(const Scenario& run, double peak_gb, FittedConstant& c) {
   c.after = c.before;
@@ -184,6 +230,9 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   if (!model.ok()) return Result<CalibrationFit>::failure(model.problem());
   const Figures& before = model.value();
   const double step_s = measured_step_s(c, run, before);
+  if (Problem p = contradiction(c, run, step_s, before); !p.empty()) {
+    return Result<CalibrationFit>::failure(p);
+  }
   // A constant the user set in the scenario that this run does not measure (no bus
   // bandwidth, no peak) keeps the user's value, and the fit holds it there; one it measures
   // replaces the user's, and the fit says so (`replaced`). The matmul efficiency is always

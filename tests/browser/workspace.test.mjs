@@ -268,27 +268,40 @@ describe('planner and Compare', () => {
 });
 
 describe('calibrate to your run', () => {
-  const megatron = (ms) =>
+  const megatron = (ms, tflops) =>
     ` [2026-11-28 10:00:00] iteration      100/   1000 | consumed samples:  6400 | ` +
-    `elapsed time per iteration (ms): ${ms} | throughput per GPU (TFLOP/s/GPU): 300.5 | ` +
+    `elapsed time per iteration (ms): ${ms} | throughput per GPU (TFLOP/s/GPU): ${tflops} | ` +
     'lm loss: 2.345678E+00 |';
 
   test('a pasted Megatron-LM line: the fit, the heading, the planner before and after, the URL and the export', async () => {
     const lab = await openLab(env, { path: NODE, viewport: WIDE });
     const { page, problems } = lab;
     try {
-      const step = Number(
-        await page.locator('.desk-summary [data-field="step"]').getAttribute('data-value'),
-      );
+      const value = async (field) =>
+        Number(
+          await page.locator(`.desk-summary [data-field="${field}"]`).getAttribute('data-value'),
+        );
+      const step = await value('step');
+      // 20% slower, the same FLOPs: the model's TFLOP/s (MFU x H100's BF16 peak, 989) / 1.2.
+      const tflops = ((await value('mfu')) * 989) / 1.2;
       await page.getByRole('tab', { name: 'Calibrate to your run' }).click();
       await page.getByRole('button', { name: "Use the lab's current layout as my run" }).click();
       // A run 20% slower than the model says.
       const ms = (step * 1200).toFixed(1);
-      await page.getByLabel('Paste a log line').fill(megatron(ms));
+      await page.getByLabel('Paste a log line').fill(megatron(ms, tflops.toFixed(1)));
       await page.getByRole('button', { name: 'Read the line' }).click();
       assert.match(await page.locator('.log-note').textContent(), /^Read from Megatron-LM/);
       const typed = page.locator('input[name="calibration.step_time_s"]');
       assert.equal(Number(await typed.inputValue()), Number((ms / 1000).toPrecision(6)));
+      // Each figure says where it came from: the line and its text, or typed by hand.
+      const source = (key) => page.locator(`.calibrate [data-key="${key}"] .figure-source`);
+      assert.equal(
+        await source('step_time_s').textContent(),
+        `From the pasted Megatron-LM line: “elapsed time per iteration (ms): ${ms}”.`,
+      );
+      await page.locator('input[name="calibration.peak_memory_gb"]').fill('60');
+      assert.equal(await source('peak_memory_gb').textContent(), 'Typed by hand.');
+      await page.locator('input[name="calibration.peak_memory_gb"]').fill('');
       await page.getByRole('button', { name: 'Calibrate', exact: true }).click();
       await page.waitForSelector('.calibration-out table[data-table="constants"]');
       const title = page.locator('.pe-lab h2').first();
@@ -365,6 +378,13 @@ describe('calibrate to your run', () => {
       );
       assert.equal(await page.locator('.lab-error').isVisible(), false);
       assert.doesNotMatch(await settledUrl(page), /calibration=/, 'the refused block is not kept');
+      // A step and a TFLOP/s that imply different FLOP counts: the contradiction is named.
+      await page.locator('input[name="calibration.step_time_s"]').fill('10');
+      await page.locator('input[name="calibration.tflops_per_gpu"]').fill('50');
+      await page.getByRole('button', { name: 'Calibrate', exact: true }).click();
+      const flops = page.locator('.calibrate [data-key="tflops_per_gpu"] .field-error');
+      await flops.waitFor();
+      assert.match(await flops.textContent(), /the two figures contradict each other/);
     } finally {
       await lab.close();
     }

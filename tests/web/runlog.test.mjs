@@ -20,6 +20,11 @@ test('Megatron-LM: the iteration time in seconds and the TFLOP/s per GPU', () =>
     'elapsed time per iteration (ms): 1234.5',
     'throughput per GPU (TFLOP/s/GPU): 400.1',
   ]);
+  // Each figure with the text it came from, which the page shows beside the field.
+  assert.deepEqual(r.from, {
+    step_time_s: 'elapsed time per iteration (ms): 1234.5',
+    tflops_per_gpu: 'throughput per GPU (TFLOP/s/GPU): 400.1',
+  });
 });
 
 test("Megatron-LM's memory: MB of 1024 × 1024 bytes, or bytes; the last step's figures", () => {

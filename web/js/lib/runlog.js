@@ -202,7 +202,8 @@ function scan(text, work) {
 }
 
 // The text -> { tool, figures: { step_time_s?, tflops_per_gpu?, peak_memory_gb?,
-// tokens_per_s_per_gpu? }, mfu?, read: [what each figure was read from] } or { error }. A text
+// tokens_per_s_per_gpu? }, mfu?, read: [what each figure was read from], from: { figure: the
+// text it was read from } } or { error }. A text
 // with no time of a step (Megatron's iteration time, torchtitan's tps) is refused: a
 // calibration needs one. `gpu` ({ name, peak_tflops, fp8_tflops? }, the lab's GPU): a TFLOP/s
 // above its peak, or torchtitan's tflops and mfu implying another GPU's peak, is refused.
@@ -235,6 +236,8 @@ export function parseRunLog(text, { gpu = null, work = { steps: 0 } } = {}) {
     figures[p.r.figure] = p.value;
   }
   const read = picks.map((p) => p.text);
+  // Where each figure came from: the text it was read from ("tps: 1,234").
+  const from = Object.fromEntries(picks.map((p) => [p.r.figure, p.text]));
   if (!('step_time_s' in figures) && !('tokens_per_s_per_gpu' in figures)) {
     const skipped =
       training.length < lines.length
@@ -245,7 +248,7 @@ export function parseRunLog(text, { gpu = null, work = { steps: 0 } } = {}) {
   const { mfu, ...rest } = figures;
   const refused = gpu && peakCheck(rest.tflops_per_gpu, mfu, gpu);
   if (refused) return { error: refused };
-  return { tool: [...tools][0], figures: rest, ...(mfu ? { mfu } : {}), read };
+  return { tool: [...tools][0], figures: rest, ...(mfu ? { mfu } : {}), read, from };
 }
 
 // A TFLOP/s per GPU above the GPU's peak, or torchtitan's tflops / mfu (the peak it measured

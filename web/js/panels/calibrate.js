@@ -66,9 +66,14 @@ function field(form, key, label, unit, type = 'number') {
   if (type === 'number') Object.assign(input, { min: 0, step: 'any', inputMode: 'decimal' });
   make('label', { textContent: label }, wrap).append(' ', input);
   if (unit) make('span', { className: 'unit', textContent: ` ${unit}` }, wrap);
+  // Where the figure came from: the pasted line and its text, typed by hand, or the link.
+  const source = make('p', { className: 'small figure-source' }, wrap);
   const error = make('p', { className: 'error field-error', hidden: true }, wrap);
   error.setAttribute('role', 'alert');
-  return { input, error };
+  input.addEventListener('input', () => {
+    source.textContent = input.value.trim() ? 'Typed by hand.' : '';
+  });
+  return { input, error, source };
 }
 
 const button = (parent, className, text) =>
@@ -116,7 +121,7 @@ function build(section) {
 // The figures a log line gives, written into the fields (torchtitan's tps as it is: the core
 // turns it into the step it measures); a figure a log can give but this one does not is
 // emptied, so no figure of an earlier paste stays beside this one's (the nccl-tests bus
-// bandwidths are typed, and kept). The lab's GPU checks the line's TFLOP/s
+// bandwidths are typed, and kept). Each figure says where it came from. The lab's GPU checks the line's TFLOP/s
 // and MFU (lib/runlog.js). Returns what the note says.
 function readLine(ui, scenario) {
   const gpu = scenario && {
@@ -128,7 +133,9 @@ function readLine(ui, scenario) {
   if (r.error) return { error: r.error };
   for (const k of LOG_FIGURES) {
     const v = r.figures[k];
-    ui.fields[k].input.value = v === undefined ? '' : String(Number(v.toPrecision(6)));
+    const f = ui.fields[k];
+    f.input.value = v === undefined ? '' : String(Number(v.toPrecision(6)));
+    f.source.textContent = v === undefined ? '' : `From the pasted ${r.tool} line: “${r.from[k]}”.`;
   }
   return { text: `Read from ${r.tool}: ${r.read.join('; ')}.` };
 }
@@ -246,7 +253,11 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
         const block = report.scenario.calibration;
         ui.runText.textContent = ` Your run: ${report.calibration.title}.`;
         run = { scenario: block.scenario };
-        for (const [k] of FIGURES) if (block[k]) ui.fields[k].input.value = String(block[k]);
+        for (const [k] of FIGURES) {
+          if (!block[k]) continue;
+          ui.fields[k].input.value = String(block[k]);
+          ui.fields[k].source.textContent = 'From the link (the calibration in its address).';
+        }
         if (block.name) ui.fields.name.input.value = block.name;
       }
     },
