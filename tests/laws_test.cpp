@@ -558,6 +558,25 @@ Verdict batch_law(const Sample& x) {
          " s; want between 1x and 2x";
 }
 
+// Twice the tokens in every micro-batch (micro-batch and global batch doubled, the same number
+// of micro-batches) never shortens the step: a larger GEMM runs at most twice as efficiently
+// (gemm_shape.h), and so do the experts' grouped GEMMs and the attention kernel.
+Verdict micro_batch_law(const Sample& x) {
+  Scenario v = pinned(x);
+  v.micro_batch *= 2;
+  v.global_batch *= 2;
+  if (v.global_batch > find_field("global_batch")->max ||
+      v.micro_batch > find_field("micro_batch")->max) {
+    return std::nullopt;
+  }
+  const std::optional<Report> r = report_of(v);
+  if (!r || r->pipeline.microbatches != x.r.pipeline.microbatches) return std::nullopt;
+  if (at_most(x.r.time.step_s, r->time.step_s)) return "";
+  return "micro-batch " + std::to_string(x.s.micro_batch) + " -> " + std::to_string(v.micro_batch) +
+         " (global batch doubled too): step " + show(x.r.time.step_s) + " -> " +
+         show(r->time.step_s) + " s";
+}
+
 // Every layer fully recomputed keeps less than any selective recomputation; the step may
 // shorten with offloaded layers (less to copy), which the offload law covers.
 Verdict recompute_law(const Sample& x) {
@@ -1099,6 +1118,11 @@ TEST(Laws, ZeroStagePlusOneNeverHoldsMoreModelState) {
 TEST(Laws, DoublingTheGlobalBatchNeverShortensTheStepAndAtMostDoublesIt) {
   const Tally t = check_law("2x global batch", batch_law);
   EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, TwiceTheTokensPerMicroBatchNeverShortensTheStep) {
+  const Tally t = check_law("2x tokens per micro-batch", micro_batch_law);
+  EXPECT_GE(t.applied, t.accepted / 4);
 }
 
 TEST(Laws, MoreRecomputationNeverShortensTheStepNorRaisesMemory) {

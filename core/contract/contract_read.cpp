@@ -416,9 +416,11 @@ void resolve(Reader& in, const Precision& precision_before, Scenario& s) {
     s.gpu.name = "custom";
     // A measured GEMM speedup (presets.cpp) belongs to the GPU it was measured on: with its
     // peaks or memory changed, FP8 and FP4 run at the ratio of its peaks. So a custom GPU's
-    // scenario, written out and read back, prices its GEMMs the same.
+    // scenario, written out and read back, prices its GEMMs the same. So does the measured
+    // GEMM curve by size (gemm_shape.h): a custom GPU's GEMMs all run at its one efficiency.
     s.gpu.fp8_gemm_speedup = 0;
     s.gpu.fp4_gemm_speedup = 0;
+    s.gpu.gemm_curve = GemmCurve::kNone;
   }
   // The GPU's system sets its node (a GB200 NVL72 tray holds 4) unless the node is given.
   if (given("gpu") && !given("gpus_per_node")) s.gpus_per_node = s.gpu.node_gpus;

@@ -210,6 +210,7 @@ json report_json(const Report& r) {
         {"exposed_offload_s", t.exposed_offload_s},
         {"optimizer_s", t.optimizer_s},
         {"attention_efficiency", t.attention_efficiency},
+        {"gemm_shape_efficiency", t.gemm_shape_efficiency},
         {"tokens_per_expert", t.tokens_per_expert},
         {"expert_gemm_efficiency", t.expert_gemm_efficiency},
         {"expert_load", t.expert_load},

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/activations.h"
+#include "model/gemm_shape.h"
 #include "model/memory.h"
 #include "model/pipeline.h"
 
@@ -73,27 +74,6 @@ namespace {
 constexpr GemmPoint kGroupedGemm[] = {{64, 295.0 / 1168},   {128, 510.0 / 1168},
                                       {256, 815.0 / 1214},  {512, 916.0 / 1214},
                                       {1024, 925.0 / 1214}, {4096, 1.0}};
-
-// ln x (x > 0) from frexp and arithmetic alone: the wasm build's libm (Emscripten's musl) and
-// glibc's give different last bits for std::log10 on about 1 input in 60 (std::log on about 1 in
-// a million), which made a step differ between the native CLI and the page (Mixtral 8x7B at
-// 1,024 tokens with capacity factor 1.43 on 8 H100s: 3.1379111854122477 s against ...247). These
-// operations round the same way in both. x = m 2^e with m in [1/sqrt 2, sqrt 2), and
-// ln m = 2 atanh z = 2 (z + z^3/3 + z^5/5 + ...) for z = (m - 1)/(m + 1), |z| < 0.172: twelve
-// terms leave under 1e-18.
-double log_same_everywhere(double x) {
-  int e = 0;
-  double m = std::frexp(x, &e);
-  if (m < 0.70710678118654752) {
-    m *= 2;
-    --e;
-  }
-  const double z = (m - 1) / (m + 1);
-  const double z2 = z * z;
-  double series = 0;
-  for (int k = 23; k >= 1; k -= 2) series = series * z2 + 1.0 / k;
-  return e * 0.69314718055994531 + 2 * z * series;
-}
 
 }  // namespace
 

@@ -112,6 +112,15 @@ const std::vector<ModelSpec>& model_presets() {
 // 1.2 kW, and twice the attention's exponent rate, are not in the peaks). No B300 run of a
 // dense model is published: it takes GB300's.
 //
+// gemm_curve: the measured BF16 GEMM curve by size (gemm_shape.h), OpenXLA's H100 table for
+// H100, H200 and H800 (one die) and its B200 table for every Blackwell GPU (Blackwell Ultra has
+// the same tensor cores for BF16: unmeasured, taken as B200's); none for A100, whose
+// calibration on the 18 Megatron runs keeps its single efficiency. The calibrated efficiency
+// is a large GEMM's: a small GEMM runs at it times the curve's share (1 from 2^38 m n k on
+// Blackwell, 2^37 on Hopper), so none of the fits above moved: their runs' GEMMs are that
+// large (the Llama runs' smallest, 8,192 x 2,048 x 16,384 on H100 and 4,096 x 4,096 x 16,384 on
+// B200, sit at the curves' tops).
+//
 // network_gb_s, the network between nodes per GPU per direction, is the GPU's own fleet: the
 // DGX system built on it has one compute-fabric port per GPU.
 //  - DGX A100: 8 single-port ConnectX-6 HDR InfiniBand, 200 Gb/s each = 25 GB/s per GPU
@@ -158,18 +167,18 @@ const std::vector<GpuSpec>& gpu_presets() {
       {"A100-40GB", 40, 312, 300, 1555, kA100MatmulEfficiency, 25, kDgxA100, 0, 32},
       {"A100-80GB", 80, 312, 300, 2039, kA100MatmulEfficiency, 25, kDgxA100, 0, 32},
       {"H100-80GB", 80, 989, 450, 3350, kH100MatmulEfficiency, 50, kDgxH100, 1979, 64, 0.8, 1.0, 8,
-       0, 0, kHopperFp8Speedup},
+       0, 0, kHopperFp8Speedup, 0, GemmCurve::kHopper},
       {"H200-141GB", 141, 989, 450, 4800, kH100MatmulEfficiency, 50,
        "DGX H200: 8 × ConnectX-7 400 Gb/s, one per GPU", 1979, 64, 0.8, 1.0, 8, 0, 0,
-       kHopperFp8Speedup},
+       kHopperFp8Speedup, 0, GemmCurve::kHopper},
       // H100's compute and memory with NVLink cut to 400 GB/s both ways; DeepSeek-V3
       // (arXiv:2412.19437, Sec. 3.2.2) measured 160 GB/s of it. H100's calibration.
       {"H800-80GB", 80, 989, 200, 3350, kH100MatmulEfficiency, 50,
        "DeepSeek-V3's H800 nodes: InfiniBand 400 Gb/s per GPU", 1979, 64, 0.8, 1.0, 8, 0, 0,
-       kHopperFp8Speedup},
+       kHopperFp8Speedup, 0, GemmCurve::kHopper},
       {"B200-192GB", 192, 2250, 900, 8000, kBlackwellMatmulEfficiency, 50,
        "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64, 0.8, 1.0, 8, 0, 9000,
-       kMxfp8Speedup, kNvfp4Speedup},
+       kMxfp8Speedup, kNvfp4Speedup, GemmCurve::kBlackwell},
       // The DGX B200 system itself: B200-192GB as that system exposes it, 1,440 GB for its
       // 8 GPUs (180 GB each; NVIDIA DGX B200 data sheet), 8 per node, one NVLink 5 domain.
       // Checked against nvidia.com/en-us/data-center/dgx-b200 (data sheet): 64 TB/s HBM3e for
@@ -179,7 +188,7 @@ const std::vector<GpuSpec>& gpu_presets() {
       // ConnectX-7 400 Gb/s (50 GB/s per GPU), PCIe Gen5 to the Xeon hosts (64 GB/s).
       {"B200-DGX", 180, 2250, 900, 8000, kBlackwellMatmulEfficiency, 50,
        "DGX B200: 8 × ConnectX-7 400 Gb/s, one per GPU", 4500, 64, 0.8, 1.0, 8, 0, 9000,
-       kMxfp8Speedup, kNvfp4Speedup},
+       kMxfp8Speedup, kNvfp4Speedup, GemmCurve::kBlackwell},
       // GB200 NVL72 (NVIDIA GB200 NVL72 specifications): 72 Blackwell GPUs in one NVLink 5
       // domain of 18 compute trays, 4 GPUs each; 1.8 TB/s NVLink per GPU both ways (900 each
       // way), 130 TB/s in all; 13.4 TB HBM3e at 576 TB/s (186 GB at 8 TB/s per GPU); 360
@@ -195,7 +204,7 @@ const std::vector<GpuSpec>& gpu_presets() {
       // GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json).
       {"GB200-NVL72", 186, 2500, 900, 8000, kBlackwellMatmulEfficiency, 50,
        "GB200 NVL72: 72 GPUs in one NVLink domain, trays of 4, ConnectX-7 400 Gb/s per GPU", 5000,
-       225, 0.8, 1.0, 4, 72, 10000, kMxfp8Speedup, kNvfp4Speedup},
+       225, 0.8, 1.0, 4, 72, 10000, kMxfp8Speedup, kNvfp4Speedup, GemmCurve::kBlackwell},
       // HGX B300 (Blackwell Ultra), 8 GPUs per node. Checked against nvidia.com/en-us/data-center/
       // hgx (HGX B300: 144 PFLOP/s FP4 with sparsity and 108 without, 72 FP8 and 36 BF16 with
       // sparsity, for 8 GPUs: 13,500, 4,500 and 2,250 dense per GPU; about 2.1 TB HBM3e, 270 GB
@@ -203,7 +212,7 @@ const std::vector<GpuSpec>& gpu_presets() {
       // ConnectX-8 at 800 Gb/s = 100 GB/s per GPU). HBM 8 TB/s per GPU; host PCIe Gen5 x16.
       {"B300-HGX", 270, 2250, 900, 8000, kBlackwellUltraMatmulEfficiency, 100,
        "HGX B300: 8 × ConnectX-8 800 Gb/s, one per GPU", 4500, 64, 0.8, 1.0, 8, 0, 13500,
-       kMxfp8Speedup, kNvfp4Speedup},
+       kMxfp8Speedup, kNvfp4Speedup, GemmCurve::kBlackwell},
       // GB300 NVL72 (Blackwell Ultra). Checked against nvidia.com/en-us/data-center/gb300-nvl72
       // (specifications: 1,080 PFLOP/s dense FP4, 720 FP8 and 360 BF16 with sparsity, for 72
       // GPUs: 15,000, 5,000 and 2,500 dense per GPU; up to 20 TB HBM3e at 576 TB/s, 279 GB at
@@ -212,7 +221,7 @@ const std::vector<GpuSpec>& gpu_presets() {
       // GPUs, 2 Grace CPUs and 4 ConnectX-8). Host: NVLink-C2C, as GB200.
       {"GB300-NVL72", 279, 2500, 900, 8000, kBlackwellUltraMatmulEfficiency, 100,
        "GB300 NVL72: 72 GPUs in one NVLink domain, trays of 4, ConnectX-8 800 Gb/s per GPU", 5000,
-       225, 0.8, 1.0, 4, 72, 15000, kMxfp8Speedup, kNvfp4Speedup},
+       225, 0.8, 1.0, 4, 72, 15000, kMxfp8Speedup, kNvfp4Speedup, GemmCurve::kBlackwell},
   };
   return presets;
 }

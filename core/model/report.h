@@ -166,6 +166,9 @@ struct TimeReport {
   // The attention kernel's efficiency against its long-sequence rate, for the keys one call
   // reads (context.h: short with CP's ring chunks).
   double attention_efficiency = 1;
+  // The layers' linear GEMMs at their size against a large GEMM's rate (gemm_shape.h), over the
+  // whole model: 1 when every GEMM is large, or the GPU has no measured curve.
+  double gemm_shape_efficiency = 1;
   // A mixture of experts' routed GEMMs (moe.h), 0 when dense: rows per expert per micro-batch,
   // their grouped GEMM's efficiency against a large GEMM's, the busiest EP rank's load.
   double tokens_per_expert = 0;

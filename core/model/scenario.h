@@ -124,6 +124,11 @@ inline constexpr double kH100MatmulEfficiency = 0.57;
 inline constexpr double kBlackwellMatmulEfficiency = 0.64;       // B200, GB200
 inline constexpr double kBlackwellUltraMatmulEfficiency = 0.81;  // B300, GB300
 
+// Which measured GEMM curve (gemm_shape.h) a GPU's small GEMMs follow: Hopper's (H100, H200,
+// H800), Blackwell's (B200, GB200, and Blackwell Ultra's B300 and GB300, unmeasured), or none
+// (A100 and custom GPUs: every GEMM at the calibrated efficiency).
+enum class GemmCurve { kNone, kHopper, kBlackwell };
+
 struct GpuSpec {
   std::string name = "A100-80GB";
   double memory_gb = 80;     // GB = 1e9 bytes
@@ -160,6 +165,7 @@ struct GpuSpec {
   // most that ratio, so the GEMMs never pass their own peak.
   double fp8_gemm_speedup = 0;
   double fp4_gemm_speedup = 0;
+  GemmCurve gemm_curve = GemmCurve::kNone;
 };
 
 enum class Recompute { kNone, kSelective, kFull };

@@ -6,6 +6,7 @@
 #include "model/activations.h"
 #include "model/comms.h"
 #include "model/context.h"
+#include "model/gemm_shape.h"
 #include "model/memory.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
@@ -54,6 +55,24 @@ double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts
 }
 
 }  // namespace
+
+LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d) {
+  const GemmCurve curve = s.gpu.gemm_curve;
+  const double rows = 1.0 * s.micro_batch * s.seq_len / d.cp;
+  LinearGemmShapes g;
+  g.rows = rows;
+  g.dense = layer_gemm_cost(curve, layer_gemms(s.model, false, d.tp), rows);
+  g.moe = shape.moe() ? layer_gemm_cost(curve, layer_gemms(s.model, true, d.tp), rows) : g.dense;
+  // The output layer's logits GEMM, h x V/t.
+  g.output_efficiency = gemm_shape_efficiency(curve, rows * s.model.hidden * s.model.vocab / d.tp);
+  return g;
+}
+
+double LinearGemmShapes::slowdown(int dense_layers, int moe_layers) const {
+  const double w = dense_layers * dense.weights + moe_layers * moe.weights;
+  const double slow = dense_layers * dense.slow_weights + moe_layers * moe.slow_weights;
+  return w > 0 ? slow / w : 1;
+}
 
 double gemm_rate_flops(const Scenario& s) {
   const GpuSpec& g = s.gpu;
@@ -111,6 +130,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const MlpShape& moe = shape.moe_layer().mlp;
   const double routed_slowdown =
       shape.moe() ? expert_load(s, d) / grouped_gemm_efficiency(tokens_per_expert(s, moe, d)) : 1;
+  // The linear GEMMs at their size's share of a large GEMM's rate (gemm_shape.h).
+  const LinearGemmShapes gemm_shapes = linear_gemm_shapes(s, shape, d);
   const double permute_bytes = permutation_bytes(s, moe, d);
   // The attention core's kernel runs slower on short calls (context.h): CP's ring chunks.
   const double attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
@@ -128,10 +149,12 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // A training step's time in its matmuls under recomputation r; with none, three forwards.
     // The routed experts' grouped GEMMs run slower by the busiest EP rank's load over their
     // efficiency (moe.h).
+    const double shape_slowdown = gemm_shapes.slowdown(layers - moe_here, moe_here);
     auto matmul_s = [&](Recompute r) {
       const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
-      const double output = stage == d.pp - 1 ? output_flops : 0;
-      const double gemm = fl.total - fl.core - fl.routed + fl.routed * routed_slowdown;
+      const double output = stage == d.pp - 1 ? output_flops / gemm_shapes.output_efficiency : 0;
+      const double gemm =
+          (fl.total - fl.core - fl.routed) * shape_slowdown + fl.routed * routed_slowdown;
       const double attention = tokens * fl.core / attention_efficiency;
       return (tokens * gemm / gemm_rate + (attention + output) / matmul_rate) / d.tp / d.cp;
     };
@@ -450,6 +473,12 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   }
 
   t.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
+  {
+    const ModelShape& shape = f.shape();
+    const int moe_layers = shape.moe_layers();
+    t.gemm_shape_efficiency =
+        1 / linear_gemm_shapes(s, shape, d).slowdown(shape.layers() - moe_layers, moe_layers);
+  }
   if (f.shape().moe()) {
     t.tokens_per_expert = tokens_per_expert(s, f.shape().moe_layer().mlp, d);
     t.expert_gemm_efficiency = grouped_gemm_efficiency(t.tokens_per_expert);

@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "model/gemm_shape.h"
 #include "model/layout_facts.h"
 #include "model/report.h"
 #include "model/scenario.h"
@@ -58,6 +59,20 @@ TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipe
 // (GpuSpec::fp8_gemm_speedup, fp4_gemm_speedup: Transformer Engine's GEMM benchmark, quantization
 // included) and never more than the ratio of the peaks, which it is when none is measured.
 double gemm_rate_flops(const Scenario& s);
+
+// The linear GEMMs of the scenario's layers at their size (gemm_shape.h): s b / c rows each,
+// the dense layer's and the MoE layer's (its routed experts aside: moe.h) on one TP rank, and
+// the output layer's h x V/t. A stage's non-routed GEMM FLOPs run at the rate a large GEMM
+// reaches divided by slowdown(its dense layers, its MoE layers), the output layer's times
+// output_efficiency; the GPU's calibrated efficiency stays a large GEMM's.
+struct LinearGemmShapes {
+  double rows = 0;
+  GemmCost dense, moe;
+  double output_efficiency = 1;
+  double slowdown(int dense_layers, int moe_layers) const;
+};
+LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d);
+
 // One micro-batch on one stage: matmuls, memory-bound kernels and the communication they do
 // not hide.
 struct StageTime {
