@@ -24,8 +24,7 @@ TEST(GemmShape, TheTablesPointsOverTheirLargest) {
   EXPECT_DOUBLE_EQ(gemm_shape_efficiency(GemmCurve::kBlackwell, std::ldexp(1, 38)), 1);
   EXPECT_DOUBLE_EQ(gemm_shape_efficiency(GemmCurve::kBlackwell, std::ldexp(1, 36)),
                    1402.8 / 1690.7);
-  EXPECT_DOUBLE_EQ(gemm_shape_efficiency(GemmCurve::kBlackwell, std::ldexp(1, 33)),
-                   934.3 / 1690.7);
+  EXPECT_DOUBLE_EQ(gemm_shape_efficiency(GemmCurve::kBlackwell, std::ldexp(1, 33)), 934.3 / 1690.7);
   EXPECT_DOUBLE_EQ(gemm_shape_efficiency(GemmCurve::kHopper, std::ldexp(1, 34)), 712.7 / 804.8);
   EXPECT_DOUBLE_EQ(gemm_shape_efficiency(GemmCurve::kHopper, std::ldexp(1, 37)), 1);
   EXPECT_DOUBLE_EQ(gemm_shape_efficiency(GemmCurve::kHopper, std::ldexp(1, 38)), 1);
@@ -38,8 +37,7 @@ TEST(GemmShape, PowerLawBetweenPointsProportionalBelow) {
   const double x = std::log2(3.0) - 1;
   EXPECT_NEAR(gemm_shape_efficiency(GemmCurve::kBlackwell, 3 * std::ldexp(1, 34)),
               1278.2 * std::pow(1402.8 / 1278.2, x) / 1690.7, 1e-12);
-  EXPECT_NEAR(gemm_shape_efficiency(GemmCurve::kHopper, std::ldexp(1, 23)), 6.5 / 804.8 / 2,
-              1e-15);
+  EXPECT_NEAR(gemm_shape_efficiency(GemmCurve::kHopper, std::ldexp(1, 23)), 6.5 / 804.8 / 2, 1e-15);
 }
 
 // A GPU without a measured curve (A100, custom) runs every GEMM at its calibrated efficiency.
@@ -72,8 +70,9 @@ TEST(GemmShape, ALayersGemmsAreItsMatmulWeights) {
   ASSERT_EQ(g.count, 4);
   EXPECT_EQ(g.dims[0].k * g.dims[0].n, 4096.0 * 6144);
   EXPECT_EQ(g.dims[2].n, 28672);
-  EXPECT_EQ(g.weights(), ModelShape(preset("llama3-8b"), 8192).dense_layer().attention.matmul_params +
-                             ModelShape(preset("llama3-8b"), 8192).dense_layer().mlp.matmul_params);
+  EXPECT_EQ(g.weights(),
+            ModelShape(preset("llama3-8b"), 8192).dense_layer().attention.matmul_params +
+                ModelShape(preset("llama3-8b"), 8192).dense_layer().mlp.matmul_params);
   EXPECT_EQ(layer_gemms(preset("llama3-8b"), false, 2).weights(), g.weights() / 2);
   const ModelShape ds(preset("deepseek-v3"), 4096);
   const LayerShape& moe = ds.moe_layer();

@@ -18,9 +18,9 @@ double log_same_everywhere(double x);
 // One GEMM's efficiency against the curve's largest, by its size m n k (its 2 m n k FLOPs):
 // cuBLAS's measured BF16 rate over every shape of that size in OpenXLA's GPU cost-model table,
 // its median, a power law between the table's sizes (2^24 to 2^38, linear on log-log axes),
-// proportional below them, 1 above (gemm_shape.cpp cites the table). Never less for a larger GEMM, nor more than
-// twice for a GEMM twice as large (so a larger GEMM never takes less time). 1 on a GPU without
-// a measured curve (kNone: A100 and custom GPUs keep the single calibrated efficiency).
+// proportional below them, 1 above (gemm_shape.cpp cites the table). Never less for a larger GEMM,
+// nor more than twice for a GEMM twice as large (so a larger GEMM never takes less time). 1 on a
+// GPU without a measured curve (kNone: A100 and custom GPUs keep the single calibrated efficiency).
 double gemm_shape_efficiency(GemmCurve curve, double mnk);
 
 // The linear GEMMs of one layer on one TP rank: each weight's input width K and output width N
