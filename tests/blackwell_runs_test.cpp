@@ -3,7 +3,8 @@
 // tables (NVIDIA-NeMo/Megatron-Bridge, docs/performance-summary.md as of the 25.11 container,
 // and docs/performance-summary-archive.md, "26.02 NeMo Container"), never read from the core.
 // Each table prints tokens per second per GPU; a step is global batch x sequence length /
-// (tokens per second per GPU x GPUs).
+// (tokens per second per GPU x GPUs). A second table holds the later containers' runs (26.04.01,
+// 26.06), their H100 rows too, held out from every fit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,6 +75,40 @@ const std::vector<PublishedRun>& runs() {
   return all;
 }
 
+// Held out: the same recipes' runs in later containers (performance-summary-archive.md, "26.06
+// NeMo Container" for Llama 3.1 405B and "26.04.01" for Llama 3 70B: each layout's latest
+// figure), and their H100 rows. No constant was fitted to them. Left out as above: the 70B FSDP
+// rows (CPU offload).
+const std::vector<PublishedRun>& later_runs() {
+  static const std::vector<PublishedRun> all = {
+      {"26.06 GB300 Llama 3.1 405B FP8", "GB300-NVL72", "llama3-405b", 256, false, 1536, 1, 4, 8, 1,
+       4, 1048},
+      {"26.06 GB300 Llama 3.1 405B MXFP8", "GB300-NVL72", "llama3-405b", 256, false, 1536, 1, 2, 8,
+       2, 4, 952},
+      {"26.06 GB300 Llama 3.1 405B NVFP4", "GB300-NVL72", "llama3-405b", 256, true, 1536, 1, 4, 8,
+       1, 4, 1413},
+      {"26.06 GB200 Llama 3.1 405B FP8", "GB200-NVL72", "llama3-405b", 256, false, 1536, 1, 4, 16,
+       1, 4, 843},
+      {"26.06 GB200 Llama 3.1 405B MXFP8", "GB200-NVL72", "llama3-405b", 256, false, 1536, 1, 4, 16,
+       1, 8, 783},
+      {"26.06 GB200 Llama 3.1 405B NVFP4", "GB200-NVL72", "llama3-405b", 256, true, 1536, 1, 4, 16,
+       1, 8, 1166},
+      {"26.06 H100 Llama 3.1 405B FP8", "H100-80GB", "llama3-405b", 1024, false, 1536, 1, 8, 8, 2,
+       8, 326},
+      {"26.04.01 GB300 Llama 3 70B MXFP8", "GB300-NVL72", "llama3-70b", 64, false, 256, 1, 1, 4, 1,
+       5, 4864},
+      {"26.04.01 GB300 Llama 3 70B NVFP4", "GB300-NVL72", "llama3-70b", 64, true, 256, 1, 1, 4, 1,
+       5, 7296},
+      {"26.04.01 GB200 Llama 3 70B MXFP8", "GB200-NVL72", "llama3-70b", 64, false, 256, 1, 2, 4, 1,
+       5, 3712},
+      {"26.04.01 GB200 Llama 3 70B NVFP4", "GB200-NVL72", "llama3-70b", 64, true, 256, 1, 2, 4, 1,
+       5, 4864},
+      {"26.04.01 H100 Llama 3 70B FP8", "H100-80GB", "llama3-70b", 64, false, 256, 1, 4, 8, 1, 5,
+       1664},
+  };
+  return all;
+}
+
 constexpr int kSeqLen = 8192;
 
 json scenario_of(const PublishedRun& r) {
@@ -102,9 +137,9 @@ double measured_step_s(const PublishedRun& r) {
 }
 
 // The errors of every run, in the table's order.
-std::vector<double> errors() {
+std::vector<double> errors(const std::vector<PublishedRun>& table) {
   std::vector<double> out;
-  for (const PublishedRun& r : runs()) {
+  for (const PublishedRun& r : table) {
     const json report = json::parse(evaluate_json(scenario_of(r).dump()));
     if (report.contains("error")) {
       ADD_FAILURE() << r.name << ": " << report.dump();
@@ -127,10 +162,21 @@ double median(std::vector<double> v) {
 
 TEST(BlackwellRuns, StepTimesWithinFivePercentAtTheMedianAndFifteenAtWorst) {
   std::vector<double> abs_errors;
-  for (double e : errors()) abs_errors.push_back(std::fabs(e));
+  for (double e : errors(runs())) abs_errors.push_back(std::fabs(e));
   ASSERT_EQ(abs_errors.size(), runs().size());
   EXPECT_LE(median(abs_errors), 0.05);
   EXPECT_LE(*std::max_element(abs_errors.begin(), abs_errors.end()), 0.15);
+}
+
+// The held-out runs: median 5.4%, worst 22.2% (Llama 3 70B in NVFP4 on GB300, as in the fitted
+// table; core/README.md says why). Asserted at what they measure, so the model does not drift
+// from them: the goal of 5% and 15% is not met here.
+TEST(BlackwellRuns, LaterContainersHeldOutWithinSixPercentAtTheMedianAndTwentyFiveAtWorst) {
+  std::vector<double> abs_errors;
+  for (double e : errors(later_runs())) abs_errors.push_back(std::fabs(e));
+  ASSERT_EQ(abs_errors.size(), later_runs().size());
+  EXPECT_LE(median(abs_errors), 0.06);
+  EXPECT_LE(*std::max_element(abs_errors.begin(), abs_errors.end()), 0.25);
 }
 
 // The step a table prints, worked by hand: 1,536 sequences of 8,192 tokens at 1,333 tokens per
