@@ -524,12 +524,28 @@ describe('Try it', () => {
       await step.locator('.verdict').textContent(),
       /^✓ Right: A quarter to three quarters\.$/,
     );
+    await step.locator('.exercise-change').waitFor();
     const said = await step.locator('.exercise-feedback').textContent();
-    assert.ok(said.includes(zb.explain['pipeline.bubble_fraction'].text), said);
-    assert.ok(said.includes(one.explain['pipeline.bubble_fraction'].text), said);
+    // The bubble in words, not as a bare fraction: each schedule's idle time, the share left,
+    // and the weight gradient's share that fills it (a term of the core's derivation).
+    const pct = (x) => `${Number((x * 100).toPrecision(3))}%`;
+    const w = zb.explain['pipeline.bubble_fraction'].terms.find((t) => t.symbol === 'w').value;
+    assert.ok(said.includes(`so ${pct(left)} of the bubble is left`), said);
+    assert.ok(said.includes(`(${pct(one.pipeline.bubble_fraction)})`), said);
+    assert.ok(said.includes(`where w = ${pct(w)} is the weight gradient’s share`), said);
+    assert.doesNotMatch(said, /0\.00\d+ =/);
     assert.match(
       said,
       /The lab set the nesting order to TP, PP, DP, opened Advanced and set the pipeline schedule to Zero bubble \(ZB-H1\)\./,
+    );
+    // Opening Advanced changes the memory count: said, with both figures.
+    const book = core({ seams: ALL, schedule: 'zb_h1' });
+    assert.ok(
+      said.includes(
+        `the busiest GPU needs ${(zb.memory.per_gpu_bytes / 1e9).toPrecision(3)} GB, where the ` +
+          `book’s count of weights, gradients and optimizer gave ${book.memory.per_gpu_bytes / 1e9} GB.`,
+      ),
+      said,
     );
     assert.equal(
       await section.locator('.exercise-progress').textContent(),
@@ -624,20 +640,40 @@ describe('Try it', () => {
           const r = el.getBoundingClientRect();
           return r.top < innerHeight && r.bottom > 0;
         });
+      // Whole on the screen, below a sticky toolbar (a phone's), outline included.
+      const wholly = (selector) =>
+        page.locator(selector).evaluate((el) => {
+          const bar = el.closest('.pe-lab').querySelector('.toolbar');
+          const sticky = getComputedStyle(bar).position === 'sticky';
+          const top = sticky ? bar.getBoundingClientRect().bottom : 0;
+          const r = el.getBoundingClientRect();
+          return r.top - 7 >= top && r.bottom + 7 <= innerHeight;
+        });
       for (const [id, value, part] of [
-        ['most-bytes', 'tensor', '.wire-panel'],
+        ['most-bytes', 'tensor', '.wire'],
         ['tp-memory', 40, '.memory'],
+        ['network-no-dp', 'pipeline', '.wire'],
         ['break-rule', 'much', '.order-out'],
+        ['zero-bubble', 'none', '.timeline'],
       ]) {
         const step = await answer(page, id, value);
         await step.locator('.exercise-change').waitFor();
-        assert.equal(await inView(part), true, `${id}: ${part} in view at ${viewport.width}`);
+        assert.equal(await wholly(part), true, `${id}: ${part} in view at ${viewport.width}`);
         assert.equal(await inView(`[data-exercise="${id}"] legend`), false, id);
         const back = page.locator(`${part} .back-to-step`);
         assert.equal(
           await back.evaluate((b) => b === document.activeElement),
           true,
           'the focus on the way back',
+        );
+        // Not under the toolbar: the button is what a tap at its middle reaches.
+        assert.equal(
+          await back.evaluate((b) => {
+            const r = b.getBoundingClientRect();
+            return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === b;
+          }),
+          true,
+          `${id}: Back to step is uncovered at ${viewport.width}`,
         );
         await page.keyboard.press('Enter');
         assert.equal(await inView(`[data-exercise="${id}"] button[type="submit"]`), true, id);

@@ -335,6 +335,11 @@ export function mount(host, options = {}) {
       const left = fleet(state) ? (fleet(from) ? leftFor : from) : null;
       lab.notes.add(lab.store.apply(state, from));
       leftFor = left;
+      // Drawn: the Advanced section's module loaded when the state opens it, then the frame
+      // that draws it.
+      return lab.view
+        .advancedReady()
+        .then(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     },
   });
 

@@ -36,6 +36,9 @@ const share = (r) => {
   const held = r.memory.params_per_gpu / r.model_params;
   return SHARES.find(([v]) => Math.abs(held - Number(v)) <= 0.01 * Number(v))?.[0] ?? 'none';
 };
+// The share of 1F1B's bubble a schedule leaves: the reader's answer is judged against it.
+const bubbleLeft = (r, before) =>
+  before?.time.bubble_s > 0 ? r.time.bubble_s / before.time.bubble_s : 0;
 const seams = (data, tensor, pipeline) => changeMany(defaults(), { data, tensor, pipeline });
 
 // The steps. state(): the lab's state for the step, from the book's defaults; before(): a state
@@ -51,7 +54,7 @@ export const EXERCISES = [
     ask: 'Turn on all three seams. Which seam sends the most bytes per GPU per step?',
     choices: SEAMS.map((s) => [s, `${SEAM_NAMES[s]} (${s})`]),
     state: () => seams(true, true, true),
-    part: '.wire-panel',
+    part: '.wire',
     answer: (r) =>
       SEAMS.reduce((a, b) =>
         r.comms[b].bytes_per_gpu_per_step > r.comms[a].bytes_per_gpu_per_step ? b : a,
@@ -104,7 +107,7 @@ export const EXERCISES = [
       ['none', 'None'],
     ],
     state: () => seams(false, true, true),
-    part: '.wire-panel',
+    part: '.wire',
     answer: onNetwork,
     explain: (r) =>
       `${linksText(r)} TP is innermost and fills half a node, so the pipeline’s stages are ` +
@@ -147,12 +150,25 @@ export const EXERCISES = [
     before: () => changeMany(defaults(), { ...ALL, advanced: true, schedule: '1f1b' }),
     part: '.timeline',
     answer: (r, before) => {
-      const left = before?.time.bubble_s > 0 ? r.time.bubble_s / before.time.bubble_s : 0;
+      const left = bubbleLeft(r, before);
       if (left < 0.25) return 'none';
       return left <= 0.75 ? 'part' : 'all';
     },
-    explain: (r, before) =>
-      `1F1B: ${math(before, 'pipeline.bubble_fraction')}. ZB-H1: ${math(r, 'pipeline.bubble_fraction')}.`,
+    explain: (r, before) => {
+      // The weight gradient's share w, a term of the core's own ZB-H1 bubble derivation.
+      const w = r.explain['pipeline.bubble_fraction']?.terms.find((t) => t.symbol === 'w');
+      const idle = (x) =>
+        `${fmt.seconds(x.time.bubble_s)} of its ${fmt.seconds(x.time.step_s)} step ` +
+        `(${fmt.percent(x.pipeline.bubble_fraction)})`;
+      return (
+        `With 1F1B each GPU waits ${idle(before)}; with ZB-H1 ${idle(r)}, so ` +
+        `${fmt.percent(bubbleLeft(r, before))} of the bubble is left. Each weight gradient runs ` +
+        'in a slot 1F1B left idle: ZB-H1’s bubble is 1F1B’s × (1 − 2w)' +
+        (w
+          ? `, where w = ${fmt.percent(w.value)} is the weight gradient’s share of the work.`
+          : '.')
+      );
+    },
   },
   {
     id: 'book-fleet',
@@ -202,9 +218,17 @@ export function changeWords(from, to) {
 
 const reducedMotion = () => globalThis.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
 
+// How far a sticky toolbar (a narrow screen's) covers the top of the screen, in pixels.
+function coveredTop(root) {
+  const bar = root.querySelector('.toolbar');
+  if (!bar || getComputedStyle(bar).position !== 'sticky') return 0;
+  return Math.max(0, bar.getBoundingClientRect().bottom);
+}
+
 // A checked step's answer where the reader looks: the part of the lab that shows it is
-// scrolled into view and outlined, with a button there that goes back to the step (and the
-// focus on it, so Enter returns). One part at a time; back, or the next check, clears it.
+// scrolled into view, its top just under a sticky toolbar, and outlined, with a button there
+// that goes back to the step (and the focus on it, so Enter returns). One part at a time;
+// back, or the next check, clears it.
 function createReveal(root) {
   let shown = null;
   const clear = () => {
@@ -231,7 +255,10 @@ function createReveal(root) {
         button.scrollIntoView({ block: 'center', behavior });
         button.focus({ preventScroll: true });
       });
-      part.scrollIntoView({ block: 'nearest', behavior });
+      // The margin the scroll leaves above the part: the toolbar's height and a little room
+      // for the outline (set as a property: the CSP allows no style attribute in markup).
+      part.style.scrollMarginTop = `${coveredTop(root) + 8}px`;
+      part.scrollIntoView({ block: 'start', behavior });
       back.focus({ preventScroll: true });
     },
     clear,
@@ -385,6 +412,19 @@ export function createExercises(section, { evaluate, show, current, stepper: one
       view.feedback,
     );
     make('p', { textContent: step.explain(report, base.report) }, view.feedback);
+    return report;
+  }
+
+  // Why the memory figure moves when a step opens the Advanced section: the same layout under
+  // the book's count (weights, gradients and optimizer) and under the section's.
+  async function memoryWords(state, report) {
+    const book = await evaluate(changeMany(state, { advanced: false }));
+    if (book.error) return '';
+    return (
+      `Advanced counts memory as a real run does (activations too, and each stage’s whole ` +
+      `layers), so the busiest GPU needs ${fmt.bytes(report.memory.per_gpu_bytes)}, where the ` +
+      `book’s count of weights, gradients and optimizer gave ${fmt.bytes(book.report.memory.per_gpu_bytes)}.`
+    );
   }
 
   async function check(step, given) {
@@ -395,14 +435,20 @@ export function createExercises(section, { evaluate, show, current, stepper: one
       );
       return;
     }
-    await verdict(step, given);
+    const report = await verdict(step, given);
     saved = { ...readSaved(), [step.id]: String(given) };
     writeSaved(saved);
-    const from = current();
-    show(step.state());
-    const words = changeWords(from, current()) || 'The lab already showed this state.';
-    make('p', { className: 'exercise-change', textContent: words }, view.feedback);
     showProgress();
+    const from = current();
+    // The lab draws the state, with the Advanced section's parts once its module has loaded.
+    const shown = show(step.state());
+    const to = current();
+    const words = [changeWords(from, to) || 'The lab already showed this state.'];
+    if (report && to.advanced && !from.advanced && to.gpus === from.gpus) {
+      words.push(await memoryWords(step.state(), report));
+    }
+    make('p', { className: 'exercise-change', textContent: words.join(' ') }, view.feedback);
+    await shown;
     const index = EXERCISES.indexOf(step);
     reveal.show(root.querySelector(step.part), `Back to step ${index + 1}`, () => {
       stepper?.go(index);
