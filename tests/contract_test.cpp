@@ -26,9 +26,14 @@ TEST(Contract, EmptyScenarioIsTheBookLab) {
   EXPECT_EQ(r["comms"]["data"]["link"], "network");
   EXPECT_EQ(r["comms"]["busiest_seam"], "data");  // the only seam on
   ASSERT_EQ(r["ranks"].size(), 16u);
-  EXPECT_EQ(
-      r["ranks"][9],
-      json({{"rank", 9}, {"dp", 9}, {"tp", 0}, {"pp", 0}, {"cp", 0}, {"ep", 0}, {"node", 1}}));
+  EXPECT_EQ(r["ranks"][9], json({{"rank", 9},
+                                 {"dp", 9},
+                                 {"tp", 0},
+                                 {"pp", 0},
+                                 {"cp", 0},
+                                 {"ep", 0},
+                                 {"node", 1},
+                                 {"expert_group", 9}}));
 }
 
 // The range a refusal states is the one that works: both of its ends are accepted, one past

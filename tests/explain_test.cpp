@@ -176,7 +176,7 @@ TEST(Explain, TheBooksFactorsAndMessages) {
   EXPECT_EQ(r["explain"]["memory.shard_factor"]["text"], "8 = TP 4 × PP 2");
   EXPECT_EQ(r["explain"]["precision.bytes_per_param"]["text"],
             "16 B/param = 2 weight + 2 grad + 4 master + 4 Adam m + 4 Adam v");
-  EXPECT_EQ(r["explain"]["model_params"]["text"], "16 billion params, book-16b, as given");
+  EXPECT_EQ(r["explain"]["model_params"]["text"], "16 billion params, the preset's count");
   // In words and units as the page writes them: no "1.07e17", no "0.0224 s".
   EXPECT_EQ(r["explain"]["time.mfu"]["text"],
             "55.63% = 107 quadrillion FLOPs ÷ (38.6 s × 16 GPUs × 312 trillion FLOP/s)");

@@ -70,10 +70,10 @@ std::string timeline(int stages, int microbatches, std::string schedule, int dra
 
 std::string layouts(const std::string& scenario) { return pe::layouts_json(scenario); }
 
-// [dp, tp, pp, cp, ep, node] per rank, as an Int32Array view of wasm memory: 16,384 ranks
-// cost 384 KB here against ~1.5 MB of JSON. The view is valid until the next call; lab.js copies
-// it. `order` is the scenario's nesting order ("tp,pp,dp"); an unknown one, or an ep that does
-// not divide dp x cp, gives an empty list.
+// [dp, tp, pp, cp, ep, node, expert group] per rank, as an Int32Array view of wasm memory: 16,384
+// ranks cost 448 KB here against ~1.7 MB of JSON. The view is valid until the next call; lab.js
+// copies it. `order` is the scenario's nesting order ("tp,pp,dp"); an unknown one, or an ep that
+// does not divide dp x cp, gives an empty list.
 emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
                       const std::string& order) {
   static std::vector<int32_t> flat;
@@ -85,9 +85,9 @@ emscripten::val ranks(int dp, int tp, int pp, int cp, int ep, int gpus_per_node,
   if (!n || ep < 1 || gpus_per_node < 1 || !seams || (1LL * dp * cp) % ep != 0) {
     return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
   }
-  flat.reserve(static_cast<size_t>(6 * *n));
+  flat.reserve(static_cast<size_t>(7 * *n));
   for (const pe::RankPlace& p : pe::layout(d, gpus_per_node, *seams)) {
-    flat.insert(flat.end(), {p.dp, p.tp, p.pp, p.cp, p.ep, p.node});
+    flat.insert(flat.end(), {p.dp, p.tp, p.pp, p.cp, p.ep, p.node, p.expert_group});
   }
   return emscripten::val(emscripten::typed_memory_view(flat.size(), flat.data()));
 }

@@ -141,7 +141,7 @@ export async function createLab({ planner = false, ...options } = {}) {
       if (drawn !== 0) wholeNumber('drawn', drawn);
       return call(module.timeline, stages, microbatches, String(schedule), drawn);
     },
-    // Int32Array of [dp, tp, pp, cp, ep, node] per rank (a copy). degrees as report.degrees
+    // Int32Array of [dp, tp, pp, cp, ep, node, expert group] per rank (a copy). degrees as report.degrees
     // (cp and ep 1 when left out). order: the scenario's nesting order, innermost first
     // (report.scenario.order; the core's default when left out).
     ranks(degrees, gpusPerNode, order = undefined) {

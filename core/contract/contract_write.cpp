@@ -147,6 +147,7 @@ json report_json(const Report& r) {
     rank["cp"] = p.cp;
     rank["dp"] = p.dp;
     rank["ep"] = p.ep;
+    rank["expert_group"] = p.expert_group;
     rank["node"] = p.node;
     rank["pp"] = p.pp;
     rank["rank"] = p.rank;
@@ -161,6 +162,7 @@ json report_json(const Report& r) {
       {"active_gpus", r.active_gpus},
       {"nodes", r.nodes},
       {"domain_gpus", r.domain_gpus},
+      {"domain_spans_nodes", r.domain_spans_nodes},
       {"model_params", r.model_params},
       {"model_active_params", r.model_active_params},
       {"precision", precision_json(r.precision)},

@@ -332,7 +332,8 @@ Derivation model_params(const Scenario& s, const Report& r) {
                   r.model_params, "params",
                   m.name == "book-16b" ? "the book lab's 16-billion-parameter model"
                                        : "the model's published parameter count",
-                  m.name + ", as given");
+                  // Words, not the preset's key ("book-16b"): the page names the model.
+                  find_model(m.name) ? "the preset's count" : "as given");
   }
   const int moe = shape.moe_layers();
   std::vector<Term> terms = {

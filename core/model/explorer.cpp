@@ -215,6 +215,7 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.active_gpus = static_cast<int>(d.product());
   r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
   r.domain_gpus = s.domain_gpus();
+  r.domain_spans_nodes = r.domain_gpus > s.gpus_per_node;
   r.model_params = s.model.params;
   r.model_active_params =
       shape.moe() ? s.model.params * shape.active_params() / shape.params() : s.model.params;

@@ -1,7 +1,8 @@
-// Where each rank sits: its (dp, tp, pp, cp, ep) coordinate and its node. The scenario's
-// `order` says which of TP, PP and DP varies fastest. The book's (and Megatron-LM's, Narayanan
-// et al. 2021, Sec. 3.3) is TP fastest, then PP, then DP, so a TP group is a run of consecutive
-// ranks and lands inside one node whenever TP divides gpus_per_node. Node = rank / gpus_per_node.
+// Where each rank sits: its (dp, tp, pp, cp, ep) coordinate, its node and its expert group. The
+// scenario's `order` says which of TP, PP and DP varies fastest. The book's (and Megatron-LM's,
+// Narayanan et al. 2021, Sec. 3.3) is TP fastest, then PP, then DP, so a TP group is a run of
+// consecutive ranks and lands inside one node whenever TP divides gpus_per_node. Node = rank /
+// gpus_per_node.
 //
 // Context parallelism always sits just outside TP, wherever the order puts TP: Megatron-Core's
 // default order is "tp-cp-ep-dp-pp" (parallel_state.py), TP then CP, and CP passes keys and
@@ -34,6 +35,9 @@ struct RankPlace {
   int cp;
   int ep;
   int node;
+  // Which expert group of its stage and tensor rank it belongs to: the run of EP consecutive
+  // x = cp + CP dp holding it, x / ep. An expert group's members share tp, pp and this.
+  int expert_group;
 };
 
 inline int degree_of(const Degrees& d, Seam seam) {
@@ -84,7 +88,8 @@ inline RankPlace place_of(const Degrees& d, int gpus_per_node, int rank,
           coordinate(Seam::kPipeline),
           cp,
           (cp + d.cp * dp) % d.ep,
-          rank / gpus_per_node};
+          rank / gpus_per_node,
+          (cp + d.cp * dp) / d.ep};
 }
 
 // "tp,pp,dp" <-> an order: every seam once, innermost first. nullopt for anything else.

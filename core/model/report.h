@@ -212,6 +212,7 @@ struct Report {
   int active_gpus = 0;  // DP x TP x PP x CP; fewer than gpus only when no seam is on
   int nodes = 0;
   int domain_gpus = 0;  // GPUs per NVLink domain: the GPU's, or one node (Scenario::domain_gpus)
+  bool domain_spans_nodes = false;  // an NVLink domain wider than a node (GB200 NVL72's trays)
   double model_params = 0;
   double model_active_params = 0;  // what one token uses: all of a dense model, MoE's top-k
   int global_batch = 0;            // effective: micro_batch x DP x micro-batches

@@ -400,12 +400,15 @@ describe('advanced section', () => {
     result.plans.forEach((p, i) => {
       assert.equal(rows[i][0], fmt.degrees(p.degrees), `row ${i + 1}`);
       assert.equal(rows[i][1], String(p.zero_stage));
+      // Recomputation in words, FP8 in a column of its own.
+      assert.doesNotMatch(rows[i][2], /_|FP8/);
+      assert.equal(rows[i][4], p.fp8 ? 'on' : 'off');
       // A plan past the 80% rule is marked tight in words (the core's verdict).
       assert.equal(
-        rows[i][6],
+        rows[i][7],
         fmt.bytes(p.per_gpu_bytes) + (p.verdict === 'tight' ? ' tight' : ''),
       );
-      assert.equal(rows[i][7], fmt.seconds(p.step_s));
+      assert.equal(rows[i][8], fmt.seconds(p.step_s));
     });
 
     const chosen = result.plans[1];

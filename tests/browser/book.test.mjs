@@ -197,10 +197,13 @@ describe('show the math', () => {
       ['per-gpu', 'memory.per_gpu_bytes'],
       ['params-per-gpu', 'memory.params_per_gpu'],
       ['shard-factor', 'memory.shard_factor'],
+      ['model-params', 'model_params'],
     ]) {
       await page.locator(`[data-field="${field}"]`).focus();
       assert.equal(await tip.isVisible(), true, field);
       assert.equal(await mathText(page), report.explain[key].text);
+      // Words, not a preset's key ("book-16b") or a code with underscores.
+      assert.doesNotMatch(await mathText(page), /\b[a-z0-9]+-\d+b\b|_/, field);
       assert.equal(
         await page.locator('.explain-source').textContent(),
         `Source: ${report.explain[key].source}`,
@@ -393,6 +396,13 @@ describe('text and units', () => {
     assert.equal(await page.locator('[data-field="params-per-gpu"]').textContent(), '2 B params');
     assert.equal(await page.locator('[data-field="bytes-per-param"]').textContent(), '16 B');
     const notice = () => page.locator('.notice').textContent();
+    // About the model the lab shows (the book's 16B), not another one.
+    await page.waitForFunction(() =>
+      /256 GB of training state each for the book's 16B model/.test(
+        document.querySelector('.notice').textContent.replace(/\s+/g, ' '),
+      ),
+    );
+    assert.doesNotMatch(await notice(), /70B/);
     assert.match(
       await notice(),
       /can span machines; not here: at 16 GPUs its stages share a node and ride NVLink, while DP crosses the network/,

@@ -97,6 +97,17 @@ describe('the lab page', () => {
     assert.equal(shown.wire.data.bytes, '60 GB/step');
     assert.equal(shown.wire.tensor.bytes, '—');
     assert.equal(await lab.page.locator('[data-text="data-only-memory"]').textContent(), '256 GB');
+    // The node's NVLink at its peak, the cards at what collectives reach on it, and why they
+    // differ said beside the cards.
+    assert.match(
+      await lab.page.locator('.gpu-grid').textContent(),
+      /node 0 · 8 GPUs on NVLink \(300 GB\/s peak\)/,
+    );
+    assert.equal(
+      await lab.page.locator('.link-rates').textContent(),
+      'Each card’s link runs at the rate collectives reach on it (nccl-tests’ bus bandwidth): ' +
+        'NVLink 80% of its 300 GB/s peak, the network 100% of its 25 GB/s.',
+    );
     await mkdir(screenshotDir, { recursive: true });
     await lab.page.screenshot({ path: `${screenshotDir}default.png`, fullPage: true });
   });

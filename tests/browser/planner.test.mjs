@@ -98,7 +98,7 @@ describe('planner', () => {
     // Sorting: the step column starts ascending; a click on Memory sorts by it, twice reverses.
     const th = (name) => page.locator('table.plans thead th', { hasText: name });
     assert.equal(await th('Step').getAttribute('aria-sort'), 'ascending');
-    const memoryColumn = 8; // #, layout, ZeRO, recompute, SP, micro-batch, schedule, memory
+    const memoryColumn = 9; // #, layout, ZeRO, recompute, SP, FP8, micro-batch, schedule, memory
     const memories = async () =>
       page
         .locator(`table.plans tbody tr.layout td:nth-of-type(${memoryColumn - 1})`)
@@ -108,6 +108,7 @@ describe('planner', () => {
       'ZeRO',
       'Recompute',
       'SP',
+      'FP8',
       'Micro-batch',
       'Schedule',
       'Memory per GPU',
@@ -138,7 +139,7 @@ describe('planner', () => {
     // 40% of 80 GB, 32 GB.
     await page.locator('input[name="plan_headroom"]').fill('60');
     await search(page);
-    const rows = await page.locator('table.plans tbody tr td:nth-of-type(7)').allTextContents();
+    const rows = await page.locator('table.plans tbody tr td:nth-of-type(8)').allTextContents();
     for (const text of rows) assert.ok(parseFloat(text) <= 32, text);
     assert.match(
       await page.locator('.plan-status').textContent(),

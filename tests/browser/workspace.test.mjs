@@ -125,6 +125,19 @@ describe('the desk', () => {
       );
       await page.waitForSelector('html[data-ready="1"]');
       assert.match(await title.textContent(), /^Planning desk: Llama 3 70B on 16 × custom GPU, /);
+      // A log line past that GPU's peak names it in words too, never "undefined".
+      await page.getByRole('tab', { name: 'Calibrate to your run' }).click();
+      await page
+        .getByLabel('Paste a log line')
+        .fill(
+          'iteration 100/500 | elapsed time per iteration (ms): 1234.5 | ' +
+            'throughput per GPU (TFLOP/s/GPU): 9000.1 |',
+        );
+      await page.getByRole('button', { name: 'Read the line' }).click();
+      assert.match(
+        await page.locator('.log-note').textContent(),
+        /above the custom GPU's peak, 5000 TFLOP\/s/,
+      );
       await page.goto(new URL('?view=desk', env.url).href);
       await page.waitForSelector('html[data-ready="1"]');
       await page.getByRole('button', { name: "← The book's view" }).click();
@@ -225,6 +238,11 @@ describe('planner and Compare', () => {
       );
       const i = core.plans.findIndex((p) => p.fp8);
       assert.ok(i >= 0, 'a plan with FP8 GEMMs');
+      // Its row says FP8 in a column of its own, not in the recomputation's ("none, FP8").
+      const head = await page.locator('table.plans thead th').allTextContents();
+      const cells = await rows.nth(i).evaluate((tr) => [...tr.cells].map((c) => c.textContent));
+      assert.equal(cells[head.findIndex((h) => h.startsWith('FP8'))], 'on');
+      assert.doesNotMatch(cells[head.findIndex((h) => h.startsWith('Recompute'))], /FP8|_/);
       await rows
         .nth(i)
         .getByRole('button', { name: new RegExp(`^Pin layout ${i + 1}\\b`) })
@@ -238,6 +256,25 @@ describe('planner and Compare', () => {
         settings.filter((key) => key.startsWith('precision') && key !== 'precision.fp8'),
         [],
         'no row for bytes that are the same',
+      );
+      // Pinned full (three plans): the table fits its column at 1440 px, the current state's
+      // column whole on the screen, not cut off behind a scroll.
+      for (const k of [0, 1, 2].filter((k) => k !== i).slice(0, 2)) {
+        await rows
+          .nth(k)
+          .getByRole('button', { name: new RegExp(`^Pin layout ${k + 1}\\b`) })
+          .click();
+      }
+      await page.waitForFunction(
+        () => document.querySelectorAll('.compare-table th[data-pin]').length === 4,
+      );
+      const wrap = page.locator('.compare .table-wrap');
+      const [scrolled, room] = await wrap.evaluate((w) => [w.scrollWidth, w.clientWidth]);
+      assert.ok(scrolled <= room, `the table is ${scrolled} px wide in ${room}`);
+      const current = await box(page, '.compare-table th[data-pin="current"]');
+      assert.ok(
+        current.x + current.width <= WIDE.width,
+        `the current column ends at ${current.x + current.width}`,
       );
       assert.deepEqual(problems, []);
     } finally {
@@ -256,7 +293,7 @@ describe('planner and Compare', () => {
       const memory = await page
         .locator('table.plans tbody tr.layout')
         .evaluateAll((trs) =>
-          trs.map((tr) => parseFloat(tr.querySelectorAll('td')[6].textContent)),
+          trs.map((tr) => parseFloat(tr.querySelectorAll('td')[7].textContent)),
         );
       assert.ok(memory.length > 0 && memory.every((gb) => gb <= 48), memory.join(', '));
       assert.match(await page.locator('.plan-status').textContent(), /under 48 GB per GPU/);

@@ -81,32 +81,37 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
       refused('degrees', /allowed up to 16384 GPUs/),
     );
     assert.throws(() => lab.ranks({ dp: 16385, tp: 1, pp: 1 }, 8), refused('degrees'));
-    assert.equal(lab.ranks({ dp: 16384, tp: 1, pp: 1 }, 8).length, 6 * 16384);
+    assert.equal(lab.ranks({ dp: 16384, tp: 1, pp: 1 }, 8).length, 7 * 16384);
     // A product past 64 bits aborted the module before the core counted one degree at a time.
     assert.throws(
       () => lab.ranks({ dp: 1722007169, tp: 714156689, pp: 15 }, 8),
       refused('degrees', /allowed up to 16384 GPUs/),
     );
-    assert.equal(lab.ranks({ dp: 2, tp: 1, pp: 1 }, 8).length, 12);
+    assert.equal(lab.ranks({ dp: 2, tp: 1, pp: 1 }, 8).length, 14);
     assert.throws(
       () => lab.ranks({ dp: 2, tp: 1, pp: 1, cp: 2, ep: 3 }, 8),
       refused('degrees.ep', /must divide dp x cp = 4/),
     );
   });
 
-  test('ranks: [dp, tp, pp, cp, ep, node] per rank, TP fastest unless the order says otherwise', () => {
+  test('ranks: [dp, tp, pp, cp, ep, node, expert group] per rank, TP fastest unless the order says otherwise', () => {
     assert.deepEqual(
       [...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2)],
-      [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1],
+      [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1],
     );
     assert.deepEqual(
       [...lab.ranks({ dp: 2, tp: 2, pp: 1 }, 2, 'dp,pp,tp')],
-      [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1],
+      [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1],
     );
     // CP sits just outside TP; EP 2 runs over x = cp + CP dp (core/model/layout.h).
     assert.deepEqual(
       [...lab.ranks({ dp: 1, tp: 1, pp: 1, cp: 2, ep: 2 }, 8)],
-      [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0],
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0],
+    );
+    // Two expert groups of EP 2 over DP 4: the group is x / ep, the core's, not the page's.
+    assert.deepEqual(
+      [...lab.ranks({ dp: 4, tp: 1, pp: 1, ep: 2 }, 8)],
+      [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 1, 3, 0, 0, 0, 1, 0, 1],
     );
     for (const order of ['tp,tp,dp', '', 'javascript:1', 42, {}]) {
       assert.throws(

@@ -185,7 +185,7 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
       }
       if (report) {
         const custom = state.model === 'custom';
-        const moe = report.model_active_params < report.model_params;
+        const moe = report.scenario.model.experts > 0;
         paramsOut.textContent =
           `${fmt.count(report.model_params)} parameters` +
           (moe ? `, ${fmt.count(report.model_active_params)} active per token` : '') +

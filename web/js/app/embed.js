@@ -335,11 +335,7 @@ export function mount(host, options = {}) {
       const left = fleet(state) ? (fleet(from) ? leftFor : from) : null;
       lab.notes.add(lab.store.apply(state, from));
       leftFor = left;
-      // Drawn: the Advanced section's module loaded when the state opens it, then the frame
-      // that draws it.
-      return lab.view
-        .advancedReady()
-        .then(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      return lab.view.advancedReady().then(drawnFrame); // its Advanced parts too, once loaded
     },
   });
 
@@ -397,6 +393,9 @@ function defaultOf(name) {
     return undefined; // not a state key: readOptions notes it
   }
 }
+
+// Resolves once the frame that draws a change has run (the store draws in a frame of its own).
+const drawnFrame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
 
 // Try it's questions (exercises.js, about 6.6 KB gzipped) load when their section comes within
 // half a screen of view: below the first screen, most readers of the book's view never reach

@@ -37,8 +37,9 @@ const share = (r) => {
   return SHARES.find(([v]) => Math.abs(held - Number(v)) <= 0.01 * Number(v))?.[0] ?? 'none';
 };
 // The share of 1F1B's bubble a schedule leaves: the reader's answer is judged against it.
-const bubbleLeft = (r, before) =>
-  before?.time.bubble_s > 0 ? r.time.bubble_s / before.time.bubble_s : 0;
+function bubbleLeft(r, before) {
+  return before?.time.bubble_s > 0 ? r.time.bubble_s / before.time.bubble_s : 0;
+}
 const seams = (data, tensor, pipeline) => changeMany(defaults(), { data, tensor, pipeline });
 
 // The steps. state(): the lab's state for the step, from the book's defaults; before(): a state
@@ -55,10 +56,7 @@ export const EXERCISES = [
     choices: SEAMS.map((s) => [s, `${SEAM_NAMES[s]} (${s})`]),
     state: () => seams(true, true, true),
     part: '.wire',
-    answer: (r) =>
-      SEAMS.reduce((a, b) =>
-        r.comms[b].bytes_per_gpu_per_step > r.comms[a].bytes_per_gpu_per_step ? b : a,
-      ),
+    answer: (r) => r.comms.busiest_seam,
     explain: (r) =>
       `${SEAMS.map((s) => `${SEAM_NAMES[s]}: ${math(r, `comms.${s}.bytes_per_gpu_per_step`)}.`).join(' ')} ` +
       'Tensor parallelism synchronises every layer, which is why it stays inside a node.',
@@ -246,7 +244,9 @@ function createReveal(root) {
         textContent: label,
       });
       part.classList.add('exercise-target');
-      part.append(back);
+      // A list holds only items: the button goes in the first, placed at the list's corner.
+      const list = part.matches('ul, ol');
+      (list ? (part.querySelector(':scope > li:not([hidden])') ?? part) : part).append(back);
       shown = { part, back };
       const behavior = reducedMotion() ? 'auto' : 'smooth';
       back.addEventListener('click', () => {
@@ -367,6 +367,28 @@ function heading(section) {
   return make('p', { className: 'exercise-progress' }, section);
 }
 
+// The verdict and the words after it, in the step's feedback.
+function writeVerdict(view, step, given, report, before) {
+  view.result = judge(step, given, report, before);
+  const { right, said } = view.result;
+  view.li.dataset.result = right ? 'right' : 'wrong';
+  const text = right ? `✓ Right: ${said}.` : `✗ Not quite: the lab says ${said}.`;
+  make('p', { className: 'verdict', textContent: text }, view.feedback);
+  make('p', { textContent: step.explain(report, before) }, view.feedback);
+}
+
+// Why the memory figure moves when a step opens the Advanced section: the same layout under
+// the book's count (weights, gradients and optimizer) and under the section's.
+async function memoryWords(evaluate, state, report) {
+  const book = await evaluate(changeMany(state, { advanced: false }));
+  if (book.error) return '';
+  return (
+    `Advanced counts memory as a real run does (activations too, and each stage’s whole ` +
+    `layers), so the busiest GPU needs ${fmt.bytes(report.memory.per_gpu_bytes)}, where the ` +
+    `book’s count of weights, gradients and optimizer gave ${fmt.bytes(book.report.memory.per_gpu_bytes)}.`
+  );
+}
+
 export function createExercises(section, { evaluate, show, current, stepper: oneAtATime = false }) {
   const progress = heading(section);
   const list = make('ol', { className: 'exercise-list' }, section);
@@ -399,32 +421,8 @@ export function createExercises(section, { evaluate, show, current, stepper: one
       );
       return;
     }
-    view.result = judge(step, given, report, base.report);
-    view.li.dataset.result = view.result.right ? 'right' : 'wrong';
-    make(
-      'p',
-      {
-        className: 'verdict',
-        textContent: view.result.right
-          ? `✓ Right: ${view.result.said}.`
-          : `✗ Not quite: the lab says ${view.result.said}.`,
-      },
-      view.feedback,
-    );
-    make('p', { textContent: step.explain(report, base.report) }, view.feedback);
+    writeVerdict(view, step, given, report, base.report);
     return report;
-  }
-
-  // Why the memory figure moves when a step opens the Advanced section: the same layout under
-  // the book's count (weights, gradients and optimizer) and under the section's.
-  async function memoryWords(state, report) {
-    const book = await evaluate(changeMany(state, { advanced: false }));
-    if (book.error) return '';
-    return (
-      `Advanced counts memory as a real run does (activations too, and each stage’s whole ` +
-      `layers), so the busiest GPU needs ${fmt.bytes(report.memory.per_gpu_bytes)}, where the ` +
-      `book’s count of weights, gradients and optimizer gave ${fmt.bytes(book.report.memory.per_gpu_bytes)}.`
-    );
   }
 
   async function check(step, given) {
@@ -445,7 +443,7 @@ export function createExercises(section, { evaluate, show, current, stepper: one
     const to = current();
     const words = [changeWords(from, to) || 'The lab already showed this state.'];
     if (report && to.advanced && !from.advanced && to.gpus === from.gpus) {
-      words.push(await memoryWords(step.state(), report));
+      words.push(await memoryWords(evaluate, step.state(), report));
     }
     make('p', { className: 'exercise-change', textContent: words.join(' ') }, view.feedback);
     await shown;

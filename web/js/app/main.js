@@ -53,13 +53,13 @@ const lab = mount(document.querySelector('#lab'), {
   },
 });
 
-// "What to notice" quotes the book's data-parallel-only case, whatever the lab shows.
+// "What to notice" quotes the book's data-parallel-only case, whatever the lab shows, and
+// names the model it is about.
 getLab()
   .then((core) => {
-    fill(
-      'data-only-memory',
-      fmt.bytes(core.evaluateSummary(toScenario(defaults())).memory.per_gpu_bytes),
-    );
+    const book = core.evaluateSummary(toScenario(defaults()));
+    fill('data-only-memory', fmt.bytes(book.memory.per_gpu_bytes));
+    fill('data-only-model', fmt.model(book.scenario.model));
   })
   .catch(() => {}); // the lab itself says why it could not start
 

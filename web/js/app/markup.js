@@ -98,7 +98,8 @@ export const MARKUP = `
   <p class="rule">The chapter's rule of thumb: TP innermost (in a node), PP next, DP
     outermost — following each method's appetite for bandwidth. Context parallelism sits just
     outside TP (Megatron-Core's tp-cp order); expert groups are carved out of the data- and
-    context-parallel ranks.</p></details>
+    context-parallel ranks.</p>
+  <p class="small link-rates"></p></details>
 </section>
 
 <div class="grid-more">

@@ -167,6 +167,19 @@ export const gpuWords = {
 export const gpu = (name) =>
   name && name !== 'custom' ? (gpuWords[name] ?? String(name)) : 'custom GPU';
 
+// Megatron-Core's recompute_modules (and torchtitan's policy) in words, beside the values the
+// core's schema allows.
+export const recomputeModuleWords = {
+  core_attn: 'core attention',
+  moe_act: 'MoE activation',
+  layernorm: 'layer norms',
+  mla_up_proj: 'MLA up-projections',
+  mlp: 'MLP',
+  moe: 'MoE layers',
+  shared_experts: 'shared experts',
+  every_other_matmul: 'every other matmul',
+};
+
 // The precision presets in words: the recipe's name and what it stores.
 export const precisionWords = {
   mixed_bf16: 'BF16 mixed (FP32 master and Adam)',

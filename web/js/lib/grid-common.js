@@ -11,9 +11,9 @@ export function tileColour(pp, ppDegree, tp, tpDegree) {
   return { fill: `oklch(${lightness.toFixed(3)} 0.13 ${hue.toFixed(1)})`, dark: lightness < 0.58 };
 }
 
-// lab.ranks() is an Int32Array of [dp, tp, pp, cp, ep, node] per active rank (RANK_INTS
+// lab.ranks() is an Int32Array of [dp, tp, pp, cp, ep, node, expert group] per active rank (RANK_INTS
 // each); ranks past its end are idle (no seam on: one GPU trains, the rest wait).
-export const RANK_INTS = 6;
+export const RANK_INTS = 7;
 export function placeOf(ranks, r) {
   const i = RANK_INTS * r;
   if (r < 0 || i >= ranks.length) return undefined;
@@ -25,6 +25,7 @@ export function placeOf(ranks, r) {
     cp: ranks[i + 3],
     ep: ranks[i + 4],
     node: ranks[i + 5],
+    expertGroup: ranks[i + 6],
   };
 }
 
@@ -50,11 +51,9 @@ export function splitNote(runs, dp) {
 
 // The ranks sharing a GPU's tensor group (same dp, pp, cp), pipeline (same dp, tp, cp),
 // data-parallel group (same tp, pp, cp), context group (same dp, tp, pp) and expert group (same
-// tp and pp, and the same run of EP consecutive data-and-context ranks x = cp + CP dp: the core's
-// layout.h), read off the core's coordinates.
-export function groupsOf(ranks, place, { cp: CP = 1, ep: EP = 1 } = {}) {
+// tp, pp and expert group, which the core numbers: layout.h), read off the core's coordinates.
+export function groupsOf(ranks, place) {
   const groups = { tp: [], pp: [], dp: [], cp: [], ep: [] };
-  const block = Math.floor((place.cp + CP * place.dp) / EP);
   for (let q = 0, i = 0; i < ranks.length; q++, i += RANK_INTS) {
     const sameDp = ranks[i] === place.dp;
     const sameTp = ranks[i + 1] === place.tp;
@@ -64,9 +63,7 @@ export function groupsOf(ranks, place, { cp: CP = 1, ep: EP = 1 } = {}) {
     if (sameDp && sameTp && sameCp) groups.pp.push(q);
     if (sameTp && samePp && sameCp) groups.dp.push(q);
     if (sameDp && sameTp && samePp) groups.cp.push(q);
-    if (sameTp && samePp && Math.floor((ranks[i + 3] + CP * ranks[i]) / EP) === block) {
-      groups.ep.push(q);
-    }
+    if (sameTp && samePp && ranks[i + 6] === place.expertGroup) groups.ep.push(q);
   }
   return groups;
 }

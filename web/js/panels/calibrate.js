@@ -125,7 +125,7 @@ function build(section) {
 // and MFU (lib/runlog.js). Returns what the note says.
 function readLine(ui, scenario) {
   const gpu = scenario && {
-    name: scenario.gpu,
+    name: fmt.gpu(scenario.gpu),
     peak_tflops: scenario.gpu_peak_tflops,
     fp8_tflops: scenario.gpu_fp8_tflops,
   };

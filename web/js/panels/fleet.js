@@ -502,7 +502,7 @@ export function createFleet({ after, legend, readout }) {
   function highlight(r) {
     const s = view.shape;
     const place = r >= 0 ? placeOf(ranks, r) : undefined;
-    const groups = place ? groupsOf(ranks, place, report.degrees) : null;
+    const groups = place ? groupsOf(ranks, place) : null;
     layers.hl.replaceChildren(...(r < 0 ? [] : lit(s, cellPath, report, r, place, groups)));
     describe(readout, report, r, place, groups, {
       hint:

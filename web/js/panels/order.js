@@ -11,13 +11,10 @@ const WHERE = {
   network: 'groups span nodes: the network',
 };
 
-// Whether an NVLink domain (the core's report.domain_gpus) spans nodes (trays).
-const trays = (report) => report.domain_gpus > report.scenario.gpus_per_node;
-
 // Where a seam's groups sit, by the level of the fleet the core says they ride.
 function whereText(c, report) {
   const s = report.scenario;
-  if (c.level === 'nvlink_domain' && trays(report)) {
+  if (c.level === 'nvlink_domain' && report.domain_spans_nodes) {
     return 'groups stay inside an NVLink domain: NVLink, across its nodes';
   }
   if (c.level === 'rail') return 'groups span nodes, each on one rail: the network';
@@ -65,7 +62,7 @@ function costLine(p, report, ruleOrder) {
       "The chapter's rule: TP innermost, PP next, DP outermost, so the chattiest seam " +
         'gets the fastest links.',
     );
-    if (trays(report)) {
+    if (report.domain_spans_nodes) {
       p.append(
         ` On NVLink domains of ${fmt.integer(report.domain_gpus)} GPUs it reads: TP, ` +
           'EP and CP inside the domain, PP along a rail, DP across the spine.',

@@ -40,11 +40,13 @@ function inputsKey(scenario) {
 }
 
 const layoutOf = (p) => fmt.degrees(p.degrees);
-// The recomputation in words, with the offloaded layers and FP8 the plan chose beside it.
+// The recomputation in words, with the offloaded layers the plan chose beside it.
 function recomputeOf(p) {
   const n = p.recompute_layers;
   const layers = n === 1 ? 'first layer' : `first ${n} layers`;
-  const modules = (p.recompute_modules ?? []).map((m) => m.replaceAll('_', ' ')).join(', ');
+  const modules = (p.recompute_modules ?? [])
+    .map((m) => fmt.recomputeModuleWords[m] ?? m)
+    .join(', ');
   const how = {
     none: 'none',
     selective: `selective (${modules})`,
@@ -52,7 +54,7 @@ function recomputeOf(p) {
   }[p.recompute];
   const k = p.offload_layers ?? 0;
   const offload = k > 0 ? `, ${k === 1 ? 'last layer' : `last ${k} layers`} offloaded` : '';
-  return `${how ?? p.recompute}${offload}${p.fp8 ? ', FP8' : ''}`;
+  return `${how ?? p.recompute}${offload}`;
 }
 const scheduleOf = (p) =>
   p.schedule === 'interleaved' ? `interleaved, v = ${p.virtual_stages}` : fmt.schedule(p.schedule);
@@ -80,6 +82,7 @@ const COLUMNS = [
     v: (p) => Number(p.sequence_parallel),
     t: (p) => (p.sequence_parallel ? 'on' : 'off'),
   },
+  { h: 'FP8', v: (p) => Number(p.fp8), t: (p) => (p.fp8 ? 'on' : 'off') },
   { h: 'Micro-batch', v: (p) => p.micro_batch, t: (p) => String(p.micro_batch), num: true },
   { h: 'Schedule', v: (p) => p.virtual_stages, t: scheduleOf },
   {
@@ -100,7 +103,7 @@ const COLUMNS = [
     num: true,
   },
 ];
-const STEP = 7; // the default order: the core's, by step time
+const STEP = 8; // the default order: the core's, by step time
 // The note over a table whose search had other inputs.
 const STALE = {
   className: 'small plan-stale',

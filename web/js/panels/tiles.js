@@ -232,7 +232,7 @@ function labelNodes(svg, shape, report) {
   const s = report.scenario;
   shape.nodeLabels.forEach((label, n) => {
     const count = Math.min(shape.perNode, shape.gpus - n * shape.perNode);
-    setText(label, `node ${n} · ${count} GPUs on NVLink (${s.nvlink_gb_s} GB/s)`);
+    setText(label, `node ${n} · ${count} GPUs on NVLink (${s.nvlink_gb_s} GB/s peak)`);
   });
   for (const label of shape.gapLabels)
     setText(label, `↕ network between nodes (${s.network_gb_s} GB/s)`);
@@ -344,7 +344,7 @@ export function createTiles({ svg, legend, readout, maxCols }) {
   function highlight(r) {
     svg.classList.toggle('highlighting', r >= 0);
     const place = r >= 0 ? placeOf(ranks, r) : undefined;
-    const groups = place ? groupsOf(ranks, place, report.degrees) : null;
+    const groups = place ? groupsOf(ranks, place) : null;
     const roleOf = new Map();
     // A GPU in several of the picked GPU's groups shows the innermost one.
     if (groups) {

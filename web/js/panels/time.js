@@ -28,7 +28,9 @@ const RATES = [
 // efficiency is null where the GPU's calibrated value applies).
 function noteText(t, s, state) {
   const source =
-    state?.efficiency != null ? 'the efficiency input' : `${s.gpu ?? 'the GPU'}'s calibrated value`;
+    state?.efficiency != null
+      ? 'the efficiency input'
+      : `${s.gpu ? fmt.gpu(s.gpu) : 'the GPU'}'s calibrated value`;
   return (
     `The pipeline runs at the pace of its slowest stage (stage ${t.slowest_stage}): its ` +
     `matmuls (recomputation included) at ${t.matmul_efficiency} of the ${s.gpu_peak_tflops} ` +

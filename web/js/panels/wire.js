@@ -15,9 +15,8 @@ const BEYOND_THE_BOOK = new Set(['context', 'expert']);
 // oversubscribed network.
 function linkWords(c, report) {
   const s = report.scenario;
-  const domain = report.domain_gpus;
-  if (c.link === 'nvlink' && domain > s.gpus_per_node)
-    return `NVLink (in its ${domain}-GPU domain)`;
+  if (c.link === 'nvlink' && report.domain_spans_nodes)
+    return `NVLink (in its ${report.domain_gpus}-GPU domain)`;
   if (c.link === 'network' && s.network_oversubscription > 1) {
     return c.level === 'rail'
       ? 'network (one rail)'
@@ -72,6 +71,18 @@ export function createWire(root) {
     };
   });
   const dataBook = rows[0].book.innerHTML; // the book's sentence, for ZeRO off
+  const rates = root.closest('.wire-panel')?.querySelector('.link-rates');
+
+  // Why a card's NVLink is slower than the node's: the cards give the rate a collective reaches
+  // (the scenario's efficiencies), the grid's node headers the link's peak.
+  function ratesSentence(s) {
+    if (!rates) return;
+    const text =
+      'Each card’s link runs at the rate collectives reach on it (nccl-tests’ bus bandwidth): ' +
+      `NVLink ${fmt.percent(s.nvlink_efficiency)} of its ${s.nvlink_gb_s} GB/s peak, the ` +
+      `network ${fmt.percent(s.network_efficiency)} of its ${s.network_gb_s} GB/s.`;
+    if (rates.textContent !== text) rates.textContent = text;
+  }
 
   // The data seam's sentence follows ZeRO: reduce-scatter and all-gather in place of the
   // book's all-reduce (the collective's name is the core's).
@@ -94,6 +105,7 @@ export function createWire(root) {
   return {
     update(report) {
       dataSentence(report);
+      ratesSentence(report.scenario);
       for (const row of rows) {
         const c = report.comms[row.seam];
         if (BEYOND_THE_BOOK.has(row.seam)) {

@@ -24,7 +24,13 @@
 //   label, unit, hint, step, labels: for the control (unit: the schema's unless given, '' for
 //             none; '{range}' in a hint is the row's range in words; labels: words for choices)
 
-import { gpuWords, modelWords, precisionWords, scheduleWords } from '../lib/format.js';
+import {
+  gpuWords,
+  modelWords,
+  precisionWords,
+  recomputeModuleWords,
+  scheduleWords,
+} from '../lib/format.js';
 
 // The Advanced form's fieldsets, in order; which rows sit in each is the schema's `group`.
 export const GROUPS = Object.freeze([
@@ -526,6 +532,7 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'select',
     label: 'Recomputed modules',
+    labels: recomputeModuleWords,
   },
   {
     name: 'recompute_layers',
