@@ -429,6 +429,7 @@ std::string timeline_json(int stages, int microbatches, std::string_view schedul
               {"microbatches", m},
               {"shown_microbatches", shown},
               {"span", span},
+              {"ends_overlap", ends_overlap(sch, p, m)},
               {"blocks", blocks}}
       .dump();
 }

@@ -172,11 +172,68 @@ Orders v_few_orders(int p, int m) {
   return orders;
 }
 
+// ZB-V from 2p micro-batches on (timeline.h): slot by slot, each GPU runs the first of its
+// passes that is ready, in this order: a backward (the oldest micro-batch, the later chunk
+// first, so gradients drain), a forward while fewer than 2p chunks' activations wait for their
+// backward (1F1B's peak, which ZB-V keeps: Qi et al. 2024), the oldest waiting W. Each GPU then
+// runs without a gap from its first forward (GPU i at slot i) to its last W, 6m slots later:
+// the V's zero bubble, which the step's ends overlap with the steps before and after.
+std::vector<TimelineBlock> v_steady_blocks(int p, int m) {
+  const int chain = 2 * p;
+  std::vector<int> f_end(chain * m, -1), b_end(chain * m, -1);
+  std::vector<int> next_f(chain, 0), next_b(chain, 0), held(p, 0);
+  std::vector<std::vector<std::pair<int, int>>> waiting(p);  // (position, micro-batch) of a W
+  std::vector<TimelineBlock> out;
+  const int total = 3 * chain * m;
+  const auto done_by = [](int end, int t) { return end >= 0 && end <= t; };
+  for (int t = 0; static_cast<int>(out.size()) < total && t <= 6 * m + chain; ++t) {
+    for (int i = 0; i < p; ++i) {
+      const int at[2] = {chain - 1 - i, i};  // the later chunk's place in the chain first
+      int pick = -1;
+      Pass pass = Pass::kWeight;
+      for (int j : at) {  // a backward: the oldest micro-batch, the later chunk on a tie
+        const int k = next_b[j];
+        if (k >= m) continue;
+        const int input = j == chain - 1 ? f_end[j * m + k] : b_end[(j + 1) * m + k];
+        if (done_by(input, t) && (pick < 0 || k < next_b[pick])) pick = j, pass = Pass::kBackward;
+      }
+      for (int j : at) {  // else a forward, within the activations 1F1B holds
+        const int k = next_f[j];
+        if (pick >= 0 && pass == Pass::kBackward) break;
+        if (k >= m || held[i] >= chain) continue;
+        if ((j == 0 || done_by(f_end[(j - 1) * m + k], t)) && (pick < 0 || k < next_f[pick])) {
+          pick = j, pass = Pass::kForward;
+        }
+      }
+      if (pick >= 0 && pass == Pass::kForward) {
+        const int k = next_f[pick]++;
+        f_end[pick * m + k] = t + 1;
+        ++held[i];
+        out.push_back({i, k, Pass::kForward, t, 1});
+      } else if (pick >= 0) {
+        const int k = next_b[pick]++;
+        b_end[pick * m + k] = t + 1;
+        --held[i];
+        waiting[i].push_back({pick, k});
+        out.push_back({i, k, Pass::kBackward, t, 1});
+      } else if (!waiting[i].empty()) {
+        out.push_back({i, waiting[i].front().second, Pass::kWeight, t, 1});
+        waiting[i].erase(waiting[i].begin());
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int drawn_microbatches(Schedule schedule, int p, int m) {
   if (schedule == Schedule::kZbV && p > 1 && m < p) return m;
   return std::max(m, least_drawn_microbatches(schedule, p));
+}
+
+bool ends_overlap(Schedule schedule, int p, int m) {
+  return schedule == Schedule::kZbV && p > 1 && m >= p;
 }
 
 int least_drawn_microbatches(Schedule schedule, int p) {
@@ -229,7 +286,9 @@ std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int p, int m) {
   for (int i = 0; i < p; ++i) route.chains[0].push_back({i, 0});
   for (int i = p - 1; i >= 0; --i) route.chains[0].push_back({i, 1});
   route.first_microbatch = {0};
-  if (schedule == Schedule::kZbV && m < p) return lay_out(p, v_few_orders(p, m), route, m);
+  if (schedule == Schedule::kZbV) {
+    return m < p ? lay_out(p, v_few_orders(p, m), route, m) : v_steady_blocks(p, m);
+  }
   for (int i = 0; i < p; ++i) orders[i] = dual_order(p, i, m);
   return lay_out(p, orders, route, m);
 }

@@ -35,18 +35,30 @@ std::vector<TimelineBlock> one_f_one_b_timeline(int stages, int microbatches);
 //   DualPipe            DeepSeek's per-rank order (DualPipe repository, dualpipe.py: 8 steps of
 //                       forwards, zero-bubble backwards and forward-backward pairs, drawn one
 //                       after the other) over two directions of m/2 micro-batches each
-//   DualPipeV, ZB-V     the same order cut in half onto a V of 2 chunks per GPU (dualpipev.py);
-//                       ZB-V drawn in DualPipeV's order, its V placement's
+//   DualPipeV           the same order cut in half onto a V of 2 chunks per GPU (dualpipev.py)
+//   ZB-V, m >= 2p       its own V (Qi et al. 2024): each slot a ready backward first, else a
+//                       forward within 1F1B's activations (2p chunks), else a waiting W; GPU i
+//                       runs from slot i to slot 6m + i without a gap, so the span is
+//                       6m + p - 1 and the slanted ends are the steps before and after
+//                       (ends_overlap); drawn from m >= p on with 2p micro-batches
 //   ZB-V, m < p         every forward through the V one GPU's forward apart, then every
 //                       backward one B apart, each W in the first free slot after its B: the
 //                       span pipeline.h few_microbatch_span counts, 4 (p + m - 1) + 1 units or,
 //                       where the W wait at the V's turn, 2 (p + m - 1) + p - 1 + 4m
 std::vector<TimelineBlock> schedule_timeline(Schedule schedule, int stages, int microbatches);
 
+// Whether the drawing's slanted start and end belong to the steps before and after it, not to
+// the bubble: ZB-V's V from p micro-batches on, whose GPUs each run one slot after the last
+// and stop one slot after it. The zero-bubble schedules' optimizer step runs without a barrier
+// across the stages (Qi et al. 2023, arXiv:2401.10241: bypassing optimizer synchronizations),
+// so the next step's first forwards fill the end; the model counts no bubble for it
+// (pipeline.h bubble_scale).
+bool ends_overlap(Schedule schedule, int stages, int microbatches);
+
 // The fewest micro-batches the schedule's drawing lays out (its requirement, pipeline.h).
 int least_drawn_microbatches(Schedule schedule, int stages);
 // The micro-batches the drawing of m lays out: m, or the fewest it needs (ZB-V draws m < p as
-// it runs them, and from p on in DualPipeV's order, which needs 2p).
+// it runs them, and from p on its gapless V, which needs 2p).
 int drawn_microbatches(Schedule schedule, int stages, int microbatches);
 
 // Why the schedule cannot run `stages` stages and `microbatches` micro-batches, under the key

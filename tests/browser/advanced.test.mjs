@@ -227,7 +227,34 @@ describe('advanced section', () => {
     assert.deepEqual([seen.fwd, seen.bwd], ['16', '16']);
     assert.match(seen.key, /weight gradient/);
     assert.equal(seen.bubble, fmt.percent(report.pipeline.bubble_fraction));
+
+    // ZB-V: the core counts no bubble, and the drawing shows no idle slot. Llama 3 8B's 32
+    // layers split into 2 chunks on each of 4 stages; m = 32 / 4 = 8 = 2p.
+    await setField(page, 'model', 'llama3-8b');
+    await setField(page, 'global_batch', 32);
+    await setField(page, 'schedule', 'zb_v');
+    await page.waitForFunction(
+      () => document.querySelector('.timeline .tl-wgt').dataset.blocks === String(2 * 4 * 8),
+    );
+    const v = await page.locator('.timeline').evaluate((el) => ({
+      bubble: el.querySelectorAll('dl dd')[2].textContent,
+      // Each stage's row (where an idle slot would show) against its blocks' length.
+      rows: [
+        ...el
+          .querySelector('.tl-idle')
+          .getAttribute('d')
+          .matchAll(/h([\d.]+)v/g),
+      ].map((x) => Number(x[1])),
+      note: el.querySelector('.timeline-key + p').textContent,
+    }));
+    assert.equal(v.bubble, '0%');
+    const u = (640 - 34) / (6 * 8 + 4 - 1); // the span: 6m slots and p - 1 of stagger
+    assert.equal(v.rows.length, 4);
+    for (const w of v.rows) assert.ok(Math.abs(w - 6 * 8 * u) < 1e-6, `a row ${w} wide`);
+    assert.match(v.note, /without an idle slot.*the bubble is 0\./);
     await setField(page, 'schedule', '1f1b');
+    await setField(page, 'model', 'book-16b');
+    await setField(page, 'global_batch', 16);
     await setField(page, 'degrees', 'auto');
   });
 

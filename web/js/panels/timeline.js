@@ -54,11 +54,23 @@ function drawTimeline(layers, tl) {
   layers.drawing.setAttribute('viewBox', `0 0 ${W} ${height + AXIS}`);
   const pad = rowH > 6 ? 1.5 : 0.25;
   const { fwd, bwd, wgt, text } = blockPaths(tl, rowH, u, pad);
-  const span = tl.span * u;
-  const rows = Array.from(
-    { length: tl.stages },
-    (_, s) => `M${LEFT} ${s * rowH + pad}h${span}v${rowH - 2 * pad}h${-span}z`,
-  );
+  // Each stage's row behind its blocks, where an idle slot shows: the whole span, or where the
+  // core says the ends belong to the steps before and after (ZB-V), from its first block to
+  // its last.
+  const from = new Array(tl.stages).fill(0);
+  const to = new Array(tl.stages).fill(tl.span);
+  if (tl.ends_overlap) {
+    from.fill(tl.span);
+    to.fill(0);
+    for (const [stage, , , start, duration] of tl.blocks) {
+      from[stage] = Math.min(from[stage], start);
+      to[stage] = Math.max(to[stage], start + duration);
+    }
+  }
+  const rows = from.map((a, s) => {
+    const w = (to[s] - a) * u;
+    return `M${LEFT + a * u} ${s * rowH + pad}h${w}v${rowH - 2 * pad}h${-w}z`;
+  });
   layers.rows.setAttribute('d', rows.join(''));
   layers.fwd.setAttribute('d', fwd.join(''));
   layers.bwd.setAttribute('d', bwd.join(''));
@@ -79,9 +91,18 @@ function drawTimeline(layers, tl) {
   layers.axis.replaceChildren(...ticks, time);
 }
 
-// What the drawing leaves out, and why the bubble is there.
-function pipelineNote(pp, v, schedule) {
+// What the drawing leaves out, and why the bubble is there; `overlap`: the drawing's ends
+// belong to the steps before and after (the core's ends_overlap), so nothing is idle.
+function pipelineNote(pp, v, schedule, overlap) {
   if (pp === 1) return 'One stage: no pipeline, so no bubble.';
+  if (overlap) {
+    return (
+      '2 chunks per GPU in a V: each GPU runs without an idle slot from its first forward to ' +
+      'its last weight gradient. The slanted start and end are not idle: the zero-bubble ' +
+      'schedules run the optimizer step without a barrier across the stages, so the step ' +
+      'before and the one after fill them, and the bubble is 0.'
+    );
+  }
   const interleaved =
     schedule === 'interleaved'
       ? `Drawn as plain 1F1B; interleaving gives each GPU ${v} chunks of layers and divides ` +
@@ -89,7 +110,7 @@ function pipelineNote(pp, v, schedule) {
       : '';
   const split = {
     zb_h1: 'W (the weight gradient, which no stage waits for) runs where 1F1B idled. ',
-    zb_v: "2 chunks per GPU in a V, drawn in DualPipeV's order; the core counts no bubble. ",
+    zb_v: '2 chunks per GPU in a V; with fewer micro-batches than stages it cannot fill them. ',
     dualpipe: 'Micro-batches enter from both ends; each GPU holds two stages. ',
     dualpipe_v: 'DualPipe cut in half onto a V of 2 chunks per GPU. ',
   }[schedule];
@@ -144,6 +165,10 @@ export function createTimeline(root, { plannerLab }) {
   setKey(false);
   const note = make('p', { className: 'small' }, section);
   let drawnKey = '';
+  let overlap = false; // the last drawing's ends are the neighbouring steps' (tl.ends_overlap)
+  let noteArgs = [1, 1, '1f1b'];
+  const setNote = () =>
+    (note.textContent = pipelineNote(...noteArgs, overlap && noteArgs[2] === 'zb_v'));
   // The drawing waits until the panel first comes within half a screen of view: the planner's
   // module it needs is large, and a reader who never scrolls here (or a search asked by URL,
   // which runs in a worker) should not load it on the page's thread.
@@ -175,6 +200,8 @@ export function createTimeline(root, { plannerLab }) {
     }
     drawing.style.display = '';
     drawTimeline(layers, tl);
+    overlap = tl.ends_overlap === true;
+    setNote();
     const all = fmt.integer(m);
     shown.textContent =
       tl.shown_microbatches < m
@@ -209,7 +236,8 @@ export function createTimeline(root, { plannerLab }) {
       const split = schedule !== '1f1b' && schedule !== 'interleaved';
       if (heading) heading.textContent = `Pipeline schedule (${fmt.schedule(schedule)})`;
       f.bubble.title = split ? '' : v > 1 ? '(p − 1) / (v · m)' : '(p − 1) / m';
-      note.textContent = pipelineNote(pp, v, schedule);
+      noteArgs = [pp, v, schedule];
+      setNote();
       setKey(split && pp > 1);
       const next = `${pp}|${p.microbatches}|${schedule}`;
       if (next !== drawnKey) {
