@@ -50,6 +50,24 @@ TEST(Planner, OnAnNvl72TensorParallelismUsesTheDomain) {
   EXPECT_GT(tray.top[0].step_s, r.top[0].step_s);
 }
 
+// Llama 3 8B at 8,192 tokens on one H100 node: the best layout splits the sequence (CP 2), and
+// the reason names the link its K/V ride in words ("NVLink"), not the report's "nvlink".
+TEST(Planner, TheReasonNamesLinksInWords) {
+  Scenario s;
+  s.gpus = 8;
+  s.gpu = *find_gpu("H100-80GB");
+  s.model = *find_model("llama3-8b");
+  s.model.params = shape_params(s.model, 8192);
+  s.seq_len = 8192;
+  s.global_batch = 64;
+  s.memory_model = MemoryModel::kFull;
+  const PlanResult r = plan(s, 3);
+  ASSERT_FALSE(r.top.empty());
+  ASSERT_GT(r.top[0].degrees.cp, 1) << r.why_best;
+  EXPECT_NE(r.why_best.find("its K/V ride NVLink)"), std::string::npos) << r.why_best;
+  EXPECT_EQ(r.why_best.find("nvlink"), std::string::npos) << r.why_best;
+}
+
 TEST(Planner, TheArticleBeforeANumberIsTheSpokenOne) {
   EXPECT_EQ(article("8.96%"), "an");
   EXPECT_EQ(article("80 GB"), "an");

@@ -269,6 +269,11 @@ std::vector<std::string> batch_warnings(const Scenario& base, const PlanResult& 
   return out;
 }
 
+// A link in words: the report's "nvlink" and "network".
+std::string link_words(const std::string& link) {
+  return link == "nvlink" ? "NVLink" : link == "network" ? "the network" : link;
+}
+
 std::string explain(const Scenario& base, const PlanResult& r) {
   if (r.top.empty()) return why_none(base, r);
   const Plan& p = r.top.front();
@@ -296,11 +301,11 @@ std::string explain(const Scenario& base, const PlanResult& r) {
                   : ", no pipeline bubble";
   if (d.cp > 1) {
     why += ", CP " + std::to_string(d.cp) + " splits each sequence (its K/V ride " +
-           p.comms.context.link + ")";
+           link_words(p.comms.context.link) + ")";
   }
   if (d.ep > 1) {
     why += ", EP " + std::to_string(d.ep) + " splits the experts (their all-to-alls ride " +
-           p.comms.expert.link + ")";
+           link_words(p.comms.expert.link) + ")";
   }
   why += ", and it needs " + gb(p.per_gpu_bytes) + " of the " + gb(base.gpu.memory_gb * 1e9) +
          " per GPU";

@@ -238,6 +238,9 @@ describe('planner and Compare', () => {
       );
       const i = core.plans.findIndex((p) => p.fp8);
       assert.ok(i >= 0, 'a plan with FP8 GEMMs');
+      // The reason in words: the best layout splits the sequence, its K/V on "NVLink".
+      assert.equal(core.plans[0].degrees.cp, 2);
+      assert.match(await page.locator('.why-best').textContent(), /its K\/V ride NVLink\)/);
       // Its row says FP8 in a column of its own, not in the recomputation's ("none, FP8").
       const head = await page.locator('table.plans thead th').allTextContents();
       const cells = await rows.nth(i).evaluate((tr) => [...tr.cells].map((c) => c.textContent));
