@@ -254,12 +254,20 @@ describe('planner and Compare', () => {
       const settings = await page
         .locator('.compare-table tr.setting')
         .evaluateAll((trs) => trs.map((tr) => tr.dataset.row));
-      assert.ok(settings.includes('precision.fp8'), settings.join(', '));
+      // The precision is one row: the same bytes, the matmuls in FP8 against BF16.
       assert.deepEqual(
-        settings.filter((key) => key.startsWith('precision') && key !== 'precision.fp8'),
-        [],
-        'no row for bytes that are the same',
+        settings.filter((key) => key.startsWith('precision')),
+        ['precision'],
+        settings.join(', '),
       );
+      const precisionCells = () =>
+        page
+          .locator('.compare-table tr[data-row="precision"] td')
+          .evaluateAll((tds) => tds.map((td) => td.textContent));
+      assert.deepEqual(await precisionCells(), [
+        '16 B/param (2 weight, 2 gradient, 4 master, 4 + 4 Adam), FP8 matmuls',
+        '16 B/param (2 weight, 2 gradient, 4 master, 4 + 4 Adam)',
+      ]);
       // Pinned full (three plans): the table fits its column at 1440 px, the current state's
       // column whole on the screen, not cut off behind a scroll.
       for (const k of [0, 1, 2].filter((k) => k !== i).slice(0, 2)) {
@@ -278,6 +286,21 @@ describe('planner and Compare', () => {
       assert.ok(
         current.x + current.width <= WIDE.width,
         `the current column ends at ${current.x + current.width}`,
+      );
+      // Another precision preset for the current state: still one row, not one per byte.
+      await page.locator('[data-state="precision"]').first().selectOption('fp32');
+      await page.waitForFunction(() =>
+        /16 B\/param \(4 weight/.test(
+          document.querySelector('.compare-table tr[data-row="precision"] td.current')?.textContent,
+        ),
+      );
+      assert.deepEqual(
+        await page
+          .locator('.compare-table tr.setting')
+          .evaluateAll((trs) =>
+            trs.map((tr) => tr.dataset.row).filter((k) => /^precision/.test(k)),
+          ),
+        ['precision'],
       );
       assert.deepEqual(problems, []);
     } finally {

@@ -103,12 +103,21 @@ const valueText = (v) =>
         ? fmt.count(v)
         : String(v);
 
-// A report's scenario with its precision as the core resolved it (a preset's name, or the
-// bytes a planner's row wrote out, read alike): only the bytes and FP8 are compared, so a
-// plan that turns FP8 on differs in that one row, not in every byte of a written-out table.
+// A report's precision in one line, as the core resolved it (a preset's name, or the bytes a
+// planner's row wrote out, read alike): the bytes per parameter and what the matmuls run in,
+// so a plan that turns FP8 on differs in one row, not in every byte of a written-out table.
+function precisionText(p) {
+  const gemms = p.fp4 ? ', NVFP4 matmuls' : p.fp8 ? ', FP8 matmuls' : '';
+  const bytes = (v) => fmt.count(v);
+  return (
+    `${bytes(p.bytes_per_param)} B/param (${bytes(p.weight)} weight, ${bytes(p.grad)} ` +
+    `gradient, ${bytes(p.master)} master, ${bytes(p.adam_m)} + ${bytes(p.adam_v)} Adam)${gemms}`
+  );
+}
+
+// A report's scenario, its precision one field (precisionText).
 function resolved(r) {
-  const { name, bytes_per_param, ...precision } = r.precision;
-  return { ...r.scenario, precision };
+  return { ...r.scenario, precision: precisionText(r.precision) };
 }
 
 // Every field whose value differs between the columns: [{ key, label, texts }], a text per
