@@ -252,6 +252,13 @@ describe('advanced section', () => {
     assert.equal(v.rows.length, 4);
     for (const w of v.rows) assert.ok(Math.abs(w - 6 * 8 * u) < 1e-6, `a row ${w} wide`);
     assert.match(v.note, /without an idle slot.*the bubble is 0\./);
+    // m = 6, between p and 2p: drawn with the 2p its order needs, and said so.
+    await setField(page, 'global_batch', 24);
+    await page.waitForFunction(() =>
+      /^Drawn with 8 micro-batches, .*the step runs 6\.$/.test(
+        document.querySelector('.timeline-shown').textContent,
+      ),
+    );
     await setField(page, 'schedule', '1f1b');
     await setField(page, 'model', 'book-16b');
     await setField(page, 'global_batch', 16);

@@ -203,11 +203,15 @@ export function createTimeline(root, { plannerLab }) {
     overlap = tl.ends_overlap === true;
     setNote();
     const all = fmt.integer(m);
+    const drawn = fmt.integer(tl.shown_microbatches);
     shown.textContent =
       tl.shown_microbatches < m
-        ? `Showing ${fmt.integer(tl.shown_microbatches)} of ${all} micro-batches (the schedule ` +
-          'repeats; the bubble is at the start and the end).'
-        : `All ${all} micro-batches of one step.`;
+        ? `Showing ${drawn} of ${all} micro-batches (the schedule repeats; the bubble is at ` +
+          'the start and the end).'
+        : tl.shown_microbatches > m
+          ? `Drawn with ${drawn} micro-batches, the fewest its order is drawn with; the step ` +
+            `runs ${all}.`
+          : `All ${all} micro-batches of one step.`;
     shown.dataset.shown = String(tl.shown_microbatches);
     drawing.setAttribute(
       'aria-label',
