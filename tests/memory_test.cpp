@@ -184,6 +184,11 @@ TEST(ActivationsByModule, EachModuleDropsItsOwnTensors) {
   // projection's input 2 -> 1, the second MLP matmul's input 8 -> 4 (2f bytes, f = 4h).
   c.fp8 = true;
   EXPECT_DOUBLE_EQ(stored(0), 27 * sbh / t);
+  // NVFP4 at 0.5625 bytes (4-bit values, an E4M3 scale per 16): 4 -> 1.125, 2 -> 0.5625,
+  // 8 -> 2.25.
+  c.fp8 = false;
+  c.fp4 = true;
+  EXPECT_DOUBLE_EQ(stored(0), 23.9375 * sbh / t);
 }
 
 // Side by side with Megatron-LM's megatron/training/theoretical_memory_usage.py (its

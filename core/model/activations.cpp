@@ -8,7 +8,8 @@
 namespace pe {
 
 ActivationCase activation_case(const Scenario& s, int tp, int cp) {
-  return {s.micro_batch, tp, cp, s.sequence_parallel, s.flash_attention, s.precision.fp8};
+  return {s.micro_batch,  tp, cp, s.sequence_parallel, s.flash_attention, s.precision.fp8,
+          s.precision.fp4};
 }
 
 EveryOtherMatmul every_other_matmul(const ModelShape& shape, const LayerShape& layer) {
@@ -60,7 +61,8 @@ double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, cons
     return (c.sequence_parallel ? (input + inside) / t : input + inside / t) / c.cp;
   }
   const AttentionShape& at = layer.attention;
-  const double norm_outputs = modules & kLayernorm ? 0.0 : (c.fp8 ? 2.0 : 4.0) * sbh;
+  const double q = c.gemm_input_bytes();  // the GEMMs' cached inputs' bytes per element
+  const double norm_outputs = modules & kLayernorm ? 0.0 : 2 * q * sbh;
   // MLA's latents, the up projections' inputs, are kept whatever is recomputed and, as the rest
   // of MLA's activations are counted as multi-head attention's, not counted.
   const bool up_proj = at.up_proj_params > 0 && (modules & kMlaUpProj);
@@ -69,9 +71,9 @@ double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, cons
   const double masks = shape.dropout() ? 2.0 * sbh : 0.0;
   const double outside = 4.0 * sbh + norm_outputs + masks;
   const double qkv = up_proj ? 0.0 : (2.0 + 4.0 * at.kv_fraction) * sbh;
-  const double attn_out = (c.fp8 ? 1.0 : 2.0) * sbh;
+  const double attn_out = q * sbh;
   const double scores = c.flash_attention || (modules & kCoreAttn) ? 0.0 : 5.0 * a * s * s * b;
-  const double mlp = mlp_stored_bytes_per_token(layer.mlp, modules, c.fp8) * sb;
+  const double mlp = mlp_stored_bytes_per_token(layer.mlp, modules, q) * sb;
   const double inside = qkv + attn_out + scores + mlp;
   const double on_gpu = c.sequence_parallel ? (outside + inside) / t : outside + inside / t;
   return on_gpu / c.cp;

@@ -21,12 +21,12 @@ namespace pe {
 //   outside the TP region (/ t only with SP)
 //     the two norms' inputs                  4 s b h
 //     the two norms' outputs, the QKV and    4 s b h   layernorm discards them; FP8 caches
-//     first MLP matmuls' inputs                        them at 1 byte
+//     first MLP matmuls' inputs                        them at 1 byte, NVFP4 at 0.5625
 //     two dropout masks                      2 s b h
 //   inside (/ t)
 //     Q, K, V                                (2 + 4 g/a) s b h   mla_up_proj discards them (MLA's
 //                                                                latents, kept anyway, uncounted)
-//     the output projection's input          2 s b h   FP8: 1 byte
+//     the output projection's input          2 s b h   FP8: 1 byte; NVFP4: 0.5625
 //     scores, softmax, dropout               5 a s^2 b   core_attn discards them; fused
 //                                                        (flash) attention keeps none
 //     the MLP's inner tensors                w f s b (mlp_shape.h: mlp, moe, moe_act,
@@ -47,7 +47,8 @@ double activation_bytes_per_layer(const ModelShape& shape, int micro_batch, int 
                                   bool flash_attention);
 
 // How the activations of a layer are held on one GPU: its micro-batch, TP and CP degrees (each
-// CP rank keeps s/cp of every sequence), sequence parallelism, fused attention, FP8 caching.
+// CP rank keeps s/cp of every sequence), sequence parallelism, fused attention, FP8 or NVFP4
+// caching.
 struct ActivationCase {
   int micro_batch = 1;
   int tp = 1;
@@ -55,6 +56,13 @@ struct ActivationCase {
   bool sequence_parallel = false;
   bool flash_attention = true;
   bool fp8 = false;
+  bool fp4 = false;
+  // Bytes per element of a GEMM's input kept for its weight gradient: Transformer Engine's Linear
+  // keeps the quantized input, only its column-wise data ("Discard row-wise data since it is not
+  // needed in backward pass", transformer_engine/pytorch/module/linear.py): FP8 one byte; NVFP4
+  // 4-bit values with one E4M3 scale per 16 (NVIDIA arXiv:2509.25149 Sec. 2), 0.5625; else the
+  // 16-bit input.
+  double gemm_input_bytes() const { return fp4 ? 0.5625 : fp8 ? 1.0 : 2.0; }
 };
 ActivationCase activation_case(const Scenario& s, int tp, int cp);
 

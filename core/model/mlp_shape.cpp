@@ -66,14 +66,15 @@ MlpShape moe_mlp_shape(const ModelSpec& m, double capacity, int expert_tp) {
   return mlp;
 }
 
-double mlp_stored_bytes_per_token(const MlpShape& mlp, unsigned modules, bool fp8) {
-  // FP8 halves the second matmul's input (2f bytes to f).
-  const double expert = mlp.inner_bytes - (fp8 ? mlp.fc2_input_bytes / 2 : 0);
+double mlp_stored_bytes_per_token(const MlpShape& mlp, unsigned modules, double input_bytes) {
+  // The second matmul's input, 2f bytes at 16 bits, at input_bytes per element.
+  const double scale = input_bytes / kActivationBytes;
+  const double expert = mlp.inner_bytes - mlp.fc2_input_bytes * (1 - scale);
   if (!mlp.moe) return modules & kMlp ? 0.0 : expert;
   if (modules & kMoe) return 0.0;
   const double routed_inner = modules & kMoeAct ? mlp.inner_bytes - mlp.fc2_input_bytes : expert;
-  // A copy's input is the first matmul's input: FP8 caches it at 1 byte.
-  const double io = mlp.copy_io_bytes * (fp8 ? 0.5 : 1.0);
+  // A copy's input is the first matmul's input.
+  const double io = mlp.copy_io_bytes * scale;
   const double shared = modules & kSharedExperts ? 0.0 : mlp.shared_experts * expert;
   return mlp.copies * (io + routed_inner) + shared + mlp.router_bytes;
 }

@@ -54,11 +54,12 @@ struct MlpShape {
 // What one token stores in this MLP when the layer recomputes `modules` (scenario.h
 // RecomputeModule): mlp (a dense MLP) and moe (an MoE MLP) keep only their input, which the
 // layer counts, so nothing here; moe_act discards the routed experts' activation output (the
-// second matmul's input); shared_experts keeps only the shared experts' input. With `fp8`
-// (Transformer Engine) the matmuls' inputs are cached in FP8, 1 byte: a routed copy's input and
-// each second matmul's input (Transformer Engine's Linear saves its FP8-cast input for the
-// weight gradient). With no module and no FP8, stored_bytes_per_token.
-double mlp_stored_bytes_per_token(const MlpShape& mlp, unsigned modules, bool fp8);
+// second matmul's input); shared_experts keeps only the shared experts' input. The matmuls'
+// inputs are cached at `input_bytes` per element (activations.h ActivationCase: 2, or 1 in FP8
+// and 0.5625 in NVFP4, as Transformer Engine's Linear saves its quantized input for the weight
+// gradient): a routed copy's input and each second matmul's input. With no module and 16-bit
+// inputs, stored_bytes_per_token.
+double mlp_stored_bytes_per_token(const MlpShape& mlp, unsigned modules, double input_bytes);
 
 // The scenario's dense MLP (width f) and, for a mixture of experts, its MoE MLP; `expert_tp`
 // is the tensor-parallel degree inside each expert (it repeats the token copies' inputs).

@@ -244,7 +244,8 @@ const std::vector<Precision>& precision_presets() {
       // NVFP4 training as Megatron-Bridge's performance recipes run it (bf16_with_nvfp4_mixed:
       // fp4 "e2m1", fp4_recipe "nvfp4", first_last_layers_bf16 off): every transformer layer's
       // linear GEMMs in NVFP4; the attention core (fused attention) and the output layer in
-      // BF16; FP32 main gradients, main weights and Adam states (18 B). NVIDIA's NVFP4 paper
+      // BF16; the GEMMs' inputs cached in NVFP4 (activations.h); FP32 main gradients, main
+      // weights and Adam states (18 B). NVIDIA's NVFP4 paper
       // (arXiv:2509.25149, Sec. 4.1) also kept the first 2 and last 8 blocks of its 12B model in
       // BF16 (about 16% of the linear layers) for stability over 10T tokens: not counted here.
       {"nvfp4", 2, 4, 4, 4, 4, false, true},

@@ -89,7 +89,7 @@ double gemm_rate_flops(const Scenario& s) {
 ElementwiseBytes elementwise_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,
                                    Recompute r) {
   ActivationCase c = activation_case(s, d.tp, d.cp);
-  c.fp8 = false;  // what the kernels move: the 16-bit tensors, whatever FP8 caches
+  c.fp8 = c.fp4 = false;  // what the kernels move: the 16-bit tensors, whatever FP8 caches
   const unsigned modules = r == Recompute::kSelective ? s.recompute_modules : 0u;
   ElementwiseBytes e;
   e.dense = layer_stored_bytes(shape, shape.dense_layer(), c, 0);
