@@ -248,6 +248,27 @@ const REPORT_ARITHMETIC = [
     'words: the GPUs no seam uses, the difference of two counts the report gives',
   ],
   [
+    'lib/format.js',
+    'r === ranks[i - 1] + 1',
+    'words: a list of GPU numbers read as one run ("GPUs 4–7")',
+  ],
+  ['lib/format.js', 'ranks[1] - ranks[0]', 'words: a list of GPU numbers read by its stride'],
+  [
+    'lib/format.js',
+    'r - ranks[i - 1] === stride',
+    'words: a list of GPU numbers read by its stride',
+  ],
+  [
+    'panels/fleet.js',
+    'ranks[RANK_INTS * r + 2] * hues',
+    "a drawing: a rank's hue from its stage, as the tiles colour it",
+  ],
+  [
+    'panels/fleet.js',
+    'ranks[RANK_INTS * r + 1] * shades',
+    "a drawing: a rank's shade from its tensor slice, as the tiles colour it",
+  ],
+  [
     'panels/time.js',
     '(100 * t[field]) / t.step_s',
     "a drawing: each part's length on the step's bar",
@@ -261,8 +282,11 @@ describe('the page derives nothing', () => {
     const OP = String.raw`\s*(?:[-+*/%](?![=+-])|\*\*)\s*`;
     // Or two report values compared: a fact the report should carry (the domain spans nodes).
     const CMP = String.raw`\s*[<>]=?\s*[\w.?[\]]*`;
+    // Or the ranks' coordinates computed with (a group worked out from them, as expert groups
+    // once were: the core numbers each rank's).
+    const RANKS = String.raw`\branks\[[^\]]+\]${OP}|${OP}\branks\[`;
     const arithmetic = new RegExp(
-      `${KEY}${OP}[\\w(.]|[\\w)]${OP}[\\w.?]*${KEY}|${KEY}${CMP}${KEY}`,
+      `${KEY}${OP}[\\w(.]|[\\w)]${OP}[\\w.?]*${KEY}|${KEY}${CMP}${KEY}|${RANKS}`,
     );
     const found = [];
     for (const path of await files('web/js/', /\.js$/)) {

@@ -120,6 +120,49 @@ function pipelineNote(pp, v, schedule, overlap) {
   );
 }
 
+// The chart and its layers: a row per stage behind the blocks (idle where it shows), a path
+// per kind of pass, the blocks' numbers and the axis.
+function chartLayers(section) {
+  const drawing = svg('svg', { class: 'timeline-chart', role: 'img' }, section);
+  drawing.setAttribute('aria-label', 'The pipeline schedule, drawn when it comes into view.');
+  return {
+    drawing,
+    rows: svg('path', { class: 'tl-idle' }, drawing),
+    fwd: svg('path', { class: 'tl-fwd' }, drawing),
+    bwd: svg('path', { class: 'tl-bwd' }, drawing),
+    wgt: svg('path', { class: 'tl-wgt', fill: WEIGHT_FILL }, drawing),
+    labels: svg('g', { class: 'tl-labels' }, drawing),
+    axis: svg('g', { class: 'tl-axis' }, drawing),
+  };
+}
+
+// The key to the chart: B and W apart where the schedule splits the backward.
+function keyText(split) {
+  return (
+    '<span class="swatch tl-fwd"></span> forward <span class="swatch tl-bwd"></span>' +
+    (split
+      ? ' backward: input gradient <span class="swatch tl-wgt"></span> weight gradient'
+      : ' backward (twice as long)') +
+    ' <span class="swatch tl-idle"></span> idle: the bubble'
+  );
+}
+
+// Which micro-batches the drawing holds against the step's m.
+function shownText(tl, m) {
+  const all = fmt.integer(m);
+  const drawn = fmt.integer(tl.shown_microbatches);
+  if (tl.shown_microbatches < m) {
+    return (
+      `Showing ${drawn} of ${all} micro-batches (the schedule repeats; the bubble is at the ` +
+      'start and the end).'
+    );
+  }
+  if (tl.shown_microbatches > m) {
+    return `Drawn with ${drawn} micro-batches, the fewest its order is drawn with; the step runs ${all}.`;
+  }
+  return `All ${all} micro-batches of one step.`;
+}
+
 // `plannerLab()`: a promise of the lab on the planner's module, which lays the schedule out.
 export function createTimeline(root, { plannerLab }) {
   const section = panel(root, 'timeline', 'Pipeline schedule (1F1B)');
@@ -136,24 +179,9 @@ export function createTimeline(root, { plannerLab }) {
     bubble: field('Bubble fraction'),
   };
   const shown = make('p', { className: 'small timeline-shown' }, section);
-  const drawing = svg('svg', { class: 'timeline-chart', role: 'img' }, section);
-  drawing.setAttribute('aria-label', 'The pipeline schedule, drawn when it comes into view.');
-  const layers = {
-    drawing,
-    rows: svg('path', { class: 'tl-idle' }, drawing),
-    fwd: svg('path', { class: 'tl-fwd' }, drawing),
-    bwd: svg('path', { class: 'tl-bwd' }, drawing),
-    wgt: svg('path', { class: 'tl-wgt', fill: WEIGHT_FILL }, drawing),
-    labels: svg('g', { class: 'tl-labels' }, drawing),
-    axis: svg('g', { class: 'tl-axis' }, drawing),
-  };
+  const layers = chartLayers(section);
+  const drawing = layers.drawing;
   const key = make('p', { className: 'timeline-key small' }, section);
-  const keyText = (split) =>
-    '<span class="swatch tl-fwd"></span> forward <span class="swatch tl-bwd"></span>' +
-    (split
-      ? ' backward: input gradient <span class="swatch tl-wgt"></span> weight gradient'
-      : ' backward (twice as long)') +
-    ' <span class="swatch tl-idle"></span> idle: the bubble';
   let keyShown = null;
   const setKey = (split) => {
     if (split === keyShown) return;
@@ -202,16 +230,7 @@ export function createTimeline(root, { plannerLab }) {
     drawTimeline(layers, tl);
     overlap = tl.ends_overlap === true;
     setNote();
-    const all = fmt.integer(m);
-    const drawn = fmt.integer(tl.shown_microbatches);
-    shown.textContent =
-      tl.shown_microbatches < m
-        ? `Showing ${drawn} of ${all} micro-batches (the schedule repeats; the bubble is at ` +
-          'the start and the end).'
-        : tl.shown_microbatches > m
-          ? `Drawn with ${drawn} micro-batches, the fewest its order is drawn with; the step ` +
-            `runs ${all}.`
-          : `All ${all} micro-batches of one step.`;
+    shown.textContent = shownText(tl, m);
     shown.dataset.shown = String(tl.shown_microbatches);
     drawing.setAttribute(
       'aria-label',
