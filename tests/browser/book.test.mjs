@@ -666,11 +666,12 @@ describe('Try it', () => {
         ['break-rule', 'much', '.order-out'],
         ['zero-bubble', 'none', '.timeline'],
       ]) {
-        const step = await answer(page, id, value);
-        await step.locator('.exercise-change').waitFor();
+        await answer(page, id, value);
+        // The part is shown once the lab has drawn the step's state (its Advanced parts too).
+        const back = page.locator(`${part} .back-to-step`);
+        await back.waitFor();
         assert.equal(await wholly(part), true, `${id}: ${part} in view at ${viewport.width}`);
         assert.equal(await inView(`[data-exercise="${id}"] legend`), false, id);
-        const back = page.locator(`${part} .back-to-step`);
         assert.equal(
           await back.evaluate((b) => b === document.activeElement),
           true,
