@@ -16,6 +16,7 @@
 #include "model/moe.h"
 #include "model/pipeline.h"
 #include "model/presets.h"
+#include "model/step_time.h"
 #include "model/text.h"
 
 namespace pe {
@@ -436,6 +437,21 @@ Derivation expert_gemm_efficiency(const Scenario&, const Report& r) {
                  {"x", b.position, "", "place between them, log scale"}},
                 r.time.expert_gemm_efficiency, "", "DeepGEMM README (H800)",
                 num(r.time.tokens_per_expert) + " rows per expert");
+}
+
+// The layers' linear GEMMs at their size (gemm_shape.h): their weights over the same, each over
+// its GEMM's share of a large GEMM's measured rate.
+Derivation gemm_shape_efficiency(const Scenario& s, const Report& r) {
+  const ModelShape shape(s);
+  const LinearGemmShapes g = linear_gemm_shapes(s, shape, r.degrees);
+  const int moe = shape.moe_layers(), dense = shape.layers() - moe;
+  return derive("W ÷ S",
+                {{"W", g.weights(dense, moe), "params", "the layers' linear weights on a TP rank"},
+                 {"S", g.slow_weights(dense, moe), "params",
+                  "each over its GEMM's share of a large GEMM's rate"}},
+                r.time.gemm_shape_efficiency, "",
+                "OpenXLA GPU cost model: cuBLAS BF16 GEMMs by size on H100 and B200",
+                num(g.rows) + " rows per GEMM");
 }
 
 Derivation expert_load(const Scenario& s, const Report& r) {
@@ -939,6 +955,8 @@ constexpr Entry kEntries[] = {
      [](const Report& r) { return r.memory.offloaded_bytes; }},
     {"time.exposed_offload_s", nullptr, of_report<offload_time>,
      [](const Report& r) { return r.time.exposed_offload_s; }},
+    {"time.gemm_shape_efficiency", nullptr, gemm_shape_efficiency,
+     [](const Report& r) { return r.time.gemm_shape_efficiency < 1 ? 1.0 : 0.0; }},
     {"time.tokens_per_expert", nullptr, tokens_per_expert, moe_report},
     {"time.expert_gemm_efficiency", nullptr, expert_gemm_efficiency, moe_report},
     {"time.expert_load", nullptr, expert_load, moe_report},

@@ -68,10 +68,15 @@ LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, 
   return g;
 }
 
+double LinearGemmShapes::weights(int dense_layers, int moe_layers) const {
+  return dense_layers * dense.weights + moe_layers * moe.weights;
+}
+double LinearGemmShapes::slow_weights(int dense_layers, int moe_layers) const {
+  return dense_layers * dense.slow_weights + moe_layers * moe.slow_weights;
+}
 double LinearGemmShapes::slowdown(int dense_layers, int moe_layers) const {
-  const double w = dense_layers * dense.weights + moe_layers * moe.weights;
-  const double slow = dense_layers * dense.slow_weights + moe_layers * moe.slow_weights;
-  return w > 0 ? slow / w : 1;
+  const double w = weights(dense_layers, moe_layers);
+  return w > 0 ? slow_weights(dense_layers, moe_layers) / w : 1;
 }
 
 double gemm_rate_flops(const Scenario& s) {
@@ -475,9 +480,10 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
   {
     const ModelShape& shape = f.shape();
-    const int moe_layers = shape.moe_layers();
-    t.gemm_shape_efficiency =
-        1 / linear_gemm_shapes(s, shape, d).slowdown(shape.layers() - moe_layers, moe_layers);
+    const int moe_layers = shape.moe_layers(), dense_layers = shape.layers() - moe_layers;
+    const LinearGemmShapes g = linear_gemm_shapes(s, shape, d);
+    const double slow = g.slow_weights(dense_layers, moe_layers);
+    t.gemm_shape_efficiency = slow > 0 ? g.weights(dense_layers, moe_layers) / slow : 1;
   }
   if (f.shape().moe()) {
     t.tokens_per_expert = tokens_per_expert(s, f.shape().moe_layer().mlp, d);

@@ -69,6 +69,9 @@ struct LinearGemmShapes {
   double rows = 0;
   GemmCost dense, moe;
   double output_efficiency = 1;
+  // Over that many layers: the GEMMs' K N, and the same each over its efficiency.
+  double weights(int dense_layers, int moe_layers) const;
+  double slow_weights(int dense_layers, int moe_layers) const;
   double slowdown(int dense_layers, int moe_layers) const;
 };
 LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d);
