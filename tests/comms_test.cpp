@@ -223,7 +223,10 @@ TEST(NicSpread, DataParallelOverWholeNodesUsesEveryNic) {
   const Report r = report_of(s.value());
   EXPECT_EQ(r.comms.data.nics, 8);
   EXPECT_DOUBLE_EQ(r.comms.data.link_bytes_per_s, 400e9);
-  EXPECT_LT(r.time.step_s, 0.22);  // without the small GEMMs' cost (core/README.md)
+  // Still under the measured 0.22 s (0.147): its GEMMs at 4,096 rows now run at 0.958 of a large
+  // GEMM's rate (gemm_shape.h), which explains about 4 of the gap's 33%; the rest is not found.
+  EXPECT_LT(r.time.step_s, 0.22);
+  EXPECT_NEAR(r.time.gemm_shape_efficiency, 0.958, 0.001);
 }
 
 TEST(Comms, BusiestGpuIsTheStageThatSendsTheMost) {
