@@ -754,7 +754,8 @@ Verdict fp8_law(const Sample& x) {
 }
 
 // FP4 GEMMs (on a GPU whose FP4 peak is at least its BF16 one): against BF16, never a longer
-// step nor more memory; against FP8 (FP4 peak at least FP8's), never a longer compute.
+// step nor more memory; against FP8 (FP4 peak at least FP8's), never a longer compute nor more
+// memory (NVFP4 caches the GEMMs' inputs at 0.5625 bytes, FP8 at 1: activations.h).
 Verdict fp4_law(const Sample& x) {
   const GpuSpec& g = x.s.gpu;
   if (x.s.precision.fp4 || g.fp4_tflops < g.peak_tflops) return std::nullopt;
@@ -768,9 +769,12 @@ Verdict fp4_law(const Sample& x) {
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   if (x.s.precision.fp8) {
-    if (at_most(r->time.compute_s, x.r.time.compute_s)) return "";
+    if (at_most(r->time.compute_s, x.r.time.compute_s) &&
+        at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes)) {
+      return "";
+    }
     return "FP8 -> FP4: compute " + show(x.r.time.compute_s) + " -> " + show(r->time.compute_s) +
-           " s";
+           " s, memory " + show(x.r.memory.per_gpu_bytes) + " -> " + show(r->memory.per_gpu_bytes);
   }
   if (at_most(r->time.step_s, x.r.time.step_s) &&
       at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes)) {
