@@ -1,6 +1,7 @@
 // A derivation's formula evaluated from its terms, independently of the code that wrote it: a
 // small recursive-descent reader of the formulas' grammar (numbers, the terms' symbols, + − ×
-// ÷ and parentheses; × and ÷ bind tighter than + and −, all left to right).
+// ÷, parentheses and √ of what follows it; × and ÷ bind tighter than + and −, all left to
+// right).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -70,6 +71,7 @@ class FormulaReader {
     return v;
   }
   double factor() {
+    if (take("√")) return std::sqrt(factor());
     if (take("(")) {
       const double v = sum();
       if (!take(")")) error_ = "no ) at byte " + std::to_string(at_);
@@ -93,7 +95,7 @@ class FormulaReader {
   }
   // Where a token ends: a space, a parenthesis or an operator.
   bool stops(size_t i) const {
-    for (const char* op : {" ", "(", ")", "+", "−", "×", "÷"}) {
+    for (const char* op : {" ", "(", ")", "+", "−", "×", "÷", "√"}) {
       if (text_.compare(i, std::string(op).size(), op) == 0) return true;
     }
     return false;

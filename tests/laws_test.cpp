@@ -27,6 +27,7 @@
 #include "model/calibrate.h"
 #include "model/comms.h"
 #include "model/explorer.h"
+#include "model/goodput.h"
 #include "model/memory.h"
 #include "model/pipeline.h"
 #include "model/presets.h"
@@ -231,6 +232,24 @@ void draw_hardware(Dice& d, Draft& x) {
   }
 }
 
+// Failures and checkpoints (goodput.h): rates from none to ten times Llama 3's, storage from a
+// slow share to Tectonic's peak.
+void draw_reliability(Dice& d, Draft& x) {
+  for (const char* k : {"reliability.gpu_failures_per_million_gpu_hours",
+                        "reliability.host_failures_per_million_gpu_hours",
+                        "reliability.network_failures_per_million_gpu_hours",
+                        "reliability.software_failures_per_million_gpu_hours"}) {
+    if (d.chance(0.1)) x[k] = d.pick(std::vector<double>{0, 1, 12.6, 126});
+  }
+  if (d.chance(0.2)) x["reliability.storage_gb_s"] = d.pick(std::vector<double>{1, 50, 2000, 7000});
+  if (d.chance(0.2)) x["reliability.async_checkpoint"] = d.chance(0.5);
+  if (d.chance(0.2)) x["reliability.restart_s"] = d.pick(std::vector<double>{0, 60, 600, 3600});
+  if (d.chance(0.1)) x["reliability.hot_spares"] = d.pick(std::vector<int>{0, 8, 64});
+  if (d.chance(0.2)) {
+    x["reliability.checkpoint_interval_s"] = d.pick(std::vector<double>{0, 10, 600, 7200});
+  }
+}
+
 void draw_schedule(Dice& d, Draft& x, const ModelSpec& m) {
   if (d.chance(0.5)) x["schedule"] = d.choice("schedule");
   if (d.chance(0.3)) x["virtual_stages"] = d.between(1, 4);
@@ -277,6 +296,7 @@ Draft draw(unsigned run_seed, int index) {
   draw_memory(d, x);
   draw_hardware(d, x);
   draw_schedule(d, x, m);
+  draw_reliability(d, x);
   if (d.chance(0.06)) draw_calibration(d, x);
   return x;
 }
@@ -1081,6 +1101,55 @@ Verdict derivations_law(const Sample& x) {
   return wrong.empty() ? "" : wrong;
 }
 
+// ---- Goodput (goodput.h) ---------------------------------------------------------------------
+
+// The effective time is a share: in [0, 1]; a day's seconds go to work, checkpoints, work done
+// again and restarts, 86,400 in all; failures never shorten the time to train.
+Verdict goodput_share_law(const Sample& x) {
+  const GoodputReport& g = x.r.goodput;
+  const double day = g.day_work_s + g.day_checkpoint_s + g.day_redone_s + g.day_restart_s;
+  const bool train_ok =
+      g.time_to_train_s == 0 || at_most(x.r.time.time_to_train_s, g.time_to_train_s);
+  if (g.effective_time >= 0 && g.effective_time <= 1 && same(day, 86400) && train_ok) return "";
+  return "effective time " + show(g.effective_time) + ", a day of " + show(day) +
+         " s, time to train " + show(x.r.time.time_to_train_s) + " -> " + show(g.time_to_train_s);
+}
+
+// More GPUs never raise the job's mean time between failures.
+Verdict more_gpus_mtbf_law(const Sample& x) {
+  Report more = x.r;
+  more.gpus *= 2;
+  const double doubled = goodput_report(x.s, more).job_mtbf_s;
+  if (at_most(doubled, x.r.goodput.job_mtbf_s)) return "";
+  return "GPUs " + std::to_string(x.r.gpus) + " -> " + std::to_string(more.gpus) + ": MTBF " +
+         show(x.r.goodput.job_mtbf_s) + " -> " + show(doubled) + " s";
+}
+
+// Faster storage never lowers the effective time.
+Verdict storage_law(const Sample& x) {
+  Scenario v = x.s;
+  v.reliability.storage_gb_s *= 4;
+  const double faster = goodput_report(v, x.r).effective_time;
+  if (at_most(x.r.goodput.effective_time, faster)) return "";
+  return "storage " + show(x.s.reliability.storage_gb_s) + " -> " +
+         show(v.reliability.storage_gb_s) + " GB/s: effective time " +
+         show(x.r.goodput.effective_time) + " -> " + show(faster);
+}
+
+// The best interval is never worse than another one tried.
+Verdict best_interval_law(const Sample& x) {
+  if (x.s.reliability.checkpoint_interval_s > 0) return std::nullopt;
+  const GoodputReport& g = x.r.goodput;
+  for (double f : {0.25, 0.5, 0.9, 1.1, 2.0, 8.0}) {
+    const double e = effective_time_at(x.s, x.r, f * g.best_interval_s);
+    if (!at_most(e, g.effective_time)) {
+      return "interval " + show(g.best_interval_s) + " s gives " + show(g.effective_time) + ", " +
+             show(f * g.best_interval_s) + " s gives " + show(e);
+    }
+  }
+  return "";
+}
+
 // ---- The tests -------------------------------------------------------------------------------
 
 TEST(Laws, MfuAtMostHfuAtMostOneAgainstEitherPeak) {
@@ -1097,6 +1166,19 @@ TEST(Laws, StepIsPositiveAtLeastComputeAndTheSumOfItsParts) {
 }
 
 TEST(Laws, BubbleFractionInZeroToOne) { check_law("bubble in [0, 1)", bubble_law); }
+
+TEST(Laws, GoodputIsAShareAndADayHas86400Seconds) {
+  check_law("goodput in [0, 1], a day whole", goodput_share_law);
+}
+
+TEST(Laws, MoreGpusNeverRaiseTheJobsMtbf) { check_law("more GPUs, MTBF", more_gpus_mtbf_law); }
+
+TEST(Laws, FasterStorageNeverLowersGoodput) { check_law("faster storage", storage_law); }
+
+TEST(Laws, TheBestCheckpointIntervalIsNeverWorseThanAnother) {
+  const Tally t = check_law("the best checkpoint interval", best_interval_law);
+  EXPECT_GE(t.applied, t.accepted / 2);
+}
 
 TEST(Laws, ASeamOfDegreeOneSendsNothing) { check_law("idle seams send nothing", idle_seam_law); }
 
@@ -1272,6 +1354,7 @@ TEST(Laws, TheScenariosCoverTheSchema) {
       if (key.rfind("seams.", 0) == 0) seen["seams"];
       if (key.rfind("degrees.", 0) == 0) seen["degrees"];
       if (key.rfind("calibration.", 0) == 0) seen["calibration"];
+      if (key.rfind("reliability.", 0) == 0) seen["reliability"];
     }
   }
   seen["model"].merge(seen["model.preset"]);

@@ -82,7 +82,7 @@ Term degree(const char* symbol, int value, const char* name) {
 // A formula cut into its parts: operators, parentheses and spaces as they are, and tokens (a
 // symbol or a number): runs of anything else. {text, is_token} each.
 std::vector<std::pair<std::string, bool>> parts(const std::string& formula) {
-  static const char* const kOps[] = {" ", "(", ")", "+", "−", "×", "÷"};
+  static const char* const kOps[] = {" ", "(", ")", "+", "−", "×", "÷", "√"};
   const auto op_at = [&formula](size_t i) -> size_t {
     for (const char* o : kOps) {
       if (formula.compare(i, std::strlen(o), o) == 0) return std::strlen(o);
@@ -514,6 +514,94 @@ Derivation bubble(const Scenario& s, const Report& r) {
                 "DeepSeek's DualPipe repository (README): DualPipeV's bubble (P/2 − 1)(F&B + B − "
                 "3W) on P = 2p stages of half a GPU's layers",
                 shape);
+}
+
+// ---- Goodput (model/goodput.h) ----------------------------------------------------------------
+
+const char* const kGoodputSource =
+    "Daly 2006 (FGCS 22(3)): a failure loses the work since the last checkpoint, half an "
+    "interval on average, and the restart; Kokolis et al. 2025 (arXiv:2410.21680) ETTR";
+
+Derivation job_mtbf(const Scenario& s, const Report& r) {
+  return derive("3600 ÷ (λ × n)",
+                {{"λ", s.reliability.failures_per_gpu_hour(), "per GPU-hour",
+                  "failures per GPU-hour, every cause"},
+                 {"n", 1.0 * r.gpus, "GPUs", "the job's GPUs"}},
+                r.goodput.job_mtbf_s, "s",
+                "a job fails when any of its GPUs does: Kokolis et al. 2025 (arXiv:2410.21680), "
+                "MTTF = 1 ÷ (nodes × failure rate); rates by default Llama 3's (Dubey et al. 2024, "
+                "Table 5: 419 unexpected interruptions in 21.2 million GPU-hours)");
+}
+
+Derivation checkpoint_write(const Scenario& s, const Report& r) {
+  const GoodputReport& g = r.goodput;
+  const double storage = s.reliability.storage_gb_s * 1e9, host = s.gpu.host_link_gb_s * 1e9;
+  const bool storage_binds = g.checkpoint_bytes / storage >= g.checkpoint_bytes_per_gpu / host;
+  return derive(storage_binds ? "C ÷ S" : "c ÷ H",
+                {{"C", g.checkpoint_bytes, "B", "model states: master weights and Adam's moments"},
+                 {"S", storage, "B/s", "checkpoint storage bandwidth"},
+                 {"c", g.checkpoint_bytes_per_gpu, "B", "the busiest saver's share"},
+                 {"H", host, "B/s", "its path out, the host link"}},
+                g.checkpoint_write_s, "s",
+                "each GPU saves its shard as ZeRO shards it (without ZeRO one replica saves); "
+                "the storage's bandwidth or each GPU's own path, whichever binds",
+                storage_binds ? "the storage binds" : "each GPU's host link binds");
+}
+
+Derivation best_interval(const Report& r) {
+  const GoodputReport& g = r.goodput;
+  const double p = g.checkpoint_staging_s, m = g.job_mtbf_s;
+  const Term pause{"P", p, "s", "checkpoint pause"};
+  const Term write{"W", g.checkpoint_write_s, "s", "checkpoint write"};
+  if (m <= 0) {
+    return derive("86400", {}, g.best_interval_s, "s", "no failures: one checkpoint a day");
+  }
+  const double fixed = g.lost_per_failure_s - (g.checkpoint_interval_s + g.checkpoint_pause_s) / 2;
+  const double a = 1 - (fixed + p / 2) / m;
+  const double root = a > 0 ? std::sqrt(p * p + 2 * a * m * p) - p : 0;
+  if (a <= 0 || g.best_interval_s > root * (1 + 1e-12)) {
+    return derive(g.best_interval_s == g.checkpoint_write_s ? "W" : "M",
+                  {write, {"M", m, "s", "the job's mean time between failures"}}, g.best_interval_s,
+                  "s",
+                  a <= 0 ? "a failure loses more than the time between failures"
+                         : "an async checkpoint waits for the last one's write: no shorter "
+                           "interval gains");
+  }
+  return derive("√(P × P + 2 × A × M × P) − P",
+                {pause,
+                 {"A", a, "", "share of time not lost to restarts, reloads and half a pause"},
+                 {"M", m, "s", "the job's mean time between failures"}},
+                g.best_interval_s, "s",
+                "where the effective time's derivative in the interval is 0; for P ≪ M it is "
+                "Young's √(2 × P × M) (Young 1974, CACM 17(9); Daly 2006)");
+}
+
+Derivation effective_time(const Report& r) {
+  const GoodputReport& g = r.goodput;
+  const Term interval{"τ", g.checkpoint_interval_s, "s", "checkpoint interval"};
+  const Term pause{"P", g.checkpoint_pause_s, "s", "checkpoint pause"};
+  if (g.job_mtbf_s <= 0) {
+    return derive("τ ÷ (τ + P)", {interval, pause}, g.effective_time, "",
+                  "no failures: only the checkpoints' pauses");
+  }
+  if (g.effective_time <= 0) {
+    return derive("0", {}, 0, "",
+                  "each failure loses more than the time between failures: the run never "
+                  "gets ahead");
+  }
+  return derive("(1 − L ÷ M) × τ ÷ (τ + P)",
+                {{"L", g.lost_per_failure_s, "s", "lost per failure: work again, restart, reload"},
+                 {"M", g.job_mtbf_s, "s", "the job's mean time between failures"},
+                 interval,
+                 pause},
+                g.effective_time, "", kGoodputSource);
+}
+
+Derivation time_to_train_with_failures(const Report& r) {
+  return derive("T ÷ E",
+                {{"T", r.time.time_to_train_s, "s", "time to train without failures"},
+                 {"E", r.goodput.effective_time, "", "effective time"}},
+                r.goodput.time_to_train_s, "s", kGoodputSource);
 }
 
 Derivation cost_per_day(const Scenario& s, const Report& r) {
@@ -963,6 +1051,12 @@ constexpr Entry kEntries[] = {
     {"pipeline.bubble_fraction", nullptr, bubble},
     {"cost.usd_per_day", nullptr, cost_per_day},
     {"cost.usd_per_trillion_tokens", nullptr, cost_per_trillion_tokens},
+    {"goodput.job_mtbf_s", nullptr, job_mtbf, [](const Report& r) { return r.goodput.job_mtbf_s; }},
+    {"goodput.checkpoint_write_s", nullptr, checkpoint_write},
+    {"goodput.best_interval_s", nullptr, of_report<best_interval>},
+    {"goodput.effective_time", nullptr, of_report<effective_time>},
+    {"goodput.time_to_train_s", nullptr, of_report<time_to_train_with_failures>,
+     [](const Report& r) { return r.goodput.time_to_train_s; }},
     {"order.order_cost_s", nullptr, order_cost},
     {"comms.data.bytes_per_message", kData, data_message},
     {"comms.data.bytes_per_gpu_per_step", kData, per_step_of<kData, data_message>},

@@ -7,6 +7,7 @@
 #include "model/context.h"
 #include "model/cost.h"
 #include "model/factorize.h"
+#include "model/goodput.h"
 #include "model/layout.h"
 #include "model/memory.h"
 #include "model/model_shape.h"
@@ -228,6 +229,7 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.comms = comms_report(s, facts, r.pipeline.microbatches);
   r.time = time_report(s, facts, r.pipeline, r.comms, r.global_batch);
   r.cost = cost_report(s, r.time);
+  r.goodput = goodput_report(s, r);
   r.rule_order_step_s = r.time.step_s;
   if (s.order != kBookOrder) {
     // The same layout under the chapter's order. With no seam on, d is one GPU of the fleet:

@@ -189,6 +189,29 @@ struct TimeReport {
   double time_to_train_s = 0;  // 0 when no token budget is given
 };
 
+// The run with its failures, checkpoints and restarts (goodput.h).
+struct GoodputReport {
+  double failures_per_day = 0;          // the job's, at its GPU count
+  double job_mtbf_s = 0;                // mean time between the job's failures
+  double checkpoint_bytes = 0;          // the model states saved: master weights and Adam's moments
+  double checkpoint_bytes_per_gpu = 0;  // the busiest saver's share, as ZeRO shards it
+  double checkpoint_write_s = 0;        // to storage (or its reload from it)
+  // What each checkpoint pauses training at the least: the write, or async the copy to host
+  // memory; and what it pauses at the interval used (async, also the rest of the last write).
+  double checkpoint_staging_s = 0;
+  double checkpoint_pause_s = 0;
+  double checkpoint_interval_s = 0;  // the one used: the scenario's, or the best
+  double best_interval_s = 0;        // the interval that maximises the effective time
+  double lost_per_failure_s = 0;     // work done again, the restart and the reload
+  double effective_time = 0;         // useful share of the wall-clock time, in [0, 1]
+  double time_to_train_s = 0;        // with failures; 0: no token budget, or no progress
+  double usd_per_day = 0;            // the job's GPUs and its hot spares
+  double usd_to_train = 0;           // with failures and spares; 0 as time_to_train_s
+  // One day of the run, its seconds by what they went to (they sum to 86,400): new work,
+  // checkpoint pauses, work done again after failures, restarts and reloads.
+  double day_work_s = 0, day_checkpoint_s = 0, day_redone_s = 0, day_restart_s = 0;
+};
+
 // What a run costs: GPU-hours and money per step, per day and for a token budget (cost.h).
 struct CostReport {
   double price_per_gpu_hour = 0;  // USD, the scenario's
@@ -222,6 +245,7 @@ struct Report {
   PipelineReport pipeline;
   TimeReport time;
   CostReport cost;
+  GoodputReport goodput;
   // The step time with the chapter's nesting (tp,pp,dp) on the same degrees, and what this
   // scenario's order costs against it (0 when the order is the chapter's).
   double rule_order_step_s = 0;

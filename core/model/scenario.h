@@ -228,6 +228,39 @@ struct Calibration {
   bool given() const { return run != nullptr; }
 };
 
+// What interrupts a long run and what a restart costs (goodput.h). The failure rates are the
+// Llama 3 405B run's unexpected interruptions (Dubey et al. 2024, arXiv:2407.21783, Sec. 3.3.4,
+// Table 5: 419 in a 54-day snapshot on 16,384 H100, 21.23 million GPU-hours), by the table's
+// categories: GPU (faulty GPU 148, HBM3 72, SRAM 19, system processor 17, silent data
+// corruption 6, thermal interface and sensor 6: 268), host (unplanned host maintenance 32, NIC
+// 7, SSD 3, power supply 3, chassis 2, IO expansion board 2, CPU 2, system memory 2: 53),
+// network (switch or cable 35) and software (bugs 54, dependency 2, and NCCL watchdog timeouts
+// of unknown cause 7: 63). The paper's 47 planned interruptions are not counted.
+struct Reliability {
+  double gpu_failures_per_million_gpu_hours = 268 / 21.233664;
+  double host_failures_per_million_gpu_hours = 53 / 21.233664;
+  double network_failures_per_million_gpu_hours = 35 / 21.233664;
+  double software_failures_per_million_gpu_hours = 63 / 21.233664;
+  // The job's checkpoint storage, written or read: Llama 3's Tectonic sustains 2 TB/s (peaks of
+  // 7; Dubey et al. 2024, Sec. 3.3.1).
+  double storage_gb_s = 2000;
+  // Training waits only for the copy to host memory (PyTorch DCP async_save; Megatron-Core's
+  // async save): ByteCheckpoint stalled a 405B run on 8,960 GPUs 0.59 s for a 51 s save
+  // (Wan et al., NSDI 2025, Table 8).
+  bool async_checkpoint = true;
+  // Detect, reschedule and start again, the reload not counted: Kokolis et al. (HPCA 2025,
+  // arXiv:2410.21680) put this restart overhead at 5 to 20 minutes; MegaScale (NSDI 2024)
+  // recovers within 15. The middle, 10 minutes.
+  double restart_s = 600;
+  int hot_spares = 0;                // GPUs held idle for restarts, paid for
+  double checkpoint_interval_s = 0;  // 0: the best one (goodput.h)
+  double failures_per_gpu_hour() const {
+    return 1e-6 *
+           (gpu_failures_per_million_gpu_hours + host_failures_per_million_gpu_hours +
+            network_failures_per_million_gpu_hours + software_failures_per_million_gpu_hours);
+  }
+};
+
 struct Scenario {
   int gpus = 16;
   int gpus_per_node = 8;  // absent with a GPU given: the GPU preset's node_gpus
@@ -310,6 +343,7 @@ struct Scenario {
   // A measured run the constants above (efficiencies, overhead) are refitted to; the contract
   // applies the fit when it reads the scenario (calibrate.h).
   Calibration calibration;
+  Reliability reliability;
   // GPUs per NVLink domain: the GPU's, or one node when it gives none.
   int domain_gpus() const {
     return gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : gpus_per_node;
