@@ -1,6 +1,8 @@
 // Scenario and Report -> JSON. Key names are the contract documented in core/README.md.
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 #include "contract/contract.h"
 #include "explain/explain.h"
@@ -22,26 +24,156 @@ namespace {
 
 using json = Json;
 
+// A report struct's numbers by name: one loop over a table of members. The wasm build keeps it
+// far smaller than an initializer list, which compiles each key's pair on its own (the
+// goodput block took 1.3 KB of the first load's gzipped wasm written that way).
+template <class T, class V = double>
+using Numbers = std::initializer_list<std::pair<const char*, V T::*>>;
+
+template <class T, class V = double>
+json numbers_json(const T& from, Numbers<T, V> fields) {
+  json out = json::object();
+  for (const auto& [key, member] : fields) out[key] = from.*member;
+  return out;
+}
+
 json breakdown_json(const MemoryBreakdown& b) {
-  return {{"weights_bytes", b.weights_bytes},         {"grads_bytes", b.grads_bytes},
-          {"master_bytes", b.master_bytes},           {"adam_m_bytes", b.adam_m_bytes},
-          {"adam_v_bytes", b.adam_v_bytes},           {"optimizer_bytes", b.optimizer_bytes()},
-          {"activations_bytes", b.activations_bytes}, {"overhead_bytes", b.overhead_bytes},
-          {"transient_bytes", b.transient_bytes}};
+  using B = MemoryBreakdown;
+  json out = numbers_json<B>(b, {{"weights_bytes", &B::weights_bytes},
+                                 {"grads_bytes", &B::grads_bytes},
+                                 {"master_bytes", &B::master_bytes},
+                                 {"adam_m_bytes", &B::adam_m_bytes},
+                                 {"adam_v_bytes", &B::adam_v_bytes},
+                                 {"activations_bytes", &B::activations_bytes},
+                                 {"overhead_bytes", &B::overhead_bytes},
+                                 {"transient_bytes", &B::transient_bytes}});
+  out["optimizer_bytes"] = b.optimizer_bytes();
+  return out;
 }
 
 json traffic_json(const SeamTraffic& t) {
-  return {{"active", t.active},
-          {"group_size", t.group_size},
-          {"collective", t.collective},
-          {"link", t.link},
-          {"level", t.level},
-          {"bytes_per_gpu_per_step", t.bytes_per_gpu_per_step},
-          {"bytes_per_message", t.bytes_per_message},
-          {"messages_per_step", t.messages_per_step},
-          {"link_bytes_per_s", t.link_bytes_per_s},
-          {"nics", t.nics},
-          {"time_s", t.time_s}};
+  using S = SeamTraffic;
+  json out = numbers_json<S>(t, {{"bytes_per_gpu_per_step", &S::bytes_per_gpu_per_step},
+                                 {"bytes_per_message", &S::bytes_per_message},
+                                 {"messages_per_step", &S::messages_per_step},
+                                 {"link_bytes_per_s", &S::link_bytes_per_s},
+                                 {"time_s", &S::time_s}});
+  out["active"] = t.active;
+  out["group_size"] = t.group_size;
+  out["collective"] = t.collective;
+  out["link"] = t.link;
+  out["level"] = t.level;
+  out["nics"] = t.nics;
+  return out;
+}
+
+json memory_json(const MemoryReport& m, json stages) {
+  using M = MemoryReport;
+  json out = numbers_json<M>(m, {{"params_per_gpu", &M::params_per_gpu},
+                                 {"per_gpu_bytes", &M::per_gpu_bytes},
+                                 {"safe_fraction", &M::safe_fraction},
+                                 {"gpu_memory_bytes", &M::gpu_memory_bytes},
+                                 {"headroom_bytes", &M::headroom_bytes},
+                                 {"offloaded_bytes", &M::offloaded_bytes}});
+  out["shard_factor"] = m.shard_factor;
+  out["peak_stage"] = m.peak_stage;
+  out["fits"] = m.fits;
+  out["verdict"] = m.verdict;
+  out["zero"] = {{"group", m.zero_group},
+                 {"weights", m.zero_shards.weights},
+                 {"grads", m.zero_shards.grads},
+                 {"optimizer", m.zero_shards.optimizer}};
+  out["breakdown"] = breakdown_json(m.breakdown);
+  out["stages"] = std::move(stages);
+  return out;
+}
+
+json pipeline_json(const PipelineReport& p) {
+  using S = StageSplit;
+  json split = numbers_json<S, int>(p.split, {{"first", &S::first},
+                                              {"middle", &S::middle},
+                                              {"last", &S::last},
+                                              {"extra_from", &S::extra_from}});
+  split["rule"] = p.split.rule;
+  split["megatron_default"] = p.split.megatron_default;
+  json out =
+      numbers_json<PipelineReport, int>(p, {{"microbatches", &PipelineReport::microbatches},
+                                            {"virtual_stages", &PipelineReport::virtual_stages}});
+  out["stage_layers"] = std::move(split);
+  out["bubble_fraction"] = p.bubble_fraction;
+  return out;
+}
+
+json time_json(const TimeReport& t) {
+  using T = TimeReport;
+  json out = numbers_json<T>(t, {{"matmul_efficiency", &T::matmul_efficiency},
+                                 {"compute_s", &T::compute_s},
+                                 {"memory_bound_s", &T::memory_bound_s},
+                                 {"bubble_s", &T::bubble_s},
+                                 {"exposed_data_s", &T::exposed_data_s},
+                                 {"exposed_tensor_s", &T::exposed_tensor_s},
+                                 {"exposed_pipeline_s", &T::exposed_pipeline_s},
+                                 {"exposed_context_s", &T::exposed_context_s},
+                                 {"exposed_expert_s", &T::exposed_expert_s},
+                                 {"exposed_comms_s", &T::exposed_comms_s},
+                                 {"exposed_offload_s", &T::exposed_offload_s},
+                                 {"optimizer_s", &T::optimizer_s},
+                                 {"attention_efficiency", &T::attention_efficiency},
+                                 {"gemm_shape_efficiency", &T::gemm_shape_efficiency},
+                                 {"tokens_per_expert", &T::tokens_per_expert},
+                                 {"expert_gemm_efficiency", &T::expert_gemm_efficiency},
+                                 {"expert_load", &T::expert_load},
+                                 {"step_s", &T::step_s},
+                                 {"model_flops_per_step", &T::model_flops_per_step},
+                                 {"hardware_flops_per_step", &T::hardware_flops_per_step},
+                                 {"mfu", &T::mfu},
+                                 {"hfu", &T::hfu},
+                                 {"mfu_peak_tflops", &T::mfu_peak_tflops},
+                                 {"mfu_bf16_peak", &T::mfu_bf16_peak},
+                                 {"mfu_fp8_peak", &T::mfu_fp8_peak},
+                                 {"tflops_per_gpu", &T::tflops_per_gpu},
+                                 {"tokens_per_s", &T::tokens_per_s},
+                                 {"time_to_train_s", &T::time_to_train_s}});
+  out["slowest_stage"] = t.slowest_stage;
+  out["mfu_peak"] = t.mfu_peak;
+  return out;
+}
+
+json cost_json(const CostReport& c) {
+  using C = CostReport;
+  return numbers_json<C>(c, {{"price_per_gpu_hour", &C::price_per_gpu_hour},
+                             {"gpu_hours_per_step", &C::gpu_hours_per_step},
+                             {"usd_per_step", &C::usd_per_step},
+                             {"tokens_per_day", &C::tokens_per_day},
+                             {"gpu_hours_per_day", &C::gpu_hours_per_day},
+                             {"usd_per_day", &C::usd_per_day},
+                             {"gpu_hours_per_trillion_tokens", &C::gpu_hours_per_trillion_tokens},
+                             {"usd_per_trillion_tokens", &C::usd_per_trillion_tokens},
+                             {"gpu_hours_to_train", &C::gpu_hours_to_train},
+                             {"usd_to_train", &C::usd_to_train}});
+}
+
+json goodput_json(const GoodputReport& g) {
+  using G = GoodputReport;
+  json out = numbers_json<G>(g, {{"failures_per_day", &G::failures_per_day},
+                                 {"job_mtbf_s", &G::job_mtbf_s},
+                                 {"checkpoint_bytes", &G::checkpoint_bytes},
+                                 {"checkpoint_bytes_per_gpu", &G::checkpoint_bytes_per_gpu},
+                                 {"checkpoint_write_s", &G::checkpoint_write_s},
+                                 {"checkpoint_staging_s", &G::checkpoint_staging_s},
+                                 {"checkpoint_pause_s", &G::checkpoint_pause_s},
+                                 {"checkpoint_interval_s", &G::checkpoint_interval_s},
+                                 {"best_interval_s", &G::best_interval_s},
+                                 {"lost_per_failure_s", &G::lost_per_failure_s},
+                                 {"effective_time", &G::effective_time},
+                                 {"time_to_train_s", &G::time_to_train_s},
+                                 {"usd_per_day", &G::usd_per_day},
+                                 {"usd_to_train", &G::usd_to_train}});
+  out["day"] = numbers_json<G>(g, {{"work_s", &G::day_work_s},
+                                   {"checkpoint_s", &G::day_checkpoint_s},
+                                   {"redone_s", &G::day_redone_s},
+                                   {"restart_s", &G::day_restart_s}});
+  return out;
 }
 
 json comms_json(const CommsReport& c) {
@@ -55,20 +187,24 @@ json comms_json(const CommsReport& c) {
 }
 
 json degrees_json(const Degrees& d) {
-  return {{"dp", d.dp}, {"tp", d.tp}, {"pp", d.pp}, {"cp", d.cp}, {"ep", d.ep}};
+  using D = Degrees;
+  return numbers_json<D, int>(
+      d, {{"dp", &D::dp}, {"tp", &D::tp}, {"pp", &D::pp}, {"cp", &D::cp}, {"ep", &D::ep}});
 }
 
 // Bytes per parameter of each training state: the report's and the presets' one shape.
 json precision_json(const Precision& p) {
-  return {{"name", p.name},
-          {"weight", p.weight_bytes},
-          {"grad", p.grad_bytes},
-          {"master", p.master_bytes},
-          {"adam_m", p.adam_m_bytes},
-          {"adam_v", p.adam_v_bytes},
-          {"fp8", p.fp8},
-          {"fp4", p.fp4},
-          {"bytes_per_param", p.total_bytes()}};
+  using P = Precision;
+  json out = numbers_json<P>(p, {{"weight", &P::weight_bytes},
+                                 {"grad", &P::grad_bytes},
+                                 {"master", &P::master_bytes},
+                                 {"adam_m", &P::adam_m_bytes},
+                                 {"adam_v", &P::adam_v_bytes}});
+  out["name"] = p.name;
+  out["fp8"] = p.fp8;
+  out["fp4"] = p.fp4;
+  out["bytes_per_param"] = p.total_bytes();
+  return out;
 }
 
 // The model's name, params and its details in the field table ("model.layers" as "layers"),
@@ -132,12 +268,14 @@ json scenario_json(const Scenario& s) {
 json report_json(const Report& r) {
   json stages = json::array();
   for (const StageMemory& st : r.memory.stages) {
-    stages.push_back({{"stage", st.stage},
-                      {"layers", st.layers},
-                      {"params_per_gpu", st.params_per_gpu},
-                      {"inflight_microbatches", st.inflight_microbatches},
-                      {"per_gpu_bytes", st.breakdown.total_bytes()},
-                      {"breakdown", breakdown_json(st.breakdown)}});
+    json stage = numbers_json<StageMemory, int>(
+        st, {{"stage", &StageMemory::stage},
+             {"layers", &StageMemory::layers},
+             {"inflight_microbatches", &StageMemory::inflight_microbatches}});
+    stage["params_per_gpu"] = st.params_per_gpu;
+    stage["per_gpu_bytes"] = st.breakdown.total_bytes();
+    stage["breakdown"] = breakdown_json(st.breakdown);
+    stages.push_back(std::move(stage));
   }
   // Member by member, in key order: one rank per GPU, 16,384 at most, and a braced list
   // copies every member (an initializer list's items are const) where this moves none.
@@ -154,114 +292,25 @@ json report_json(const Report& r) {
     rank["tp"] = p.tp;
     ranks.push_back(std::move(rank));
   }
-  const MemoryReport& m = r.memory;
-  const TimeReport& t = r.time;
-  json out = {
-      {"degrees", degrees_json(r.degrees)},
-      {"gpus", r.gpus},
-      {"active_gpus", r.active_gpus},
-      {"nodes", r.nodes},
-      {"domain_gpus", r.domain_gpus},
-      {"domain_spans_nodes", r.domain_spans_nodes},
-      {"model_params", r.model_params},
-      {"model_active_params", r.model_active_params},
-      {"precision", precision_json(r.precision)},
-      {"global_batch", r.global_batch},
-      {"memory",
-       {{"params_per_gpu", m.params_per_gpu},
-        {"per_gpu_bytes", m.per_gpu_bytes},
-        {"shard_factor", m.shard_factor},
-        {"peak_stage", m.peak_stage},
-        {"fits", m.fits},
-        {"verdict", m.verdict},
-        {"safe_fraction", m.safe_fraction},
-        {"gpu_memory_bytes", m.gpu_memory_bytes},
-        {"headroom_bytes", m.headroom_bytes},
-        {"offloaded_bytes", m.offloaded_bytes},
-        {"zero",
-         {{"group", m.zero_group},
-          {"weights", m.zero_shards.weights},
-          {"grads", m.zero_shards.grads},
-          {"optimizer", m.zero_shards.optimizer}}},
-        {"breakdown", breakdown_json(m.breakdown)},
-        {"stages", stages}}},
-      {"comms", comms_json(r.comms)},
-      {"pipeline",
-       {{"microbatches", r.pipeline.microbatches},
-        {"virtual_stages", r.pipeline.virtual_stages},
-        {"stage_layers",
-         {{"first", r.pipeline.split.first},
-          {"middle", r.pipeline.split.middle},
-          {"last", r.pipeline.split.last},
-          {"extra_from", r.pipeline.split.extra_from},
-          {"rule", r.pipeline.split.rule},
-          {"megatron_default", r.pipeline.split.megatron_default}}},
-        {"bubble_fraction", r.pipeline.bubble_fraction}}},
-      {"time",
-       {{"matmul_efficiency", t.matmul_efficiency},
-        {"slowest_stage", t.slowest_stage},
-        {"compute_s", t.compute_s},
-        {"memory_bound_s", t.memory_bound_s},
-        {"bubble_s", t.bubble_s},
-        {"exposed_data_s", t.exposed_data_s},
-        {"exposed_tensor_s", t.exposed_tensor_s},
-        {"exposed_pipeline_s", t.exposed_pipeline_s},
-        {"exposed_context_s", t.exposed_context_s},
-        {"exposed_expert_s", t.exposed_expert_s},
-        {"exposed_comms_s", t.exposed_comms_s},
-        {"exposed_offload_s", t.exposed_offload_s},
-        {"optimizer_s", t.optimizer_s},
-        {"attention_efficiency", t.attention_efficiency},
-        {"gemm_shape_efficiency", t.gemm_shape_efficiency},
-        {"tokens_per_expert", t.tokens_per_expert},
-        {"expert_gemm_efficiency", t.expert_gemm_efficiency},
-        {"expert_load", t.expert_load},
-        {"step_s", t.step_s},
-        {"model_flops_per_step", t.model_flops_per_step},
-        {"hardware_flops_per_step", t.hardware_flops_per_step},
-        {"mfu", t.mfu},
-        {"hfu", t.hfu},
-        {"mfu_peak", t.mfu_peak},
-        {"mfu_peak_tflops", t.mfu_peak_tflops},
-        {"mfu_bf16_peak", t.mfu_bf16_peak},
-        {"mfu_fp8_peak", t.mfu_fp8_peak},
-        {"tflops_per_gpu", t.tflops_per_gpu},
-        {"tokens_per_s", t.tokens_per_s},
-        {"time_to_train_s", t.time_to_train_s}}},
-      {"cost",
-       {{"price_per_gpu_hour", r.cost.price_per_gpu_hour},
-        {"gpu_hours_per_step", r.cost.gpu_hours_per_step},
-        {"usd_per_step", r.cost.usd_per_step},
-        {"tokens_per_day", r.cost.tokens_per_day},
-        {"gpu_hours_per_day", r.cost.gpu_hours_per_day},
-        {"usd_per_day", r.cost.usd_per_day},
-        {"gpu_hours_per_trillion_tokens", r.cost.gpu_hours_per_trillion_tokens},
-        {"usd_per_trillion_tokens", r.cost.usd_per_trillion_tokens},
-        {"gpu_hours_to_train", r.cost.gpu_hours_to_train},
-        {"usd_to_train", r.cost.usd_to_train}}},
-      {"goodput",
-       {{"failures_per_day", r.goodput.failures_per_day},
-        {"job_mtbf_s", r.goodput.job_mtbf_s},
-        {"checkpoint_bytes", r.goodput.checkpoint_bytes},
-        {"checkpoint_bytes_per_gpu", r.goodput.checkpoint_bytes_per_gpu},
-        {"checkpoint_write_s", r.goodput.checkpoint_write_s},
-        {"checkpoint_staging_s", r.goodput.checkpoint_staging_s},
-        {"checkpoint_pause_s", r.goodput.checkpoint_pause_s},
-        {"checkpoint_interval_s", r.goodput.checkpoint_interval_s},
-        {"best_interval_s", r.goodput.best_interval_s},
-        {"lost_per_failure_s", r.goodput.lost_per_failure_s},
-        {"effective_time", r.goodput.effective_time},
-        {"time_to_train_s", r.goodput.time_to_train_s},
-        {"usd_per_day", r.goodput.usd_per_day},
-        {"usd_to_train", r.goodput.usd_to_train},
-        {"day",
-         {{"work_s", r.goodput.day_work_s},
-          {"checkpoint_s", r.goodput.day_checkpoint_s},
-          {"redone_s", r.goodput.day_redone_s},
-          {"restart_s", r.goodput.day_restart_s}}}}},
-      {"order", {{"rule_order_step_s", r.rule_order_step_s}, {"order_cost_s", r.order_cost_s}}},
-      {"warnings", r.warnings},
-  };
+  json out = numbers_json<Report, int>(r, {{"gpus", &Report::gpus},
+                                           {"active_gpus", &Report::active_gpus},
+                                           {"nodes", &Report::nodes},
+                                           {"domain_gpus", &Report::domain_gpus},
+                                           {"global_batch", &Report::global_batch}});
+  out["domain_spans_nodes"] = r.domain_spans_nodes;
+  out["model_params"] = r.model_params;
+  out["model_active_params"] = r.model_active_params;
+  out["degrees"] = degrees_json(r.degrees);
+  out["precision"] = precision_json(r.precision);
+  out["memory"] = memory_json(r.memory, std::move(stages));
+  out["comms"] = comms_json(r.comms);
+  out["pipeline"] = pipeline_json(r.pipeline);
+  out["time"] = time_json(r.time);
+  out["cost"] = cost_json(r.cost);
+  out["goodput"] = goodput_json(r.goodput);
+  out["order"] = numbers_json<Report>(r, {{"rule_order_step_s", &Report::rule_order_step_s},
+                                          {"order_cost_s", &Report::order_cost_s}});
+  out["warnings"] = r.warnings;
   out["ranks"] = std::move(ranks);  // moved in, not copied through a braced list
   return out;
 }
@@ -321,11 +370,12 @@ json calibration_json(const CalibrationFit& fit) {
     if (!std::isnan(c.replaced)) constants.back()["replaced"] = c.replaced;
   }
   for (const Residual& r : fit.residuals) {
-    residuals.push_back({{"key", r.key},
-                         {"measured", r.measured},
-                         {"before", r.before},
-                         {"after", r.after},
-                         {"error", r.error()}});
+    json residual = numbers_json<Residual>(r, {{"measured", &Residual::measured},
+                                               {"before", &Residual::before},
+                                               {"after", &Residual::after}});
+    residual["key"] = r.key;
+    residual["error"] = r.error();
+    residuals.push_back(std::move(residual));
   }
   return {{"title", fit.title},
           {"says", "calibrated to your run: " + fit.title},
@@ -468,13 +518,14 @@ std::string presets_json() {
     models.push_back(model_json(m, defaults.seq_len));
   }
   for (const GpuSpec& g : gpu_presets()) {
-    gpus.push_back({{"name", g.name},
-                    {"gpu_memory_gb", g.memory_gb},
-                    {"gpu_peak_tflops", g.peak_tflops},
-                    {"nvlink_gb_s", g.nvlink_gb_s},
-                    {"hbm_gb_s", g.hbm_gb_s},
-                    {"matmul_efficiency", g.matmul_efficiency},
-                    {"network_gb_s", g.network_gb_s}});
+    json gpu = numbers_json<GpuSpec>(g, {{"gpu_memory_gb", &GpuSpec::memory_gb},
+                                         {"gpu_peak_tflops", &GpuSpec::peak_tflops},
+                                         {"nvlink_gb_s", &GpuSpec::nvlink_gb_s},
+                                         {"hbm_gb_s", &GpuSpec::hbm_gb_s},
+                                         {"matmul_efficiency", &GpuSpec::matmul_efficiency},
+                                         {"network_gb_s", &GpuSpec::network_gb_s}});
+    gpu["name"] = g.name;
+    gpus.push_back(std::move(gpu));
   }
   for (const Precision& p : precision_presets()) {
     precisions.push_back(precision_json(p));
