@@ -1117,11 +1117,11 @@ Verdict goodput_share_law(const Sample& x) {
 
 // More GPUs never raise the job's mean time between failures.
 Verdict more_gpus_mtbf_law(const Sample& x) {
-  Report more = x.r;
+  Scenario more = x.s;
   more.gpus *= 2;
-  const double doubled = goodput_report(x.s, more).job_mtbf_s;
+  const double doubled = goodput_report(more, x.r).job_mtbf_s;
   if (at_most(doubled, x.r.goodput.job_mtbf_s)) return "";
-  return "GPUs " + std::to_string(x.r.gpus) + " -> " + std::to_string(more.gpus) + ": MTBF " +
+  return "GPUs " + std::to_string(x.s.gpus) + " -> " + std::to_string(more.gpus) + ": MTBF " +
          show(x.r.goodput.job_mtbf_s) + " -> " + show(doubled) + " s";
 }
 

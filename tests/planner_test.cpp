@@ -6,6 +6,7 @@
 #include <array>
 #include <set>
 
+#include "contract/contract.h"
 #include "model/explorer.h"
 #include "model/model_shape.h"
 #include "model/pipeline.h"
@@ -289,6 +290,35 @@ TEST(Planner, APlansCostPerTrillionTokensIsItsReports) {
   const Plan& p = r.top.front();
   const double expected = 16 * (1e12 / p.tokens_per_s) / 3600 * 2.0;  // $2 per GPU-hour
   EXPECT_NEAR(p.usd_per_trillion_tokens / expected, 1, 1e-12);
+}
+
+// Ranked by the time to train with failures, the plans are in the order of their step over
+// their effective time, and each one's effective time is its own report's goodput. On one GPU
+// count every plan fails as often; a ZeRO stage above 0 shards what each GPU saves, so only
+// checkpoint pauses tell plans apart, and here (ZeRO 1 wins on step too) the order is the
+// step's.
+TEST(Planner, RankedByTimeWithFailuresItDividesTheStepByGoodput) {
+  const Scenario s =
+      parse_scenario(R"({"model":"llama3-8b","gpu":"H100-80GB","gpus":64,"seq_len":4096,)"
+                     R"("global_batch":256,"reliability":{"async_checkpoint":false,)"
+                     R"("gpu_failures_per_million_gpu_hours":2000}})")
+          .value();
+  PlanOptions by_failures;
+  by_failures.rank = PlanRank::kTimeWithFailures;
+  const PlanResult r = plan(s, 5, by_failures);
+  ASSERT_GE(r.top.size(), 2u);
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    const Plan& p = r.top[i];
+    const Report full = evaluate(scenario_of(s, p), false).value();
+    EXPECT_DOUBLE_EQ(p.effective_time, full.goodput.effective_time);
+    EXPECT_LT(p.effective_time, 1);
+    EXPECT_DOUBLE_EQ(p.rank_s, p.step_s / p.effective_time);
+    if (i > 0) EXPECT_LE(r.top[i - 1].rank_s, p.rank_s);
+  }
+  EXPECT_NE(r.why_best.find("with failures and checkpoints"), std::string::npos) << r.why_best;
+  const PlanResult by_step = plan(s, 5);
+  EXPECT_EQ(by_step.top.front().degrees.dp, r.top.front().degrees.dp);
+  EXPECT_DOUBLE_EQ(by_step.top.front().rank_s, by_step.top.front().step_s);
 }
 
 TEST(Planner, ReportsProgressPerLayout) {

@@ -48,10 +48,13 @@ std::string evaluate_summary(const std::string& scenario) {
 }
 
 #ifdef PE_LAB_PLANNER
-std::string plan(const std::string& scenario, int top_k, double headroom) {
-  return pe::plan_json(scenario, top_k, headroom, [](int done, int total, long long evaluated) {
-    return plan_progress(done, total, static_cast<double>(evaluated)) != 0;
-  });
+std::string plan(const std::string& scenario, int top_k, double headroom, const std::string& rank) {
+  return pe::plan_json(
+      scenario, top_k, headroom,
+      [](int done, int total, long long evaluated) {
+        return plan_progress(done, total, static_cast<double>(evaluated)) != 0;
+      },
+      rank);
 }
 #endif
 

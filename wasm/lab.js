@@ -91,19 +91,27 @@ export async function createLab({ planner = false, ...options } = {}) {
     // with its layout's next fastest in variants.
     // options: headroom (the fraction of GPU memory a plan leaves free: 0 keeps every plan
     // within the GPU, those past the core's 80% rule marked verdict "tight"; 0.2 keeps only
-    // plans under the rule; its range is the core's, schema().planner.headroom)
-    // and
+    // plans under the rule; its range is the core's, schema().planner.headroom), rank
+    // ("step", or "time_with_failures": the step over goodput's effective time; the core's
+    // schema().planner.rank) and
     // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
     // onProgress returning false cancels the search: plan() then throws a LabError with
     // key 'onProgress' and cancelled true. An exception in onProgress also ends the search
     // and is thrown as a LabError (key 'onProgress', the exception as its cause). Either way
     // the module is unharmed and answers the next call.
-    plan(scenario = {}, top = 10, { headroom = 0, onProgress = null } = {}) {
+    plan(scenario = {}, top = 10, { headroom = 0, rank = 'step', onProgress = null } = {}) {
       const text = toJson(scenario);
       wholeNumber('top', top);
       // A number, or embind would refuse it with its own words; the core checks its range.
       if (typeof headroom !== 'number') {
         throw new LabError(`headroom is ${String(headroom)}: allowed a number`, 'headroom');
+      }
+      // A string; the core names the values it allows.
+      if (typeof rank !== 'string') {
+        throw new LabError(
+          `rank is ${String(rank)}: allowed "step" or "time_with_failures"`,
+          'rank',
+        );
       }
       let stop = null; // why the search stopped early: { thrown } or { cancelled: true }
       module.onPlanProgress = (done, total, evaluated) => {
@@ -117,7 +125,7 @@ export async function createLab({ planner = false, ...options } = {}) {
         return 0;
       };
       try {
-        return call(module.plan, text, top, headroom);
+        return call(module.plan, text, top, headroom, rank);
       } catch (e) {
         throw stop ? stoppedSearch(stop) : e;
       } finally {

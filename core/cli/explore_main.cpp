@@ -1,5 +1,6 @@
-// explore [--plan] [FILE|-]: reads a scenario (the book's default with no argument) and prints
-// its report as JSON, or with --plan the ten fastest layouts that fit (planner.h).
+// explore [--plan [--rank R]] [FILE|-]: reads a scenario (the book's default with no argument)
+// and prints its report as JSON, or with --plan the ten fastest layouts that fit (planner.h),
+// ranked by step time or (--rank time_with_failures) by the time to train with failures.
 // explore --calibrate RUN [FILE|-]: the scenario (the run's own with no FILE) calibrated to a
 // measured run (RUN: a calibration block, {"scenario", "step_time_s", ...}): its report, with
 // the fitted constants and the residuals under "calibration". RUN and FILE are each one JSON
@@ -30,9 +31,10 @@ int fail(const std::string& message) {
 
 int usage() {
   std::fprintf(stderr,
-               "usage: explore [--plan | --explain KEY] [FILE|-]   (no file: the book lab's "
-               "default scenario;\n"
-               "         --explain all: the report with every derivation)\n"
+               "usage: explore [--plan [--rank step|time_with_failures] | --explain KEY] "
+               "[FILE|-]\n"
+               "         (no file: the book lab's default scenario; --explain all: the report "
+               "with every derivation)\n"
                "       explore --calibrate RUN [FILE|-]   (RUN: {\"scenario\": {...}, "
                "\"step_time_s\": ...};\n"
                "         no FILE: the run's own scenario)\n"
@@ -147,6 +149,12 @@ int main(int argc, char** argv) {
   if (explaining && argc < 3) return usage();
   const std::string explain_key = explaining ? argv[2] : "";
   if (planning) --argc, ++argv;
+  std::string rank = "step";
+  if (planning && argc > 1 && std::string(argv[1]) == "--rank") {
+    if (argc < 3) return usage();
+    rank = argv[2];
+    argc -= 2, argv += 2;
+  }
   if (explaining) argc -= 2, argv += 2;
   if (argc > 2) return usage();
   std::string text = "{}";
@@ -157,7 +165,7 @@ int main(int argc, char** argv) {
     text = read_input(arg, problem);
     if (!problem.empty()) return fail(problem);
   }
-  const std::string result = planning ? pe::plan_json(text, 10)
+  const std::string result = planning ? pe::plan_json(text, 10, 0, {}, rank)
                              : explaining
                                  ? pe::explain_json(text, explain_key == "all" ? "" : explain_key)
                                  : pe::evaluate_json(text);

@@ -87,8 +87,11 @@ std::string timeline_json(int stages, int microbatches, std::string_view schedul
 // leaves free: 0 every plan within the GPU, 0.2 only those under the 80% rule) must be in
 // 0..0.7 (PlanOptions::kMaxHeadroom), or the answer is an error naming it; progress is called with
 // layouts done, layouts in all and configurations evaluated, and returns false to stop the search
-// (then the answer is an error saying so).
+// (then the answer is an error saying so). rank: "step" (the default) ranks by step time,
+// "time_with_failures" by the time to train with failures and checkpoints (PlanRank); anything
+// else is an error naming `rank`.
 std::string plan_json(std::string_view scenario_text, int top_k, double headroom = 0,
-                      const std::function<bool(int, int, long long)>& progress = {});
+                      const std::function<bool(int, int, long long)>& progress = {},
+                      std::string_view rank = "step");
 
 }  // namespace pe

@@ -338,7 +338,15 @@ std::string schema_text() {
                       {"doc",
                        "GPU memory a plan keeps free: 0 keeps every plan within the GPU (past "
                        "80% marked tight), 0.2 only those under 80%"}}},
-                    {"fit_rule", fit_rule_text()}};
+                    {"fit_rule", fit_rule_text()},
+                    {"rank",
+                     {{"key", "rank"},
+                      {"type", "enum"},
+                      {"default", "step"},
+                      {"choices", {"step", "time_with_failures"}},
+                      {"doc",
+                       "what the plans are ranked by: the step time, or the time to train with "
+                       "failures and checkpoints (the step over goodput's effective time)"}}}};
   return out.dump();
 }
 
@@ -552,6 +560,7 @@ json plan_entry(const Scenario& base, const Plan& p) {
           {"per_gpu_bytes", p.per_gpu_bytes},
           {"verdict", p.verdict},
           {"step_s", p.step_s},
+          {"effective_time", p.effective_time},
           {"bubble_fraction", p.bubble_fraction},
           {"mfu", p.mfu},
           {"tokens_per_s", p.tokens_per_s},
@@ -570,7 +579,8 @@ json dropped_json(const std::vector<Dropped>& dropped) {
 }  // namespace
 
 std::string plan_json(std::string_view scenario_text, int top_k, double headroom,
-                      const std::function<bool(int, int, long long)>& progress) {
+                      const std::function<bool(int, int, long long)>& progress,
+                      std::string_view rank) {
   const Result<Scenario> scenario = parse_scenario(scenario_text);
   if (!scenario.ok()) return error_json(scenario.problem());
   const Scenario& base = scenario.value();
@@ -581,6 +591,11 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
                                        short_number(PlanOptions::kMaxHeadroom) +
                                        ", the fraction of GPU memory a plan keeps free"});
   }
+  if (rank != "step" && rank != "time_with_failures") {
+    return error_json({"rank", "rank is \"" + std::string(rank.substr(0, 64)) +
+                                   "\": allowed \"step\" or \"time_with_failures\""});
+  }
+  options.rank = rank == "step" ? PlanRank::kStep : PlanRank::kTimeWithFailures;
   options.headroom = headroom;
   options.progress = progress;
   const PlanResult result = plan(base, std::clamp(top_k, 1, 100), options);
@@ -590,10 +605,10 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
   json plans = json::array();
   // A tie is a group: the fastest and every plan the model cannot tell from it, if any.
   const auto& top = result.top;
-  const bool tied = top.size() > 1 && ties_with_best(top[1].step_s, top[0].step_s);
+  const bool tied = top.size() > 1 && ties_with_best(top[1].rank_s, top[0].rank_s);
   for (size_t i = 0; i < top.size(); ++i) {
     json entry = plan_entry(base, top[i]);
-    entry["tie"] = tied && ties_with_best(top[i].step_s, top[0].step_s);
+    entry["tie"] = tied && ties_with_best(top[i].rank_s, top[0].rank_s);
     json variants = json::array();
     for (const Plan& v : result.variants[i]) variants.push_back(plan_entry(base, v));
     entry["variants"] = std::move(variants);
@@ -605,6 +620,7 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
               {"warnings", result.warnings},
               {"dropped", dropped_json(result.dropped)},
               {"headroom", options.headroom},
+              {"rank", rank},
               {"memory_limit_bytes", result.memory_limit_bytes},
               {"safe_fraction", safe_memory_fraction()},
               {"tie_within", kTieWithin}};

@@ -22,20 +22,19 @@ struct Costs {
   }
 };
 
-Costs costs_of(const Scenario& s, const Report& r) {
+Costs costs_of(const Scenario& s, const Degrees& d) {
   const Reliability& y = s.reliability;
   const Precision& p = s.precision;
   Costs c;
-  const double rate = y.failures_per_gpu_hour() * r.gpus;
+  const double rate = y.failures_per_gpu_hour() * s.gpus;
   c.mtbf_s = rate > 0 ? kSecondsPerHour / rate : 0;
   // The master copy is what a restart resumes from; without one, the weights themselves.
   const double weight = p.master_bytes > 0 ? p.master_bytes : p.weight_bytes;
-  c.bytes = r.model_params * (weight + p.adam_m_bytes + p.adam_v_bytes);
+  c.bytes = s.model.params * (weight + p.adam_m_bytes + p.adam_v_bytes);
   // ZeRO shards the states over the data-parallel group, so every GPU saves its own; without
   // it the replicas hold the same states and one replica saves them.
-  const Degrees& d = r.degrees;
   const double replicas = s.zero_stage >= 1 ? 1 : 1.0 * d.dp * d.cp;
-  c.bytes_per_gpu = c.bytes / std::max(1.0, r.active_gpus / replicas);
+  c.bytes_per_gpu = c.bytes / std::max(1.0, static_cast<double>(d.product()) / replicas);
   const double host = s.gpu.host_link_gb_s * 1e9;
   c.write_s = std::max(c.bytes / (y.storage_gb_s * 1e9), c.bytes_per_gpu / host);
   c.async = y.async_checkpoint;
@@ -77,11 +76,16 @@ double interval_of(const Scenario& s, const Costs& c) {
 }  // namespace
 
 double effective_time_at(const Scenario& s, const Report& r, double interval_s) {
-  return effective(costs_of(s, r), interval_s);
+  return effective(costs_of(s, r.degrees), interval_s);
+}
+
+double effective_time_of(const Scenario& s, const Degrees& d) {
+  const Costs c = costs_of(s, d);
+  return effective(c, interval_of(s, c));
 }
 
 GoodputReport goodput_report(const Scenario& s, const Report& r) {
-  const Costs c = costs_of(s, r);
+  const Costs c = costs_of(s, r.degrees);
   GoodputReport g;
   g.job_mtbf_s = c.mtbf_s;
   g.failures_per_day = c.mtbf_s > 0 ? kSecondsPerDay / c.mtbf_s : 0;

@@ -29,6 +29,11 @@ namespace pe {
 
 GoodputReport goodput_report(const Scenario& s, const Report& r);
 
+// The effective time of `s` laid out as `d` (its GPUs, model and ZeRO stage: what a checkpoint
+// saves and how often the job fails), at the scenario's interval or the best: what the
+// planner divides a step by to rank by time to train with failures.
+double effective_time_of(const Scenario& s, const Degrees& d);
+
 // The effective time E at checkpoint interval `interval_s` (the law "the best interval is never
 // worse than another" compares them).
 double effective_time_at(const Scenario& s, const Report& r, double interval_s);

@@ -9,6 +9,7 @@
 #include "model/comms.h"
 #include "model/context.h"
 #include "model/cost.h"
+#include "model/goodput.h"
 #include "model/layout_facts.h"
 #include "model/memory.h"
 #include "model/model_shape.h"
@@ -133,8 +134,8 @@ MemoryBreakdown scaled(MemoryBreakdown b, int copies) {
 // libm call that rounds (moe.cpp takes its logarithm without one), so their bits agree; rounding
 // them to a tolerance would not help, as two values an ulp apart can straddle any rounding
 // boundary. Steps the model cannot tell apart are `tie` (kTieWithin), not reordered.
-bool worse(double step_s, double per_gpu_bytes, const Plan& b) {
-  if (step_s != b.step_s) return step_s > b.step_s;
+bool worse(double rank_s, double per_gpu_bytes, const Plan& b) {
+  if (rank_s != b.rank_s) return rank_s > b.rank_s;
   return per_gpu_bytes > b.per_gpu_bytes;
 }
 auto order_key(const Plan& p) {
@@ -146,7 +147,7 @@ auto order_key(const Plan& p) {
                       static_cast<int>(p.recompute_method), p.offload_layers));
 }
 bool better(const Plan& a, const Plan& b) {
-  if (a.step_s != b.step_s) return a.step_s < b.step_s;
+  if (a.rank_s != b.rank_s) return a.rank_s < b.rank_s;
   if (a.per_gpu_bytes != b.per_gpu_bytes) return a.per_gpu_bytes < b.per_gpu_bytes;
   return order_key(a) < order_key(b);
 }
@@ -157,13 +158,13 @@ bool better(const Plan& a, const Plan& b) {
 // looks the plans up).
 struct KeptPlans {
   struct Key {
-    double step_s;
+    double rank_s;
     double per_gpu_bytes;
     int slot;
   };
   auto key_better() const {
     return [this](const Key& a, const Key& b) {
-      if (a.step_s != b.step_s) return a.step_s < b.step_s;
+      if (a.rank_s != b.rank_s) return a.rank_s < b.rank_s;
       if (a.per_gpu_bytes != b.per_gpu_bytes) return a.per_gpu_bytes < b.per_gpu_bytes;
       return order_key(plans[static_cast<size_t>(a.slot)]) <
              order_key(plans[static_cast<size_t>(b.slot)]);
@@ -181,13 +182,13 @@ struct KeptPlans {
     }
     if (!full()) {
       plans.push_back(p);
-      heap.push_back({p.step_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
+      heap.push_back({p.rank_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
       std::push_heap(heap.begin(), heap.end(), key_better());
     } else if (better(p, worst())) {
       std::pop_heap(heap.begin(), heap.end(), key_better());
       const int slot = heap.back().slot;
       plans[static_cast<size_t>(slot)] = p;
-      heap.back() = {p.step_s, p.per_gpu_bytes, slot};
+      heap.back() = {p.rank_s, p.per_gpu_bytes, slot};
       std::push_heap(heap.begin(), heap.end(), key_better());
     }
   }
@@ -274,7 +275,7 @@ std::string link_words(const std::string& link) {
   return link == "nvlink" ? "NVLink" : link == "network" ? "the network" : link;
 }
 
-std::string explain(const Scenario& base, const PlanResult& r) {
+std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
   if (r.top.empty()) return why_none(base, r);
   const Plan& p = r.top.front();
   const Degrees& d = p.degrees;
@@ -309,12 +310,19 @@ std::string explain(const Scenario& base, const PlanResult& r) {
   }
   why += ", and it needs " + gb(p.per_gpu_bytes) + " of the " + gb(base.gpu.memory_gb * 1e9) +
          " per GPU";
+  const bool failures = rank == PlanRank::kTimeWithFailures;
+  if (failures) {
+    why += "; with failures and checkpoints " + percent(p.effective_time) +
+           " of its time is new "
+           "work";
+  }
   if (r.top.size() > 1) {
-    const double lead = r.top[1].step_s / p.step_s - 1;
-    why += ties_with_best(r.top[1].step_s, p.step_s)
-               ? "; the next layout is " + percent(lead) + " slower, within " +
+    const double lead = r.top[1].rank_s / p.rank_s - 1;
+    const std::string to_train = failures ? " to train with failures" : "";
+    why += ties_with_best(r.top[1].rank_s, p.rank_s)
+               ? "; the next layout is " + percent(lead) + " slower" + to_train + ", within " +
                      percent(kTieWithin) + ": the model cannot tell them apart"
-               : "; " + percent(lead) + " faster than the next layout";
+               : "; " + percent(lead) + " faster" + to_train + " than the next layout";
   }
   return why + ".";
 }
@@ -340,6 +348,7 @@ Scenario scenario_of(const Scenario& base, const Plan& p) {
 }
 
 PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
+  const bool by_failures = options.rank == PlanRank::kTimeWithFailures;
   PlanResult result;
   Scenario s = base;
   s.memory_model = MemoryModel::kFull;
@@ -498,9 +507,13 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 const TimeReport t =
                     time_report(s, facts, pipeline, comms, base.global_batch, pace);
                 if (levers != 0) seen.fastest(levers, t.step_s, bytes, d);
+                // Ranked by the time to train with failures, the step over the effective time
+                // (which does not depend on the step: goodput.h).
+                const double effective = by_failures ? effective_time_of(s, d) : 1;
+                const double rank_s = effective > 0 ? t.step_s / effective : INFINITY;
                 // A full heap keeps only what beats its worst: the rest need no Plan built (an
                 // exact tie is built, and the order's later keys decide).
-                if (kept.full() && worse(t.step_s, bytes, kept.worst())) {
+                if (kept.full() && worse(rank_s, bytes, kept.worst())) {
                   continue;
                 }
                 Plan p;
@@ -520,6 +533,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 p.verdict = verdict_name(fit_verdict(bytes, gpu_bytes));
                 p.comms = comms;
                 p.step_s = t.step_s;
+                p.effective_time = by_failures ? effective : effective_time_of(s, d);
+                p.rank_s = rank_s;
                 p.bubble_fraction = pipeline.bubble_fraction;
                 p.mfu = t.mfu;
                 p.tokens_per_s = t.tokens_per_s;
@@ -536,7 +551,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     }
     if (!kept.plans.empty() && top_k > 0) {
       double best = INFINITY;
-      for (const Plan& p : kept.plans) best = std::min(best, p.step_s);
+      for (const Plan& p : kept.plans) best = std::min(best, p.rank_s);
       layout_bests.push_back(best);
       std::push_heap(layout_bests.begin(), layout_bests.end());
       if (static_cast<int>(layout_bests.size()) > top_k) {
@@ -560,7 +575,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     result.variants.emplace_back(variants.begin() + 1, variants.end());
   }
   if (!std::isfinite(result.least_bytes)) result.least_bytes = 0;
-  result.why_best = explain(base, result);
+  result.why_best = explain(base, result, options.rank);
   result.warnings = batch_warnings(base, result);
   DroppedList dropped = dropped_levers(base, result, seen);
   if (dropped.decisive >= 0) {

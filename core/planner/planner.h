@@ -28,6 +28,10 @@ struct Plan {
   double per_gpu_bytes = 0;
   const char* verdict = "fits";  // memory.h fit_verdict: "fits" or "tight" (past 80%)
   double step_s = 0;
+  // The share of the wall clock that is new work with failures and checkpoints (goodput.h),
+  // and what the plans are ranked by (PlanOptions::rank): the step, or the step over it.
+  double effective_time = 1;
+  double rank_s = 0;
   double bubble_fraction = 0;
   double mfu = 0;
   double tokens_per_s = 0;
@@ -91,7 +95,13 @@ struct PlanResult {
   bool cancelled = false;         // the progress callback stopped the search
 };
 
+// What the planner ranks by: the step time, or the time to train with failures and checkpoints
+// (the step over the effective time, goodput.h), which favours a layout whose checkpoint pauses
+// training less (ZeRO shards what each GPU saves).
+enum class PlanRank { kStep, kTimeWithFailures };
+
 struct PlanOptions {
+  PlanRank rank = PlanRank::kStep;
   // Fraction of GPU memory a plan leaves free: 0 keeps every plan within the GPU, those past
   // safe_memory_fraction() (80%, memory.h) marked tight; 0.2 keeps only plans that fit under
   // it; 0.3 keeps a plan under 70%. (The margin once counted beyond the 80% rule, and

@@ -186,6 +186,17 @@ describe('ranks() and timeline() refuse what a 32-bit int would wrap or cut', ()
     assert.equal(planner.plan({}, 3, { headroom: 0.7 }).headroom, 0.7);
     assert.match(planner.schema().planner.fit_rule, /under 80% of GPU memory: Fujii et al/);
   });
+
+  test("plan: rank is one of the schema's choices, and time_with_failures divides by goodput", () => {
+    assert.deepEqual(planner.schema().planner.rank.choices, ['step', 'time_with_failures']);
+    for (const v of ['fastest', 7, null]) {
+      assert.throws(() => planner.plan({}, 3, { rank: v }), refused('rank'), String(v));
+    }
+    const r = planner.plan({}, 3, { rank: 'time_with_failures' });
+    assert.equal(r.rank, 'time_with_failures');
+    for (const p of r.plans) assert.ok(p.effective_time > 0 && p.effective_time < 1);
+    assert.match(r.why_best, /with failures and checkpoints \d+(\.\d+)?% of its time is new work/);
+  });
 });
 
 describe('plan(): onProgress may stop the search, and nothing it does harms the module', () => {
