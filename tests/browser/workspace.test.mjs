@@ -3,14 +3,16 @@
 // its heading saying which model applies; "Pin" on a planner row into Compare; ties marked
 // with the core's rule; a run that does not fit shows no MFU and no cost; the headroom
 // margin changing the planner's answer at 40%; "Calibrate to your run" from a pasted
-// Megatron-LM line to the heading, the URL and the exported report, and a line refused.
-// axe on its tabs. Screenshots: build/screenshots/desk-1440.png and desk-390.png.
+// Megatron-LM line to the heading, the URL and the exported report, and a line refused;
+// goodput in the summary and one day of the run drawn to scale, following the form's restart.
+// axe on its tabs. Screenshots: build/screenshots/desk-1440.png, desk-390.png and
+// desk-goodput.png.
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/lib/format.js';
-import { plannerLab } from '../wasm/labs.mjs';
+import { firstLoadLab, plannerLab } from '../wasm/labs.mjs';
 import { axe, mathText, openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
 import { runPlannerSearch, settle } from './measure.mjs';
 
@@ -30,6 +32,19 @@ const NODE =
   '?view=desk&gpus=8&model=llama3-8b&gpu=H100-80GB&seq_len=8192&global_batch=64' +
   '&degrees=4x2x1&sequence_parallel=true&zero_stage=1';
 
+// The same run as NODE, as the core reads it.
+const NODE_SCENARIO = {
+  gpus: 8,
+  model: 'llama3-8b',
+  gpu: 'H100-80GB',
+  seq_len: 8192,
+  global_batch: 64,
+  degrees: { dp: 4, tp: 2, pp: 1 },
+  sequence_parallel: true,
+  zero_stage: 1,
+  memory_model: 'full',
+};
+
 const box = (page, selector) => page.locator(selector).first().boundingBox();
 const search = runPlannerSearch;
 // The same run as LLAMA70, as the core reads it (the rest at the defaults).
@@ -41,6 +56,90 @@ const LLAMA70_SCENARIO = {
   global_batch: 256,
   memory_model: 'full',
 };
+
+// Goodput beside the step and the cost, its math on a click; the day drawn to scale and named
+// in words; a longer restart in the form lowers it; a token budget shows the time to train.
+async function goodputOnTheDesk(page) {
+  const core = await firstLoadLab();
+  const before = core.evaluateSummary(NODE_SCENARIO).goodput;
+  const strip = (field) => page.locator(`.desk-summary [data-field="${field}"]`);
+  const value = async (field) => Number(await strip(field).getAttribute('data-value'));
+  assert.equal(await value('goodput'), before.effective_time);
+  assert.equal(await strip('goodput').textContent(), fmt.share(before.effective_time));
+  assert.equal(await strip('train').isVisible(), false, 'no token budget: no time to train');
+  await strip('goodput').click();
+  assert.match(await mathText(page), /^\d\.\d+ = \(1 − .* s ÷ .* s\) × /);
+  await page.keyboard.press('Escape');
+
+  // One day of the run: four parts end to end, each its share of the day, filling the bar.
+  const day = page.locator('.desk [data-pane="results"] [data-part="goodput"]');
+  assert.ok(await day.isVisible(), "the day's picture is on the results tab");
+  const drawn = await day.locator('svg.goodput-day').evaluate((svg) => ({
+    width: svg.viewBox.baseVal.width,
+    label: svg.getAttribute('aria-label'),
+    role: svg.getAttribute('role'),
+    parts: [...svg.querySelectorAll('rect[data-day]')].map((r) => ({
+      key: r.dataset.day,
+      x: Number(r.getAttribute('x')),
+      w: Number(r.getAttribute('width')),
+    })),
+  }));
+  assert.deepEqual(
+    drawn.parts.map((p) => p.key),
+    ['work_s', 'checkpoint_s', 'redone_s', 'restart_s'],
+  );
+  let end = 0;
+  for (const p of drawn.parts) {
+    assert.ok(Math.abs(p.x - end) < 1e-9, `${p.key} starts where the last part ends`);
+    assert.ok(Math.abs(p.w / drawn.width - before.day[p.key] / 86400) < 1e-9, p.key);
+    end = p.x + p.w;
+  }
+  assert.ok(Math.abs(end - drawn.width) < 1e-6, `the parts fill ${end} of ${drawn.width}`);
+  assert.equal(drawn.role, 'img');
+  assert.match(
+    drawn.label,
+    /^One day of the run, to scale: new work 24 hours, checkpoint pauses 5\.55 seconds, work done again after failures 5\.55 seconds, restarts and reloads 2\.27 seconds\. 0\.00379 failures a day, one every 264 days\. A checkpoint every 48\.8 minutes, the best interval\.$/,
+  );
+  const text = await day.textContent();
+  assert.match(text, /a failure every 264 days/);
+  assert.match(text, /A checkpoint every 48\.8 minutes, the best interval/);
+  assert.doesNotMatch(text, /NaN|undefined|Infinity|_s\b|0\.99/);
+
+  // A restart of an hour and a half, typed in the form: less new work; then a token budget.
+  await page.locator('[data-state="restart_s"]').fill('5400');
+  await page.locator('[data-state="restart_s"]').press('Tab');
+  await settle(page);
+  const slower = core.evaluateSummary({ ...NODE_SCENARIO, reliability: { restart_s: 5400 } });
+  assert.ok(slower.goodput.effective_time < before.effective_time);
+  assert.equal(await value('goodput'), slower.goodput.effective_time);
+  assert.match(await settledUrl(page), /[?&]restart_s=5400(&|$)/);
+  // GPUs that fail as often as one every 50 hours: about four failures a day on 8 GPUs.
+  await page.locator('[data-state="gpu_failures_per_million_gpu_hours"]').fill('20000');
+  await page.locator('[data-state="gpu_failures_per_million_gpu_hours"]').press('Tab');
+  await settle(page);
+  const failing = { restart_s: 5400, gpu_failures_per_million_gpu_hours: 20000 };
+  const worse = core.evaluateSummary({ ...NODE_SCENARIO, reliability: failing }).goodput;
+  assert.ok(worse.effective_time < 0.8, `${worse.effective_time}`);
+  assert.equal(await value('goodput'), worse.effective_time);
+  assert.equal(
+    await day.locator('.big').textContent(),
+    `${fmt.share(worse.effective_time)} new work`,
+  );
+  await day.screenshot({ path: `${screenshotDir}desk-goodput.png` });
+  await page.locator('[data-state="train_tokens"]').fill('100');
+  await page.locator('[data-state="train_tokens"]').press('Tab');
+  await settle(page);
+  const budget = core.evaluateSummary({
+    ...NODE_SCENARIO,
+    reliability: failing,
+    train_tokens: 100e9,
+  }).goodput;
+  assert.equal(await value('train'), budget.time_to_train_s);
+  assert.equal(
+    await strip('train').textContent(),
+    `${fmt.duration(budget.time_to_train_s)}, ${fmt.usd(budget.usd_to_train)}`,
+  );
+}
 
 describe('the desk', () => {
   test('1440×900: inputs beside results, the tabs and the planner in the first screen', async () => {
@@ -98,6 +197,8 @@ describe('the desk', () => {
       await memory.focus();
       await page.keyboard.press('Enter');
       assert.match(await mathText(page), / GB = .* params/);
+      await page.keyboard.press('Escape');
+      await goodputOnTheDesk(page);
       assert.deepEqual(problems, []);
     } finally {
       await lab.close();
@@ -221,21 +322,7 @@ describe('planner and Compare', () => {
       await search(page);
       // The first row that turns FP8 on (the current state's mixed_bf16 has it off).
       const rows = page.locator('table.plans tbody tr.layout');
-      const core = (await plannerLab()).plan(
-        {
-          gpus: 8,
-          model: 'llama3-8b',
-          gpu: 'H100-80GB',
-          seq_len: 8192,
-          global_batch: 64,
-          degrees: { dp: 4, tp: 2, pp: 1 },
-          sequence_parallel: true,
-          zero_stage: 1,
-          memory_model: 'full',
-        },
-        50,
-        { headroom: 0 },
-      );
+      const core = (await plannerLab()).plan(NODE_SCENARIO, 50, { headroom: 0 });
       const i = core.plans.findIndex((p) => p.fp8);
       assert.ok(i >= 0, 'a plan with FP8 GEMMs');
       // The reason in words: the best layout splits the sequence, its K/V on "NVLink".

@@ -8,6 +8,7 @@
 import { createBreakdown } from '../panels/breakdown.js';
 import { createCalibrate } from '../panels/calibrate.js';
 import { createDeskSummary } from '../panels/desk.js';
+import { createGoodputDay } from '../panels/goodput.js';
 import { createPlanner } from '../panels/planner.js';
 import { createReferences } from '../panels/references.js';
 import { createStepTime } from '../panels/time.js';
@@ -35,6 +36,7 @@ export function createAdvanced({ body, outputs, onChange, onPreset, onLoad, onPi
         state.plan_headroom * entry('plan_headroom').scale,
       ),
   });
+  const day = createGoodputDay(outputs); // the desk's alone: desk.js places it
   const renderers = [
     createBreakdown(row),
     createStepTime(row),
@@ -55,6 +57,7 @@ export function createAdvanced({ body, outputs, onChange, onPreset, onLoad, onPi
       state = next;
       form.update(state, report);
       desk.update(report);
+      day.update(report, state.view === 'desk');
       for (const r of renderers) r.update(report, state);
     },
     // The core's refusal (null clears it), beside the field of `row` when it shows (a

@@ -16,6 +16,7 @@ const PLACES = [
   ['.advanced-body', 'inputs'],
   ['.warn-strip', 'results-top'],
   ['.advanced-row', 'results'],
+  ['[data-part="goodput"]', 'results'],
   ['.wire-panel', 'results'],
   ['[data-part="timeline"]', 'results'],
   ['.compare', 'plan'],

@@ -81,6 +81,15 @@ export function percent(fraction) {
   return `${sig3.format(fraction * 100)}%`;
 }
 
+// A share that is not all reads as less: 0.99984 -> "99.98%", never "100%" (goodput near 1).
+export function share(fraction) {
+  for (let digits = 3; digits < 7; digits += 1) {
+    const text = `${new Intl.NumberFormat('en-US', { maximumSignificantDigits: digits }).format(fraction * 100)}%`;
+    if (fraction >= 1 || text !== '100%') return text;
+  }
+  return '99.9999%';
+}
+
 // A share of a named peak: "41% of the FP8 peak", or past the peak a multiple of it ("1.04×
 // the BF16 peak"), so no utilisation above 100% is ever written.
 export function ofPeak(share, peak) {
@@ -95,6 +104,21 @@ export function duration(value) {
   if (value < 2 * 3600) return `${sig3.format(value / 60)} min`;
   if (value < 2 * 86400) return `${sig3.format(value / 3600)} h`;
   return `${sig3.format(value / 86400)} days`;
+}
+
+// The same for a sentence read aloud, its unit in words: "45.3 seconds", "3.09 hours", "1 day".
+const UNIT_WORDS = {
+  µs: 'microseconds',
+  ms: 'milliseconds',
+  s: 'seconds',
+  min: 'minutes',
+  h: 'hours',
+  days: 'days',
+};
+export function durationWords(value) {
+  const [n, unit] = duration(value).split(' ');
+  const words = UNIT_WORDS[unit];
+  return `${n} ${n === '1' ? words.slice(0, -1) : words}`;
 }
 
 // The article before a number as it is read aloud: "an" before eight, eleven and eighteen

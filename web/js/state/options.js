@@ -43,6 +43,7 @@ export const PARTS = [
   'planner',
   'references',
   'calibrate',
+  'goodput',
   'exercises',
   'share',
   'export',

@@ -38,6 +38,7 @@ export const GROUPS = Object.freeze([
   { name: 'model', label: 'Model and batch' },
   { name: 'hardware', label: 'Hardware' },
   { name: 'memory', label: 'Memory and schedule' },
+  { name: 'reliability', label: 'Failures and checkpoints' },
 ]);
 
 function deepFreeze(value) {
@@ -627,6 +628,64 @@ export const ROWS = deepFreeze([
     advanced: true,
     control: 'number',
     label: 'Last stage layers',
+  },
+
+  // What interrupts the run and what a checkpoint and a restart cost: the report's goodput
+  // (the desk's summary and its day of the run). Named by the scenario keys' last parts.
+  ...[
+    ['gpu', 'GPU failures'],
+    ['host', 'Host failures'],
+    ['network', 'Network failures'],
+    ['software', 'Software failures'],
+  ].map(([cause, label]) => ({
+    name: `${cause}_failures_per_million_gpu_hours`,
+    scenario: `reliability.${cause}_failures_per_million_gpu_hours`,
+    step: 'any',
+    advanced: true,
+    control: 'number',
+    label,
+  })),
+  {
+    name: 'storage_gb_s',
+    scenario: 'reliability.storage_gb_s',
+    step: 'any',
+    hint: 'the whole job, written or read',
+    advanced: true,
+    control: 'number',
+    label: 'Checkpoint storage',
+  },
+  {
+    name: 'async_checkpoint',
+    scenario: 'reliability.async_checkpoint',
+    advanced: true,
+    control: 'checkbox',
+    label: 'Asynchronous checkpoints (training waits for the copy to host only)',
+  },
+  {
+    name: 'checkpoint_interval_s',
+    scenario: 'reliability.checkpoint_interval_s',
+    step: 'any',
+    hint: '0: the interval with the most new work, shown in the results',
+    advanced: true,
+    control: 'number',
+    label: 'Checkpoint every',
+  },
+  {
+    name: 'restart_s',
+    scenario: 'reliability.restart_s',
+    step: 'any',
+    hint: 'detect, reschedule and start again; the reload is counted apart',
+    advanced: true,
+    control: 'number',
+    label: 'Restart',
+  },
+  {
+    name: 'hot_spares',
+    scenario: 'reliability.hot_spares',
+    hint: 'held idle for restarts, paid for',
+    advanced: true,
+    control: 'number',
+    label: 'Hot spares',
   },
 
   // The planner's inputs besides the scenario, so a URL reproduces a search: the headroom

@@ -53,8 +53,9 @@ const wholeRange = ([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, i) => l
 function fromField(e, f) {
   if (!f || !(f.type in SCHEMA_TYPES))
     throw new Error(`no scenario field "${e.scenario}" for ${e.name}`);
-  // 0.7 / 0.01 is 69.99999999999999: twelve digits are more than any field holds.
-  const unscale = (v) => Number((v / (e.scale ?? 1)).toPrecision(12));
+  // 0.7 / 0.01 is 69.99999999999999: twelve digits are more than any field holds. An unscaled
+  // value is the core's as it is (a default rate of 12.621467496141975 failures stays exact).
+  const unscale = (v) => (e.scale ? Number((v / e.scale).toPrecision(12)) : v);
   const b = { type: SCHEMA_TYPES[f.type] };
   b.default = e.core ? null : typeof f.default === 'number' ? unscale(f.default) : f.default;
   if (f.type === 'set') b.default = f.default.join(','); // a list, held as "core_attn,mlp"

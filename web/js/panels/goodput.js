@@ -1,0 +1,215 @@
+// One day of the run, drawn to scale (the desk only): a 24-hour bar split into new work,
+// checkpoint pauses, work done again after failures, and restarts with their reloads, in the
+// core's seconds (report.goodput.day: they sum to a day), with the failures a day, the job's
+// mean time between them and the checkpoint's interval, pause and write beside it in words.
+// Every number is the report's; the page only lays the parts end to end.
+import { make, panel, svg } from '../lib/dom.js';
+import * as fmt from '../lib/format.js';
+
+const W = 640; // drawing width in SVG user units
+const BAR = 28; // the bar's height
+const H = BAR + 18; // with the hours under it
+const DAY_S = 24 * 3600; // the bar's length: one day
+const HOURS = [0, 6, 12, 18, 24];
+
+// [report.goodput.day key, words, colour class (the memory parts' colours)].
+const PARTS = [
+  ['work_s', 'New work', 'part-weights'],
+  ['checkpoint_s', 'Checkpoint pauses', 'part-overhead'],
+  ['redone_s', 'Work done again after failures', 'part-grads'],
+  ['restart_s', 'Restarts and reloads', 'part-activations'],
+];
+
+// A number of the sentence: its text, its exact value as the title, and its derivation when
+// the core gives one (key), else none.
+function number(node, value, text, exact, key = null) {
+  node.textContent = text;
+  node.title = exact;
+  node.dataset.value = String(value);
+  if (key) node.dataset.explain = key;
+  else node.removeAttribute('data-explain');
+}
+
+// The bar and the hours under it; the text takes the reader's colour (currentColor), so it
+// needs no rule of the stylesheet in either theme.
+function drawing(box) {
+  const figure = svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img' }, box);
+  figure.classList.add('goodput-day');
+  const rects = PARTS.map(([key, , cls]) => {
+    const r = svg('rect', { class: cls, y: 0, height: BAR }, figure);
+    r.dataset.day = key;
+    return r;
+  });
+  for (const h of HOURS) {
+    const x = (W * h) / 24;
+    svg('line', { x1: x, x2: x, y1: BAR, y2: BAR + 4, stroke: 'currentColor' }, figure);
+    const anchor = h === 0 ? 'start' : h === 24 ? 'end' : 'middle';
+    const t = svg(
+      'text',
+      { x, y: H - 2, 'text-anchor': anchor, 'font-size': 11, fill: 'currentColor' },
+      figure,
+    );
+    t.textContent = `${h} h`;
+  }
+  return { figure, rects };
+}
+
+// "7.77 failures", "1 time": the failures a day, counted in `word`.
+function times(g, word) {
+  const n = fmt.count(g.failures_per_day);
+  return `${n} ${word}${n === '1' ? '' : 's'}`;
+}
+
+// "7.77 failures a day, one every 3.09 hours" (or none at all: every rate 0).
+function failureWords(g) {
+  if (!(g.job_mtbf_s > 0)) return 'No failures (every failure rate is 0)';
+  return `${times(g, 'failure')} a day, one every ${fmt.durationWords(g.job_mtbf_s)}`;
+}
+
+export function createGoodputDay(root) {
+  const section = panel(root, 'goodput', 'One day of the run');
+  const big = make('p', { className: 'big num' }, section);
+  big.dataset.explain = 'goodput.effective_time';
+  const none = make('p', { className: 'small', hidden: true }, section);
+  const body = make('div', {}, section);
+  const { figure, rects } = drawing(body);
+  const facts = make('dl', { className: 'facts' }, body);
+  const dd = {};
+  for (const [key, label, cls] of PARTS) {
+    const div = make('div', {}, facts);
+    const dt = make('dt', {}, div);
+    make('span', { className: `swatch ${cls}` }, dt).setAttribute('aria-hidden', 'true');
+    dt.append(label);
+    dd[key] = make('dd', {}, div);
+  }
+  // The sentences: failures, then checkpoints, each number in its own span.
+  const failures = make('p', {}, body);
+  const fail = {
+    count: make('span', {}, failures),
+    mtbf: make('span', {}, failures),
+  };
+  const lost = make('span', {}, failures);
+  const checkpoints = make('p', {}, body);
+  const ck = {
+    interval: make('span', {}, checkpoints),
+    best: make('span', {}, checkpoints),
+    bestValue: make('span', {}, checkpoints),
+    bestEnd: make('span', {}, checkpoints),
+    write: make('span', {}, checkpoints),
+    pause: make('span', {}, checkpoints),
+  };
+
+  function drawDay(day) {
+    let x = 0; // the parts end to end, each its share of the day's width
+    PARTS.forEach(([key], i) => {
+      const w = (W * day[key]) / DAY_S;
+      rects[i].setAttribute('x', String(x));
+      rects[i].setAttribute('width', String(w));
+      x += w;
+      dd[key].textContent = fmt.duration(day[key]);
+      dd[key].title = `${fmt.exactNumber(day[key])} s of the day's ${fmt.integer(DAY_S)}`;
+      dd[key].dataset.value = String(day[key]);
+    });
+  }
+
+  function sayFailures(g) {
+    const any = g.job_mtbf_s > 0;
+    fail.count.textContent = any
+      ? `The job fails ${times(g, 'time')} a day: `
+      : 'No failures: every failure rate is 0.';
+    if (any) {
+      number(
+        fail.mtbf,
+        g.job_mtbf_s,
+        `a failure every ${fmt.durationWords(g.job_mtbf_s)}`,
+        `${fmt.exactNumber(g.job_mtbf_s)} s between failures`,
+        'goodput.job_mtbf_s',
+      );
+    } else {
+      fail.mtbf.textContent = '';
+    }
+    lost.textContent = any
+      ? `. Each costs ${fmt.durationWords(g.lost_per_failure_s)}: the restart, the reload ` +
+        'and the work since the last checkpoint, done again.'
+      : '';
+  }
+
+  function sayCheckpoints(g, s) {
+    const best = s.reliability.checkpoint_interval_s === 0;
+    number(
+      ck.interval,
+      g.checkpoint_interval_s,
+      `A checkpoint every ${fmt.durationWords(g.checkpoint_interval_s)}`,
+      `${fmt.exactNumber(g.checkpoint_interval_s)} s`,
+      best ? 'goodput.best_interval_s' : null,
+    );
+    // Another interval than the best: the best beside it.
+    ck.best.textContent = best ? ', the best interval' : ' (the best: ';
+    ck.bestEnd.textContent = best ? ': ' : '): ';
+    ck.bestValue.hidden = best;
+    if (!best) {
+      number(
+        ck.bestValue,
+        g.best_interval_s,
+        fmt.durationWords(g.best_interval_s),
+        `${fmt.exactNumber(g.best_interval_s)} s`,
+        'goodput.best_interval_s',
+      );
+    }
+    number(
+      ck.write,
+      g.checkpoint_write_s,
+      `${fmt.bytes(g.checkpoint_bytes)} written in ${fmt.durationWords(g.checkpoint_write_s)}`,
+      `${fmt.exactNumber(g.checkpoint_write_s)} s for ${fmt.exactNumber(g.checkpoint_bytes)} bytes, ` +
+        `${fmt.exactNumber(g.checkpoint_bytes_per_gpu)} from the busiest GPU`,
+      'goodput.checkpoint_write_s',
+    );
+    ck.pause.textContent = s.reliability.async_checkpoint
+      ? `; training pauses ${fmt.durationWords(g.checkpoint_pause_s)} for the copy to host ` +
+        'memory, the write going on behind it.'
+      : `; training pauses ${fmt.durationWords(g.checkpoint_pause_s)} while it is written.`;
+  }
+
+  // The same facts in words, for the drawing's label.
+  function label(g, s) {
+    const parts = PARTS.map(
+      ([key, words]) => `${words.toLowerCase()} ${fmt.durationWords(g.day[key])}`,
+    );
+    const best = s.reliability.checkpoint_interval_s === 0 ? ', the best interval' : '';
+    return (
+      `One day of the run, to scale: ${parts.join(', ')}. ${failureWords(g)}. ` +
+      `A checkpoint every ${fmt.durationWords(g.checkpoint_interval_s)}${best}.`
+    );
+  }
+
+  return {
+    // Drawn only where shown (the desk); a run that does not fit its GPUs has no day.
+    update(report, shown) {
+      if (section.hidden === shown) section.hidden = !shown;
+      if (!shown) return;
+      const g = report.goodput;
+      const s = report.scenario;
+      const fits = report.memory.fits;
+      none.hidden = fits;
+      body.hidden = !fits;
+      if (!fits) {
+        none.textContent = 'The run does not fit its GPUs: it has no day to draw.';
+        big.textContent = '—';
+        big.title = 'the run does not fit its GPUs';
+        big.removeAttribute('data-explain');
+        return;
+      }
+      number(
+        big,
+        g.effective_time,
+        `${fmt.share(g.effective_time)} new work`,
+        `${fmt.share(g.effective_time)} of the run's time is new work (goodput)`,
+        'goodput.effective_time',
+      );
+      drawDay(g.day);
+      figure.setAttribute('aria-label', label(g, s));
+      sayFailures(g);
+      sayCheckpoints(g, s);
+    },
+  };
+}
