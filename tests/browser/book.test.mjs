@@ -256,6 +256,9 @@ describe('show the math', () => {
     assert.equal(await idle.textContent(), '—');
     assert.equal(await idle.getAttribute('role'), null);
     assert.equal(await idle.getAttribute('tabindex'), null);
+    // Goodput (failures, checkpoints, restarts) is the planning desk's: the book's view has none.
+    assert.equal(await page.locator('[data-part="goodput"], .desk-summary').count(), 0);
+    assert.doesNotMatch(await page.locator('.pe-lab').innerText(), /goodput|failures?\b/i);
     await lab.close();
   });
 });

@@ -1,5 +1,5 @@
 // The planning desk: Compare (pins in the table and the URL, every
-// number the core's), the sticky summary beside the Advanced form at 1280×900, explanations
+// number the core's), the sticky summary (goodput too) beside the Advanced form at 1280×900, explanations
 // that follow ZeRO, the PNG's title and legend, closing Advanced keeps the sized run and says
 // so, a seam switch on an explicit layout says what changed, headings that fit the state, the
 // custom element's fallback when its module cannot load.
@@ -159,6 +159,9 @@ describe('layout', () => {
     assert.equal(await field('step'), report.time.step_s);
     assert.equal(await field('mfu'), report.time.mfu);
     assert.equal(await field('cost'), report.cost.usd_per_day);
+    // Goodput beside them; the day of the run is the planning desk's alone.
+    assert.equal(await field('goodput'), report.goodput.effective_time);
+    assert.equal(await page.locator('[data-part="goodput"]').isVisible(), false);
     // The summary's numbers show their math by keyboard, as the panels' do.
     await page.locator('.desk-summary [data-field="step"]').focus();
     await page.keyboard.press('Enter');

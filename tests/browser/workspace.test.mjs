@@ -126,6 +126,7 @@ async function goodputOnTheDesk(page) {
     `${fmt.share(worse.effective_time)} new work`,
   );
   await day.screenshot({ path: `${screenshotDir}desk-goodput.png` });
+  assert.deepEqual(await axe(page, '.desk [data-part="goodput"]'), []);
   await page.locator('[data-state="train_tokens"]').fill('100');
   await page.locator('[data-state="train_tokens"]').press('Tab');
   await settle(page);

@@ -27,6 +27,14 @@ const valueAt = (obj, path) => path.split('.').reduce((o, k) => o?.[k], obj);
 const degreesLabel = ({ dp, tp, pp, cp = 1, ep = 1 }) =>
   `${dp} × ${tp} × ${pp}${cp > 1 ? ` × CP ${cp}` : ''}${ep > 1 ? `, EP ${ep}` : ''}`;
 
+// A field's text for a value: a long fraction (a default rate of 12.621467496141975 failures)
+// at six significant digits, which the state keeps whole; what a reader typed stays as typed.
+const shown = (value) =>
+  typeof value === 'number' && !Number.isInteger(value)
+    ? String(Number(value.toPrecision(6)))
+    : String(value);
+const typedAs = (input, value) => input.value !== '' && Number(input.value) === value;
+
 // One field for a row: a number input, a select or a checkbox, with its label, unit, hint and
 // an (empty) alert for the core's refusal. Reports committed values to onChange.
 function buildField(fieldset, row, onChange) {
@@ -179,8 +187,8 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
         } else if (input.multiple) {
           const chosen = String(value).split(',');
           for (const o of input.options) o.selected = chosen.includes(o.value);
-        } else if (input.value !== String(value)) {
-          input.value = String(value);
+        } else if (input.value !== shown(value) && !typedAs(input, value)) {
+          input.value = shown(value);
         }
       }
       if (report) {

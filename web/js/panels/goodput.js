@@ -3,7 +3,7 @@
 // core's seconds (report.goodput.day: they sum to a day), with the failures a day, the job's
 // mean time between them and the checkpoint's interval, pause and write beside it in words.
 // Every number is the report's; the page only lays the parts end to end.
-import { make, panel, svg } from '../lib/dom.js';
+import { make, panel, showNone, svg } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
 const W = 640; // drawing width in SVG user units
@@ -66,10 +66,9 @@ function failureWords(g) {
   return `${times(g, 'failure')} a day, one every ${fmt.durationWords(g.job_mtbf_s)}`;
 }
 
-export function createGoodputDay(root) {
-  const section = panel(root, 'goodput', 'One day of the run');
+// The bar, its legend in words and the two sentences, built once.
+function build(section) {
   const big = make('p', { className: 'big num' }, section);
-  big.dataset.explain = 'goodput.effective_time';
   const none = make('p', { className: 'small', hidden: true }, section);
   const body = make('div', {}, section);
   const { figure, rects } = drawing(body);
@@ -82,106 +81,109 @@ export function createGoodputDay(root) {
     dt.append(label);
     dd[key] = make('dd', {}, div);
   }
-  // The sentences: failures, then checkpoints, each number in its own span.
-  const failures = make('p', {}, body);
-  const fail = {
-    count: make('span', {}, failures),
-    mtbf: make('span', {}, failures),
-  };
-  const lost = make('span', {}, failures);
-  const checkpoints = make('p', {}, body);
-  const ck = {
-    interval: make('span', {}, checkpoints),
-    best: make('span', {}, checkpoints),
-    bestValue: make('span', {}, checkpoints),
-    bestEnd: make('span', {}, checkpoints),
-    write: make('span', {}, checkpoints),
-    pause: make('span', {}, checkpoints),
-  };
+  // Each number of a sentence in a span of its own, which may show its math.
+  const spans = (p, names) => Object.fromEntries(names.map((n) => [n, make('span', {}, p)]));
+  const fail = spans(make('p', {}, body), ['count', 'mtbf', 'lost']);
+  const ck = spans(make('p', {}, body), [
+    'interval',
+    'best',
+    'bestValue',
+    'bestEnd',
+    'write',
+    'pause',
+  ]);
+  return { big, none, body, figure, rects, dd, fail, ck };
+}
 
-  function drawDay(day) {
-    let x = 0; // the parts end to end, each its share of the day's width
-    PARTS.forEach(([key], i) => {
-      const w = (W * day[key]) / DAY_S;
-      rects[i].setAttribute('x', String(x));
-      rects[i].setAttribute('width', String(w));
-      x += w;
-      dd[key].textContent = fmt.duration(day[key]);
-      dd[key].title = `${fmt.exactNumber(day[key])} s of the day's ${fmt.integer(DAY_S)}`;
-      dd[key].dataset.value = String(day[key]);
-    });
-  }
+// The day's parts end to end, each its share of the bar's width, and their lengths in words.
+function drawDay({ rects, dd }, day) {
+  let x = 0;
+  PARTS.forEach(([key], i) => {
+    const w = (W * day[key]) / DAY_S;
+    rects[i].setAttribute('x', String(x));
+    rects[i].setAttribute('width', String(w));
+    x += w;
+    dd[key].textContent = fmt.duration(day[key]);
+    dd[key].title = `${fmt.exactNumber(day[key])} s of the day's ${fmt.integer(DAY_S)}`;
+    dd[key].dataset.value = String(day[key]);
+  });
+}
 
-  function sayFailures(g) {
-    const any = g.job_mtbf_s > 0;
-    fail.count.textContent = any
-      ? `The job fails ${times(g, 'time')} a day: `
-      : 'No failures: every failure rate is 0.';
-    if (any) {
-      number(
-        fail.mtbf,
-        g.job_mtbf_s,
-        `a failure every ${fmt.durationWords(g.job_mtbf_s)}`,
-        `${fmt.exactNumber(g.job_mtbf_s)} s between failures`,
-        'goodput.job_mtbf_s',
-      );
-    } else {
-      fail.mtbf.textContent = '';
-    }
-    lost.textContent = any
-      ? `. Each costs ${fmt.durationWords(g.lost_per_failure_s)}: the restart, the reload ` +
-        'and the work since the last checkpoint, done again.'
-      : '';
-  }
-
-  function sayCheckpoints(g, s) {
-    const best = s.reliability.checkpoint_interval_s === 0;
+// "The job fails 7.76 times a day: a failure every 3.09 hours. Each costs 10.2 minutes: ..."
+function sayFailures(fail, g) {
+  const any = g.job_mtbf_s > 0;
+  fail.count.textContent = any
+    ? `The job fails ${times(g, 'time')} a day: `
+    : 'No failures: every failure rate is 0.';
+  if (any) {
     number(
-      ck.interval,
-      g.checkpoint_interval_s,
-      `A checkpoint every ${fmt.durationWords(g.checkpoint_interval_s)}`,
-      `${fmt.exactNumber(g.checkpoint_interval_s)} s`,
-      best ? 'goodput.best_interval_s' : null,
+      fail.mtbf,
+      g.job_mtbf_s,
+      `a failure every ${fmt.durationWords(g.job_mtbf_s)}`,
+      `${fmt.exactNumber(g.job_mtbf_s)} s between failures`,
+      'goodput.job_mtbf_s',
     );
-    // Another interval than the best: the best beside it.
-    ck.best.textContent = best ? ', the best interval' : ' (the best: ';
-    ck.bestEnd.textContent = best ? ': ' : '): ';
-    ck.bestValue.hidden = best;
-    if (!best) {
-      number(
-        ck.bestValue,
-        g.best_interval_s,
-        fmt.durationWords(g.best_interval_s),
-        `${fmt.exactNumber(g.best_interval_s)} s`,
-        'goodput.best_interval_s',
-      );
-    }
+  } else {
+    fail.mtbf.textContent = '';
+  }
+  fail.lost.textContent = any
+    ? `. Each costs ${fmt.durationWords(g.lost_per_failure_s)}: the restart, the reload ` +
+      'and the work since the last checkpoint, done again.'
+    : '';
+}
+
+// "A checkpoint every 9.89 seconds, the best interval: 4.87 TB written in 2.44 seconds; ..."
+// The scenario's interval 0 asks for the best; another shows the best beside it.
+function sayCheckpoints(ck, g, s) {
+  const best = s.reliability.checkpoint_interval_s === 0;
+  number(
+    ck.interval,
+    g.checkpoint_interval_s,
+    `A checkpoint every ${fmt.durationWords(g.checkpoint_interval_s)}`,
+    `${fmt.exactNumber(g.checkpoint_interval_s)} s`,
+    best ? 'goodput.best_interval_s' : null,
+  );
+  ck.best.textContent = best ? ', the best interval' : ' (the best: ';
+  ck.bestEnd.textContent = best ? ': ' : '): ';
+  ck.bestValue.hidden = best;
+  if (!best) {
     number(
-      ck.write,
-      g.checkpoint_write_s,
-      `${fmt.bytes(g.checkpoint_bytes)} written in ${fmt.durationWords(g.checkpoint_write_s)}`,
-      `${fmt.exactNumber(g.checkpoint_write_s)} s for ${fmt.exactNumber(g.checkpoint_bytes)} bytes, ` +
-        `${fmt.exactNumber(g.checkpoint_bytes_per_gpu)} from the busiest GPU`,
-      'goodput.checkpoint_write_s',
-    );
-    ck.pause.textContent = s.reliability.async_checkpoint
-      ? `; training pauses ${fmt.durationWords(g.checkpoint_pause_s)} for the copy to host ` +
-        'memory, the write going on behind it.'
-      : `; training pauses ${fmt.durationWords(g.checkpoint_pause_s)} while it is written.`;
-  }
-
-  // The same facts in words, for the drawing's label.
-  function label(g, s) {
-    const parts = PARTS.map(
-      ([key, words]) => `${words.toLowerCase()} ${fmt.durationWords(g.day[key])}`,
-    );
-    const best = s.reliability.checkpoint_interval_s === 0 ? ', the best interval' : '';
-    return (
-      `One day of the run, to scale: ${parts.join(', ')}. ${failureWords(g)}. ` +
-      `A checkpoint every ${fmt.durationWords(g.checkpoint_interval_s)}${best}.`
+      ck.bestValue,
+      g.best_interval_s,
+      fmt.durationWords(g.best_interval_s),
+      `${fmt.exactNumber(g.best_interval_s)} s`,
+      'goodput.best_interval_s',
     );
   }
+  number(
+    ck.write,
+    g.checkpoint_write_s,
+    `${fmt.bytes(g.checkpoint_bytes)} written in ${fmt.durationWords(g.checkpoint_write_s)}`,
+    `${fmt.exactNumber(g.checkpoint_write_s)} s for ${fmt.exactNumber(g.checkpoint_bytes)} bytes, ` +
+      `${fmt.exactNumber(g.checkpoint_bytes_per_gpu)} from the busiest GPU`,
+    'goodput.checkpoint_write_s',
+  );
+  ck.pause.textContent = s.reliability.async_checkpoint
+    ? `; training pauses ${fmt.durationWords(g.checkpoint_pause_s)} for the copy to host ` +
+      'memory, the write going on behind it.'
+    : `; training pauses ${fmt.durationWords(g.checkpoint_pause_s)} while it is written.`;
+}
 
+// The same facts in words, for the drawing's label.
+function label(g, s) {
+  const parts = PARTS.map(
+    ([key, words]) => `${words.toLowerCase()} ${fmt.durationWords(g.day[key])}`,
+  );
+  const best = s.reliability.checkpoint_interval_s === 0 ? ', the best interval' : '';
+  return (
+    `One day of the run, to scale: ${parts.join(', ')}. ${failureWords(g)}. ` +
+    `A checkpoint every ${fmt.durationWords(g.checkpoint_interval_s)}${best}.`
+  );
+}
+
+export function createGoodputDay(root) {
+  const section = panel(root, 'goodput', 'One day of the run');
+  const el = build(section);
   return {
     // Drawn only where shown (the desk); a run that does not fit its GPUs has no day.
     update(report, shown) {
@@ -190,26 +192,24 @@ export function createGoodputDay(root) {
       const g = report.goodput;
       const s = report.scenario;
       const fits = report.memory.fits;
-      none.hidden = fits;
-      body.hidden = !fits;
+      el.none.hidden = fits;
+      el.body.hidden = !fits;
       if (!fits) {
-        none.textContent = 'The run does not fit its GPUs: it has no day to draw.';
-        big.textContent = '—';
-        big.title = 'the run does not fit its GPUs';
-        big.removeAttribute('data-explain');
+        el.none.textContent = 'The run does not fit its GPUs: it has no day to draw.';
+        showNone(el.big, 'the run does not fit its GPUs');
         return;
       }
       number(
-        big,
+        el.big,
         g.effective_time,
         `${fmt.share(g.effective_time)} new work`,
         `${fmt.share(g.effective_time)} of the run's time is new work (goodput)`,
         'goodput.effective_time',
       );
-      drawDay(g.day);
-      figure.setAttribute('aria-label', label(g, s));
-      sayFailures(g);
-      sayCheckpoints(g, s);
+      drawDay(el, g.day);
+      el.figure.setAttribute('aria-label', label(g, s));
+      sayFailures(el.fail, g);
+      sayCheckpoints(el.ck, g, s);
     },
   };
 }

@@ -633,14 +633,15 @@ export const ROWS = deepFreeze([
   // What interrupts the run and what a checkpoint and a restart cost: the report's goodput
   // (the desk's summary and its day of the run). Named by the scenario keys' last parts.
   ...[
-    ['gpu', 'GPU failures'],
-    ['host', 'Host failures'],
-    ['network', 'Network failures'],
-    ['software', 'Software failures'],
-  ].map(([cause, label]) => ({
+    ['gpu', 'GPU failures', "the defaults are Llama 3's, by cause (its Table 5)"],
+    ['host', 'Host failures', 'maintenance, SSD, power'],
+    ['network', 'Network failures', 'switches, cables, NICs, NCCL timeouts'],
+    ['software', 'Software failures', undefined],
+  ].map(([cause, label, hint]) => ({
     name: `${cause}_failures_per_million_gpu_hours`,
     scenario: `reliability.${cause}_failures_per_million_gpu_hours`,
     step: 'any',
+    hint,
     advanced: true,
     control: 'number',
     label,
