@@ -75,13 +75,14 @@ async function goodputOnTheDesk(page) {
   const day = page.locator('.desk [data-pane="results"] [data-part="goodput"]');
   assert.ok(await day.isVisible(), "the day's picture is on the results tab");
   const drawn = await day.locator('svg.goodput-day').evaluate((svg) => ({
-    width: svg.viewBox.baseVal.width,
+    width: svg.getBoundingClientRect().width,
     label: svg.getAttribute('aria-label'),
     role: svg.getAttribute('role'),
     parts: [...svg.querySelectorAll('rect[data-day]')].map((r) => ({
       key: r.dataset.day,
-      x: Number(r.getAttribute('x')),
-      w: Number(r.getAttribute('width')),
+      x: parseFloat(r.getAttribute('x')), // percent of the bar
+      w: parseFloat(r.getAttribute('width')),
+      px: r.getBoundingClientRect().width,
     })),
   }));
   assert.deepEqual(
@@ -89,12 +90,15 @@ async function goodputOnTheDesk(page) {
     ['work_s', 'checkpoint_s', 'redone_s', 'restart_s'],
   );
   let end = 0;
+  let px = 0;
   for (const p of drawn.parts) {
     assert.ok(Math.abs(p.x - end) < 1e-9, `${p.key} starts where the last part ends`);
-    assert.ok(Math.abs(p.w / drawn.width - before.day[p.key] / 86400) < 1e-9, p.key);
+    assert.ok(Math.abs(p.w / 100 - before.day[p.key] / 86400) < 1e-12, p.key);
     end = p.x + p.w;
+    px += p.px;
   }
-  assert.ok(Math.abs(end - drawn.width) < 1e-6, `the parts fill ${end} of ${drawn.width}`);
+  assert.ok(Math.abs(end - 100) < 1e-9, `the parts fill ${end}% of the bar`);
+  assert.ok(drawn.width > 500 && Math.abs(px - drawn.width) < 0.5, `${px} px of ${drawn.width}`);
   assert.equal(drawn.role, 'img');
   assert.match(
     drawn.label,

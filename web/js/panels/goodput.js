@@ -6,11 +6,13 @@
 import { make, panel, showNone, svg } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 
-const W = 640; // drawing width in SVG user units
-const BAR = 28; // the bar's height
+const BAR = 28; // the bar's height in pixels
 const H = BAR + 18; // with the hours under it
 const DAY_S = 24 * 3600; // the bar's length: one day
 const HOURS = [0, 6, 12, 18, 24];
+// Places along the bar as percentages of its width, so the bar fills its column and the hours
+// keep their size in pixels at any width (a viewBox would shrink them on a phone).
+const at = (fraction) => `${100 * fraction}%`;
 
 // [report.goodput.day key, words, colour class (the memory parts' colours)].
 const PARTS = [
@@ -33,7 +35,7 @@ function number(node, value, text, exact, key = null) {
 // The bar and the hours under it; the text takes the reader's colour (currentColor), so it
 // needs no rule of the stylesheet in either theme.
 function drawing(box) {
-  const figure = svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img' }, box);
+  const figure = svg('svg', { width: '100%', height: H, role: 'img' }, box);
   figure.classList.add('goodput-day');
   const rects = PARTS.map(([key, , cls]) => {
     const r = svg('rect', { class: cls, y: 0, height: BAR }, figure);
@@ -41,12 +43,12 @@ function drawing(box) {
     return r;
   });
   for (const h of HOURS) {
-    const x = (W * h) / 24;
+    const x = at(h / 24);
     svg('line', { x1: x, x2: x, y1: BAR, y2: BAR + 4, stroke: 'currentColor' }, figure);
     const anchor = h === 0 ? 'start' : h === 24 ? 'end' : 'middle';
     const t = svg(
       'text',
-      { x, y: H - 2, 'text-anchor': anchor, 'font-size': 11, fill: 'currentColor' },
+      { x, y: H - 2, 'text-anchor': anchor, 'font-size': 12, fill: 'currentColor' },
       figure,
     );
     t.textContent = `${h} h`;
@@ -99,9 +101,9 @@ function build(section) {
 function drawDay({ rects, dd }, day) {
   let x = 0;
   PARTS.forEach(([key], i) => {
-    const w = (W * day[key]) / DAY_S;
-    rects[i].setAttribute('x', String(x));
-    rects[i].setAttribute('width', String(w));
+    const w = day[key] / DAY_S;
+    rects[i].setAttribute('x', at(x));
+    rects[i].setAttribute('width', at(w));
     x += w;
     dd[key].textContent = fmt.duration(day[key]);
     dd[key].title = `${fmt.exactNumber(day[key])} s of the day's ${fmt.integer(DAY_S)}`;
