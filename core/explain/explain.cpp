@@ -816,7 +816,7 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic
   const std::string level = t.level;
   const bool spans = level != "nvlink_domain";
   // The node is the NVLink domain unless the GPU's system spans trays (GB200 NVL72).
-  const bool trays = s.domain_gpus() > s.gpus_per_node;
+  const bool trays = s.domain_spans_nodes();
   const std::string domain = trays ? "NVLink domain" : "node";
   std::string where = std::string(upper(seam));
   if (seam == Seam::kPipeline) {

@@ -72,7 +72,8 @@ double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, cons
   const double outside = 4.0 * sbh + norm_outputs + masks;
   const double qkv = up_proj ? 0.0 : (2.0 + 4.0 * at.kv_fraction) * sbh;
   const double attn_out = q * sbh;
-  const double scores = c.flash_attention || (modules & kCoreAttn) ? 0.0 : 5.0 * a * s * s * b;
+  const double scores =
+      c.flash_attention || (modules & kCoreAttn) ? 0.0 : attention_scores_bytes(a, s, b);
   const double mlp = mlp_stored_bytes_per_token(layer.mlp, modules, q) * sb;
   const double inside = qkv + attn_out + scores + mlp;
   const double on_gpu = c.sequence_parallel ? (outside + inside) / t : outside + inside / t;

@@ -37,6 +37,12 @@ namespace pe {
 double activation_bytes_per_layer(int seq_len, int micro_batch, int hidden, int heads, int tp,
                                   bool sequence_parallel, Recompute recompute);
 
+// The attention core's s x s tensors a layer keeps without fused attention: scores, softmax
+// and its dropout mask, 5 a s^2 b bytes (Table 2), before any split over TP or CP.
+inline double attention_scores_bytes(double heads, double seq_len, double micro_batch) {
+  return 5.0 * heads * seq_len * seq_len * micro_batch;
+}
+
 // The same derivation for any shape's dense layer (the Table 2 rows when kv_heads = heads,
 // ffn = 4h, GELU): K and V shrink to 2 s b h g/a each with g key/value heads
 // (AttentionShape::kv_fraction), the MLP keeps its stored bytes per token

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/activations.h"
+#include "model/collectives.h"
 #include "model/context.h"
 #include "model/layout.h"
 #include "model/memory.h"
@@ -90,7 +91,7 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
   if (d.tp == 1) return t;
   t.active = true;
   const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
-  const double share = (d.tp - 1.0) / d.tp;
+  const double share = ring_share(d.tp);
   if (s.sequence_parallel) {
     t.collective = "all-gather + reduce-scatter every layer";
     t.bytes_per_message = share * bsh * kActivationBytes;
@@ -255,14 +256,14 @@ DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, doubl
   DataParallelParts p;
   const int n = d.dp * d.cp;
   if (n == 1) return p;
-  const double share = (n - 1.0) / n;
+  const double share = ring_share(n);
   // The parameters as the dp x cp ring sees them: the experts' count weighted by their own
   // group's (n_e-1)/n_e against (n-1)/n.
   double params = params_per_gpu;
   if (expert_params_per_gpu > 0) {
     const int n_e = expert_data_parallel(s, d);
-    params = params_per_gpu - expert_params_per_gpu +
-             expert_params_per_gpu * ((n_e - 1.0) / n_e) / share;
+    params =
+        params_per_gpu - expert_params_per_gpu + expert_params_per_gpu * ring_share(n_e) / share;
   }
   p.ring_params = params;
   const Precision& pr = s.precision;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "model/activations.h"
+#include "model/collectives.h"
 
 namespace pe {
 namespace {
@@ -34,7 +35,7 @@ SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, 
   } else {
     t.collective = "all-to-all of Q, K, V and the output every layer";
     const double elements = attention.q_and_o_elements_per_token / d.tp + kv;
-    t.bytes_per_message = tokens * elements * (cp - 1) / cp * kActivationBytes;
+    t.bytes_per_message = tokens * elements * ring_share(d.cp) * kActivationBytes;
     t.messages_per_step = (2.0 + again) * per_layer;
   }
   return t;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "model/activations.h"
 #include "model/comms.h"
 #include "model/context.h"
 #include "model/cost.h"
@@ -27,7 +28,8 @@ std::string str(long long v) { return std::to_string(v); }
 void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::string>& w) {
   const ModelSpec& model = s.model;
   if ((s.selective_modules() & kCoreAttn) && s.flash_attention) {
-    const double scores = 5.0 * model.heads * s.seq_len * s.seq_len * s.micro_batch / d.tp / d.cp;
+    const double scores =
+        attention_scores_bytes(model.heads, s.seq_len, s.micro_batch) / d.tp / d.cp;
     w.push_back(
         "Selective recomputation saves nothing here: fused attention already keeps no s x "
         "s scores (" +
@@ -43,7 +45,7 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     w.push_back(std::string("Tensor parallelism spans ") +
-                (s.domain_gpus() > s.gpus_per_node ? "NVLink domains" : "nodes") +
+                (s.domain_spans_nodes() ? "NVLink domains" : "nodes") +
                 ": its per-layer all-reduces ride the " + short_number(s.gpu.network_gb_s) +
                 " GB/s network instead of NVLink. Keep TP within " + str(s.domain_gpus()) +
                 " GPUs.");
@@ -216,7 +218,7 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.active_gpus = static_cast<int>(d.product());
   r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
   r.domain_gpus = s.domain_gpus();
-  r.domain_spans_nodes = r.domain_gpus > s.gpus_per_node;
+  r.domain_spans_nodes = s.domain_spans_nodes();
   r.model_params = s.model.params;
   r.model_active_params =
       shape.moe() ? s.model.params * shape.active_params() / shape.params() : s.model.params;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/activations.h"
+#include "model/collectives.h"
 #include "model/gemm_shape.h"
 #include "model/memory.h"
 #include "model/pipeline.h"
@@ -43,7 +44,7 @@ double expert_all_to_all_bytes(const Scenario& s, const MlpShape& moe, const Deg
   if (!moe.moe || d.ep <= 1) return 0;
   const double tokens = 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp;
   return tokens * moe.experts_per_token * moe.capacity * s.model.hidden * kActivationBytes *
-         (d.ep - 1.0) / d.ep;
+         ring_share(d.ep);
 }
 
 SeamTraffic expert_traffic(const Scenario& s, const MlpShape& moe, const Degrees& d,

@@ -348,6 +348,8 @@ struct Scenario {
   int domain_gpus() const {
     return gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : gpus_per_node;
   }
+  // An NVLink domain wider than a node (a GB200 NVL72's trays): the one place this is decided.
+  bool domain_spans_nodes() const { return domain_gpus() > gpus_per_node; }
 };
 
 }  // namespace pe

@@ -284,7 +284,7 @@ std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
                     (d.cp > 1 ? " x CP " + std::to_string(d.cp) : std::string()) +
                     (d.ep > 1 ? " (EP " + std::to_string(d.ep) + ")" : std::string()) + " wins: ";
   // A TP group wider than a node that stays in the NVLink domain (a GB200 NVL72's trays).
-  const bool trays = d.tp > base.gpus_per_node && base.domain_gpus() > base.gpus_per_node;
+  const bool trays = d.tp > base.gpus_per_node && base.domain_spans_nodes();
   why += d.tp > 1 ? std::string("TP ") + std::to_string(d.tp) +
                         (std::string(p.comms.tensor.link) != "nvlink"
                              ? " pays for all-reduces over the network"
