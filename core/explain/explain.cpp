@@ -581,7 +581,7 @@ Derivation effective_time(const Report& r) {
   const Term interval{"τ", g.checkpoint_interval_s, "s", "checkpoint interval"};
   const Term pause{"P", g.checkpoint_pause_s, "s", "checkpoint pause"};
   if (g.job_mtbf_s <= 0) {
-    return derive("τ ÷ (τ + P)", {interval, pause}, g.effective_time, "",
+    return derive("τ ÷ (τ + P)", {interval, pause}, g.effective_time, "%",
                   "no failures: only the checkpoints' pauses");
   }
   if (g.effective_time <= 0) {
@@ -594,7 +594,7 @@ Derivation effective_time(const Report& r) {
                  {"M", g.job_mtbf_s, "s", "the job's mean time between failures"},
                  interval,
                  pause},
-                g.effective_time, "", kGoodputSource);
+                g.effective_time, "%", kGoodputSource);
 }
 
 Derivation time_to_train_with_failures(const Report& r) {

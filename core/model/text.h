@@ -37,21 +37,6 @@ inline std::string article(const std::string& number) {
   return (n > 0 && lead[0] == '8') || lead == "11" || lead == "18" ? "an" : "a";
 }
 
-// Seconds in one unit chosen by size, as the page writes them: 0.049 -> "49 ms", 3.36 ->
-// "3.36 s", 2e-5 -> "20 µs" (the warnings and the derivations alike).
-inline std::string seconds_text(double v) {
-  char text[32];
-  const double a = std::fabs(v);
-  if (a > 0 && a < 1e-3) {
-    std::snprintf(text, sizeof text, "%.3g µs", v * 1e6);
-  } else if (a > 0 && a < 1) {
-    std::snprintf(text, sizeof text, "%.3g ms", v * 1e3);
-  } else {
-    std::snprintf(text, sizeof text, "%.3g s", v);
-  }
-  return text;
-}
-
 // Whole numbers with thousands separators: 8192 -> "8,192".
 inline std::string count_text(long long n) {
   std::string digits = std::to_string(n), out;
@@ -60,6 +45,23 @@ inline std::string count_text(long long n) {
     out += digits[i];
   }
   return out;
+}
+
+// Seconds in one unit chosen by size, as the page writes them: 0.049 -> "49 ms", 3.36 ->
+// "3.36 s", 2e-5 -> "20 µs", 2070.4 -> "2,070 s" (the warnings and the derivations alike).
+inline std::string seconds_text(double v) {
+  char text[32];
+  const double a = std::fabs(v);
+  if (a > 0 && a < 1e-3) {
+    std::snprintf(text, sizeof text, "%.3g µs", v * 1e6);
+  } else if (a > 0 && a < 1) {
+    std::snprintf(text, sizeof text, "%.3g ms", v * 1e3);
+  } else if (a >= 1e3 && a < 1e15) {
+    return count_text(std::llround(v)) + " s";
+  } else {
+    std::snprintf(text, sizeof text, "%.3g s", v);
+  }
+  return text;
 }
 
 }  // namespace pe

@@ -68,7 +68,7 @@ async function goodputOnTheDesk(page) {
   assert.equal(await strip('goodput').textContent(), fmt.share(before.effective_time));
   assert.equal(await strip('train').isVisible(), false, 'no token budget: no time to train');
   await strip('goodput').click();
-  assert.match(await mathText(page), /^\d\.\d+ = \(1 − .* s ÷ .* s\) × /);
+  assert.match(await mathText(page), /^\d+(\.\d+)?% = \(1 − [\d,]+ s ÷ [\d,]+ s\) × /);
   await page.keyboard.press('Escape');
 
   // One day of the run: four parts end to end, each its share of the day, filling the bar.
