@@ -149,6 +149,20 @@ describe('planner', () => {
     await page.locator('input[name="plan_headroom"]').fill('8');
     await search(page);
     assert.match(await page.locator('.plan-status').textContent(), /with an 8% margin/);
+    // Ranked by the time to train with failures: the core's choices in words, its reason says
+    // how much of the time is new work, and the URL keeps the choice.
+    const rank = page.locator('select[name="plan_rank"]');
+    assert.deepEqual(await rank.locator('option').allTextContents(), [
+      'step time',
+      'time to train with failures',
+    ]);
+    await rank.selectOption('time_with_failures');
+    await search(page);
+    assert.match(
+      await page.locator('.why-best').textContent(),
+      /with failures and checkpoints [\d.]+% of its time is new work/,
+    );
+    assert.match(page.url(), /[?&]plan_rank=time_with_failures/);
   });
 
   test("what the best plan leaves out, in the core's words under the result", async () => {

@@ -47,6 +47,7 @@ export function createAdvanced({ body, outputs, onChange, onPreset, onLoad, onPi
       onPin,
       search: createPlannerSearch(),
       margin: entry('plan_headroom'),
+      rank: entry('plan_rank'),
       later,
     }),
     createReferences(outputs, { onLoad, runs: referenceRuns, later }),

@@ -209,12 +209,16 @@ const ABOUT =
   'FP8 where the GPU has it × sequence parallel × micro-batch × schedule (1F1B, or interleaved ' +
   'with every valid number of chunks) for the model, GPU, network, sequence length and global ' +
   'batch set above; drops the ' +
-  'configurations that do not fit with the margin below and ranks the rest by step time ' +
-  '(equal times: less memory first). One row per layout; its other configurations fold under it.';
+  'configurations that do not fit with the margin below and ranks the rest by step time, or by ' +
+  'the time to train with failures and checkpoints (equal times: less memory first). One row ' +
+  'per layout; its other configurations fold under it.';
 
-// The search's controls: the margin (its state row `row`: range and default), the button,
-// Cancel, the progress and the status line.
-function controls(section, row) {
+// What a search may rank by: the core's choices (schema().planner.rank), in words.
+const RANK_WORDS = { step: 'step time', time_with_failures: 'time to train with failures' };
+
+// The search's controls: the margin (its state row `row`: range and default), what to rank by
+// (`rankRow`: the core's choices), the button, Cancel, the progress and the status line.
+function controls(section, row, rankRow) {
   const bar = make('div', { className: 'plan-controls' }, section);
   const label = make('label', { className: 'plan-headroom' }, bar);
   label.append('Headroom margin ');
@@ -223,6 +227,12 @@ function controls(section, row) {
   const margin = make('input', { type: 'number', min, max, step: 5, value }, label);
   margin.name = 'plan_headroom';
   label.append(' % of GPU memory kept free (20 keeps only plans under the fit rule)');
+  const rankLabel = make('label', { className: 'plan-rank', textContent: 'Rank by ' }, bar);
+  const rank = make('select', { name: 'plan_rank' }, rankLabel);
+  for (const choice of rankRow?.choices ?? ['step']) {
+    make('option', { value: choice, textContent: RANK_WORDS[choice] ?? choice }, rank);
+  }
+  rank.value = rankRow?.default ?? 'step';
   const runText = 'Find the best layout';
   const run = make(
     'button',
@@ -239,7 +249,7 @@ function controls(section, row) {
   const rule = make('p', { className: 'small plan-rule' }, section);
   const status = make('p', { className: 'plan-status' }, section);
   status.setAttribute('role', 'status');
-  return { margin, run, cancel, csv, progress, rule, status };
+  return { margin, rank, run, cancel, csv, progress, rule, status };
 }
 
 // The rule a plan must meet, with its source, and what the margin does: the core's sentence
@@ -288,11 +298,11 @@ function headroomOf(input, row) {
 // and the page idle; `onPin(scenario, name)`: adds a plan to Compare.
 export function createPlanner(
   root,
-  { onApply, onChange, onPin, search, margin, later = (fn) => fn() },
+  { onApply, onChange, onPin, search, margin, rank, later = (fn) => fn() },
 ) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
-  const ui = controls(section, margin);
+  const ui = controls(section, margin, rank);
   const stale = make('p', STALE, section);
   const why = make('p', { className: 'why-best' }, section);
   const ties = make('p', { className: 'small plan-ties', hidden: true }, section);
@@ -375,7 +385,7 @@ export function createPlanner(
       ui.status.textContent = `Searching: ${fmt.integer(done)} of ${fmt.integer(total)} layouts, ${fmt.integer(evaluated)} configurations so far…`;
     };
     try {
-      const r = await search.run(asked, TOP, headroom(), onProgress);
+      const r = await search.run(asked, TOP, headroom(), onProgress, ui.rank.value);
       searchedKey = inputsKey(asked);
       stale.hidden = true;
       show(r, performance.now() - t0);
@@ -390,6 +400,7 @@ export function createPlanner(
 
   ui.run.addEventListener('click', runSearch);
   ui.margin.addEventListener('change', () => onChange?.('plan_headroom', ui.margin.value));
+  ui.rank.addEventListener('change', () => onChange?.('plan_rank', ui.rank.value));
   const showRule = () => {
     ui.rule.textContent = ruleText(margin.fitRule, headroom());
   };
@@ -407,6 +418,7 @@ export function createPlanner(
       state = next ?? state;
       stale.hidden = searchedKey === null || searchedKey === inputsKey(scenario);
       if (state && document.activeElement !== ui.margin) ui.margin.value = state.plan_headroom;
+      if (state?.plan_rank) ui.rank.value = state.plan_rank;
       showRule();
       // A URL that asks for a search (plan=1) gets it once the lab is ready and the page idle,
       // not in the load's tasks; not if one was started or shown meanwhile.

@@ -40,18 +40,18 @@ export function createPlannerSearch() {
 
   return {
     // Resolves with the core's plan result, or rejects ({ cancelled: true } when cancelled).
-    run(scenario, top, headroom, onProgress) {
+    run(scenario, top, headroom, onProgress, rank = 'step') {
       this.cancel();
       if (!worker && !start()) {
         return getPlannerLab().then((lab) => ({
-          ...lab.plan(scenario, top, { headroom }),
+          ...lab.plan(scenario, top, { headroom, rank }),
           inPage: true,
         }));
       }
       const id = ++ids;
       return new Promise((resolve, reject) => {
         pending = { id, resolve, reject, onProgress };
-        worker.postMessage({ id, scenario, top, headroom });
+        worker.postMessage({ id, scenario, top, headroom, rank });
       });
     },
     cancel() {

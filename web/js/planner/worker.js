@@ -3,7 +3,7 @@
 // A module worker from the lab's origin, allowed by the CSP's script-src 'self' (worker-src
 // falls back to it).
 //
-// In: { id, scenario, top, headroom }. Out: { id, progress: { done, total, evaluated } } as
+// In: { id, scenario, top, headroom, rank }. Out: { id, progress: { done, total, evaluated } } as
 // the search goes (one per DP×TP×PP layout), then { id, result } or { id, error: { message,
 // key } }. Cancelling is the page's: it terminates the worker. Or in: { id, referenceRuns:
 // true }; out: { id, result: lab.referenceRuns() } (search.js referenceRuns).
@@ -12,7 +12,7 @@ import { createLab } from '../../lab/lab.js';
 const labPromise = createLab({ planner: true });
 
 self.addEventListener('message', async ({ data }) => {
-  const { id, scenario, top, headroom } = data;
+  const { id, scenario, top, headroom, rank } = data;
   try {
     const lab = await labPromise;
     if (data.referenceRuns) {
@@ -21,7 +21,7 @@ self.addEventListener('message', async ({ data }) => {
     }
     const onProgress = (done, total, evaluated) =>
       self.postMessage({ id, progress: { done, total, evaluated } });
-    const result = lab.plan(scenario, top, { headroom, onProgress });
+    const result = lab.plan(scenario, top, { headroom, rank, onProgress });
     self.postMessage({ id, result });
   } catch (e) {
     self.postMessage({ id, error: { message: String(e?.message ?? e), key: e?.key ?? null } });

@@ -691,8 +691,9 @@ export const ROWS = deepFreeze([
 
   // The planner's inputs besides the scenario, so a URL reproduces a search: the headroom
   // margin (percent of GPU memory a plan leaves free: 0 lists every plan within the GPU, tight
-  // ones marked; 20 only those under the core's 80% rule) and whether a search was asked (the
-  // page then searches again on load). Never sent to the core.
+  // ones marked; 20 only those under the core's 80% rule), what the plans are ranked by (step
+  // time, or time to train with failures) and whether a search was asked (the page then
+  // searches again on load). Never sent to the core.
   {
     name: 'plan_headroom',
     own: { planner: 'headroom' },
@@ -700,6 +701,7 @@ export const ROWS = deepFreeze([
     advanced: true,
     page: true,
   },
+  { name: 'plan_rank', own: { planner: 'rank' }, advanced: true, page: true },
   {
     name: 'plan',
     own: { type: 'boolean', default: false },
