@@ -48,7 +48,7 @@ inline std::string count_text(long long n) {
 }
 
 // Seconds in one unit chosen by size, as the page writes them: 0.049 -> "49 ms", 3.36 ->
-// "3.36 s", 2e-5 -> "20 µs", 2070.4 -> "2,070 s" (the warnings and the derivations alike).
+// "3.36 s", 2e-5 -> "20 µs", 2070.4 -> "2070 s" (the warnings and the derivations alike).
 inline std::string seconds_text(double v) {
   char text[32];
   const double a = std::fabs(v);
@@ -57,7 +57,7 @@ inline std::string seconds_text(double v) {
   } else if (a > 0 && a < 1) {
     std::snprintf(text, sizeof text, "%.3g ms", v * 1e3);
   } else if (a >= 1e3 && a < 1e15) {
-    return count_text(std::llround(v)) + " s";
+    std::snprintf(text, sizeof text, "%.0f s", v);  // 2068 s, not 2.07e+03 s
   } else {
     std::snprintf(text, sizeof text, "%.3g s", v);
   }
