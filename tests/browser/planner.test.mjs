@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { plannerLab } from '../wasm/labs.mjs';
-import { openPage, useLab } from './harness.mjs';
+import { openPage, settledUrl, useLab } from './harness.mjs';
 import {
   longTasksDuringSearch,
   PLANNER_URL,
@@ -162,7 +162,7 @@ describe('planner', () => {
       await page.locator('.why-best').textContent(),
       /with failures and checkpoints [\d.]+% of its time is new work/,
     );
-    assert.match(page.url(), /[?&]plan_rank=time_with_failures/);
+    assert.match(await settledUrl(page), /[?&]plan_rank=time_with_failures/);
   });
 
   test("what the best plan leaves out, in the core's words under the result", async () => {
