@@ -550,30 +550,29 @@ Derivation checkpoint_write(const Scenario& s, const Report& r) {
 
 Derivation best_interval(const Report& r) {
   const GoodputReport& g = r.goodput;
-  const double p = g.checkpoint_staging_s, m = g.job_mtbf_s;
-  const Term pause{"P", p, "s", "checkpoint pause"};
-  const Term write{"W", g.checkpoint_write_s, "s", "checkpoint write"};
-  if (m <= 0) {
-    return derive("86400", {}, g.best_interval_s, "s", "no failures: one checkpoint a day");
+  const Term mtbf{"M", g.job_mtbf_s, "s", "the job's mean time between failures"};
+  switch (g.best_interval_by) {
+    case BestInterval::kNoFailures:
+      return derive("86400", {}, g.best_interval_s, "s", "no failures: one checkpoint a day");
+    case BestInterval::kWrite:
+      return derive("W", {{"W", g.checkpoint_write_s, "s", "checkpoint write"}}, g.best_interval_s,
+                    "s",
+                    "an async checkpoint waits for the last one's write: no shorter interval "
+                    "gains");
+    case BestInterval::kMtbf:
+      return derive("M", {mtbf}, g.best_interval_s, "s",
+                    "a failure loses more than the time between failures");
+    case BestInterval::kOptimum:
+      break;
   }
-  const double fixed = g.lost_per_failure_s - (g.checkpoint_interval_s + g.checkpoint_pause_s) / 2;
-  const double a = 1 - (fixed + p / 2) / m;
-  const double root = a > 0 ? std::sqrt(p * p + 2 * a * m * p) - p : 0;
-  if (a <= 0 || g.best_interval_s > root * (1 + 1e-12)) {
-    return derive(g.best_interval_s == g.checkpoint_write_s ? "W" : "M",
-                  {write, {"M", m, "s", "the job's mean time between failures"}}, g.best_interval_s,
-                  "s",
-                  a <= 0 ? "a failure loses more than the time between failures"
-                         : "an async checkpoint waits for the last one's write: no shorter "
-                           "interval gains");
-  }
-  return derive("√(P × P + 2 × A × M × P) − P",
-                {pause,
-                 {"A", a, "", "share of time not lost to restarts, reloads and half a pause"},
-                 {"M", m, "s", "the job's mean time between failures"}},
-                g.best_interval_s, "s",
-                "where the effective time's derivative in the interval is 0; for P ≪ M it is "
-                "Young's √(2 × P × M) (Young 1974, CACM 17(9); Daly 2006)");
+  return derive(
+      "√(P × P + 2 × A × M × P) − P",
+      {{"P", g.checkpoint_staging_s, "s", "checkpoint pause"},
+       {"A", g.steady_share, "", "share of time not lost to restarts, reloads and half a pause"},
+       mtbf},
+      g.best_interval_s, "s",
+      "where the effective time's derivative in the interval is 0; for P ≪ M it is "
+      "Young's √(2 × P × M) (Young 1974, CACM 17(9); Daly 2006)");
 }
 
 Derivation effective_time(const Report& r) {

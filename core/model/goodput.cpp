@@ -58,19 +58,29 @@ double effective(const Costs& c, double interval_s) {
 
 // Where dE/dtau = 0 with a fixed pause P: tau^2 + 2 P tau - 2 A M P = 0, A = 1 - (fixed loss +
 // P / 2) / M. Async, an interval under the write W only waits for it (E rises with tau
-// there), so the best is at least W.
-double best_interval(const Costs& c) {
+// there), so the best is at least W. With its rule, which its derivation shows.
+struct Best {
+  double interval_s = 0;
+  BestInterval by = BestInterval::kOptimum;
+  double steady_share = 1;  // A
+};
+
+Best best_interval(const Costs& c) {
+  Best b{kSecondsPerDay, BestInterval::kNoFailures, 1};
+  if (c.mtbf_s > 0) {
+    const double a = 1 - (c.fixed_loss_s + c.pause_s / 2) / c.mtbf_s;
+    const double p = c.pause_s;
+    b = a <= 0 ? Best{c.mtbf_s, BestInterval::kMtbf, a}
+               : Best{std::sqrt(p * p + 2 * a * c.mtbf_s * p) - p, BestInterval::kOptimum, a};
+  }
   const double floor_s = c.async ? c.write_s : 0;
-  if (c.mtbf_s <= 0) return std::max(floor_s, kSecondsPerDay);
-  const double a = 1 - (c.fixed_loss_s + c.pause_s / 2) / c.mtbf_s;
-  if (a <= 0) return std::max(floor_s, c.mtbf_s);
-  const double p = c.pause_s;
-  return std::max(floor_s, std::sqrt(p * p + 2 * a * c.mtbf_s * p) - p);
+  if (b.interval_s < floor_s) b = {floor_s, BestInterval::kWrite, b.steady_share};
+  return b;
 }
 
 double interval_of(const Scenario& s, const Costs& c) {
   const double given = s.reliability.checkpoint_interval_s;
-  return given > 0 ? given : best_interval(c);
+  return given > 0 ? given : best_interval(c).interval_s;
 }
 
 }  // namespace
@@ -93,7 +103,10 @@ GoodputReport goodput_report(const Scenario& s, const Report& r) {
   g.checkpoint_bytes_per_gpu = c.bytes_per_gpu;
   g.checkpoint_write_s = c.write_s;
   g.checkpoint_staging_s = c.pause_s;
-  g.best_interval_s = best_interval(c);
+  const Best best = best_interval(c);
+  g.best_interval_s = best.interval_s;
+  g.best_interval_by = best.by;
+  g.steady_share = best.steady_share;
   g.checkpoint_interval_s = interval_of(s, c);
   const double tau = g.checkpoint_interval_s;
   g.checkpoint_pause_s = c.pause_at(tau);

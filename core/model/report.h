@@ -189,6 +189,11 @@ struct TimeReport {
   double time_to_train_s = 0;  // 0 when no token budget is given
 };
 
+// What set the best checkpoint interval (goodput.h): the effective time's optimum, the last
+// write it must wait for, the MTBF (a failure loses more than the time between failures), or
+// no failures at all (a day).
+enum class BestInterval { kOptimum, kWrite, kMtbf, kNoFailures };
+
 // The run with its failures, checkpoints and restarts (goodput.h).
 struct GoodputReport {
   double failures_per_day = 0;          // the job's, at its GPU count
@@ -202,11 +207,15 @@ struct GoodputReport {
   double checkpoint_pause_s = 0;
   double checkpoint_interval_s = 0;  // the one used: the scenario's, or the best
   double best_interval_s = 0;        // the interval that maximises the effective time
-  double lost_per_failure_s = 0;     // work done again, the restart and the reload
-  double effective_time = 0;         // useful share of the wall-clock time, in [0, 1]
-  double time_to_train_s = 0;        // with failures; 0: no token budget, or no progress
-  double usd_per_day = 0;            // the job's GPUs and its hot spares
-  double usd_to_train = 0;           // with failures and spares; 0 as time_to_train_s
+  // Not in the JSON; its derivation shows them: the rule that set it, and A, the share of
+  // time a failure's fixed loss and half a pause leave.
+  BestInterval best_interval_by = BestInterval::kOptimum;
+  double steady_share = 1;
+  double lost_per_failure_s = 0;  // work done again, the restart and the reload
+  double effective_time = 0;      // useful share of the wall-clock time, in [0, 1]
+  double time_to_train_s = 0;     // with failures; 0: no token budget, or no progress
+  double usd_per_day = 0;         // the job's GPUs and its hot spares
+  double usd_to_train = 0;        // with failures and spares; 0 as time_to_train_s
   // One day of the run, its seconds by what they went to (they sum to 86,400): new work,
   // checkpoint pauses, work done again after failures, restarts and reloads.
   double day_work_s = 0, day_checkpoint_s = 0, day_redone_s = 0, day_restart_s = 0;

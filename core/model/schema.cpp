@@ -93,6 +93,11 @@ Field subset(const char* key, const char* group, std::vector<std::string> choice
   return f;
 }
 
+// A failure rate of the reliability block (goodput.h), per million GPU-hours.
+Field failure_rate(const char* key, const char* doc, Get get, Set set) {
+  return number(key, "reliability", "per million GPU-hours", 0, 1e6, doc, get, set);
+}
+
 // Groups of fields (seams, degrees): their rows carry the values.
 Field group_of(const char* key, const char* group, const char* doc) {
   return make(key, FieldType::kObject, group, "", doc);
@@ -458,20 +463,18 @@ std::vector<Field> make_fields() {
       // Failures, checkpoints and restarts (goodput.h); the rates' defaults are Llama 3's.
       group_of("reliability", "reliability",
                "what interrupts the run and what a restart costs: the report's goodput"),
-      number("reliability.gpu_failures_per_million_gpu_hours", "reliability",
-             "per million GPU-hours", 0, 1e6,
-             "GPU faults (Llama 3: 268 of 419 interruptions in 21.2 million H100-hours)",
-             PE_REAL(reliability.gpu_failures_per_million_gpu_hours)),
-      number("reliability.host_failures_per_million_gpu_hours", "reliability",
-             "per million GPU-hours", 0, 1e6, "host faults: maintenance, SSD, power (Llama 3: 46)",
-             PE_REAL(reliability.host_failures_per_million_gpu_hours)),
-      number("reliability.network_failures_per_million_gpu_hours", "reliability",
-             "per million GPU-hours", 0, 1e6,
-             "network faults: switches, cables, NICs, NCCL timeouts (Llama 3: 49)",
-             PE_REAL(reliability.network_failures_per_million_gpu_hours)),
-      number("reliability.software_failures_per_million_gpu_hours", "reliability",
-             "per million GPU-hours", 0, 1e6, "software bugs and dependencies (Llama 3: 56)",
-             PE_REAL(reliability.software_failures_per_million_gpu_hours)),
+      failure_rate("reliability.gpu_failures_per_million_gpu_hours",
+                   "GPU faults (Llama 3: 268 of 419 interruptions in 21.2 million H100-hours)",
+                   PE_REAL(reliability.gpu_failures_per_million_gpu_hours)),
+      failure_rate("reliability.host_failures_per_million_gpu_hours",
+                   "host faults: maintenance, SSD, power (Llama 3: 46)",
+                   PE_REAL(reliability.host_failures_per_million_gpu_hours)),
+      failure_rate("reliability.network_failures_per_million_gpu_hours",
+                   "network faults: switches, cables, NICs, NCCL timeouts (Llama 3: 49)",
+                   PE_REAL(reliability.network_failures_per_million_gpu_hours)),
+      failure_rate("reliability.software_failures_per_million_gpu_hours",
+                   "software bugs and dependencies (Llama 3: 56)",
+                   PE_REAL(reliability.software_failures_per_million_gpu_hours)),
       number("reliability.storage_gb_s", "reliability", "GB/s", 0.001, 1e6,
              "checkpoint storage bandwidth for the whole job, written or read",
              PE_REAL(reliability.storage_gb_s)),

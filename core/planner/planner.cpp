@@ -533,7 +533,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 p.verdict = verdict_name(fit_verdict(bytes, gpu_bytes));
                 p.comms = comms;
                 p.step_s = t.step_s;
-                p.effective_time = by_failures ? effective : effective_time_of(s, d);
+                p.effective_time = effective;
                 p.rank_s = rank_s;
                 p.bubble_fraction = pipeline.bubble_fraction;
                 p.mfu = t.mfu;
@@ -571,6 +571,15 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
             [](const auto& a, const auto& b) { return better(a.front(), b.front()); });
   if (static_cast<int>(layouts.size()) > top_k) layouts.resize(std::max(top_k, 0));
   for (auto& variants : layouts) {
+    // Ranked by step, each kept plan's goodput once here, not for every plan the search built.
+    if (!by_failures) {
+      for (Plan& p : variants) {
+        Scenario t = s;
+        t.zero_stage = p.zero_stage;
+        t.precision = p.precision;
+        p.effective_time = effective_time_of(t, p.degrees);
+      }
+    }
     result.top.push_back(variants.front());
     result.variants.emplace_back(variants.begin() + 1, variants.end());
   }
