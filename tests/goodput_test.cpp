@@ -86,5 +86,21 @@ TEST(Goodput, NoFailuresCostOnlyPausesAndSparesArePaid) {
   EXPECT_NEAR(g["usd_per_day"].get<double>(), (16 + 8) * 24 * 2.0, 1e-9);
 }
 
+// A precision with no bytes to save (a fuzzer's): no pause at any interval, so the whole running
+// time is work; the failures still cost their restarts. 16 GPUs at the default rates (419 per
+// 21.23 M GPU-hours) fail every 21.233664e6 / 419 / 16 h; each loses the 600 s restart.
+TEST(Goodput, NothingToSaveCostsNoPause) {
+  const json g =
+      goodput_of(R"({"precision":{"weight":0,"grad":1,"master":0,"adam_m":0,"adam_v":0}})");
+  const double mtbf_s = 21.233664e6 / 419 / 16 * 3600;
+  EXPECT_NEAR(g["job_mtbf_s"].get<double>(), mtbf_s, 1e-6 * mtbf_s);
+  EXPECT_EQ(g["checkpoint_pause_s"].get<double>(), 0);
+  EXPECT_NEAR(g["effective_time"].get<double>(), 1 - 600 / mtbf_s, 1e-12);
+  EXPECT_NEAR(g["day"]["checkpoint_s"].get<double>(), 0, 1e-9);
+  EXPECT_NEAR(g["day"]["work_s"].get<double>() + g["day"]["restart_s"].get<double>() +
+                  g["day"]["redone_s"].get<double>(),
+              86400, 1e-6);
+}
+
 }  // namespace
 }  // namespace pe

@@ -579,21 +579,24 @@ Derivation effective_time(const Report& r) {
   const GoodputReport& g = r.goodput;
   const Term interval{"τ", g.checkpoint_interval_s, "s", "checkpoint interval"};
   const Term pause{"P", g.checkpoint_pause_s, "s", "checkpoint pause"};
-  if (g.job_mtbf_s <= 0) {
-    return derive("τ ÷ (τ + P)", {interval, pause}, g.effective_time, "%",
-                  "no failures: only the checkpoints' pauses");
-  }
+  const Term loss{"L", g.lost_per_failure_s, "s", "lost per failure: work again, restart, reload"};
+  const Term mtbf{"M", g.job_mtbf_s, "s", "the job's mean time between failures"};
   if (g.effective_time <= 0) {
     return derive("0", {}, 0, "",
                   "each failure loses more than the time between failures: the run never "
                   "gets ahead");
   }
-  return derive("(1 − L ÷ M) × τ ÷ (τ + P)",
-                {{"L", g.lost_per_failure_s, "s", "lost per failure: work again, restart, reload"},
-                 {"M", g.job_mtbf_s, "s", "the job's mean time between failures"},
-                 interval,
-                 pause},
-                g.effective_time, "%", kGoodputSource);
+  if (g.checkpoint_pause_s <= 0) {
+    if (g.job_mtbf_s <= 0) return derive("1", {}, 1, "%", "no failures and nothing to save");
+    return derive("1 − L ÷ M", {loss, mtbf}, g.effective_time, "%",
+                  "nothing to save: a checkpoint costs no pause");
+  }
+  if (g.job_mtbf_s <= 0) {
+    return derive("τ ÷ (τ + P)", {interval, pause}, g.effective_time, "%",
+                  "no failures: only the checkpoints' pauses");
+  }
+  return derive("(1 − L ÷ M) × τ ÷ (τ + P)", {loss, mtbf, interval, pause}, g.effective_time, "%",
+                kGoodputSource);
 }
 
 Derivation time_to_train_with_failures(const Report& r) {

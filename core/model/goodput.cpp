@@ -20,6 +20,12 @@ struct Costs {
   double pause_at(double interval_s) const {
     return async ? pause_s + std::max(0.0, write_s - interval_s) : pause_s;
   }
+  // The share of the running time that is work, not pauses: tau / (tau + pause). With nothing
+  // to save there is no pause at any interval, the best interval among them 0.
+  double work_share(double interval_s) const {
+    const double pause = pause_at(interval_s);
+    return pause > 0 ? interval_s / (interval_s + pause) : 1;
+  }
 };
 
 Costs costs_of(const Scenario& s, const Degrees& d) {
@@ -50,8 +56,7 @@ double lost_at(const Costs& c, double interval_s) {
 }
 
 double effective(const Costs& c, double interval_s) {
-  const double pause = c.pause_at(interval_s);
-  const double running = interval_s / (interval_s + pause);
+  const double running = c.work_share(interval_s);
   if (c.mtbf_s <= 0) return running;
   return std::max(0.0, 1 - lost_at(c, interval_s) / c.mtbf_s) * running;
 }
@@ -127,7 +132,7 @@ GoodputReport goodput_report(const Scenario& s, const Report& r) {
   g.day_restart_s = g.lost_per_failure_s > 0 ? lost_day * restart_each / g.lost_per_failure_s : 0;
   g.day_redone_s = lost_day - g.day_restart_s;
   const double running = kSecondsPerDay - lost_day;
-  g.day_work_s = running * tau / (tau + g.checkpoint_pause_s);
+  g.day_work_s = running * c.work_share(tau);
   g.day_checkpoint_s = running - g.day_work_s;
   return g;
 }
