@@ -19,7 +19,8 @@ Derivation headroom(const Report& r);
 Derivation bytes_per_param(const Report& r);
 Derivation model_params(const Scenario& s, const Report& r);
 
-// The step (model/step_time.h): its parts, MFU, offload, the GEMMs' efficiency, experts, the bubble.
+// The step (model/step_time.h): its parts, MFU, offload, the GEMMs' efficiency, experts, the
+// bubble.
 Derivation step_time(const Report& r);
 Derivation mfu(const Scenario& s, const Report& r);
 Derivation mfu_bf16(const Scenario& s, const Report& r);

@@ -27,7 +27,8 @@ std::string shown(double v, const std::string& unit);
 Term degree(const char* symbol, int value, const char* name);
 // The derivation of `result`: the formula, its terms (only those it uses), the text with each
 // value in its place, and the source; `note` says where (a stage) or what is assumed.
-Derivation derive(std::string formula, std::vector<Term> terms, double result, const std::string& unit, std::string source, const std::string& note = "");
+Derivation derive(std::string formula, std::vector<Term> terms, double result,
+                  const std::string& unit, std::string source, const std::string& note = "");
 // "stage 3" where there are stages to tell apart.
 std::string on_stage(const Report& r, int stage);
 // The busiest GPU of a stage, as the model places its parameters (memory.h stage_params).

@@ -1,6 +1,5 @@
 // Failures and checkpoints (model/goodput.h), and what the run costs (model/cost.h).
 #include "explain/derivations.h"
-
 #include "explain/derive.h"
 
 namespace pe::explain {

@@ -1,6 +1,5 @@
 // Memory per GPU (model/memory.h): the total, its parts, the parameters and ZeRO's shards.
 #include "explain/derivations.h"
-
 #include "explain/derive.h"
 #include "model/activations.h"
 #include "model/moe.h"

@@ -1,6 +1,6 @@
-// The step (model/step_time.h): its parts, MFU, offload, the GEMMs' efficiency, experts, the bubble.
+// The step (model/step_time.h): its parts, MFU, offload, the GEMMs' efficiency, experts, the
+// bubble.
 #include "explain/derivations.h"
-
 #include "explain/derive.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
