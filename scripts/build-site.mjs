@@ -190,6 +190,10 @@ for (const [source, list] of Object.entries(swaps)) {
 for (const stable of ['js/app/embed.js', 'parallelism-explorer.js']) {
   await write(stable, `export*from"./${posix.basename(names.get(stable))}";\n`);
 }
+// Their types for embedders, and the lab API's they refer to (the report), at the same places
+// as in web/, so their relative imports hold unchanged.
+const TYPES = ['js/app/embed.d.ts', 'parallelism-explorer.d.ts', 'lab/lab.d.ts'];
+for (const types of TYPES) await write(types, await readFile(join(web, types)));
 
 // 3. The pages: hashed names in every href and src, the modulepreloads expanded to the chunks
 //    they now live in (and what those import statically, so the browser fetches them at once
@@ -270,6 +274,8 @@ Copy the whole folder, keeping its layout. Pages: \`index.html\` (the book's lab
 \`embed.html\` (the lab alone, for an iframe), \`examples/\` (the three ways to embed; optional).
 Public entry points for other pages: \`js/app/embed.js\` (\`mount()\`) and \`parallelism-explorer.js\`
 (the custom element).
+Their TypeScript types sit beside them: \`js/app/embed.d.ts\`, \`parallelism-explorer.d.ts\` and
+\`lab/lab.d.ts\` (the report's and the lab API's, which the other two import).
 
 ## Headers
 
@@ -282,7 +288,7 @@ ${types.join('\n')}
 
 Caching: a file with a content hash in its name (\`name-0123456789.ext\`) never changes, so
 \`Cache-Control: public, max-age=31536000, immutable\`; the pages, \`js/app/embed.js\`,
-\`parallelism-explorer.js\` and this file: \`Cache-Control: no-cache\`.
+\`parallelism-explorer.js\`, the \`.d.ts\` types and this file: \`Cache-Control: no-cache\`.
 
 Content-Security-Policy (the pages also carry it in a \`<meta>\` tag; sending it as a header as
 well is better, and \`X-Content-Type-Options: nosniff\`):

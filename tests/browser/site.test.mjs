@@ -142,7 +142,7 @@ describe('the published folder under python3 -m http.server', () => {
   });
   after(() => lab?.close());
 
-  test('names carry their content hash, except the pages and the three public entry points', async () => {
+  test('names carry their content hash, except the pages, the public entry points and their types', async () => {
     const files = [];
     const walk = async (dir, prefix = '') => {
       for (const e of await readdir(dir, { withFileTypes: true })) {
@@ -158,7 +158,13 @@ describe('the published folder under python3 -m http.server', () => {
       'js/app/embed.js',
       'parallelism-explorer.js',
       'iframe-host.js',
+      // The embedders' types, beside the entry points (and the lab API's they import).
+      'js/app/embed.d.ts',
+      'parallelism-explorer.d.ts',
+      'lab/lab.d.ts',
     ]);
+    for (const types of ['js/app/embed.d.ts', 'parallelism-explorer.d.ts', 'lab/lab.d.ts'])
+      assert.ok(files.includes(types), `${types} is published`);
     for (const f of files) {
       if (stable.has(f) || (f.startsWith('examples/') && f.endsWith('.html'))) continue;
       assert.match(f, /-[0-9A-Za-z]{8,10}\.(js|css|wasm|svg)$/, f);
