@@ -52,11 +52,10 @@ json llama3_405b_h100(int dp, int cp, int seq_len, int global, const char* recom
           {"memory_model", "full"}};
 }
 
-std::vector<ReferenceRun> build() {
-  std::vector<ReferenceRun> runs;
-  // Korthikanti et al. 2022 (arXiv:2205.05198) Table 5: end-to-end iteration times on A100 80GB,
-  // full recomputation vs selective recomputation + sequence parallelism; layouts from their
-  // Table 3 (DP 1, seq 2048; 175B and 530B interleaved with 3 chunks per GPU).
+// Korthikanti et al. 2022 (arXiv:2205.05198) Table 5: end-to-end iteration times on A100 80GB,
+// full recomputation vs selective recomputation + sequence parallelism; layouts from their
+// Table 3 (DP 1, seq 2048; 175B and 530B interleaved with 3 chunks per GPU).
+void korthikanti_table5(std::vector<ReferenceRun>& runs) {
   const char* k5 = "Korthikanti et al. 2022, Table 5";
   struct K5 {
     const char* name;
@@ -83,11 +82,14 @@ std::vector<ReferenceRun> build() {
       runs.push_back(run);
     }
   }
-  // Narayanan et al. 2021 (arXiv:2104.04473) Table 1: TFLOP/s per GPU (hardware FLOPs, full
-  // recomputation), vocabulary 51,200, seq 2048, fp16. Micro-batch sizes, interleaving and the
-  // DDP implementation from the paper's scripts (Megatron-LM examples/sc21/run_table_1.sh):
-  // PyTorch DDP, which overlaps the gradient all-reduce with the backward pass, up to 18B;
-  // Megatron's local DDP, reducing after the backward, from 39B on.
+}
+
+// Narayanan et al. 2021 (arXiv:2104.04473) Table 1: TFLOP/s per GPU (hardware FLOPs, full
+// recomputation), vocabulary 51,200, seq 2048, fp16. Micro-batch sizes, interleaving and the
+// DDP implementation from the paper's scripts (Megatron-LM examples/sc21/run_table_1.sh):
+// PyTorch DDP, which overlaps the gradient all-reduce with the backward pass, up to 18B;
+// Megatron's local DDP, reducing after the backward, from 39B on.
+void narayanan_table1(std::vector<ReferenceRun>& runs) {
   const char* t1 = "Narayanan et al. 2021, Table 1";
   struct T1 {
     const char* params;
@@ -128,13 +130,16 @@ std::vector<ReferenceRun> build() {
     run.published = r.tflops;
     runs.push_back(run);
   }
-  // Dubey et al. 2024 (Llama 3) Table 4: BF16 MFU on H100 with 16M-token batches of 8,192-token
-  // sequences, TP 8, PP 16, interleaved with one layer per chunk and the first and last stages
-  // one layer short (Sec. 3.3.2: 7 + 14 x 8 + 7 layers, eight chunks per GPU), 400 Gb/s RoCE
-  // per GPU (50 GB/s). The paper names no activation recomputation, and with none this model
-  // needs 98 GB on the first stage: the run is assumed to recompute selectively as PyTorch's
-  // torchtitan does (recompute_modules every_other_matmul: every other matmul's output kept),
-  // which fits in 55 GB; the source line the page shows says so.
+}
+
+// Dubey et al. 2024 (Llama 3) Table 4: BF16 MFU on H100 with 16M-token batches of 8,192-token
+// sequences, TP 8, PP 16, interleaved with one layer per chunk and the first and last stages
+// one layer short (Sec. 3.3.2: 7 + 14 x 8 + 7 layers, eight chunks per GPU), 400 Gb/s RoCE
+// per GPU (50 GB/s). The paper names no activation recomputation, and with none this model
+// needs 98 GB on the first stage: the run is assumed to recompute selectively as PyTorch's
+// torchtitan does (recompute_modules every_other_matmul: every other matmul's output kept),
+// which fits in 55 GB; the source line the page shows says so.
+void llama3_table4(std::vector<ReferenceRun>& runs) {
   for (int dp : {64, 128}) {
     json s = llama3_405b_h100(dp, 1, 8192, 2048, "selective");
     s["recompute_modules"] = {"every_other_matmul"};
@@ -149,10 +154,13 @@ std::vector<ReferenceRun> build() {
     run.published = dp == 64 ? 0.43 : 0.41;
     runs.push_back(run);
   }
-  // BLOOM-176B (BigScience 2022, arXiv:2211.05100 Sec. 3.4): 384 A100 80GB, TP 4, PP 12, DP 8,
-  // ZeRO-1, bf16 with fp32 gradients, full recomputation, Megatron-DeepSpeed (no fused
-  // attention, full-size pipeline sends); 4 x 100 Gb/s Omni-Path per 8-GPU node = 6.25 GB/s per
-  // GPU. About 150 TFLOP/s per GPU (hardware FLOPs).
+}
+
+// BLOOM-176B (BigScience 2022, arXiv:2211.05100 Sec. 3.4): 384 A100 80GB, TP 4, PP 12, DP 8,
+// ZeRO-1, bf16 with fp32 gradients, full recomputation, Megatron-DeepSpeed (no fused
+// attention, full-size pipeline sends); 4 x 100 Gb/s Omni-Path per 8-GPU node = 6.25 GB/s per
+// GPU. About 150 TFLOP/s per GPU (hardware FLOPs).
+void bloom_176b(std::vector<ReferenceRun>& runs) {
   {
     ReferenceRun run;
     run.name = "BLOOM-176B on 384 A100";
@@ -166,15 +174,18 @@ std::vector<ReferenceRun> build() {
     run.published = 150;
     runs.push_back(run);
   }
-  // Llama 3 405B's long-context stage (Dubey et al. 2024, Table 4 and Sec. 3.3.2): 131,072-token
-  // sequences, 16M-token batches (128 sequences), TP 8, CP 16, PP 16, DP 8 on 16,384 H100,
-  // 380 TFLOP/s per GPU, 38% BF16 MFU. Meta orders the groups [TP, CP, PP, DP], as layout.h
-  // does, and gathers keys and values with one all-gather per layer. The paper names no
-  // recomputation, but with none this model's Megatron-style accounting needs 97 GB per GPU
-  // (each CP rank holds 8,192 tokens, as each GPU of the 8K stage does, which needs 98 GB
-  // too) against the 80 GB the run fitted in; with full recomputation it fits and its MFU is
-  // a lower bound (the run cannot have recomputed more). The tests check that the published
-  // figure lies between the two.
+}
+
+// Llama 3 405B's long-context stage (Dubey et al. 2024, Table 4 and Sec. 3.3.2): 131,072-token
+// sequences, 16M-token batches (128 sequences), TP 8, CP 16, PP 16, DP 8 on 16,384 H100,
+// 380 TFLOP/s per GPU, 38% BF16 MFU. Meta orders the groups [TP, CP, PP, DP], as layout.h
+// does, and gathers keys and values with one all-gather per layer. The paper names no
+// recomputation, but with none this model's Megatron-style accounting needs 97 GB per GPU
+// (each CP rank holds 8,192 tokens, as each GPU of the 8K stage does, which needs 98 GB
+// too) against the 80 GB the run fitted in; with full recomputation it fits and its MFU is
+// a lower bound (the run cannot have recomputed more). The tests check that the published
+// figure lies between the two.
+void llama3_long_context(std::vector<ReferenceRun>& runs) {
   {
     json s = llama3_405b_h100(8, 16, 131072, 128, "full");
     s["context_parallel"] = "all_gather";
@@ -187,19 +198,22 @@ std::vector<ReferenceRun> build() {
     run.published = 0.38;
     runs.push_back(run);
   }
-  // DeepSeek-V3 (arXiv:2412.19437, Sec. 3.1-3.3 and 4.2): 2,048 H800 (NVLink within 8-GPU nodes,
-  // 50 GB/s InfiniBand per GPU across), PP 16, EP 64 over 8 nodes, ZeRO-1 DP, no TP;
-  // 4,096-token sequences, batch 15,360; BF16 weights, FP32 gradients and master weights,
-  // BF16 AdamW moments (14 B/param); FP8 GEMMs with their inputs cached in FP8 (Sec. 3.3:
-  // precision.fp8); RMSNorm and MLA up-projections recomputed (Sec. 3.2.3: recompute_modules
-  // layernorm and mla_up_proj); the MoE's SwiGLU input cached and its output recomputed
-  // (Sec. 3.3.3: moe_act); DualPipe hides the expert all-to-alls behind computation.
-  // Published: 180K H800 GPU-hours per trillion tokens. Not modelled (core/README.md): the
-  // SwiGLU input cached in FP8 (kept at 16 bits here, more memory), the attention output's
-  // E5M6 cache (1 byte here, less); the GEMMs take H100's calibrated efficiency. The run keeps
-  // schedule 1f1b with expert_comm_overlap for DualPipe's hiding: with schedule dualpipe (two
-  // copies of the parameters, PP + 1 micro-batches in flight, W hiding no all-to-all) the model
-  // gives 195.8K (+8.8%) at 79.0 GB, over the 80% rule.
+}
+
+// DeepSeek-V3 (arXiv:2412.19437, Sec. 3.1-3.3 and 4.2): 2,048 H800 (NVLink within 8-GPU nodes,
+// 50 GB/s InfiniBand per GPU across), PP 16, EP 64 over 8 nodes, ZeRO-1 DP, no TP;
+// 4,096-token sequences, batch 15,360; BF16 weights, FP32 gradients and master weights,
+// BF16 AdamW moments (14 B/param); FP8 GEMMs with their inputs cached in FP8 (Sec. 3.3:
+// precision.fp8); RMSNorm and MLA up-projections recomputed (Sec. 3.2.3: recompute_modules
+// layernorm and mla_up_proj); the MoE's SwiGLU input cached and its output recomputed
+// (Sec. 3.3.3: moe_act); DualPipe hides the expert all-to-alls behind computation.
+// Published: 180K H800 GPU-hours per trillion tokens. Not modelled (core/README.md): the
+// SwiGLU input cached in FP8 (kept at 16 bits here, more memory), the attention output's
+// E5M6 cache (1 byte here, less); the GEMMs take H100's calibrated efficiency. The run keeps
+// schedule 1f1b with expert_comm_overlap for DualPipe's hiding: with schedule dualpipe (two
+// copies of the parameters, PP + 1 micro-batches in flight, W hiding no all-to-all) the model
+// gives 195.8K (+8.8%) at 79.0 GB, over the 80% rule.
+void deepseek_v3(std::vector<ReferenceRun>& runs) {
   {
     ReferenceRun run;
     run.name = "DeepSeek-V3 on 2,048 H800";
@@ -215,15 +229,18 @@ std::vector<ReferenceRun> build() {
     run.published = 180e3;
     runs.push_back(run);
   }
-  // Mixtures of experts in NVIDIA's published benchmarks, which force-balance the routing
-  // (moe_load_imbalance 1) and run dropless. Megatron-Bridge's performance summary
-  // (docs/performance-summary-archive.md, NeMo 25.09 on DGX-H100; 25.02 on DGX-B200) prints
-  // tokens per second per GPU, here the step they imply, GBS x seq / (tokens/s/GPU x GPUs);
-  // NeMo AutoModel's (docs/performance-summary.mdx, DGX-H100, BF16, FSDP2 + EP, "fake balanced
-  // gate") prints the step. Precision of the 25.09 rows is not printed: FP8, as the page's
-  // block-scaling note says. Not printed either, so left at this model's defaults: recomputation
-  // (none), the distributed optimizer (ZeRO-1 for Megatron; FSDP is ZeRO-3) and overlap
-  // switches (on, as both recipes set them).
+}
+
+// Mixtures of experts in NVIDIA's published benchmarks, which force-balance the routing
+// (moe_load_imbalance 1) and run dropless. Megatron-Bridge's performance summary
+// (docs/performance-summary-archive.md, NeMo 25.09 on DGX-H100; 25.02 on DGX-B200) prints
+// tokens per second per GPU, here the step they imply, GBS x seq / (tokens/s/GPU x GPUs);
+// NeMo AutoModel's (docs/performance-summary.mdx, DGX-H100, BF16, FSDP2 + EP, "fake balanced
+// gate") prints the step. Precision of the 25.09 rows is not printed: FP8, as the page's
+// block-scaling note says. Not printed either, so left at this model's defaults: recomputation
+// (none), the distributed optimizer (ZeRO-1 for Megatron; FSDP is ZeRO-3) and overlap
+// switches (on, as both recipes set them).
+void moe_benchmarks(std::vector<ReferenceRun>& runs) {
   struct Nvidia {
     const char* name;
     const char* source;
@@ -270,9 +287,12 @@ std::vector<ReferenceRun> build() {
     run.published = r.published_s;
     runs.push_back(run);
   }
-  // Published parameter counts: Mixtral (Jiang et al. 2024, arXiv:2401.04088, Table 1; Mistral
-  // AI's 8x22B model card) and DeepSeek-V3 (arXiv:2412.19437, Sec. 1), each model's total and
-  // active (per token) counts, from the presets' shapes on 8 GPUs.
+}
+
+// Published parameter counts: Mixtral (Jiang et al. 2024, arXiv:2401.04088, Table 1; Mistral
+// AI's 8x22B model card) and DeepSeek-V3 (arXiv:2412.19437, Sec. 1), each model's total and
+// active (per token) counts, from the presets' shapes on 8 GPUs.
+void moe_parameter_counts(std::vector<ReferenceRun>& runs) {
   struct Count {
     const char* model;
     const char* name;
@@ -294,18 +314,33 @@ std::vector<ReferenceRun> build() {
       runs.push_back(run);
     }
   }
-  {
-    ReferenceRun run;
-    run.name = "GPT-NeoX-20B on 96 A100-40GB";
-    run.source = "Black et al. 2022 (configuration only)";
-    run.table = "GPT-NeoX-20B";
-    run.scenario_json = R"({"model":"gpt-neox-20b","gpus":96,"degrees":{"dp":12,"tp":2,"pp":4},
-        "gpu":"A100-40GB","micro_batch":4,"global_batch":1536,"zero_stage":1,
-        "recompute":"full","flash_attention":false,"memory_model":"full"})";
-    run.metric = Metric::kTflopsPerGpu;
-    run.published = 0;
-    runs.push_back(run);
-  }
+}
+
+// GPT-NeoX-20B (Black et al. 2022): its configuration only, no published speed.
+void gpt_neox_20b(std::vector<ReferenceRun>& runs) {
+  ReferenceRun run;
+  run.name = "GPT-NeoX-20B on 96 A100-40GB";
+  run.source = "Black et al. 2022 (configuration only)";
+  run.table = "GPT-NeoX-20B";
+  run.scenario_json = R"({"model":"gpt-neox-20b","gpus":96,"degrees":{"dp":12,"tp":2,"pp":4},
+      "gpu":"A100-40GB","micro_batch":4,"global_batch":1536,"zero_stage":1,
+      "recompute":"full","flash_attention":false,"memory_model":"full"})";
+  run.metric = Metric::kTflopsPerGpu;
+  run.published = 0;
+  runs.push_back(run);
+}
+
+std::vector<ReferenceRun> build() {
+  std::vector<ReferenceRun> runs;
+  korthikanti_table5(runs);
+  narayanan_table1(runs);
+  llama3_table4(runs);
+  bloom_176b(runs);
+  llama3_long_context(runs);
+  deepseek_v3(runs);
+  moe_benchmarks(runs);
+  moe_parameter_counts(runs);
+  gpt_neox_20b(runs);
   return runs;
 }
 

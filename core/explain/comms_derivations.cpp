@@ -195,11 +195,11 @@ std::string efficiency_name(const Scenario& s, const std::string& what) {
   return "the share " + what + ", fitted to " + calibration_title(s.calibration);
 }
 
-// The link a seam's traffic rides, with why: where its groups sit in the nesting order, and
-// the level of the fleet they stay inside (layout.h Fabric).
-Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic& t) {
+// Where a seam's groups sit in the nesting order, and the level of the fleet they stay inside
+// (layout.h Fabric): "TP groups of 4 GPUs, neighbouring ranks, each sit in one node of 8 GPUs".
+std::string where_groups_sit(const Scenario& s, const Report& r, Seam seam,
+                             const std::string& level) {
   const Degrees& g = r.degrees;
-  const std::string level = t.level;
   const bool spans = level != "nvlink_domain";
   // The node is the NVLink domain unless the GPU's system spans trays (GB200 NVL72).
   const bool trays = s.domain_spans_nodes();
@@ -220,77 +220,98 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic
              str(s.gpus_per_node) + ")";
   }
   if (level == "spine") where += ", members on different rails, so through the spine";
-  std::string source = std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
-  DataRate data;
-  if (seam == Seam::kData) {
-    const StageParams st = params_on(s, r, r.comms.stage);
-    const NodeSpans at = node_spans(g, s.gpus_per_node, s.order, s.domain_gpus());
-    data = data_rate(s, g, at, st.params_per_gpu, st.expert_params_per_gpu);
-    if (data.expert_share > 0) {
-      return derive("1 ÷ ((1 − x) ÷ D + x ÷ E)",
-                    {{"x", data.expert_share, "", "the routed experts' share of the volume"},
-                     {"D", data.dense_bytes_per_s, "B/s", "the dp x cp group's rate"},
-                     {"E", data.expert_bytes_per_s, "B/s",
-                      "the expert-data-parallel group's rate (" +
-                          std::to_string(nics_used(data.expert_level, data.expert)) +
-                          " NICs per domain; 0: NVLink)"}},
-                    t.link_bytes_per_s, "B/s",
-                    source +
-                        "; the experts' own group: Megatron-Core parallel_state.py (comms.h "
-                        "data_rate)",
-                    where);
-    }
+  return where;
+}
+
+Derivation nvlink_rate(const Scenario& s, double rate, const std::string& source,
+                       const std::string& note) {
+  return derive("V × η",
+                {{"V", s.gpu.nvlink_gb_s * 1e9, "B/s", "NVLink per GPU per direction"},
+                 {"η", s.gpu.nvlink_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
+                rate, "B/s", source, note);
+}
+
+// A collective on the network spreads over the NICs of its group's members in a domain, up to
+// NVLink (comms.h collective_rate): NVIDIA/nccl#320, #569.
+Derivation network_rate(const Scenario& s, Fabric f, const Reach& reach, double rate,
+                        const std::string& source, const std::string& why) {
+  const int k = nics_used(f, reach);
+  const std::string src = source +
+                          "; rails and the spine: Wang et al. 2023 (Rail-only, arXiv:2307.12169) "
+                          "Sec. 2; NICs per domain: NVIDIA/nccl#320, #569 (comms.h)";
+  if (k > 1 && rate >= link_rate(Fabric::kDomain, s)) {
+    return nvlink_rate(s, rate, src,
+                       "NVLink, which carries the ring inside each domain, limits " +
+                           std::to_string(k) + " NICs: " + why);
   }
-  if (!spans) {
-    return derive("V × η",
-                  {{"V", s.gpu.nvlink_gb_s * 1e9, "B/s", "NVLink per GPU per direction"},
-                   {"η", s.gpu.nvlink_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
-                  t.link_bytes_per_s, "B/s", source, "NVLink: " + where);
+  std::vector<Term> terms = {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)}};
+  std::string formula = "W";
+  if (k > 1) {
+    terms.insert(terms.begin(), {"k", 1.0 * k, "NICs", "the group's members in one domain"});
+    formula = "k × W";
   }
-  source += "; rails and the spine: Wang et al. 2023 (Rail-only, arXiv:2307.12169) Sec. 2";
-  // A collective spreads over the NICs of its group's members in a domain, up to NVLink
-  // (comms.h collective_rate): NVIDIA/nccl#320, #569.
-  const auto network = [&](Fabric f, const Reach& reach, double rate, const std::string& why) {
-    const int k = nics_used(f, reach);
-    const double nvlink = link_rate(Fabric::kDomain, s);
-    std::string src = source + "; NICs per domain: NVIDIA/nccl#320, #569 (comms.h)";
-    if (k > 1 && rate >= nvlink) {
-      return derive("V × η",
-                    {{"V", s.gpu.nvlink_gb_s * 1e9, "B/s", "NVLink per GPU per direction"},
-                     {"η", s.gpu.nvlink_efficiency, "", efficiency_name(s, "of it NCCL reaches")}},
-                    rate, "B/s", src,
-                    "NVLink, which carries the ring inside each domain, limits " +
-                        std::to_string(k) + " NICs: " + why);
-    }
-    std::vector<Term> terms = {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)}};
-    std::string formula = "W";
-    if (k > 1) {
-      terms.insert(terms.begin(), {"k", 1.0 * k, "NICs", "the group's members in one domain"});
-      formula = "k × W";
-    }
-    if (s.gpu.network_efficiency != 1) {
-      terms.push_back(
-          {"η", s.gpu.network_efficiency, "", efficiency_name(s, "of it NCCL reaches")});
-      formula += " × η";
-    }
-    if (f == Fabric::kSpine && s.network_oversubscription != 1) {
-      terms.push_back({"o", s.network_oversubscription, "", "the spine's oversubscription"});
-      formula += " ÷ o";
-    }
-    if (k > 1 && reach.spread == Spread::kAllReduce && reach.group == 2 * reach.in_domain) {
-      terms.push_back({"n", 1.0 * reach.group, "GPUs", "the group on two domains (NCCL's tree)"});
-      formula += " × 2 × (n − 1) ÷ n";
-    }
-    return derive(formula, terms, rate, "B/s", src, "the network: " + why);
-  };
-  if (seam == Seam::kData) return network(data.dense_level, data.dense, t.link_bytes_per_s, where);
+  if (s.gpu.network_efficiency != 1) {
+    terms.push_back({"η", s.gpu.network_efficiency, "", efficiency_name(s, "of it NCCL reaches")});
+    formula += " × η";
+  }
+  if (f == Fabric::kSpine && s.network_oversubscription != 1) {
+    terms.push_back({"o", s.network_oversubscription, "", "the spine's oversubscription"});
+    formula += " ÷ o";
+  }
+  if (k > 1 && reach.spread == Spread::kAllReduce && reach.group == 2 * reach.in_domain) {
+    terms.push_back({"n", 1.0 * reach.group, "GPUs", "the group on two domains (NCCL's tree)"});
+    formula += " × 2 × (n − 1) ÷ n";
+  }
+  return derive(formula, terms, rate, "B/s", src, "the network: " + why);
+}
+
+// The gradients' link: with routed experts, the dense and the experts' groups' rates blended by
+// their shares of the volume; else the dense group's.
+Derivation data_link(const Scenario& s, const Report& r, const SeamTraffic& t,
+                     const std::string& source, const std::string& where) {
+  const Degrees& g = r.degrees;
+  const StageParams st = params_on(s, r, r.comms.stage);
+  const NodeSpans at = node_spans(g, s.gpus_per_node, s.order, s.domain_gpus());
+  const DataRate data = data_rate(s, g, at, st.params_per_gpu, st.expert_params_per_gpu);
+  if (data.expert_share > 0) {
+    return derive("1 ÷ ((1 − x) ÷ D + x ÷ E)",
+                  {{"x", data.expert_share, "", "the routed experts' share of the volume"},
+                   {"D", data.dense_bytes_per_s, "B/s", "the dp x cp group's rate"},
+                   {"E", data.expert_bytes_per_s, "B/s",
+                    "the expert-data-parallel group's rate (" +
+                        std::to_string(nics_used(data.expert_level, data.expert)) +
+                        " NICs per domain; 0: NVLink)"}},
+                  t.link_bytes_per_s, "B/s",
+                  source +
+                      "; the experts' own group: Megatron-Core parallel_state.py (comms.h "
+                      "data_rate)",
+                  where);
+  }
+  if (std::string(t.level) == "nvlink_domain") {
+    return nvlink_rate(s, t.link_bytes_per_s, source, "NVLink: " + where);
+  }
+  return network_rate(s, data.dense_level, data.dense, t.link_bytes_per_s, source, where);
+}
+
+// The link a seam's traffic rides, with why: where its groups sit, and the level of the fleet
+// they stay inside.
+Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic& t) {
+  const std::string level = t.level;
+  const std::string where = where_groups_sit(s, r, seam, level);
+  const std::string source =
+      std::string(kLayoutSource) + "; NVLink's reach: nccl-tests PERFORMANCE.md";
+  if (seam == Seam::kData) return data_link(s, r, t, source, where);
+  if (level == "nvlink_domain") {
+    return nvlink_rate(s, t.link_bytes_per_s, source, "NVLink: " + where);
+  }
   const Fabric f = level == "spine" ? Fabric::kSpine : Fabric::kRail;
   Reach reach;
   if (seam == Seam::kTensor) {
-    const NodeSpans at = node_spans(g, s.gpus_per_node, s.order, s.domain_gpus());
-    reach = {s.sequence_parallel ? Spread::kRing : Spread::kAllReduce, at.tp_in_domain, g.tp};
+    const NodeSpans at = node_spans(r.degrees, s.gpus_per_node, s.order, s.domain_gpus());
+    reach = {s.sequence_parallel ? Spread::kRing : Spread::kAllReduce, at.tp_in_domain,
+             r.degrees.tp};
   }
-  return network(f, reach, t.link_bytes_per_s, where);
+  return network_rate(s, f, reach, t.link_bytes_per_s, source, where);
 }
 
 Derivation messages(const Scenario& s, const Report& r, Seam seam) {

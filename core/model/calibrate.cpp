@@ -215,6 +215,20 @@ Problem other_gpu(const Scenario& run, const Scenario& s) {
   return {};
 }
 
+// Each measured figure beside the model's, before the fit and after it.
+std::vector<Residual> residuals(const Calibration& c, double step_s, const Figures& before,
+                                const Figures& after) {
+  std::vector<Residual> out = {{"step_time_s", step_s, before.step_s, after.step_s}};
+  if (c.peak_memory_gb > 0) {
+    out.push_back({"peak_memory_gb", c.peak_memory_gb, before.peak_gb, after.peak_gb});
+  }
+  if (c.tflops_per_gpu > 0) {
+    out.push_back(
+        {"tflops_per_gpu", c.tflops_per_gpu, before.tflops_per_gpu, after.tflops_per_gpu});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string calibration_title(const Calibration& c) {
@@ -293,15 +307,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
       k.how += "; replaces the " + yours + " you set";
     }
   }
-  const Figures after = figures(run).value();
-  fit.residuals.push_back({"step_time_s", step_s, before.step_s, after.step_s});
-  if (c.peak_memory_gb > 0) {
-    fit.residuals.push_back({"peak_memory_gb", c.peak_memory_gb, before.peak_gb, after.peak_gb});
-  }
-  if (c.tflops_per_gpu > 0) {
-    fit.residuals.push_back(
-        {"tflops_per_gpu", c.tflops_per_gpu, before.tflops_per_gpu, after.tflops_per_gpu});
-  }
+  fit.residuals = residuals(c, step_s, before, figures(run).value());
   return fit;
 }
 

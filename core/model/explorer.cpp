@@ -37,8 +37,10 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
   }
 }
 
-std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
-  std::vector<std::string> w;
+// The layout: idle GPUs, seams that leave their link, splits Megatron-LM refuses, the batch
+// and the schedule against the stages, the nesting order's cost.
+void layout_warnings(const Scenario& s, const Degrees& d, const Report& r,
+                     std::vector<std::string>& w) {
   if (!s.seams.any() && !s.degrees) {
     w.push_back("No seam is on: one GPU trains the whole model and the other " + str(s.gpus - 1) +
                 " GPUs sit idle. Turn on a seam to use them.");
@@ -72,6 +74,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 " per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
                 str(d.tp) + "x" + str(d.pp) + " layout.");
   }
+}
+
+// Interleaving's assumptions where Megatron-Core's rules do not hold.
+void interleaving_warnings(const Scenario& s, const Degrees& d, const Report& r,
+                           std::vector<std::string>& w) {
   const StageSplit& split = r.pipeline.split;
   const std::string layers_text =
       "first stage " + str(split.first) +
@@ -101,6 +108,11 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                   " layers. Assumed uneven chunks, as custom schedules run them (Llama 3).");
     }
   }
+}
+
+// What the model counts (a shape scaled to its parameters, the book's memory model), and
+// whether the busiest GPU fits.
+void memory_warnings(const Scenario& s, const Report& r, std::vector<std::string>& w) {
   if (s.model.shape_nominal) {
     w.push_back("model.params is given without an architecture: the " + str(s.model.layers) +
                 "-layer, " + str(s.model.hidden) +
@@ -131,6 +143,12 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 "% of the GPU estimates like this one have run out of memory in practice " +
                 "(Fujii et al. 2024): the risk is yours.");
   }
+}
+
+// A mixture of experts: no ranks to split the experts over, dropped tokens, all-to-alls on
+// the network.
+void expert_warnings(const Scenario& s, const Degrees& d, const Report& r,
+                     std::vector<std::string>& w) {
   if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
     w.push_back(
         "Expert parallelism carves its groups out of the data- and context-parallel "
@@ -145,11 +163,19 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
                 "% of the routed token copies skip their experts. The FLOPs, MFU and HFU count "
                 "only the tokens computed; 1 or more (or 0, dropless) trains on every token.");
   }
-  recompute_warnings(s, d, w);
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
     w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
                 str(static_cast<long long>(s.gpu.network_gb_s)) + " GB/s network.");
   }
+}
+
+std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
+  std::vector<std::string> w;
+  layout_warnings(s, d, r, w);
+  interleaving_warnings(s, d, r, w);
+  memory_warnings(s, r, w);
+  recompute_warnings(s, d, w);
+  expert_warnings(s, d, r, w);
   return w;
 }
 
