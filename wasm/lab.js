@@ -52,6 +52,35 @@ const PLANNER_ONLY = ['explain', 'plan', 'referenceRuns', 'timeline'];
 // the Emscripten module factory, e.g. { wasmBinary } in Node, where the web build cannot fetch
 // a file path (Emscripten 3.1.6 predates Node's file fetch).
 export async function createLab({ planner = false, ...options } = {}) {
+  const module = await loadModule(planner, options);
+  let schema = null;
+  const lab = {
+    // The full report, with ranks[] for every GPU.
+    evaluate: (scenario = {}) => answer(module.evaluate, toJson(scenario)),
+    // The report without ranks[]: for fleets, pair it with ranks().
+    evaluateSummary: (scenario = {}) => answer(module.evaluateSummary, toJson(scenario)),
+    // The calls whose arguments are checked here are functions of their own, below.
+    explain: (...args) => explain(module, ...args),
+    plan: (...args) => plan(module, ...args),
+    // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model; where the
+    // context or expert seam is on, [dp, tp, pp, cp, ep] for layouts that use them.
+    layouts: (scenario = {}) => answer(module.layouts, toJson(scenario)).layouts,
+    timeline: (...args) => timeline(module, ...args),
+    ranks: (...args) => ranks(module, () => lab.schema().fields, ...args),
+    presets: () => answer(module.presets),
+    // Published runs beside the model's prediction (createLab({ planner: true }) only).
+    referenceRuns: () => answer(module.referenceRuns),
+    // The scenario's fields: { fields: [{ key, type, default, min, max, choices, unit, group,
+    // doc }, ...] }, the same table the core reads, checks and writes scenarios with; and
+    // planner: { headroom: { ...the same shape }, fit_rule: the sentence a plan's fit obeys }.
+    schema: () => (schema ??= answer(module.schema)),
+  };
+  return lab;
+}
+
+// The module, with a LabError in place of each call it does not bind (lab-module leaves out
+// the planner's), saying which module has it.
+async function loadModule(planner, options) {
   const factory = planner ? (await import('./lab-planner.js')).default : createLabModule;
   const module = await factory({ ...options });
   for (const name of PLANNER_ONLY) {
@@ -62,141 +91,127 @@ export async function createLab({ planner = false, ...options } = {}) {
       );
     };
   }
-  const call = (fn, ...args) => {
-    const result = JSON.parse(fn(...args));
-    if (result && result.error) throw new LabError(result.error.message, result.error.key);
-    return result;
+  return module;
+}
+
+// A call's JSON answer, parsed; the core's error value thrown as a LabError.
+function answer(fn, ...args) {
+  const result = JSON.parse(fn(...args));
+  if (result && result.error) throw new LabError(result.error.message, result.error.key);
+  return result;
+}
+
+// lab.explain: the math behind one number of the scenario's report, a key its report lists
+// under `explained` ('memory.per_gpu_bytes'): { formula, text, result, source }. Without a
+// key, the full report with every derivation under `explain`. A key the report does not
+// explain throws a LabError with key 'key', naming the keys it does.
+function explain(module, scenario = {}, key = '') {
+  if (typeof key !== 'string') {
+    throw new LabError(`key is ${typeof key}: allowed a report key such as "time.step_s"`, 'key');
+  }
+  return answer(module.explain, toJson(scenario), key);
+}
+
+// lab.plan, the planner (createLab({ planner: true }) only): { evaluated, feasible, why_best,
+// warnings, plans: [...] }, one plan per DP×TP×PP (×CP×EP) layout, fastest first, each with
+// its layout's next fastest in variants.
+// options: headroom (the fraction of GPU memory a plan leaves free: 0 keeps every plan within
+// the GPU, those past the core's 80% rule marked verdict "tight"; 0.2 keeps only plans under
+// the rule; its range is the core's, schema().planner.headroom), rank ("step", or
+// "time_with_failures": the step over goodput's effective time; the core's
+// schema().planner.rank) and onProgress(done, total, evaluated), called as the search goes
+// (layouts done of all). onProgress returning false cancels the search: plan() then throws a
+// LabError with key 'onProgress' and cancelled true. An exception in onProgress also ends the
+// search and is thrown as a LabError (key 'onProgress', the exception as its cause). Either
+// way the module is unharmed and answers the next call.
+function plan(module, scenario = {}, top = 10, options = {}) {
+  const { headroom = 0, rank = 'step', onProgress = null } = options;
+  const text = toJson(scenario);
+  wholeNumber('top', top);
+  // A number, or embind would refuse it with its own words; the core checks its range.
+  if (typeof headroom !== 'number') {
+    throw new LabError(`headroom is ${String(headroom)}: allowed a number`, 'headroom');
+  }
+  // A string; the core names the values it allows.
+  if (typeof rank !== 'string') {
+    throw new LabError(`rank is ${String(rank)}: allowed "step" or "time_with_failures"`, 'rank');
+  }
+  let stop = null; // why the search stopped early: { thrown } or { cancelled: true }
+  module.onPlanProgress = (done, total, evaluated) => {
+    if (typeof onProgress !== 'function') return 1;
+    try {
+      if (onProgress(done, total, evaluated) !== false) return 1;
+      stop = { cancelled: true };
+    } catch (thrown) {
+      stop = { thrown };
+    }
+    return 0;
   };
-  let schema = null;
-  const lab = {
-    // The full report, with ranks[] for every GPU.
-    evaluate: (scenario = {}) => call(module.evaluate, toJson(scenario)),
-    // The report without ranks[]: for fleets, pair it with ranks().
-    evaluateSummary: (scenario = {}) => call(module.evaluateSummary, toJson(scenario)),
-    // The math behind one number of the scenario's report, a key its report lists under
-    // `explained` ('memory.per_gpu_bytes'): { formula, text, result, source }. Without a key,
-    // the full report with every derivation under `explain`. A key the report does not
-    // explain throws a LabError with key 'key', naming the keys it does.
-    explain(scenario = {}, key = '') {
-      if (typeof key !== 'string') {
-        throw new LabError(
-          `key is ${typeof key}: allowed a report key such as "time.step_s"`,
-          'key',
-        );
-      }
-      return call(module.explain, toJson(scenario), key);
-    },
-    // The planner (createLab({ planner: true }) only): { evaluated, feasible, why_best,
-    // warnings, plans: [...] }, one plan per DP×TP×PP (×CP×EP) layout, fastest first, each
-    // with its layout's next fastest in variants.
-    // options: headroom (the fraction of GPU memory a plan leaves free: 0 keeps every plan
-    // within the GPU, those past the core's 80% rule marked verdict "tight"; 0.2 keeps only
-    // plans under the rule; its range is the core's, schema().planner.headroom), rank
-    // ("step", or "time_with_failures": the step over goodput's effective time; the core's
-    // schema().planner.rank) and
-    // onProgress(done, total, evaluated), called as the search goes (layouts done of all).
-    // onProgress returning false cancels the search: plan() then throws a LabError with
-    // key 'onProgress' and cancelled true. An exception in onProgress also ends the search
-    // and is thrown as a LabError (key 'onProgress', the exception as its cause). Either way
-    // the module is unharmed and answers the next call.
-    plan(scenario = {}, top = 10, { headroom = 0, rank = 'step', onProgress = null } = {}) {
-      const text = toJson(scenario);
-      wholeNumber('top', top);
-      // A number, or embind would refuse it with its own words; the core checks its range.
-      if (typeof headroom !== 'number') {
-        throw new LabError(`headroom is ${String(headroom)}: allowed a number`, 'headroom');
-      }
-      // A string; the core names the values it allows.
-      if (typeof rank !== 'string') {
-        throw new LabError(
-          `rank is ${String(rank)}: allowed "step" or "time_with_failures"`,
-          'rank',
-        );
-      }
-      let stop = null; // why the search stopped early: { thrown } or { cancelled: true }
-      module.onPlanProgress = (done, total, evaluated) => {
-        if (typeof onProgress !== 'function') return 1;
-        try {
-          if (onProgress(done, total, evaluated) !== false) return 1;
-          stop = { cancelled: true };
-        } catch (thrown) {
-          stop = { thrown };
-        }
-        return 0;
-      };
-      try {
-        return call(module.plan, text, top, headroom, rank);
-      } catch (e) {
-        throw stop ? stoppedSearch(stop) : e;
-      } finally {
-        module.onPlanProgress = null;
-      }
-    },
-    // Every [dp, tp, pp] the core accepts for the scenario's GPU count and model; where the
-    // context or expert seam is on, [dp, tp, pp, cp, ep] for layouts that use them.
-    layouts: (scenario = {}) => call(module.layouts, toJson(scenario)).layouts,
-    // The schedule laid out (createLab({ planner: true }) only: the Advanced section draws
-    // it): { stages, microbatches, shown_microbatches, span, blocks }, each
-    // block [stage, micro-batch, pass (0 forward, 1 backward, 2 weight gradient), start,
-    // duration]. The core draws up to a limit of its own; past it the call is refused, not
-    // cut short, and so is what evaluate's schedule rule refuses (DualPipe on an odd number
-    // of stages: `stages`; too few micro-batches: `microbatches`). schedule: a value of the
-    // schema's `schedule` (1f1b when left out). drawn: at most this many micro-batches laid
-    // out (at least what the schedule needs; 0, the core's own limit).
-    timeline(stages, microbatches, schedule = '1f1b', { drawn = 0 } = {}) {
-      wholeNumber('stages', stages);
-      wholeNumber('microbatches', microbatches);
-      if (drawn !== 0) wholeNumber('drawn', drawn);
-      return call(module.timeline, stages, microbatches, String(schedule), drawn);
-    },
-    // Int32Array of [dp, tp, pp, cp, ep, node, expert group] per rank (a copy). degrees as report.degrees
-    // (cp and ep 1 when left out). order: the scenario's nesting order, innermost first
-    // (report.scenario.order; the core's default when left out).
-    ranks(degrees, gpusPerNode, order = undefined) {
-      const d = { cp: 1, ep: 1, ...(degrees ?? {}) };
-      const [dp, tp, pp, cp, ep] = ['dp', 'tp', 'pp', 'cp', 'ep'].map((k) =>
-        wholeNumber(`degrees.${k}`, d[k]),
-      );
-      wholeNumber('gpus_per_node', gpusPerNode);
-      const fields = lab.schema().fields;
-      const nesting = order ?? fields.find((f) => f.key === 'order')?.default;
-      if (typeof nesting !== 'string') {
-        throw new LabError(
-          `order is ${typeof nesting}: allowed a text such as "tp,pp,dp"`,
-          'order',
-        );
-      }
-      const out = module.ranks(dp, tp, pp, cp, ep, gpusPerNode, nesting).slice();
-      if (out.length > 0) return out;
-      // The core lays out no more GPUs than a scenario may have, in an order it knows.
-      const max = fields.find((f) => f.key === 'gpus')?.max;
-      if (dp * tp * pp * cp > max) {
-        throw new LabError(
-          `degrees ${dp}x${tp}x${pp}x${cp} is ${dp * tp * pp * cp} GPUs: allowed up to ${max} GPUs`,
-          'degrees',
-        );
-      }
-      if ((dp * cp) % ep !== 0) {
-        throw new LabError(
-          `degrees.ep is ${ep}: it must divide dp x cp = ${dp * cp} (EP groups are carved out ` +
-            'of the data- and context-parallel ranks)',
-          'degrees.ep',
-        );
-      }
-      throw new LabError(
-        `order is ${JSON.stringify(nesting)}: allowed a permutation of tp, pp, dp`,
-        'order',
-      );
-    },
-    presets: () => call(module.presets),
-    // Published runs beside the model's prediction (createLab({ planner: true }) only).
-    referenceRuns: () => call(module.referenceRuns),
-    // The scenario's fields: { fields: [{ key, type, default, min, max, choices, unit, group,
-    // doc }, ...] }, the same table the core reads, checks and writes scenarios with; and
-    // planner: { headroom: { ...the same shape }, fit_rule: the sentence a plan's fit obeys }.
-    schema: () => (schema ??= call(module.schema)),
-  };
-  return lab;
+  try {
+    return answer(module.plan, text, top, headroom, rank);
+  } catch (e) {
+    throw stop ? stoppedSearch(stop) : e;
+  } finally {
+    module.onPlanProgress = null;
+  }
+}
+
+// lab.timeline, the schedule laid out (createLab({ planner: true }) only: the Advanced section
+// draws it): { stages, microbatches, shown_microbatches, span, blocks }, each block [stage,
+// micro-batch, pass (0 forward, 1 backward, 2 weight gradient), start, duration]. The core
+// draws up to a limit of its own; past it the call is refused, not cut short, and so is what
+// evaluate's schedule rule refuses (DualPipe on an odd number of stages: `stages`; too few
+// micro-batches: `microbatches`). schedule: a value of the schema's `schedule` (1f1b when left
+// out). drawn: at most this many micro-batches laid out (at least what the schedule needs; 0,
+// the core's own limit).
+function timeline(module, stages, microbatches, schedule = '1f1b', { drawn = 0 } = {}) {
+  wholeNumber('stages', stages);
+  wholeNumber('microbatches', microbatches);
+  if (drawn !== 0) wholeNumber('drawn', drawn);
+  return answer(module.timeline, stages, microbatches, String(schedule), drawn);
+}
+
+// lab.ranks: an Int32Array of [dp, tp, pp, cp, ep, node, expert group] per rank (a copy).
+// degrees as report.degrees (cp and ep 1 when left out). order: the scenario's nesting order,
+// innermost first (report.scenario.order; the core's default when left out). schemaFields:
+// the schema's fields, for that default and the GPU limit.
+function ranks(module, schemaFields, degrees, gpusPerNode, order = undefined) {
+  const d = { cp: 1, ep: 1, ...(degrees ?? {}) };
+  const [dp, tp, pp, cp, ep] = ['dp', 'tp', 'pp', 'cp', 'ep'].map((k) =>
+    wholeNumber(`degrees.${k}`, d[k]),
+  );
+  wholeNumber('gpus_per_node', gpusPerNode);
+  const fields = schemaFields();
+  const nesting = order ?? fields.find((f) => f.key === 'order')?.default;
+  if (typeof nesting !== 'string') {
+    throw new LabError(`order is ${typeof nesting}: allowed a text such as "tp,pp,dp"`, 'order');
+  }
+  const out = module.ranks(dp, tp, pp, cp, ep, gpusPerNode, nesting).slice();
+  if (out.length > 0) return out;
+  throw ranksRefusal(fields, { dp, tp, pp, cp, ep }, nesting);
+}
+
+// Why the core laid out no rank: more GPUs than a scenario may have, an EP degree that does not
+// divide DP × CP, or an order it does not know.
+function ranksRefusal(fields, { dp, tp, pp, cp, ep }, nesting) {
+  const max = fields.find((f) => f.key === 'gpus')?.max;
+  if (dp * tp * pp * cp > max) {
+    return new LabError(
+      `degrees ${dp}x${tp}x${pp}x${cp} is ${dp * tp * pp * cp} GPUs: allowed up to ${max} GPUs`,
+      'degrees',
+    );
+  }
+  if ((dp * cp) % ep !== 0) {
+    return new LabError(
+      `degrees.ep is ${ep}: it must divide dp x cp = ${dp * cp} (EP groups are carved out ` +
+        'of the data- and context-parallel ranks)',
+      'degrees.ep',
+    );
+  }
+  return new LabError(
+    `order is ${JSON.stringify(nesting)}: allowed a permutation of tp, pp, dp`,
+    'order',
+  );
 }
 
 // The LabError for a search that onProgress stopped: by returning false (cancelled), or by
