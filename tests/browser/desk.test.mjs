@@ -72,6 +72,9 @@ describe('compare', () => {
     assert.equal(t.rows.MFU[1].value, now.time.mfu);
     assert.equal(t.rows.Bubble[0].value, pinned.pipeline.bubble_fraction);
     assert.equal(t.rows['Cost per day'][1].value, now.cost.usd_per_day);
+    // Goodput beside the cost: the share of a day's time that is new work, failures counted.
+    assert.equal(t.rows.Goodput[0].value, pinned.goodput.effective_time);
+    assert.equal(t.rows.Goodput[1].value, now.goodput.effective_time);
     assert.equal(t.rows.tensor[0].value, pinned.comms.tensor.bytes_per_gpu_per_step);
     assert.equal(t.rows.tensor[1].text, 'idle');
     assert.equal(t.rows['Memory per GPU'][0].diff, true, 'the pinned memory differs: marked');

@@ -59,6 +59,12 @@ const ROWS = [
     cell: (r) => ({ text: fmt.percent(r.time.mfu), value: r.time.mfu }),
   },
   {
+    label: 'Goodput',
+    explain: 'goodput.effective_time',
+    fitting: true,
+    cell: (r) => ({ text: fmt.share(r.goodput.effective_time), value: r.goodput.effective_time }),
+  },
+  {
     label: 'Cost per trillion tokens',
     explain: 'cost.usd_per_trillion_tokens',
     fitting: true,
