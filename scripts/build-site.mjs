@@ -14,6 +14,9 @@
 //     one-line re-exports of their hashed files, so embedding pages never change;
 //   - the standalone page and embed.html carry the book's first view, drawn by the lab's own
 //     code under Node (scripts/prerender.mjs), so the grid shows before any script runs;
+//   - the standalone page paints its header before the lab's stylesheet arrives: the page's own
+//     small stylesheet is inline (its hash in the CSP), the lab's is linked just before the lab
+//     (see headerFirst);
 //   - the pages carry the lab's Content-Security-Policy in a <meta> tag, so it holds on a host
 //     that sends no headers; NOTES.md beside the files lists the headers a host should send.
 import { createHash } from 'node:crypto';
@@ -56,6 +59,7 @@ const FIRST_VIEWS = {
 // 1. Leaf assets, hashed: the stylesheets (minified), the icon and the two wasm modules. `names`
 //    maps each source path under web/ to its published path.
 const names = new Map();
+const minified = new Map();
 for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
   let text = await readFile(join(web, css), 'utf8');
   // (The same rules for both pages, once.)
@@ -63,8 +67,15 @@ for (const css of ['style.css', 'explorer.css', 'examples/examples.css']) {
     text += [...new Set(Object.values(FIRST_VIEWS).map((v) => v.css))].join('');
   const { code } = await transform(text, { loader: 'css', minify: true });
   names.set(css, hashed(css, code));
+  minified.set(css, code);
   await write(names.get(css), code);
 }
+// The page's stylesheet, inline in the standalone page (headerFirst): the CSP allows that one
+// text by its hash, and nothing else inline, so every page's policy (and NOTES.md's) names it.
+const PAGE_CSS = minified.get('style.css').trim();
+const PAGE_CSS_HASH = `'sha256-${createHash('sha256').update(PAGE_CSS).digest('base64')}'`;
+if (!CSP.includes("style-src 'self'")) throw new Error("the CSP no longer has style-src 'self'");
+const SITE_CSP = CSP.replace("style-src 'self'", `style-src 'self' ${PAGE_CSS_HASH}`);
 // The iframe host's listener: a classic script a page on another site loads by a stable name.
 const host = await readFile(join(web, 'iframe-host.js'));
 names.set('iframe-host.js', 'iframe-host.js');
@@ -240,9 +251,10 @@ async function page(path) {
   });
   html = html.replace(/<!--[\s\S]*?-->\n?/g, '');
   if (FIRST_VIEWS[path]) html = withFirstView(html, path, FIRST_VIEWS[path].html);
+  if (path === 'index.html') html = headerFirst(html, path);
   html = html.replace(
     '<meta charset="utf-8">',
-    `<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    `<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="${SITE_CSP}">`,
   );
   await write(path, html);
 }
@@ -252,6 +264,33 @@ function withFirstView(html, path, view) {
   if (!host) throw new Error(`${path}: no #lab to draw the first view in`);
   const marked = host[0].replace('id="lab"', 'id="lab" class="pe-first-host"');
   return `${html.slice(0, host.index)}${marked.slice(0, -host[2].length)}${view}\n${host[2]}${html.slice(host.index + host[0].length)}`;
+}
+// The standalone page's first paint: its header, at once; the lab's first view once the lab's
+// stylesheet (34 KB) has arrived. Traced in Chromium, the first frame of the whole page waited
+// for both stylesheets (another round trip on a slow network, and the lab's sheet shares the
+// line with the preloaded JS and wasm), then spent most of its time laying out, painting and
+// rastering the lab's first view: its text in two font families and weights, the grid's SVG
+// text, the memory bar's stripes (about 0.5 s at a 4x slower processor). So:
+//   - the page's stylesheet (1.5 KB: the header and the lab's room) is inline in <head>, and so
+//     blocks nothing;
+//   - the lab's stylesheet is linked in <body>, just before the lab. A stylesheet there is not
+//     render-blocking, but it blocks the parser: what follows it (the lab's first view, the
+//     prose) enters the document only once the stylesheet applies, so it never shows
+//     unstyled. The header paints first, in its final look, and the lab follows it;
+//   - the lab's stylesheet is still asked for first, by a preload where its link was: found
+//     only by the parser, its request followed the JS and wasm preloads and shared a slow line
+//     with them (the grid drawn 0.5 s later on the throttled profile of scripts/bench).
+function headerFirst(html, path) {
+  const link = (css) => new RegExp(` *<link rel="stylesheet" href="${names.get(css)}">\n`);
+  const page = html.match(link('style.css'));
+  const lab = html.match(link('explorer.css'));
+  const host = html.match(/( *)<div id="lab"/);
+  if (!page || !lab || !host)
+    throw new Error(`${path}: no stylesheet links in <head> or no #lab to put the lab's before`);
+  const preload = lab[0].replace('rel="stylesheet"', 'rel="preload"').replace('>', ' as="style">');
+  html = html.replace(page[0], `  <style>${PAGE_CSS}</style>\n`).replace(lab[0], preload);
+  const at = html.indexOf(host[0]);
+  return `${html.slice(0, at)}${host[1]}${lab[0].trim()}\n${html.slice(at)}`;
 }
 const pages = [
   'index.html',
@@ -294,8 +333,10 @@ Content-Security-Policy (the pages also carry it in a \`<meta>\` tag; sending it
 well is better, and \`X-Content-Type-Options: nosniff\`):
 
 \`\`\`
-${CSP}
+${SITE_CSP}
 \`\`\`
+
+(\`${PAGE_CSS_HASH}\` is the standalone page's inline stylesheet: this build's, and only it.)
 
 ES modules do not load from \`file://\`: serve the folder over HTTP(S).
 `,
@@ -315,8 +356,7 @@ for (const o of outputs) {
 // (lab-planner's glue and wasm are not in it: they load when the planner or the reference runs
 // first run.)
 const first = new Set([
-  'index.html',
-  names.get('style.css'),
+  'index.html', // with the page's stylesheet inline
   names.get('explorer.css'),
   names.get('lab/lab-module.wasm'),
   ...staticClosure([names.get('js/app/main.js'), outputOf('lab/lab.js')]),

@@ -7,7 +7,10 @@
 // benchmark's throttled first view counts the bytes a reader's network carries).
 // Every response carries the strict Content-Security-Policy the lab runs under (CSP below):
 // no inline script or style, no eval (only 'wasm-unsafe-eval' to compile the module), nothing
-// from another origin; blob: images only for turning the grid into a PNG.
+// from another origin; blob: images only for turning the grid into a PNG. A page that carries
+// its own policy in a <meta> tag (the published folder's, scripts/build-site: it allows the
+// standalone page's inline stylesheet by its hash) is served with that policy, as NOTES.md asks
+// a host to do.
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -39,6 +42,15 @@ export const CSP = [
 ].join('; ');
 
 const defaultRoot = fileURLToPath(new URL('../web/', import.meta.url));
+
+// The page's own policy (its <meta http-equiv="Content-Security-Policy">), else CSP.
+async function policyOf(file, type) {
+  if (!type.startsWith('text/html')) return CSP;
+  const meta = (await readFile(file, 'utf8')).match(
+    /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/,
+  );
+  return meta?.[1] ?? CSP;
+}
 
 export function serve({
   port = 8000,
@@ -72,12 +84,13 @@ export function serve({
         info = await stat(file);
       }
       if (!info.isFile()) return send(404, 'not found\n');
+      const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
       const headers = {
-        'content-type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
+        'content-type': type,
         'content-length': info.size,
         'cache-control': 'no-cache',
         'x-content-type-options': 'nosniff',
-        ...(csp ? { 'content-security-policy': CSP } : {}),
+        ...(csp ? { 'content-security-policy': await policyOf(file, type) } : {}),
       };
       if (gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
         const body = gzipSync(await readFile(file), { level: 9 });

@@ -69,11 +69,12 @@ export function getLab() {
 // The stylesheet, once per document or shadow root; resolves once it applies.
 function ensureStyles(host) {
   const rootNode = host.getRootNode();
-  const parent = rootNode instanceof ShadowRoot ? rootNode : document.head;
-  const links = [...parent.querySelectorAll('link[rel="stylesheet"]')];
+  const shadow = rootNode instanceof ShadowRoot;
+  // In a document, the page's own link may be in <body> (the published standalone page's is).
+  const links = [...(shadow ? rootNode : document).querySelectorAll('link[rel="stylesheet"]')];
   const link =
     links.find((l) => l.href === CSS_URL) ??
-    make('link', { rel: 'stylesheet', href: CSS_URL }, parent);
+    make('link', { rel: 'stylesheet', href: CSS_URL }, shadow ? rootNode : document.head);
   if (link.sheet) return Promise.resolve();
   return new Promise((resolve) => {
     link.addEventListener('load', resolve, { once: true });
