@@ -161,7 +161,20 @@ describe('small parts', () => {
       const lines = (await read(path)).split('\n');
       let start = -1;
       let name = '';
+      let last = -1; // the function's last line of code so far
+      const end = (i) => {
+        if (i - start + 1 > 120) long.push(`${path}: ${name} is ${i - start + 1} lines`);
+        start = -1;
+      };
       lines.forEach((line, i) => {
+        // A function ends at the closer in the first column, or where the next top-level
+        // statement starts; a parameter list closing on a line of its own (`) {`, as prettier
+        // writes a long signature) does not end it.
+        if (start >= 0 && /^[^\s/]/.test(line) && !/^\) \{$/.test(line)) {
+          if (/^[}\])]/.test(line)) return end(i);
+          end(last);
+        }
+        if (start >= 0 && line.trim() && !/^\/\//.test(line)) last = i;
         const fn =
           /^(?:export )?(?:async )?function\*?\s*(\w*)|^(?:export )?(?:const|let) (\w+) = (?:async )?(?:function|\(|\w+ =>)/.exec(
             line,
@@ -169,9 +182,6 @@ describe('small parts', () => {
         if (start < 0 && fn && !/[;}]\s*$/.test(line)) {
           start = i;
           name = fn[1] ?? fn[2];
-        } else if (start >= 0 && /^[}\])]/.test(line)) {
-          if (i - start + 1 > 120) long.push(`${path}: ${name} is ${i - start + 1} lines`);
-          start = -1;
         }
       });
     }

@@ -293,13 +293,8 @@ function headroomOf(input, row) {
   return (Number.isFinite(pct) ? Math.min(Math.max(pct, lo), hi) : row.default) * row.scale;
 }
 
-// `search`: the planner's search (planner/search.js createPlannerSearch), this panel's from
-// now on; `margin`: the plan_headroom state row; `later(fn)`: calls fn once the lab is ready
-// and the page idle; `onPin(scenario, name)`: adds a plan to Compare.
-export function createPlanner(
-  root,
-  { onApply, onChange, onPin, search, margin, rank, later = (fn) => fn() },
-) {
+// The panel's parts above the table: its controls, the stale note and the result's words.
+function parts(root, margin, rank) {
   const section = panel(root, 'planner', 'Find the best layout');
   make('p', { className: 'small', textContent: ABOUT }, section);
   const ui = controls(section, margin, rank);
@@ -310,6 +305,47 @@ export function createPlanner(
   // What the best plan leaves out (EP, CP, FP8, recomputation, offload) and why: the core's words.
   const dropped = make('ul', { className: 'plan-dropped notes', hidden: true }, section);
   dropped.setAttribute('aria-label', 'Left out of the best plan');
+  return { section, ui, stale, why, ties, warnings, dropped };
+}
+
+// A search's result in words: its status (with its figures for the tests, `run` the search's
+// number), why the best plan wins, the tie rule, the core's warnings and what it left out.
+function showSummary({ ui, why, ties, warnings, dropped }, r, ms, run) {
+  ui.status.textContent = statusText(r, ms);
+  Object.assign(ui.status.dataset, {
+    ms: String(ms),
+    evaluated: String(r.evaluated),
+    feasible: String(r.feasible),
+    run: String(run),
+  });
+  why.textContent = r.why_best ?? '';
+  ties.hidden = !(r.tie_within > 0) || r.plans.length < 2;
+  ties.textContent = ties.hidden ? '' : tieText(r.tie_within);
+  warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
+  const left = r.dropped ?? [];
+  dropped.replaceChildren(
+    ...left.map((d) => make('li', { textContent: `${d.what} left out: ${d.why}.` })),
+  );
+  dropped.hidden = left.length === 0;
+}
+
+// The search's progress, as the worker reports it: one message per layout, so the bar's length
+// is written once and only what moves after.
+const progressOf =
+  (ui) =>
+  ({ done, total, evaluated }) => {
+    if (ui.progress.max !== Math.max(total, 1)) ui.progress.max = Math.max(total, 1);
+    ui.progress.value = done;
+    ui.status.textContent = `Searching: ${fmt.integer(done)} of ${fmt.integer(total)} layouts, ${fmt.integer(evaluated)} configurations so far…`;
+  };
+
+// `search`: the planner's search (planner/search.js createPlannerSearch), this panel's from
+// now on; `margin`: the plan_headroom state row; `later(fn)`: calls fn once the lab is ready
+// and the page idle; `onPin(scenario, name)`: adds a plan to Compare.
+export function createPlanner(root, options) {
+  const { onApply, onChange, onPin, search, margin, rank, later = (fn) => fn() } = options;
+  const view = parts(root, margin, rank);
+  const { section, ui, stale } = view;
   let scenario = null; // the lab's current scenario
   let state = null; // and its state (the margin, whether a search was asked)
   let searchedKey = null;
@@ -349,22 +385,7 @@ export function createPlanner(
   function show(r, ms) {
     result = r;
     open.clear();
-    ui.status.textContent = statusText(r, ms);
-    Object.assign(ui.status.dataset, {
-      ms: String(ms),
-      evaluated: String(r.evaluated),
-      feasible: String(r.feasible),
-      run: String(++runs),
-    });
-    why.textContent = r.why_best ?? '';
-    ties.hidden = !(r.tie_within > 0) || r.plans.length < 2;
-    ties.textContent = ties.hidden ? '' : tieText(r.tie_within);
-    warnings.replaceChildren(...(r.warnings ?? []).map((w) => make('li', { textContent: w })));
-    const left = r.dropped ?? [];
-    dropped.replaceChildren(
-      ...left.map((d) => make('li', { textContent: `${d.what} left out: ${d.why}.` })),
-    );
-    dropped.hidden = left.length === 0;
+    showSummary(view, r, ms, ++runs);
     draw();
   }
 
@@ -378,14 +399,8 @@ export function createPlanner(
     const t0 = performance.now();
     busy(true);
     ui.status.textContent = 'Searching…';
-    // One message per layout: the bar's length is written once, only what moves after.
-    const onProgress = ({ done, total, evaluated }) => {
-      if (ui.progress.max !== Math.max(total, 1)) ui.progress.max = Math.max(total, 1);
-      ui.progress.value = done;
-      ui.status.textContent = `Searching: ${fmt.integer(done)} of ${fmt.integer(total)} layouts, ${fmt.integer(evaluated)} configurations so far…`;
-    };
     try {
-      const r = await search.run(asked, TOP, headroom(), onProgress, ui.rank.value);
+      const r = await search.run(asked, TOP, headroom(), progressOf(ui), ui.rank.value);
       searchedKey = inputsKey(asked);
       stale.hidden = true;
       show(r, performance.now() - t0);
