@@ -39,8 +39,8 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
 
 // The layout: idle GPUs, seams that leave their link, splits Megatron-LM refuses, the batch
 // and the schedule against the stages, the nesting order's cost.
-void layout_warnings(const Scenario& s, const Degrees& d, const Report& r,
-                     std::vector<std::string>& w) {
+[[gnu::always_inline]] inline void layout_warnings(const Scenario& s, const Degrees& d,
+                                                   const Report& r, std::vector<std::string>& w) {
   if (!s.seams.any() && !s.degrees) {
     w.push_back("No seam is on: one GPU trains the whole model and the other " + str(s.gpus - 1) +
                 " GPUs sit idle. Turn on a seam to use them.");
@@ -77,8 +77,9 @@ void layout_warnings(const Scenario& s, const Degrees& d, const Report& r,
 }
 
 // Interleaving's assumptions where Megatron-Core's rules do not hold.
-void interleaving_warnings(const Scenario& s, const Degrees& d, const Report& r,
-                           std::vector<std::string>& w) {
+[[gnu::always_inline]] inline void interleaving_warnings(const Scenario& s, const Degrees& d,
+                                                         const Report& r,
+                                                         std::vector<std::string>& w) {
   const StageSplit& split = r.pipeline.split;
   const std::string layers_text =
       "first stage " + str(split.first) +
@@ -112,7 +113,8 @@ void interleaving_warnings(const Scenario& s, const Degrees& d, const Report& r,
 
 // What the model counts (a shape scaled to its parameters, the book's memory model), and
 // whether the busiest GPU fits.
-void memory_warnings(const Scenario& s, const Report& r, std::vector<std::string>& w) {
+[[gnu::always_inline]] inline void memory_warnings(const Scenario& s, const Report& r,
+                                                   std::vector<std::string>& w) {
   if (s.model.shape_nominal) {
     w.push_back("model.params is given without an architecture: the " + str(s.model.layers) +
                 "-layer, " + str(s.model.hidden) +
@@ -147,8 +149,8 @@ void memory_warnings(const Scenario& s, const Report& r, std::vector<std::string
 
 // A mixture of experts: no ranks to split the experts over, dropped tokens, all-to-alls on
 // the network.
-void expert_warnings(const Scenario& s, const Degrees& d, const Report& r,
-                     std::vector<std::string>& w) {
+[[gnu::always_inline]] inline void expert_warnings(const Scenario& s, const Degrees& d,
+                                                   const Report& r, std::vector<std::string>& w) {
   if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
     w.push_back(
         "Expert parallelism carves its groups out of the data- and context-parallel "
@@ -169,6 +171,8 @@ void expert_warnings(const Scenario& s, const Degrees& d, const Report& r,
   }
 }
 
+// The warnings by concern, each above always inlined into this one function: the page's
+// first-load module (-Oz) would otherwise keep each as a call of its own (70 bytes gzipped).
 std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
   std::vector<std::string> w;
   layout_warnings(s, d, r, w);

@@ -306,6 +306,21 @@ describe('advanced section', () => {
       await page.locator('.timeline-shown').textContent(),
       `Showing ${shown} of 128 micro-batches (the schedule repeats; the bubble is at the start and the end).`,
     );
+    // One stage: no schedule to draw, so no empty drawing area, only the note that says so;
+    // a pipeline again draws again.
+    await setField(page, 'degrees', '16x1x1');
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector('.timeline-chart')).display === 'none',
+    );
+    assert.equal(
+      await page.locator('.timeline-key + p').textContent(),
+      'One stage: no pipeline, so no bubble.',
+    );
+    assert.equal(await page.locator('.timeline-shown').textContent(), '');
+    await setField(page, 'degrees', '4x1x4');
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector('.timeline-chart')).display !== 'none',
+    );
     await setField(page, 'degrees', 'auto');
   });
 

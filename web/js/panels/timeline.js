@@ -263,6 +263,16 @@ export function createTimeline(root, { plannerLab }) {
       setNote();
       setKey(split && pp > 1);
       const next = `${pp}|${p.microbatches}|${schedule}`;
+      // One stage has no schedule to draw: the note says so, and no drawing area stands empty
+      // (nor is the planner's module loaded for it).
+      if (pp === 1) {
+        drawnKey = next;
+        waiting = null;
+        drawing.style.display = 'none';
+        shown.textContent = '';
+        delete shown.dataset.shown;
+        return;
+      }
       if (next !== drawnKey) {
         drawnKey = next;
         if (seen) draw(pp, p.microbatches, schedule, next);
