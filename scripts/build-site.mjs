@@ -279,7 +279,12 @@ function withFirstView(html, path, view) {
 //     unstyled. The header paints first, in its final look, and the lab follows it;
 //   - the lab's stylesheet is still asked for first, by a preload where its link was: found
 //     only by the parser, its request followed the JS and wasm preloads and shared a slow line
-//     with them (the grid drawn 0.5 s later on the throttled profile of scripts/bench).
+//     with them (the grid drawn 0.5 s later on the throttled profile of scripts/bench);
+//   - the page's modules (the script and its modulepreloads) follow the lab's stylesheet, so
+//     the browser fetches and compiles them after the header's first paint, not beside it:
+//     first paint 1.59x -> 1.33x a bare page's unthrottled, 1.51x -> 1.28x throttled (27 pairs
+//     each), the lab ready no later. The wasm's preload stays in the head: a download only,
+//     and the longest, so it starts at once.
 function headerFirst(html, path) {
   const link = (css) => new RegExp(` *<link rel="stylesheet" href="${names.get(css)}">\n`);
   const page = html.match(link('style.css'));
@@ -289,8 +294,14 @@ function headerFirst(html, path) {
     throw new Error(`${path}: no stylesheet links in <head> or no #lab to put the lab's before`);
   const preload = lab[0].replace('rel="stylesheet"', 'rel="preload"').replace('>', ' as="style">');
   html = html.replace(page[0], `  <style>${PAGE_CSS}</style>\n`).replace(lab[0], preload);
+  const modules = html.match(
+    / *<link rel="modulepreload"[^>]*>\n| *<script type="module"[^>]*><\/script>\n/g,
+  );
+  if (!modules) throw new Error(`${path}: no module script in <head>`);
+  for (const m of modules) html = html.replace(m, '');
+  const after = [lab[0], ...modules].map((m) => `${host[1]}${m.trim()}\n`).join('');
   const at = html.indexOf(host[0]);
-  return `${html.slice(0, at)}${host[1]}${lab[0].trim()}\n${html.slice(at)}`;
+  return `${html.slice(0, at)}${after}${html.slice(at)}`;
 }
 const pages = [
   'index.html',
