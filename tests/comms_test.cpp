@@ -32,7 +32,7 @@ TEST(DataTraffic, RingAllReduceSendsTwiceTheGradientShare) {
 // moves 15/16 x 16e9 x 2 B = 30 GB per GPU.
 TEST(DataTraffic, ZeroOneReduceScattersAndGathersOncePerStep) {
   Scenario s = with_seams(true, false, false);
-  s.zero_stage = 1;  // Megatron's distributed optimizer: the same 60 GB as the all-reduce
+  s.recipe.zero_stage = 1;  // Megatron's distributed optimizer: the same 60 GB as the all-reduce
   const SeamTraffic t = report_of(s).comms.data;
   EXPECT_DOUBLE_EQ(t.bytes_per_gpu_per_step, 60e9);
   EXPECT_EQ(t.messages_per_step, 2);
@@ -41,7 +41,7 @@ TEST(DataTraffic, ZeroOneReduceScattersAndGathersOncePerStep) {
 TEST(DataTraffic, ZeroTwoReduceScattersEveryMicroBatch) {
   // DeepSpeed ZeRO-2: 32 reduce-scatters + 1 gather = 33 x 30 GB.
   Scenario s = with_seams(true, false, false);
-  s.zero_stage = 2;
+  s.recipe.zero_stage = 2;
   EXPECT_DOUBLE_EQ(report_of(s).comms.data.bytes_per_gpu_per_step, 33 * 30e9);
 }
 
@@ -49,7 +49,7 @@ TEST(DataTraffic, ZeroThreeGathersTwiceAndReducesEveryMicroBatch) {
   // ZeRO-3 / FSDP: per micro-batch two weight gathers and one reduce-scatter: 32 x 90 GB, the
   // 1.5x of plain DP (Rajbhandari et al. Sec. 7) on every micro-batch.
   Scenario s = with_seams(true, false, false);
-  s.zero_stage = 3;
+  s.recipe.zero_stage = 3;
   EXPECT_DOUBLE_EQ(report_of(s).comms.data.bytes_per_gpu_per_step, 32 * 90e9);
   EXPECT_EQ(report_of(s).comms.data.messages_per_step, 96);
 }
@@ -74,14 +74,14 @@ TEST(TensorTraffic, FourWayTensorInsideANodeRidesNvlink) {
 TEST(TensorTraffic, SequenceParallelAddsTheBackwardRegather) {
   // 10 (t-1)/t bsh per layer per micro-batch with SP (Megatron-Core layers.py), 8 without.
   Scenario s = with_seams(true, true, false);
-  s.sequence_parallel = true;
+  s.recipe.sequence_parallel = true;
   const SeamTraffic t = report_of(s).comms.tensor;
   EXPECT_DOUBLE_EQ(t.bytes_per_gpu_per_step, 10 * kBsh * 3 / 4 * 2 * 50 * 128);
   EXPECT_DOUBLE_EQ(t.bytes_per_message, kBsh * 3 / 4 * 2);  // one all-gather or reduce-scatter
-  s.recompute = Recompute::kFull;                           // the forward's 4 collectives again: 14
+  s.recipe.recompute = Recompute::kFull;                    // the forward's 4 collectives again: 14
   EXPECT_DOUBLE_EQ(report_of(s).comms.tensor.bytes_per_gpu_per_step,
                    14 * kBsh * 3 / 4 * 2 * 50 * 128);
-  s.sequence_parallel = false;  // 2 more all-reduces: 12
+  s.recipe.sequence_parallel = false;  // 2 more all-reduces: 12
   EXPECT_DOUBLE_EQ(report_of(s).comms.tensor.bytes_per_gpu_per_step,
                    12 * kBsh * 3 / 4 * 2 * 50 * 128);
 }
@@ -105,10 +105,10 @@ TEST(PipelineTraffic, TensorRanksSendTheirSliceOnlyWithSequenceParallelism) {
   // shards it (each rank sends bsh/4), or the 2021-22 scatter/gather is on.
   Scenario s = with_seams(false, true, true);
   EXPECT_DOUBLE_EQ(report_of(s).comms.pipeline.bytes_per_message, kBsh * 2);
-  s.sequence_parallel = true;
+  s.recipe.sequence_parallel = true;
   EXPECT_DOUBLE_EQ(report_of(s).comms.pipeline.bytes_per_message, kBsh * 2 / 4);
-  s.sequence_parallel = false;
-  s.pp_scatter_gather = true;
+  s.recipe.sequence_parallel = false;
+  s.recipe.pp_scatter_gather = true;
   EXPECT_DOUBLE_EQ(report_of(s).comms.pipeline.bytes_per_message, kBsh * 2 / 4);
 }
 
@@ -119,7 +119,7 @@ TEST(PipelineTraffic, EachHopRidesTheLinkItUses) {
   // reports the network; its time is one network hop and one NVLink hop per micro-batch.
   Scenario s = with_degrees(1, 2, 8);
   s.model = *find_model("megatron-22b");
-  s.model.params = shape_params(s.model, s.seq_len);
+  s.model.params = shape_params(s.model, s.batch.seq_len);
   const CommsReport c = report_of(s).comms;
   EXPECT_TRUE(c.stage == 3 || c.stage == 4) << c.stage;
   EXPECT_STREQ(c.pipeline.link, "network");
@@ -235,8 +235,8 @@ TEST(Comms, BusiestGpuIsTheStageThatSendsTheMost) {
   // output copy): the busiest GPU is stage 1, and its DP traffic is its own shard's.
   Scenario s = with_degrees(2, 1, 4);
   s.model = *find_model("megatron-22b");
-  s.model.params = shape_params(s.model, s.seq_len);
-  s.memory_model = MemoryModel::kFull;
+  s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.recipe.memory_model = MemoryModel::kFull;
   const Report r = report_of(s);
   EXPECT_EQ(r.comms.stage, 1);
   EXPECT_DOUBLE_EQ(r.comms.data.bytes_per_gpu_per_step,
@@ -254,13 +254,13 @@ TEST(Pipeline, BubbleIsTheIdleShareOfTheStep) {
   Scenario s = with_degrees(4, 1, 4);
   s.model = *find_model("megatron-22b");  // 48 layers: 12 per stage
   s.model.vocab = 1;
-  s.model.params = shape_params(s.model, s.seq_len);
+  s.model.params = shape_params(s.model, s.batch.seq_len);
   const Report r = report_of(s);
   EXPECT_EQ(r.pipeline.microbatches, 128);
   EXPECT_DOUBLE_EQ(r.pipeline.bubble_fraction, r.time.bubble_s / r.time.step_s);
   EXPECT_NEAR(r.time.bubble_s / (r.time.compute_s + r.time.exposed_tensor_s), 3.0 / 128, 1e-4);
-  s.schedule = Schedule::kInterleaved;
-  s.virtual_stages = 2;
+  s.recipe.schedule = Schedule::kInterleaved;
+  s.recipe.virtual_stages = 2;
   const Report i = report_of(s);
   EXPECT_NEAR(i.time.bubble_s / (i.time.compute_s + i.time.exposed_tensor_s), 3.0 / 256, 1e-4);
   EXPECT_LT(i.pipeline.bubble_fraction, r.pipeline.bubble_fraction);
@@ -269,7 +269,7 @@ TEST(Pipeline, BubbleIsTheIdleShareOfTheStep) {
 TEST(Pipeline, BubbleFractionStaysBelowOneWithFewMicroBatches) {
   // 16 stages, 1 micro-batch: the old bubble/compute ratio was 15 (1500%).
   Scenario s = with_degrees(1, 1, 16);
-  s.global_batch = 1;
+  s.batch.global_batch = 1;
   const Report r = report_of(s);
   EXPECT_GT(r.pipeline.bubble_fraction, 0.9);
   EXPECT_LT(r.pipeline.bubble_fraction, 1.0);

@@ -26,7 +26,7 @@ Scenario llama_long() {
   s.model.hidden = 16384;
   s.model.heads = 128;
   s.model.kv_heads = 8;
-  s.seq_len = 131072;
+  s.batch.seq_len = 131072;
   return s;
 }
 
@@ -51,7 +51,7 @@ TEST(Context, RingPassesKeysAndValuesAroundTheGroup) {
 // Ulysses: (s/cp) b (2h + kv)/tp values, (cp-1)/cp of them leave; once forward, once backward.
 TEST(Context, UlyssesAllToAllsQueriesKeysValuesAndTheOutput) {
   Scenario s = llama_long();
-  s.context_parallel = ContextParallel::kUlysses;
+  s.recipe.context_parallel = ContextParallel::kUlysses;
   const Degrees d{8, 8, 16, 16};
   const SeamTraffic t = context_traffic(s, ModelShape(s).attention(), d, 8, 16);
   EXPECT_EQ(t.bytes_per_message, 131072.0 / 16 * (2.0 * 16384 + 2 * 8 * 128) / 8 * 15 / 16 * 2);
@@ -66,8 +66,8 @@ TEST(Context, NoContextParallelismNoTraffic) {
 // The context seam joins the auto-factor: ties go TP, CP, PP, DP.
 TEST(Context, AutoFactorDealsTheContextSeamItsShare) {
   Scenario s;
-  s.seams = {true, true, true, true, false};
-  s.gpus = 16;
+  s.recipe.seams = {true, true, true, true, false};
+  s.fleet.gpus = 16;
   const Degrees d = auto_factor(s);
   EXPECT_EQ(d.dp * d.tp * d.pp * d.cp, 16);
   EXPECT_EQ(d.tp, 2);
@@ -76,8 +76,8 @@ TEST(Context, AutoFactorDealsTheContextSeamItsShare) {
   EXPECT_EQ(d.dp, 2);
   // 16,384 GPUs, all four seams, Llama's 126 layers and 131,072 tokens.
   s = llama_long();
-  s.gpus = 16384;
-  s.seams = {true, true, true, true, false};
+  s.fleet.gpus = 16384;
+  s.recipe.seams = {true, true, true, true, false};
   const Degrees big = auto_factor(s);
   EXPECT_EQ(big.product(), 16384);
   EXPECT_EQ(big.tp, 8);
@@ -87,9 +87,9 @@ TEST(Context, AutoFactorDealsTheContextSeamItsShare) {
 // CP never splits a token: a factor the sequence cannot take goes to another seam.
 TEST(Context, AutoFactorKeepsContextADivisorOfTheSequence) {
   Scenario s;
-  s.gpus = 24;
-  s.seq_len = 2048;
-  s.seams = {true, false, false, true, false};
+  s.fleet.gpus = 24;
+  s.batch.seq_len = 2048;
+  s.recipe.seams = {true, false, false, true, false};
   const Degrees d = auto_factor(s);
   EXPECT_EQ(d.cp * d.dp, 24);
   EXPECT_EQ(2048 % d.cp, 0);
@@ -100,15 +100,15 @@ TEST(Context, AutoFactorKeepsContextADivisorOfTheSequence) {
 TEST(Context, ExpertSeamIsCarvedOutOfDataAndContext) {
   Scenario s;
   s.model = *find_model("mixtral-8x7b");
-  s.gpus = 64;
-  s.seams = {true, true, false, false, true};
+  s.fleet.gpus = 64;
+  s.recipe.seams = {true, true, false, false, true};
   const Degrees d = auto_factor(s);
   EXPECT_EQ(d.tp, 8);
   EXPECT_EQ(d.dp, 8);
   EXPECT_EQ(d.ep, 8);
-  s.seams.expert = false;
+  s.recipe.seams.expert = false;
   EXPECT_EQ(auto_factor(s).ep, 1);
-  s.seams.expert = true;
+  s.recipe.seams.expert = true;
   s.model = ModelSpec{};  // dense: nothing to split
   EXPECT_EQ(auto_factor(s).ep, 1);
 }
@@ -132,13 +132,13 @@ TEST(Context, LayoutsListTheFiveSeamTuplesOnlyWhenTheSeamsAreOn) {
 TEST(Context, EveryOfferedLayoutEvaluates) {
   Scenario s;
   s.model = *find_model("mixtral-8x7b");
-  s.gpus = 32;
-  s.seq_len = 4096;
-  s.model.params = shape_params(s.model, s.seq_len);  // what the reader counts for a preset
-  s.seams = {true, true, true, true, true};
+  s.fleet.gpus = 32;
+  s.batch.seq_len = 4096;
+  s.model.params = shape_params(s.model, s.batch.seq_len);  // what the reader counts for a preset
+  s.recipe.seams = {true, true, true, true, true};
   for (const Degrees& d : accepted_layouts(s)) {
     Scenario e = s;
-    e.degrees = d;
+    e.recipe.degrees = d;
     const Result<Report> r = evaluate(e, false);
     ASSERT_TRUE(r.ok()) << r.error();
     EXPECT_EQ(r.value().degrees.ep, d.ep);

@@ -11,8 +11,8 @@ namespace {
 // GPU-hours; a 1e12-token budget the same.
 TEST(Cost, GpuHoursAndMoneyByHand) {
   Scenario s;
-  s.gpus = 1024;
-  s.price_per_gpu_hour = 2;
+  s.fleet.gpus = 1024;
+  s.economics.price_per_gpu_hour = 2;
   TimeReport t;
   t.step_s = 10;
   t.tokens_per_s = 400000;

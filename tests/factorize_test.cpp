@@ -78,7 +78,7 @@ TEST(AutoFactor, TensorStaysInsideANodeWhenAnotherSeamCanTakeTheRest) {
 TEST(AutoFactor, TensorFillsAnNvlinkDomainWiderThanTheNode) {
   Scenario s = test::with_seams(true, true, true, 288);
   s.gpu = *find_gpu("GB200-NVL72");
-  s.gpus_per_node = 4;
+  s.fleet.gpus_per_node = 4;
   s.model = *find_model("llama3-405b");
   const Degrees d = auto_factor(s);
   EXPECT_EQ(d.dp, 6);
@@ -100,7 +100,7 @@ TEST(AutoFactor, TensorPastTheNodeOnlyInsideOneDomain) {
       for (int gpus = 1; gpus <= 2048; ++gpus) {
         for (int seams = 1; seams < 8; ++seams) {
           Scenario s = test::with_seams(seams & 1, seams & 2, seams & 4, gpus);
-          s.gpus_per_node = per_node;
+          s.fleet.gpus_per_node = per_node;
           s.model.layers = 126;
           s.model.heads = 96;  // divisible by 2, 3, 4, 6, 8, 12, 16...
           const Degrees node_rule = auto_factor(s);
@@ -146,9 +146,9 @@ TEST(AcceptedLayouts, EveryFactorizationWithNoMoreStagesThanLayers) {
   EXPECT_EQ(accepted_layouts(s).size(), 15u);
   s.model.layers = 4;  // PP 8 and 16 are refused: (1,1,16),(2,1,8),(1,2,8) -> 12 left
   EXPECT_EQ(accepted_layouts(s).size(), 12u);
-  s.schedule = Schedule::kInterleaved;
-  s.virtual_stages = 2;  // PP x 2 <= 4: PP 1 or 2 only -> (16,1,1),(8,1,2),(8,2,1),(4,2,2),
-                         // (4,4,1),(2,4,2),(2,8,1),(1,8,2),(1,16,1)
+  s.recipe.schedule = Schedule::kInterleaved;
+  s.recipe.virtual_stages = 2;  // PP x 2 <= 4: PP 1 or 2 only -> (16,1,1),(8,1,2),(8,2,1),(4,2,2),
+                                // (4,4,1),(2,4,2),(2,8,1),(1,8,2),(1,16,1)
   EXPECT_EQ(accepted_layouts(s).size(), 9u);
   for (const Degrees& d : accepted_layouts(s)) EXPECT_TRUE(layout_problem(s, d).empty());
 }

@@ -107,8 +107,8 @@ TEST(GemmShape, WideTensorParallelismSlowsASmallModelsGemms) {
   s.model = preset("llama3-8b");
   s.model.params = shape_params(s.model, 8192);
   s.gpu = *find_gpu("H100-80GB");
-  s.seq_len = 8192;
-  s.global_batch = 8;
+  s.batch.seq_len = 8192;
+  s.batch.global_batch = 8;
   const ModelShape shape(s);
   const LinearGemmShapes g = linear_gemm_shapes(s, shape, {1, 8, 1});
   EXPECT_EQ(g.rows, 8192);

@@ -265,7 +265,7 @@ void draw_calibration(Dice& d, Draft& x) {
   const Result<Scenario> s = parse_scenario(text_of(x));
   if (!s.ok()) return;
   Scenario full = s.value();
-  full.memory_model = MemoryModel::kFull;
+  full.recipe.memory_model = MemoryModel::kFull;
   const Result<Report> r = evaluate(full, false);
   if (!r.ok()) return;
   x["calibration.scenario"] = json::parse(text_of(x));
@@ -273,8 +273,8 @@ void draw_calibration(Dice& d, Draft& x) {
   if (d.chance(0.8)) {
     x["calibration.step_time_s"] = step_s;
   } else {  // torchtitan's way: tokens per second per GPU
-    const double tokens = 1.0 * r.value().global_batch * full.seq_len;
-    x["calibration.tokens_per_s_per_gpu"] = tokens / (full.gpus * step_s);
+    const double tokens = 1.0 * r.value().global_batch * full.batch.seq_len;
+    x["calibration.tokens_per_s_per_gpu"] = tokens / (full.fleet.gpus * step_s);
   }
   if (d.chance(0.3)) x["calibration.name"] = "drawn run";
   const double peak_gb = r.value().memory.per_gpu_bytes / 1e9 * d.real(0.9, 1.2);
@@ -452,9 +452,9 @@ bool same(double a, double b) { return at_most(a, b) && at_most(b, a); }
 // The scenario with its degrees written out, so a variant changes one thing only.
 Scenario pinned(const Sample& x) {
   Scenario p = x.s;
-  p.degrees = x.r.degrees;
-  p.gpus = static_cast<int>(x.r.degrees.product());
-  p.seams = {};
+  p.recipe.degrees = x.r.degrees;
+  p.fleet.gpus = static_cast<int>(x.r.degrees.product());
+  p.recipe.seams = {};
   return p;
 }
 
@@ -479,9 +479,9 @@ double model_state(const MemoryBreakdown& b) { return b.model_state_bytes(); }
 Verdict utilisation_law(const Sample& x) {
   const TimeReport& t = x.r.time;
   const double bf16 = x.s.gpu.peak_tflops, fp8 = x.s.gpu.fp8_tflops;
-  const double peak = x.s.precision.fp4   ? std::max(bf16, x.s.gpu.fp4_tflops)
-                      : x.s.precision.fp8 ? std::max(bf16, fp8)
-                                          : bf16;
+  const double peak = x.s.recipe.precision.fp4   ? std::max(bf16, x.s.gpu.fp4_tflops)
+                      : x.s.recipe.precision.fp8 ? std::max(bf16, fp8)
+                                                 : bf16;
   const bool named = same(t.mfu_bf16_peak * bf16, t.mfu * peak) &&
                      (fp8 <= 0 ? t.mfu_fp8_peak == 0 : same(t.mfu_fp8_peak * fp8, t.mfu * peak));
   if (!at_most(t.mfu, t.hfu) || !at_most(t.hfu, 1) || t.mfu_peak_tflops != peak || !named) {
@@ -540,9 +540,9 @@ Verdict idle_seam_law(const Sample& x) {
 // Weights per GPU with one degree doubled (and the GPUs with it).
 Verdict weights_law(const Sample& x, int Degrees::*seam, const char* what) {
   Scenario v = pinned(x);
-  (*v.degrees).*seam *= 2;
-  v.gpus *= 2;
-  if (v.gpus > 16384) return std::nullopt;
+  (*v.recipe.degrees).*seam *= 2;
+  v.fleet.gpus *= 2;
+  if (v.fleet.gpus > 16384) return std::nullopt;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   // Per copy of the weights: DualPipe's ranks hold two from PP 2 on (its own law below).
@@ -553,28 +553,28 @@ Verdict weights_law(const Sample& x, int Degrees::*seam, const char* what) {
 }
 
 Verdict zero_law(const Sample& x) {
-  if (x.s.zero_stage >= 3) return std::nullopt;
+  if (x.s.recipe.zero_stage >= 3) return std::nullopt;
   Scenario v = pinned(x);
-  v.zero_stage = x.s.zero_stage + 1;
+  v.recipe.zero_stage = x.s.recipe.zero_stage + 1;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   const double before = most_over_stages(x.r, model_state);
   const double after = most_over_stages(*r, model_state);
   if (at_most(after, before)) return "";
-  return "ZeRO " + std::to_string(v.zero_stage) + ": model state " + show(before) + " -> " +
+  return "ZeRO " + std::to_string(v.recipe.zero_stage) + ": model state " + show(before) + " -> " +
          show(after);
 }
 
 Verdict batch_law(const Sample& x) {
   Scenario v = pinned(x);
-  v.global_batch *= 2;
-  if (v.global_batch > find_field("global_batch")->max) return std::nullopt;
+  v.batch.global_batch *= 2;
+  if (v.batch.global_batch > find_field("global_batch")->max) return std::nullopt;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   const double before = x.r.time.step_s, after = r->time.step_s;
   if (at_most(before, after) && at_most(after, 2 * before)) return "";
-  return "global batch " + std::to_string(x.s.global_batch) + " -> " +
-         std::to_string(v.global_batch) + ": step " + show(before) + " -> " + show(after) +
+  return "global batch " + std::to_string(x.s.batch.global_batch) + " -> " +
+         std::to_string(v.batch.global_batch) + ": step " + show(before) + " -> " + show(after) +
          " s; want between 1x and 2x";
 }
 
@@ -583,28 +583,29 @@ Verdict batch_law(const Sample& x) {
 // (gemm_shape.h), and so do the experts' grouped GEMMs and the attention kernel.
 Verdict micro_batch_law(const Sample& x) {
   Scenario v = pinned(x);
-  v.micro_batch *= 2;
-  v.global_batch *= 2;
-  if (v.global_batch > find_field("global_batch")->max ||
-      v.micro_batch > find_field("micro_batch")->max) {
+  v.recipe.micro_batch *= 2;
+  v.batch.global_batch *= 2;
+  if (v.batch.global_batch > find_field("global_batch")->max ||
+      v.recipe.micro_batch > find_field("micro_batch")->max) {
     return std::nullopt;
   }
   const std::optional<Report> r = report_of(v);
   if (!r || r->pipeline.microbatches != x.r.pipeline.microbatches) return std::nullopt;
   if (at_most(x.r.time.step_s, r->time.step_s)) return "";
-  return "micro-batch " + std::to_string(x.s.micro_batch) + " -> " + std::to_string(v.micro_batch) +
-         " (global batch doubled too): step " + show(x.r.time.step_s) + " -> " +
-         show(r->time.step_s) + " s";
+  return "micro-batch " + std::to_string(x.s.recipe.micro_batch) + " -> " +
+         std::to_string(v.recipe.micro_batch) + " (global batch doubled too): step " +
+         show(x.r.time.step_s) + " -> " + show(r->time.step_s) + " s";
 }
 
 // Every layer fully recomputed keeps less than any selective recomputation; the step may
 // shorten with offloaded layers (less to copy), which the offload law covers.
 Verdict recompute_law(const Sample& x) {
-  if (x.s.recompute == Recompute::kFull || x.s.recompute_layers != 0 || x.s.offload_layers > 0) {
+  if (x.s.recipe.recompute == Recompute::kFull || x.s.recipe.recompute_layers != 0 ||
+      x.s.recipe.offload_layers > 0) {
     return std::nullopt;
   }
   Scenario v = pinned(x);
-  v.recompute = static_cast<Recompute>(static_cast<int>(x.s.recompute) + 1);
+  v.recipe.recompute = static_cast<Recompute>(static_cast<int>(x.s.recipe.recompute) + 1);
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   const double step = x.r.time.step_s, bytes = x.r.memory.per_gpu_bytes;
@@ -628,7 +629,7 @@ Verdict recomputes_more(const Sample& x, const Scenario& more, const std::string
   if (!r) return std::nullopt;
   if (at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes) &&
       at_most(x.r.time.hardware_flops_per_step, r->time.hardware_flops_per_step) &&
-      (more.offload_layers > 0 || at_most(x.r.time.step_s, r->time.step_s))) {
+      (more.recipe.offload_layers > 0 || at_most(x.r.time.step_s, r->time.step_s))) {
     return "";
   }
   return moved(what, x.r, *r);
@@ -636,15 +637,15 @@ Verdict recomputes_more(const Sample& x, const Scenario& more, const std::string
 
 // Selective recomputation of one more module (Megatron-Core's recompute_modules).
 Verdict recompute_modules_law(const Sample& x) {
-  if (x.s.recompute != Recompute::kSelective) return std::nullopt;
+  if (x.s.recipe.recompute != Recompute::kSelective) return std::nullopt;
   const std::vector<std::string>& names = find_field("recompute_modules")->choices;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (x.s.recompute_modules & (1u << i)) continue;
+    if (x.s.recipe.recompute_modules & (1u << i)) continue;
     // torchtitan's per-op policy replaces Megatron's modules rather than adding one: it may
     // keep more than a set of them (its own law: every_other_matmul_law).
     if (names[i] == "every_other_matmul") continue;
     Scenario v = pinned(x);
-    v.recompute_modules |= 1u << i;
+    v.recipe.recompute_modules |= 1u << i;
     if (Verdict broken = recomputes_more(x, v, "recomputing " + names[i]);
         broken && !broken->empty()) {
       return broken;
@@ -655,18 +656,19 @@ Verdict recompute_modules_law(const Sample& x) {
 
 // Full recomputation of one more layer per stage (block), or of every layer against some.
 Verdict recompute_layers_law(const Sample& x) {
-  if (x.s.recompute != Recompute::kFull || x.s.recompute_layers == 0) return std::nullopt;
+  if (x.s.recipe.recompute != Recompute::kFull || x.s.recipe.recompute_layers == 0)
+    return std::nullopt;
   Scenario v = pinned(x);
-  v.recompute_method = RecomputeMethod::kBlock;
+  v.recipe.recompute_method = RecomputeMethod::kBlock;
   const std::optional<Report> block = report_of(v);
   if (!block) return std::nullopt;
   const Sample base{x.draft, v, *block};
   Scenario more = v;
-  more.recompute_layers += 1;
+  more.recipe.recompute_layers += 1;
   Verdict one = recomputes_more(base, more, "one more layer recomputed (block)");
   if (!one || !one->empty()) return one;
   Scenario all = v;
-  all.recompute_layers = 0;
+  all.recipe.recompute_layers = 0;
   return recomputes_more(base, all, "every layer recomputed");
 }
 
@@ -676,8 +678,8 @@ Verdict moe_load_law(const Sample& x, const char* key) {
   if (!x.s.model.moe()) return std::nullopt;
   Scenario v = pinned(x);
   const bool imbalance = std::string(key) == "moe_load_imbalance";
-  double& field = imbalance ? v.moe_load_imbalance : v.capacity_factor;
-  if (imbalance && v.capacity_factor > 0) return std::nullopt;
+  double& field = imbalance ? v.recipe.moe_load_imbalance : v.recipe.capacity_factor;
+  if (imbalance && v.recipe.capacity_factor > 0) return std::nullopt;
   // Dropless (0) counts as 1 and makes a capacity factor below 1 take more, not fewer.
   if (!imbalance && field == 0) return std::nullopt;
   field = field * 2;
@@ -694,7 +696,7 @@ Verdict moe_load_law(const Sample& x, const char* key) {
 // One more layer per stage offloaded to the host: never more GPU memory, never a shorter step.
 Verdict offload_law(const Sample& x) {
   Scenario v = pinned(x);
-  v.offload_layers = x.s.offload_layers + 1;
+  v.recipe.offload_layers = x.s.recipe.offload_layers + 1;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   if (at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes) &&
@@ -709,9 +711,9 @@ Verdict offload_law(const Sample& x) {
 // Transformer Engine's cross entropy keeps less than the unfused loss (the BF16 logits for the
 // fp32 log-probabilities, and no backward buffers) and takes the same time.
 Verdict cross_entropy_law(const Sample& x) {
-  if (x.s.cross_entropy == CrossEntropy::kTe) return std::nullopt;
+  if (x.s.recipe.cross_entropy == CrossEntropy::kTe) return std::nullopt;
   Scenario v = pinned(x);
-  v.cross_entropy = CrossEntropy::kTe;
+  v.recipe.cross_entropy = CrossEntropy::kTe;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   if (at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes) &&
@@ -723,9 +725,10 @@ Verdict cross_entropy_law(const Sample& x) {
 
 // ZeRO-3 gathering one more layer's weights ahead (FSDP's prefetch): never less memory.
 Verdict fsdp_prefetch_law(const Sample& x) {
-  if (x.s.zero_stage != 3 || x.s.memory_model != MemoryModel::kFull) return std::nullopt;
+  if (x.s.recipe.zero_stage != 3 || x.s.recipe.memory_model != MemoryModel::kFull)
+    return std::nullopt;
   Scenario v = pinned(x);
-  v.fsdp_prefetch = x.s.fsdp_prefetch + 1;
+  v.recipe.fsdp_prefetch = x.s.recipe.fsdp_prefetch + 1;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   if (at_most(x.r.memory.per_gpu_bytes, r->memory.per_gpu_bytes)) return "";
@@ -735,7 +738,7 @@ Verdict fsdp_prefetch_law(const Sample& x) {
 // What lives for a moment (gathered weights, the loss's gradients, a recomputed layer's
 // working set) is never negative, on any stage.
 Verdict transient_law(const Sample& x) {
-  if (x.s.memory_model != MemoryModel::kFull) return std::nullopt;
+  if (x.s.recipe.memory_model != MemoryModel::kFull) return std::nullopt;
   for (const StageMemory& st : x.r.memory.stages) {
     if (!(st.breakdown.transient_bytes >= 0)) {
       return "stage " + std::to_string(st.stage) + " transient " +
@@ -748,19 +751,19 @@ Verdict transient_law(const Sample& x) {
 // torchtitan's per-op policy (every_other_matmul) against no recomputation: never more memory,
 // never fewer FLOPs, never a shorter step.
 Verdict every_other_matmul_law(const Sample& x) {
-  if (x.s.recompute != Recompute::kNone) return std::nullopt;
+  if (x.s.recipe.recompute != Recompute::kNone) return std::nullopt;
   Scenario v = pinned(x);
-  v.recompute = Recompute::kSelective;
-  v.recompute_modules = kEveryOtherMatmul;
+  v.recipe.recompute = Recompute::kSelective;
+  v.recipe.recompute_modules = kEveryOtherMatmul;
   return recomputes_more(x, v, "torchtitan's per-op policy");
 }
 
 // FP8 GEMMs (on a GPU whose FP8 peak is at least its BF16 one): never a longer compute, never
 // more memory.
 Verdict fp8_law(const Sample& x) {
-  if (x.s.precision.fp8 || x.s.gpu.fp8_tflops < x.s.gpu.peak_tflops) return std::nullopt;
+  if (x.s.recipe.precision.fp8 || x.s.gpu.fp8_tflops < x.s.gpu.peak_tflops) return std::nullopt;
   Scenario v = pinned(x);
-  v.precision.fp8 = true;
+  v.recipe.precision.fp8 = true;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   // The step, not the pacing stage's compute: FP8 may hand the pace to a stage whose sends
@@ -778,17 +781,17 @@ Verdict fp8_law(const Sample& x) {
 // memory (NVFP4 caches the GEMMs' inputs at 0.5625 bytes, FP8 at 1: activations.h).
 Verdict fp4_law(const Sample& x) {
   const GpuSpec& g = x.s.gpu;
-  if (x.s.precision.fp4 || g.fp4_tflops < g.peak_tflops) return std::nullopt;
-  if (x.s.precision.fp8 && g.fp4_tflops < g.fp8_tflops) return std::nullopt;
+  if (x.s.recipe.precision.fp4 || g.fp4_tflops < g.peak_tflops) return std::nullopt;
+  if (x.s.recipe.precision.fp8 && g.fp4_tflops < g.fp8_tflops) return std::nullopt;
   Scenario v = pinned(x);
-  v.precision.fp4 = true;
-  v.precision.fp8 = false;
+  v.recipe.precision.fp4 = true;
+  v.recipe.precision.fp8 = false;
   // The GPUs' measured speedups (presets.cpp) may make FP4's GEMMs the slower (B300's FP8
   // measured past FP4's, say): the law is for a faster GEMM rate.
   if (gemm_rate_flops(v) < gemm_rate_flops(x.s)) return std::nullopt;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
-  if (x.s.precision.fp8) {
+  if (x.s.recipe.precision.fp8) {
     if (at_most(r->time.compute_s, x.r.time.compute_s) &&
         at_most(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes)) {
       return "";
@@ -862,7 +865,7 @@ Verdict more_nics_law(const Sample& x) {
 // A more oversubscribed spine slows the traffic between rails and nothing else.
 Verdict oversubscription_law(const Sample& x) {
   Scenario v = pinned(x);
-  v.network_oversubscription = 2 * x.s.network_oversubscription;
+  v.fleet.network_oversubscription = 2 * x.s.fleet.network_oversubscription;
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   if (at_most(x.r.time.step_s, r->time.step_s)) return "";
@@ -891,7 +894,7 @@ Verdict critical_path_law(const Sample& x) {
   if (x.r.degrees.pp == 1) return std::nullopt;
   const TimeReport& t = x.r.time;
   if (at_most(t.critical_path_s, t.step_s)) return "";
-  return "schedule " + enum_name("schedule", x.s.schedule) + ", m " +
+  return "schedule " + enum_name("schedule", x.s.recipe.schedule) + ", m " +
          std::to_string(x.r.pipeline.microbatches) + ": step " + show(t.step_s) +
          " s, shorter than one micro-batch's chain " + show(t.critical_path_s) + " s";
 }
@@ -925,17 +928,16 @@ Verdict each_efficiency_law(const Sample& x) {
 // side by side (a known limit: with offload, tp_comm_overlap can cost about a third of what it
 // hides).
 Verdict overlap_law(const Sample& x) {
-  if (x.s.offload_layers > 0) return std::nullopt;
-  bool Scenario::*const switches[] = {&Scenario::tp_comm_overlap, &Scenario::expert_comm_overlap,
-                                      &Scenario::overlap_grad_reduce,
-                                      &Scenario::overlap_param_gather};
+  if (x.s.recipe.offload_layers > 0) return std::nullopt;
+  bool Recipe::*const switches[] = {&Recipe::tp_comm_overlap, &Recipe::expert_comm_overlap,
+                                    &Recipe::overlap_grad_reduce, &Recipe::overlap_param_gather};
   const char* names[] = {"tp_comm_overlap", "expert_comm_overlap", "overlap_grad_reduce",
                          "overlap_param_gather"};
   bool applied = false;
   for (int i = 0; i < 4; ++i) {
-    if (x.s.*switches[i]) continue;
+    if (x.s.recipe.*switches[i]) continue;
     Scenario v = pinned(x);
-    v.*switches[i] = true;
+    v.recipe.*switches[i] = true;
     const std::optional<Report> r = report_of(v);
     if (!r) continue;
     applied = true;
@@ -961,7 +963,7 @@ Verdict calibration_law(const Sample& x) {
   for (double e : {g.matmul_efficiency, g.nvlink_efficiency, g.network_efficiency}) {
     if (!(e > 0 && e <= 1)) return "an efficiency out of (0, 1]: " + show(e);
   }
-  if (!(x.s.overhead_gb >= 0)) return "a negative overhead: " + show(x.s.overhead_gb);
+  if (!(x.s.recipe.overhead_gb >= 0)) return "a negative overhead: " + show(x.s.recipe.overhead_gb);
   const double measured_s = c.fit->residuals.front().measured;  // as given, or from tps
   if (std::fabs(r->time.step_s / measured_s - 1) <= 0.005) return "";
   return "measured " + show(measured_s) + " s, the calibrated run " + show(r->time.step_s) + " s";
@@ -992,19 +994,19 @@ Verdict written_out_law(const Sample& x) {
 
 Verdict order_law(const Sample& x) {
   Scenario v = pinned(x);
-  std::next_permutation(v.order.begin(), v.order.end());
+  std::next_permutation(v.recipe.order.begin(), v.recipe.order.end());
   const std::optional<Report> r = report_of(v);
   if (!r) return std::nullopt;
   if (same(r->memory.per_gpu_bytes, x.r.memory.per_gpu_bytes)) return "";
-  return "order " + order_text(v.order) + ": memory " + show(x.r.memory.per_gpu_bytes) + " -> " +
-         show(r->memory.per_gpu_bytes);
+  return "order " + order_text(v.recipe.order) + ": memory " + show(x.r.memory.per_gpu_bytes) +
+         " -> " + show(r->memory.per_gpu_bytes);
 }
 
 // The planner's laws search the whole space: fleets of up to 64 GPUs keep them quick.
 constexpr int kMostGpusToPlan = 64;
 
 Verdict plans_evaluate_law(const Sample& x) {
-  if (x.s.gpus > kMostGpusToPlan) return std::nullopt;
+  if (x.s.fleet.gpus > kMostGpusToPlan) return std::nullopt;
   const PlanResult result = plan(x.s, 3);
   for (size_t i = 0; i < result.top.size(); ++i) {
     std::vector<Plan> all = result.variants[i];
@@ -1034,51 +1036,52 @@ std::optional<Scenario> random_plan(const Scenario& base, std::mt19937& g) {
   Dice d{std::mt19937(g())};
   Scenario s = base;
   std::vector<int> tps, cps;
-  for (int tp : divisors(base.gpus)) {
-    if (base.model.heads % tp == 0 && (!base.model.moe() || tp % base.expert_tp == 0)) {
+  for (int tp : divisors(base.fleet.gpus)) {
+    if (base.model.heads % tp == 0 && (!base.model.moe() || tp % base.recipe.expert_tp == 0)) {
       tps.push_back(tp);
     }
   }
   if (tps.empty()) return std::nullopt;
   const int tp = d.pick(tps);
-  for (int cp : divisors(base.gpus / tp)) {
-    if (cp == 1 || (base.seq_len % cp == 0 && base.seq_len / cp >= 8192)) cps.push_back(cp);
+  for (int cp : divisors(base.fleet.gpus / tp)) {
+    if (cp == 1 || (base.batch.seq_len % cp == 0 && base.batch.seq_len / cp >= 8192))
+      cps.push_back(cp);
   }
   const int cp = d.pick(cps);
-  const int pp = d.pick(divisors(base.gpus / (tp * cp), base.model.layers));
-  const int dp = base.gpus / (tp * cp * pp);
+  const int pp = d.pick(divisors(base.fleet.gpus / (tp * cp), base.model.layers));
+  const int dp = base.fleet.gpus / (tp * cp * pp);
   std::vector<int> eps = {1}, bs;
   for (int ep : divisors(dp * cp)) {
     if (base.model.moe() && ep > 1 && base.model.experts % ep == 0) eps.push_back(ep);
   }
-  for (int b = 1; b <= 64 && b * dp <= base.global_batch; b *= 2) {
-    if (base.global_batch % (b * dp) == 0) bs.push_back(b);
+  for (int b = 1; b <= 64 && b * dp <= base.batch.global_batch; b *= 2) {
+    if (base.batch.global_batch % (b * dp) == 0) bs.push_back(b);
   }
   if (bs.empty()) return std::nullopt;
-  s.degrees = Degrees{dp, tp, pp, cp, d.pick(eps)};
-  s.seams = {};
-  s.micro_batch = d.pick(bs);
-  s.schedule = Schedule::kOneFOneB;
-  s.virtual_stages = 1;
-  s.zero_stage = d.between(0, 3);
+  s.recipe.degrees = Degrees{dp, tp, pp, cp, d.pick(eps)};
+  s.recipe.seams = {};
+  s.recipe.micro_batch = d.pick(bs);
+  s.recipe.schedule = Schedule::kOneFOneB;
+  s.recipe.virtual_stages = 1;
+  s.recipe.zero_stage = d.between(0, 3);
   const RecomputeChoice rc = d.pick(recompute_choices(base, stage_split(s, pp).most(), pp));
-  s.recompute = rc.recompute;
-  s.recompute_modules = rc.modules;
-  s.recompute_layers = rc.layers;
-  s.recompute_method = rc.method;
-  s.offload_layers = rc.offload_layers;
-  s.precision = d.pick(precision_choices(base));
-  s.sequence_parallel = tp > 1 && d.chance(0.5);
-  s.memory_model = MemoryModel::kFull;
+  s.recipe.recompute = rc.recompute;
+  s.recipe.recompute_modules = rc.modules;
+  s.recipe.recompute_layers = rc.layers;
+  s.recipe.recompute_method = rc.method;
+  s.recipe.offload_layers = rc.offload_layers;
+  s.recipe.precision = d.pick(precision_choices(base));
+  s.recipe.sequence_parallel = tp > 1 && d.chance(0.5);
+  s.recipe.memory_model = MemoryModel::kFull;
   return s;
 }
 
 Verdict planner_best_law(const Sample& x) {
-  if (x.s.gpus > kMostGpusToPlan) return std::nullopt;
+  if (x.s.fleet.gpus > kMostGpusToPlan) return std::nullopt;
   const PlanResult result = plan(x.s, 1);
   const double limit = x.s.gpu.memory_gb * 1e9 * safe_memory_fraction();
   const double best = result.top.empty() ? INFINITY : result.top.front().step_s;
-  std::mt19937 g(static_cast<unsigned>(x.s.gpus * 7919 + x.s.global_batch));
+  std::mt19937 g(static_cast<unsigned>(x.s.fleet.gpus * 7919 + x.s.batch.global_batch));
   for (int i = 0; i < 24; ++i) {
     const std::optional<Scenario> s = random_plan(x.s, g);
     if (!s) return std::nullopt;
@@ -1118,27 +1121,27 @@ Verdict goodput_share_law(const Sample& x) {
 // More GPUs never raise the job's mean time between failures.
 Verdict more_gpus_mtbf_law(const Sample& x) {
   Scenario more = x.s;
-  more.gpus *= 2;
+  more.fleet.gpus *= 2;
   const double doubled = goodput_report(more, x.r).job_mtbf_s;
   if (at_most(doubled, x.r.goodput.job_mtbf_s)) return "";
-  return "GPUs " + std::to_string(x.s.gpus) + " -> " + std::to_string(more.gpus) + ": MTBF " +
-         show(x.r.goodput.job_mtbf_s) + " -> " + show(doubled) + " s";
+  return "GPUs " + std::to_string(x.s.fleet.gpus) + " -> " + std::to_string(more.fleet.gpus) +
+         ": MTBF " + show(x.r.goodput.job_mtbf_s) + " -> " + show(doubled) + " s";
 }
 
 // Faster storage never lowers the effective time.
 Verdict storage_law(const Sample& x) {
   Scenario v = x.s;
-  v.reliability.storage_gb_s *= 4;
+  v.economics.reliability.storage_gb_s *= 4;
   const double faster = goodput_report(v, x.r).effective_time;
   if (at_most(x.r.goodput.effective_time, faster)) return "";
-  return "storage " + show(x.s.reliability.storage_gb_s) + " -> " +
-         show(v.reliability.storage_gb_s) + " GB/s: effective time " +
+  return "storage " + show(x.s.economics.reliability.storage_gb_s) + " -> " +
+         show(v.economics.reliability.storage_gb_s) + " GB/s: effective time " +
          show(x.r.goodput.effective_time) + " -> " + show(faster);
 }
 
 // The best interval is never worse than another one tried.
 Verdict best_interval_law(const Sample& x) {
-  if (x.s.reliability.checkpoint_interval_s > 0) return std::nullopt;
+  if (x.s.economics.reliability.checkpoint_interval_s > 0) return std::nullopt;
   const GoodputReport& g = x.r.goodput;
   for (double f : {0.25, 0.5, 0.9, 1.1, 2.0, 8.0}) {
     const double e = effective_time_at(x.s, x.r, f * g.best_interval_s);
@@ -1378,7 +1381,7 @@ TEST(Laws, TheScenariosCoverTheSchema) {
 // Pipeline schedules (pipeline.h): each scenario under another schedule, same layout.
 std::optional<Report> under(const Sample& x, Schedule schedule) {
   Scenario v = pinned(x);
-  v.schedule = schedule;
+  v.recipe.schedule = schedule;
   return report_of(v);
 }
 
@@ -1404,7 +1407,7 @@ Verdict schedule_bubble_law(const Sample& x) {
 // More micro-batches (a doubled global batch) never raise the bubble's share of the step.
 Verdict microbatch_bubble_law(const Sample& x) {
   Scenario v = pinned(x);
-  v.global_batch *= 2;
+  v.batch.global_batch *= 2;
   const auto r = report_of(v);
   if (!r || x.r.degrees.pp == 1) return std::nullopt;
   if (at_most(r->pipeline.bubble_fraction, x.r.pipeline.bubble_fraction)) return "";
@@ -1445,7 +1448,7 @@ TEST(Laws, DualPipeHoldsTwiceTheModelStatesAndHidesTheExpertTraffic) {
 // 100 GPUs shrinks to those two keys, gpus no more than twice the bound.
 TEST(Laws, AFailureShrinksToTheSmallestScenario) {
   const Law planted = [](const Sample& x) -> Verdict {
-    return x.s.zero_stage == 3 && x.s.gpus > 100 ? "planted" : "";
+    return x.s.recipe.zero_stage == 3 && x.s.fleet.gpus > 100 ? "planted" : "";
   };
   // The first drawn scenario that still holds on 4,096 GPUs (without its explicit degrees).
   Draft x;

@@ -282,10 +282,10 @@ TEST(Layout, ReportedLevelsAgreeWithAWalkOverEveryGroupInEveryOrder) {
     for (const SeamOrder& o : kAllOrders) {
       for (const Degrees& d : f.layouts) {
         Scenario s;
-        s.gpus = d.dp * d.tp * d.pp;
-        s.degrees = d;
-        s.order = o;
-        s.gpus_per_node = f.per_node;
+        s.fleet.gpus = d.dp * d.tp * d.pp;
+        s.recipe.degrees = d;
+        s.recipe.order = o;
+        s.fleet.gpus_per_node = f.per_node;
         s.gpu.nvlink_domain_gpus = f.domain;
         const Report r = test::report_of(s);
         const std::vector<RankPlace> ranks = layout(d, f.per_node, o);

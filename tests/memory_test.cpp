@@ -111,8 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(FullMemory, FirstStageHoldsPInFlightMicroBatchesOfItsLayers) {
   Scenario s = with_degrees(1, 1, 4);
-  s.memory_model = MemoryModel::kFull;
-  s.flash_attention = false;  // Korthikanti's accounting, scores stored
+  s.recipe.memory_model = MemoryModel::kFull;
+  s.recipe.flash_attention = false;  // Korthikanti's accounting, scores stored
   const Report r = report_of(s);
   ASSERT_EQ(r.memory.stages.size(), 4u);
   EXPECT_EQ(r.memory.stages[0].inflight_microbatches, 4);
@@ -132,9 +132,9 @@ TEST(FullMemory, FirstStageHoldsPInFlightMicroBatchesOfItsLayers) {
 
 TEST(FullMemory, WithFewerMicroBatchesThanStagesOnlyThoseAreInFlight) {
   Scenario s = with_degrees(1, 1, 4);
-  s.memory_model = MemoryModel::kFull;
-  s.flash_attention = false;
-  s.global_batch = 2;  // m = 2 < p = 4
+  s.recipe.memory_model = MemoryModel::kFull;
+  s.recipe.flash_attention = false;
+  s.batch.global_batch = 2;  // m = 2 < p = 4
   const Report r = report_of(s);
   EXPECT_EQ(r.memory.stages[0].inflight_microbatches, 2);
   const double per_layer =
@@ -146,10 +146,10 @@ TEST(FullMemory, WithFewerMicroBatchesThanStagesOnlyThoseAreInFlight) {
 
 TEST(FullMemory, MemoryNeverGrowsWithMoreZero) {
   Scenario s = with_degrees(8, 2, 1);
-  s.memory_model = MemoryModel::kFull;
+  s.recipe.memory_model = MemoryModel::kFull;
   double previous = 1e300;
   for (int z = 0; z <= 3; ++z) {
-    s.zero_stage = z;
+    s.recipe.zero_stage = z;
     const double bytes = report_of(s).memory.per_gpu_bytes;
     EXPECT_LT(bytes, previous) << "stage " << z;
     previous = bytes;

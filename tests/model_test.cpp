@@ -146,13 +146,13 @@ TEST(Split, EndStagesSetByTheScenario) {
   Scenario s = with_degrees(1, 1, 4);
   s.model = *find_model("megatron-22b");  // 48 layers
   s.model.params = 0;
-  s.model.params = shape_params(s.model, s.seq_len);
-  s.first_stage_layers = 10;
-  s.last_stage_layers = 10;
+  s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.recipe.first_stage_layers = 10;
+  s.recipe.last_stage_layers = 10;
   const Report r = report_of(s);
   EXPECT_EQ(r.pipeline.split.middle, 14);
   EXPECT_EQ(r.memory.stages[1].layers, 14);
-  s.first_stage_layers = 11;  // 27 layers left for 2 stages: refused, as Megatron asserts
+  s.recipe.first_stage_layers = 11;  // 27 layers left for 2 stages: refused, as Megatron asserts
   const Result<Report> bad = evaluate(s);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("divide evenly"), std::string::npos) << bad.error();
@@ -162,15 +162,15 @@ TEST(Split, EndStagesSetByTheScenario) {
 TEST(Memory, FullModelCountsTheOverheadAndFitsUnderTheSafeFraction) {
   Scenario s = with_degrees(1, 8, 1);
   s.model = *find_model("megatron-22b");
-  s.model.params = shape_params(s.model, s.seq_len);
-  s.memory_model = MemoryModel::kFull;
+  s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.recipe.memory_model = MemoryModel::kFull;
   Report r = report_of(s);
   EXPECT_DOUBLE_EQ(r.memory.breakdown.overhead_bytes, 2e9);
   EXPECT_DOUBLE_EQ(r.memory.safe_fraction, 0.8);
   EXPECT_EQ(std::string(r.memory.verdict) == "fits", r.memory.per_gpu_bytes <= 0.8 * 80e9);
   // 66 GB of 80 is more than 80%: tight, still within the GPU (fits: it runs, as tuned runs
   // do), and a warning names the headroom.
-  s.overhead_gb = 66 - (r.memory.per_gpu_bytes - 2e9) / 1e9;
+  s.recipe.overhead_gb = 66 - (r.memory.per_gpu_bytes - 2e9) / 1e9;
   r = report_of(s);
   EXPECT_NEAR(r.memory.per_gpu_bytes, 66e9, 1);
   EXPECT_TRUE(r.memory.fits);
@@ -183,7 +183,7 @@ TEST(Memory, FullModelCountsTheOverheadAndFitsUnderTheSafeFraction) {
 
 TEST(Memory, BookModelWarnsThatPractitionerFieldsDoNotCount) {
   Scenario s;
-  s.recompute = Recompute::kSelective;
+  s.recipe.recompute = Recompute::kSelective;
   const Report r = report_of(s);
   EXPECT_DOUBLE_EQ(r.memory.per_gpu_bytes, 256e9);  // the book's number stays
   bool warned = false;
@@ -196,7 +196,7 @@ TEST(Memory, BookModelWarnsThatPractitionerFieldsDoNotCount) {
 TEST(StepTime, TheLastStageCarriesTheOutputLayerAndSetsThePace) {
   Scenario s = with_degrees(1, 1, 4);
   s.model = *find_model("megatron-22b");
-  s.model.params = shape_params(s.model, s.seq_len);
+  s.model.params = shape_params(s.model, s.batch.seq_len);
   const Report r = report_of(s);
   EXPECT_EQ(r.time.slowest_stage, 3);
   EXPECT_DOUBLE_EQ(r.time.step_s, r.time.compute_s + r.time.bubble_s + r.time.exposed_comms_s +
@@ -207,7 +207,7 @@ TEST(StepTime, TheLastStageCarriesTheOutputLayerAndSetsThePace) {
 
 TEST(StepTime, HardwareFlopsIncludeRecomputation) {
   Scenario s;
-  s.recompute = Recompute::kFull;
+  s.recipe.recompute = Recompute::kFull;
   const Report r = report_of(s);
   // GPT with full recompute: 96 B s L h^2 (1 + s/(6h) + V/(16 L h)) against 72 (... V/(12 L h)).
   const double B = 512, sl = 2048, L = 50, h = 5120, V = 51200;
@@ -247,14 +247,14 @@ TEST(StepTime, MfuIsAgainstThePeakTheGemmsRunAt) {
 
 TEST(StepTime, OverlapSwitchesHideCommunication) {
   Scenario s = with_degrees(8, 2, 1);
-  s.zero_stage = 1;
+  s.recipe.zero_stage = 1;
   const Report plain = report_of(s);
-  s.overlap_grad_reduce = true;
-  s.overlap_param_gather = true;
+  s.recipe.overlap_grad_reduce = true;
+  s.recipe.overlap_param_gather = true;
   const Report overlapped = report_of(s);
   EXPECT_GT(plain.time.exposed_data_s, 0);
   EXPECT_LT(overlapped.time.exposed_data_s, plain.time.exposed_data_s);
-  s.tp_comm_overlap = true;
+  s.recipe.tp_comm_overlap = true;
   EXPECT_LT(report_of(s).time.exposed_tensor_s, overlapped.time.exposed_tensor_s);
 }
 
@@ -275,9 +275,10 @@ TEST(StepTime, EfficiencyDefaultsToTheGpusCalibratedValue) {
 TEST(StepTime, DataParallelWaitsForTheStageWithTheMostParameters) {
   Scenario s = with_degrees(2, 1, 4);
   s.model = *find_model("llama3-8b");
-  s.model.params = shape_params(s.model, s.seq_len);
-  s.memory_model = MemoryModel::kFull;  // whole layers per stage, the output layer on the last
-  s.global_batch = 4096;
+  s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.recipe.memory_model =
+      MemoryModel::kFull;  // whole layers per stage, the output layer on the last
+  s.batch.global_batch = 4096;
   const Report r = report_of(s);
   ASSERT_NE(r.comms.stage, 3);  // the busiest by bytes is not the last stage
   double longest = 0;
@@ -297,13 +298,13 @@ TEST(StepTime, DataParallelWaitsForTheStageWithTheMostParameters) {
 TEST(StepTime, ZeroThreeGatherAndReduceShareOneBackward) {
   Scenario s = with_degrees(4, 1, 3);
   s.model = *find_model("gpt-neox-20b");
-  s.model.params = shape_params(s.model, s.seq_len);
+  s.model.params = shape_params(s.model, s.batch.seq_len);
   s.gpu = *find_gpu("H800-80GB");
-  s.zero_stage = 3;
-  s.overlap_grad_reduce = s.overlap_param_gather = true;
-  s.recompute = Recompute::kSelective;
+  s.recipe.zero_stage = 3;
+  s.recipe.overlap_grad_reduce = s.recipe.overlap_param_gather = true;
+  s.recipe.recompute = Recompute::kSelective;
   const double selective = report_of(s).time.step_s;
-  s.recompute = Recompute::kFull;
+  s.recipe.recompute = Recompute::kFull;
   EXPECT_GE(report_of(s).time.step_s, selective);
 }
 
@@ -314,11 +315,11 @@ TEST(StepTime, ZeroThreeGatherAndReduceShareOneBackward) {
 // suite).
 TEST(StepTime, RecomputationNeverHidesMoreThanItAdds) {
   Scenario s;
-  s.global_batch = 16;
-  s.overlap_grad_reduce = true;
-  s.recompute = Recompute::kSelective;
+  s.batch.global_batch = 16;
+  s.recipe.overlap_grad_reduce = true;
+  s.recipe.recompute = Recompute::kSelective;
   const Report selective = report_of(s);
-  s.recompute = Recompute::kFull;
+  s.recipe.recompute = Recompute::kFull;
   const Report full = report_of(s);
   EXPECT_GE(full.time.step_s, selective.time.step_s);
   EXPECT_LE(selective.time.exposed_data_s - full.time.exposed_data_s,

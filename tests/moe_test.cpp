@@ -87,14 +87,14 @@ TEST(Moe, FlopsFollowTheActiveParameters) {
 TEST(Moe, ExpertAllToAllBytes) {
   Scenario s;
   s.model = preset("mixtral-8x7b");
-  s.seq_len = 4096;
+  s.batch.seq_len = 4096;
   const Degrees d{8, 1, 1, 1, 8};
   auto moe = [&s] { return ModelShape(s).moe_layer().mlp; };
   EXPECT_EQ(expert_all_to_all_bytes(s, moe(), d), 4096.0 * 2 * 4096 * 2 * 7 / 8);
   const SeamTraffic t = expert_traffic(s, moe(), d, 32, 4);
   EXPECT_EQ(t.messages_per_step, 4.0 * 32 * 4);
   EXPECT_EQ(t.group_size, 8);
-  s.capacity_factor = 1.5;
+  s.recipe.capacity_factor = 1.5;
   EXPECT_EQ(expert_all_to_all_bytes(s, moe(), d), 1.5 * 4096.0 * 2 * 4096 * 2 * 7 / 8);
 }
 
@@ -103,17 +103,18 @@ TEST(Moe, ExpertAllToAllBytes) {
 TEST(Moe, MoeLayerActivationsFollowTopKAndCapacity) {
   Scenario s;
   s.model = preset("mixtral-8x7b");
-  s.seq_len = 4096;
+  s.batch.seq_len = 4096;
   const Degrees d{8, 1, 1, 2, 8};
   const double tokens = 4096.0 / 2;
   const double per_token = 2 * (2.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336;
   auto extra = [&s, &d] {
-    return moe_layer_extra_activation_bytes(ModelShape(s), s.micro_batch, d.tp, d.cp, s.recompute);
+    return moe_layer_extra_activation_bytes(ModelShape(s), s.recipe.micro_batch, d.tp, d.cp,
+                                            s.recipe.recompute);
   };
   EXPECT_EQ(extra(), tokens * per_token);
-  s.capacity_factor = 2;
+  s.recipe.capacity_factor = 2;
   EXPECT_EQ(extra(), tokens * (4 * (2.0 * 4096 + 6.0 * 14336) + 4.0 * 8 - 6.0 * 14336));
-  s.recompute = Recompute::kFull;
+  s.recipe.recompute = Recompute::kFull;
   EXPECT_EQ(extra(), 0);
 }
 
@@ -146,20 +147,21 @@ TEST(Moe, ACapacityBelowOneCountsOnlyTheTokensComputed) {
 TEST(Moe, FullRecomputationStillMovesTheExpertTensors) {
   Scenario s;
   s.model = preset("deepseek-v3");
-  s.model.params = shape_params(s.model, s.seq_len);
+  s.model.params = shape_params(s.model, s.batch.seq_len);
   s.gpu.hbm_gb_s = 1;  // memory-bound kernels dominate
-  s.recompute = Recompute::kSelective;
+  s.recipe.recompute = Recompute::kSelective;
   const Result<Report> selective = evaluate(s, false);
-  s.recompute = Recompute::kFull;
+  s.recipe.recompute = Recompute::kFull;
   const Result<Report> full = evaluate(s, false);
   ASSERT_TRUE(selective.ok() && full.ok());
   EXPECT_GE(full.value().time.memory_bound_s, selective.value().time.memory_bound_s);
   EXPECT_GE(full.value().time.step_s, selective.value().time.step_s);
   Scenario kept = s;
-  kept.recompute = Recompute::kNone;
+  kept.recipe.recompute = Recompute::kNone;
   const ModelShape shape(s);
-  EXPECT_EQ(moe_layer_extra_tensor_bytes(shape, s.micro_batch, 1, 1),
-            moe_layer_extra_activation_bytes(shape, s.micro_batch, 1, 1, kept.recompute));
+  EXPECT_EQ(
+      moe_layer_extra_tensor_bytes(shape, s.recipe.micro_batch, 1, 1),
+      moe_layer_extra_activation_bytes(shape, s.recipe.micro_batch, 1, 1, kept.recipe.recompute));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace {
 
 Scenario book_on(int gpus) {
   Scenario s;
-  s.gpus = gpus;
+  s.fleet.gpus = gpus;
   return s;
 }
 
@@ -30,13 +30,13 @@ Scenario book_on(int gpus) {
 // slower (a larger domain never slows a step).
 TEST(Planner, OnAnNvl72TensorParallelismUsesTheDomain) {
   Scenario s;
-  s.gpus = 72;
+  s.fleet.gpus = 72;
   s.gpu = *find_gpu("GB200-NVL72");
-  s.gpus_per_node = s.gpu.node_gpus;
+  s.fleet.gpus_per_node = s.gpu.node_gpus;
   s.model = *find_model("llama3-405b");
   s.model.params = shape_params(s.model, 8192);
-  s.seq_len = 8192;
-  s.global_batch = 16;
+  s.batch.seq_len = 8192;
+  s.batch.global_batch = 16;
   const PlanResult r = plan(s, 3);
   ASSERT_FALSE(r.top.empty());
   // Under a zero-bubble schedule TP 4 comes within 1% of TP 8 (a tie the model cannot break);
@@ -55,13 +55,13 @@ TEST(Planner, OnAnNvl72TensorParallelismUsesTheDomain) {
 // the reason names the link its K/V ride in words ("NVLink"), not the report's "nvlink".
 TEST(Planner, TheReasonNamesLinksInWords) {
   Scenario s;
-  s.gpus = 8;
+  s.fleet.gpus = 8;
   s.gpu = *find_gpu("H100-80GB");
   s.model = *find_model("llama3-8b");
   s.model.params = shape_params(s.model, 8192);
-  s.seq_len = 8192;
-  s.global_batch = 64;
-  s.memory_model = MemoryModel::kFull;
+  s.batch.seq_len = 8192;
+  s.batch.global_batch = 64;
+  s.recipe.memory_model = MemoryModel::kFull;
   const PlanResult r = plan(s, 3);
   ASSERT_FALSE(r.top.empty());
   ASSERT_GT(r.top[0].degrees.cp, 1) << r.why_best;
@@ -97,11 +97,11 @@ TEST(Planner, EveryPlanFitsAndTheyAreFastestFirst) {
 // another: this test needs one to break.
 TEST(Planner, ExactTiesBreakByGpusPerReplicaThenTheLayout) {
   Scenario s;
-  s.gpus = 128;
+  s.fleet.gpus = 128;
   s.gpu = *find_gpu("H100-80GB");
   s.model = *find_model("llama3-405b");
   s.model.params = shape_params(s.model, 65536);
-  s.seq_len = 65536;
+  s.batch.seq_len = 65536;
   const PlanResult r = plan(s, 10);
   ASSERT_GE(r.top.size(), 2u);
   int ties = 0;
@@ -157,7 +157,7 @@ TEST(Planner, EveryPlanIsOneTheContractAccepts) {
   Scenario base = book_on(2);
   base.model = {"deep", 2e9, 1024, 256, 4, 1000};
   base.model.shape_nominal = true;  // 2e9 is not this shape's count: scale the shape to it
-  base.global_batch = 256;
+  base.batch.global_batch = 256;
   const PlanResult r = plan(base, 100);
   ASSERT_FALSE(r.top.empty());
   for (const Plan& p : r.top) {
@@ -179,10 +179,10 @@ TEST(Planner, NoLayoutBeatsItsBestInABruteForceSearch) {
       for (int z = 0; z <= 3; ++z) {
         for (Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
           Scenario s = base;
-          s.degrees = Degrees{32 / (tp * pp), tp, pp};
-          s.zero_stage = z;
-          s.recompute = rc;
-          s.memory_model = MemoryModel::kFull;
+          s.recipe.degrees = Degrees{32 / (tp * pp), tp, pp};
+          s.recipe.zero_stage = z;
+          s.recipe.recompute = rc;
+          s.recipe.memory_model = MemoryModel::kFull;
           const Result<Report> rep = evaluate(s, false);
           if (!rep.ok() || !rep.value().memory.fits) continue;
           ++fits;
@@ -358,9 +358,9 @@ TEST(Planner, StopsWhenProgressSaysSo) {
 TEST(Planner, SaysWhenTheBatchIsTheCause) {
   Scenario s = book_on(16);
   s.model = {"two-layer", 1e8, 2, 256, 1, 1000};
-  s.global_batch = 3;  // DP is 16 (PP 1) or 8 (PP 2): 3 sequences divide by neither
+  s.batch.global_batch = 3;  // DP is 16 (PP 1) or 8 (PP 2): 3 sequences divide by neither
   // and no CP takes the rest: Ulysses gives each CP rank whole heads, and there is one.
-  s.context_parallel = ContextParallel::kUlysses;
+  s.recipe.context_parallel = ContextParallel::kUlysses;
   const PlanResult r = plan(s, 5);
   EXPECT_TRUE(r.top.empty());
   EXPECT_NE(r.why_best.find("global batch of 3 sequences divides by none"), std::string::npos)
@@ -394,9 +394,9 @@ TEST(Text, NumbersKeepThreeDigitsAndSmallOnesTheirSize) {
 
 TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
   Scenario s;
-  s.gpus = 16;
-  s.seams.data = false;
-  s.seams.tensor = true;
+  s.fleet.gpus = 16;
+  s.recipe.seams.data = false;
+  s.recipe.seams.tensor = true;
   s.gpu.memory_gb = 0.5;
   s.gpu.network_gb_s = 0.5;
   const auto w = evaluate(s).value().warnings;
@@ -417,13 +417,13 @@ TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
 TEST(Planner, ShardsExpertsWithZeroWhenDataParallelismIsOne) {
   Scenario base = book_on(32);
   base.model = *find_model("mixtral-8x7b");
-  base.seq_len = 4096;
-  base.model.params = shape_params(base.model, base.seq_len);
-  base.global_batch = 2;
+  base.batch.seq_len = 4096;
+  base.model.params = shape_params(base.model, base.batch.seq_len);
+  base.batch.global_batch = 2;
   Scenario zero2 = base;
-  zero2.degrees = Degrees{1, 8, 4};
-  zero2.zero_stage = 2;
-  zero2.memory_model = MemoryModel::kFull;
+  zero2.recipe.degrees = Degrees{1, 8, 4};
+  zero2.recipe.zero_stage = 2;
+  zero2.recipe.memory_model = MemoryModel::kFull;
   const Result<Report> r = evaluate(zero2, false);
   ASSERT_TRUE(r.ok()) << r.error();
   ASSERT_TRUE(r.value().memory.fits);
@@ -441,14 +441,14 @@ TEST(Planner, SuggestsABatchThatSomeLayoutTakes) {
     Scenario s = book_on(14);
     s.model = {"one-layer", 1e8, 1, 256, 1, 1000};
     s.model.shape_nominal = true;
-    s.global_batch = batch;
+    s.batch.global_batch = batch;
     const PlanResult refused = plan(s, 1);
     ASSERT_TRUE(refused.top.empty());
     EXPECT_EQ(refused.batch_suggested, suggested);
     EXPECT_NE(refused.why_best.find("divides is " + std::to_string(suggested) + "."),
               std::string::npos)
         << refused.why_best;
-    s.global_batch = suggested;
+    s.batch.global_batch = suggested;
     EXPECT_FALSE(plan(s, 1).top.empty());
   }
 }
@@ -462,7 +462,7 @@ TEST(Planner, WeighsTheStageThatMixesDenseAndMoeLayers) {
   Scenario base = book_on(14);
   base.model = *find_model("mixtral-8x7b");
   base.model.dense_layers = 28;
-  base.model.params = shape_params(base.model, base.seq_len);
+  base.model.params = shape_params(base.model, base.batch.seq_len);
   const PlanResult plans = plan(base, 10, {.headroom = 0.2});  // the 80% rule: no tight plan
   const auto pp14 = std::find_if(plans.top.begin(), plans.top.end(),
                                  [](const Plan& p) { return p.degrees.pp == 14; });
@@ -482,9 +482,9 @@ TEST(Planner, WeighsTheStageThatMixesDenseAndMoeLayers) {
 TEST(Planner, RecomputationIsWhatMakesTheWinnerFit) {
   Scenario s = book_on(1);
   s.model = *find_model("llama3-8b");
-  s.seq_len = 10240;
-  s.model.params = shape_params(s.model, s.seq_len);
-  s.global_batch = 64;
+  s.batch.seq_len = 10240;
+  s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.batch.global_batch = 64;
   s.gpu = *find_gpu("B200-192GB");
   s.gpu.host_link_gb_s = 0.001;                        // offload as slow as it gets: out of the way
   const PlanResult r = plan(s, 1, {.headroom = 0.2});  // the 80% rule: no tight plan
@@ -492,7 +492,7 @@ TEST(Planner, RecomputationIsWhatMakesTheWinnerFit) {
   const Plan& best = r.top.front();
   EXPECT_EQ(best.recompute, Recompute::kFull);
   Scenario none = scenario_of(s, best);
-  none.recompute = Recompute::kNone;
+  none.recipe.recompute = Recompute::kNone;
   const Result<Report> without = evaluate(none, false);
   ASSERT_TRUE(without.ok()) << without.error();
   EXPECT_GT(without.value().memory.per_gpu_bytes, r.memory_limit_bytes);
@@ -518,7 +518,7 @@ TEST(Planner, Fp8IsWhatMakesTheWinnerWin) {
   EXPECT_TRUE(best.precision.fp8);
   EXPECT_EQ(best.precision.total_bytes(), 16);
   Scenario bf16 = scenario_of(s, best);
-  bf16.precision.fp8 = false;
+  bf16.recipe.precision.fp8 = false;
   const Result<Report> slower = evaluate(bf16, false);
   ASSERT_TRUE(slower.ok()) << slower.error();
   EXPECT_GT(slower.value().time.step_s, best.step_s);
@@ -536,7 +536,7 @@ const Dropped* dropped_named(const PlanResult& r, const std::string& what) {
 // no degree divides the sequence (here 2,049 tokens: CP 2 is the core's refusal of the run).
 TEST(Planner, SaysWhatTheScenarioRulesOut) {
   Scenario s = book_on(16);
-  s.seq_len = 2049;
+  s.batch.seq_len = 2049;
   const PlanResult r = plan(s, 1);
   const Dropped* cp = dropped_named(r, "CP");
   ASSERT_NE(cp, nullptr);
@@ -582,7 +582,7 @@ TEST(Planner, SearchesTheZeroBubbleAndDualPipeSchedulesAndSaysWhy) {
   });
   ASSERT_NE(split_backward, book.top.end());
   const int m =
-      book_on(16).global_batch / (split_backward->micro_batch * split_backward->degrees.dp);
+      book_on(16).batch.global_batch / (split_backward->micro_batch * split_backward->degrees.dp);
   EXPECT_TRUE(
       schedule_microbatches_problem(split_backward->schedule, split_backward->degrees.pp, m, "")
           .empty());

@@ -71,39 +71,40 @@ int random_gpus(std::mt19937& g) {
 // pipelines deeper than the model, PP x v above the layer count).
 Scenario random_scenario(std::mt19937& g) {
   Scenario s;
-  s.seq_len = one_of(g, std::vector<int>{512, 1024, 2048, 4096, 8192});
+  s.batch.seq_len = one_of(g, std::vector<int>{512, 1024, 2048, 4096, 8192});
   s.model = one_of(g, model_presets());
-  if (s.model.params == 0) s.model.params = shape_params(s.model, s.seq_len);
-  s.gpus = random_gpus(g);
-  s.gpus_per_node = one_of(g, std::vector<int>{1, 2, 4, 8, 8, 8, 16});
+  if (s.model.params == 0) s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.fleet.gpus = random_gpus(g);
+  s.fleet.gpus_per_node = one_of(g, std::vector<int>{1, 2, 4, 8, 8, 8, 16});
   s.gpu = one_of(g, gpu_presets());
-  s.precision = one_of(g, precision_presets());
+  s.recipe.precision = one_of(g, precision_presets());
   // NVFP4 where the GPU has FP4 tensor cores (Blackwell), else the same bytes in BF16.
-  if (s.precision.fp4 && s.gpu.fp4_tflops <= 0)
-    s.precision = *find_precision("megatron_fp32_grads");
+  if (s.recipe.precision.fp4 && s.gpu.fp4_tflops <= 0)
+    s.recipe.precision = *find_precision("megatron_fp32_grads");
   s.gpu.network_gb_s = one_of(g, std::vector<double>{12.5, 25, 50, 100});
-  s.zero_stage = between(g, 0, 3);
-  s.recompute = static_cast<Recompute>(between(g, 0, 2));
-  s.sequence_parallel = coin(g);
-  s.memory_model = coin(g) ? MemoryModel::kFull : MemoryModel::kBook;
+  s.recipe.zero_stage = between(g, 0, 3);
+  s.recipe.recompute = static_cast<Recompute>(between(g, 0, 2));
+  s.recipe.sequence_parallel = coin(g);
+  s.recipe.memory_model = coin(g) ? MemoryModel::kFull : MemoryModel::kBook;
   if (coin(g)) {
-    s.schedule = Schedule::kInterleaved;
-    s.virtual_stages = between(g, 1, 4);
+    s.recipe.schedule = Schedule::kInterleaved;
+    s.recipe.virtual_stages = between(g, 1, 4);
   }
-  s.micro_batch = one_of(g, std::vector<int>{1, 1, 2, 4, 8});
-  s.global_batch = std::max(s.micro_batch, one_of(g, std::vector<int>{1, 8, 64, 512, 1536, 4096}));
+  s.recipe.micro_batch = one_of(g, std::vector<int>{1, 1, 2, 4, 8});
+  s.batch.global_batch =
+      std::max(s.recipe.micro_batch, one_of(g, std::vector<int>{1, 8, 64, 512, 1536, 4096}));
   s.gpu.matmul_efficiency = std::uniform_real_distribution<double>(0.2, 0.7)(g);
-  s.train_tokens = coin(g) ? 0 : 300e9;
+  s.economics.train_tokens = coin(g) ? 0 : 300e9;
   if (coin(g)) {
     std::vector<int> pps;
-    for (int d : divisors(s.gpus)) {
+    for (int d : divisors(s.fleet.gpus)) {
       if (d <= s.model.layers) pps.push_back(d);
     }
     const int pp = one_of(g, pps);
-    const int tp = one_of(g, divisors(s.gpus / pp));
-    s.degrees = Degrees{s.gpus / (pp * tp), tp, pp};
+    const int tp = one_of(g, divisors(s.fleet.gpus / pp));
+    s.recipe.degrees = Degrees{s.fleet.gpus / (pp * tp), tp, pp};
   } else {
-    s.seams = {coin(g), coin(g), coin(g)};
+    s.recipe.seams = {coin(g), coin(g), coin(g)};
   }
   return s;
 }
@@ -127,14 +128,14 @@ void for_random_scenarios(unsigned seed, Check check) {
 TEST(Property, DegreesMultiplyToTheGpuCount) {
   for_random_scenarios(1, [](const Scenario& s, const Report& r) {
     const Degrees d = r.degrees;
-    if (s.degrees || s.seams.any()) {
-      EXPECT_EQ(d.product(), s.gpus) << scenario_json(s).dump();
-      EXPECT_EQ(r.active_gpus, s.gpus);
+    if (s.recipe.degrees || s.recipe.seams.any()) {
+      EXPECT_EQ(d.product(), s.fleet.gpus) << scenario_json(s).dump();
+      EXPECT_EQ(r.active_gpus, s.fleet.gpus);
     } else {
       EXPECT_EQ(d.product(), 1);  // no seam: one GPU trains, the rest sit idle
       EXPECT_EQ(r.active_gpus, 1);
     }
-    if (s.degrees) EXPECT_EQ(d.product(), s.degrees->product());
+    if (s.recipe.degrees) EXPECT_EQ(d.product(), s.recipe.degrees->product());
     EXPECT_LE(d.pp, s.model.layers);
   });
 }
@@ -171,7 +172,7 @@ TEST(Property, EveryNumberIsFiniteAndNotNegative) {
 // makes the JSON a megabyte, which the sanitizer build takes a second to round-trip.
 TEST(Property, ReportJsonReadsBackIdentically) {
   for_random_scenarios(3, [](const Scenario& s, const Report& without_ranks) {
-    const bool ranks = s.gpus <= 512;
+    const bool ranks = s.fleet.gpus <= 512;
     const Result<Report> r = ranks ? evaluate(s, true) : Result<Report>(without_ranks);
     ASSERT_TRUE(r.ok());
     json out = read_back(report_json(r.value()));
@@ -217,8 +218,8 @@ struct Growth {
 // The scenario with its degrees made explicit, so that a variant changes one thing only.
 Scenario pinned(const Scenario& s, const Report& r) {
   Scenario p = s;
-  p.degrees = r.degrees;
-  p.gpus = static_cast<int>(r.degrees.product());
+  p.recipe.degrees = r.degrees;
+  p.fleet.gpus = static_cast<int>(r.degrees.product());
   return p;
 }
 
@@ -250,9 +251,9 @@ TEST(Property, MemoryNeverGrowsWithTheZeroStage) {
     const Scenario base = pinned(s, r);
     // Up to ZeRO-2: ZeRO-3 adds the weights it gathers for the layers in flight (memory.h),
     // which at a small DP degree outweigh what it shards (laws_test: more prefetch).
-    for (int z = s.zero_stage + 1; z <= 2; ++z) {
+    for (int z = s.recipe.zero_stage + 1; z <= 2; ++z) {
       Scenario v = base;
-      v.zero_stage = z;
+      v.recipe.zero_stage = z;
       expect_no_growth(
           base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, g);
     }
@@ -267,10 +268,10 @@ TEST(Property, MemoryNeverGrowsWithTensorParallelism) {
   for_random_scenarios(5, [&g](const Scenario& s, const Report& r) {
     const Scenario base = pinned(s, r);
     for (int k : {2, 3, 8}) {
-      if (1LL * base.gpus * k > 16384) continue;
+      if (1LL * base.fleet.gpus * k > 16384) continue;
       Scenario v = base;
-      v.gpus *= k;
-      v.degrees->tp *= k;
+      v.fleet.gpus *= k;
+      v.recipe.degrees->tp *= k;
       expect_no_growth(
           base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, g);
     }
@@ -286,11 +287,11 @@ TEST(Property, MemoryNeverGrowsWithPipelineParallelism) {
   for_random_scenarios(6, [&](const Scenario& s, const Report& r) {
     const Scenario base = pinned(s, r);
     for (int k : {2, 3, 5}) {
-      if (1LL * base.gpus * k > 16384) continue;
+      if (1LL * base.fleet.gpus * k > 16384) continue;
       Scenario v = base;
-      v.gpus *= k;
-      v.degrees->pp *= k;
-      if (s.memory_model == MemoryModel::kBook) {
+      v.fleet.gpus *= k;
+      v.recipe.degrees->pp *= k;
+      if (s.recipe.memory_model == MemoryModel::kBook) {
         expect_no_growth(
             base, r, v, [](const Report& x) { return x.memory.per_gpu_bytes; }, book);
       } else {
@@ -319,17 +320,17 @@ TEST(Property, MemoryNeverGrowsWithPipelineParallelism) {
 TEST(Property, FullMemoryCanGrowWithAPipelineWhenActivationsDominate) {
   Scenario s;
   s.model = *find_model("gpt3-175b");
-  s.seq_len = 8192;
-  s.model.params = shape_params(s.model, s.seq_len);
-  s.memory_model = MemoryModel::kFull;
-  s.zero_stage = 3;
-  s.micro_batch = 8;
-  s.global_batch = 32768;
-  s.degrees = Degrees{1024, 1, 2};
-  s.gpus = 2048;
+  s.batch.seq_len = 8192;
+  s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.recipe.memory_model = MemoryModel::kFull;
+  s.recipe.zero_stage = 3;
+  s.recipe.micro_batch = 8;
+  s.batch.global_batch = 32768;
+  s.recipe.degrees = Degrees{1024, 1, 2};
+  s.fleet.gpus = 2048;
   const Result<Report> two = evaluate(s, false);
-  s.degrees->pp = 4;
-  s.gpus = 4096;
+  s.recipe.degrees->pp = 4;
+  s.fleet.gpus = 4096;
   const Result<Report> four = evaluate(s, false);
   ASSERT_TRUE(two.ok() && four.ok());
   EXPECT_GT(four.value().memory.per_gpu_bytes, two.value().memory.per_gpu_bytes);
@@ -341,10 +342,10 @@ TEST(Property, FullMemoryCanGrowWithAPipelineWhenActivationsDominate) {
 // applied at v = 1 too, so the memory of such a run came out up to twice 1F1B's.
 TEST(Property, InterleavedWithOneChunkIsOneFOneB) {
   for_random_scenarios(7, [](const Scenario& s, const Report& r) {
-    if (s.schedule != Schedule::kOneFOneB) return;
+    if (s.recipe.schedule != Schedule::kOneFOneB) return;
     Scenario v = s;
-    v.schedule = Schedule::kInterleaved;
-    v.virtual_stages = 1;
+    v.recipe.schedule = Schedule::kInterleaved;
+    v.recipe.virtual_stages = 1;
     const Result<Report> same = evaluate(v, false);
     ASSERT_TRUE(same.ok()) << same.error();
     json a = read_back(report_json(r)), b = read_back(report_json(same.value()));

@@ -8,15 +8,15 @@ namespace pe::test {
 
 inline Scenario with_seams(bool data, bool tensor, bool pipeline, int gpus = 16) {
   Scenario s;
-  s.gpus = gpus;
-  s.seams = {data, tensor, pipeline};
+  s.fleet.gpus = gpus;
+  s.recipe.seams = {data, tensor, pipeline};
   return s;
 }
 
 inline Scenario with_degrees(int dp, int tp, int pp) {
   Scenario s;
-  s.gpus = dp * tp * pp;
-  s.degrees = Degrees{dp, tp, pp};
+  s.fleet.gpus = dp * tp * pp;
+  s.recipe.degrees = Degrees{dp, tp, pp};
   return s;
 }
 

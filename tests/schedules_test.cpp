@@ -55,13 +55,13 @@ TEST(Schedules, DualPipeIsDeepSeekV3sTable2) {
 
 Scenario pipeline_of(int pp, Schedule schedule, int global_batch = 64) {
   Scenario s;
-  s.gpus = pp;
-  s.degrees = Degrees{1, 1, pp, 1, 1};
+  s.fleet.gpus = pp;
+  s.recipe.degrees = Degrees{1, 1, pp, 1, 1};
   s.model.layers = 48;
-  s.model.params = shape_params(s.model, s.seq_len);
-  s.global_batch = global_batch;
-  s.schedule = schedule;
-  s.memory_model = MemoryModel::kFull;
+  s.model.params = shape_params(s.model, s.batch.seq_len);
+  s.batch.global_batch = global_batch;
+  s.recipe.schedule = schedule;
+  s.recipe.memory_model = MemoryModel::kFull;
   return s;
 }
 
@@ -100,7 +100,7 @@ TEST(Schedules, ALayoutTheScheduleCannotRunIsRefusedNamingTheKey) {
       {pipeline_of(8, Schedule::kDualPipeV, 8), "schedule dualpipe_v needs at least 2 x PP = 16"},
   };
   for (const Row& row : rows) {
-    const Problem p = layout_problem(row.s, *row.s.degrees);
+    const Problem p = layout_problem(row.s, *row.s.recipe.degrees);
     EXPECT_EQ(p.key, "schedule") << row.says;
     EXPECT_EQ(p.message.rfind(row.says, 0), 0u) << p.message;
   }
@@ -114,17 +114,17 @@ TEST(Schedules, ALayoutTheScheduleCannotRunIsRefusedNamingTheKey) {
 // elementwise kernels are B's); ZB-H1 cuts 1F1B's bubble by 1 - 2w, ZB-V to none.
 TEST(Schedules, OnTheBooksGpusZeroBubbleCutsTheBubbleByItsWeightGradientShare) {
   Scenario s = pipeline_of(4, Schedule::kOneFOneB, 512);
-  s.gpus = 16;
-  s.degrees = Degrees{1, 4, 4, 1, 1};
+  s.fleet.gpus = 16;
+  s.recipe.degrees = Degrees{1, 4, 4, 1, 1};
   const Report one = evaluate(s).value();
-  s.schedule = Schedule::kZbH1;
+  s.recipe.schedule = Schedule::kZbH1;
   const Report zb = evaluate(s).value();
   const double w = zb.time.weight_grad_share;
   EXPECT_GT(w, 0.2);
   EXPECT_LT(w, kThird);
   EXPECT_NEAR(zb.time.bubble_s, zb.time.bubble_1f1b_s * (1 - 2 * w), 1e-12);
   EXPECT_LT(zb.time.bubble_s, one.time.bubble_s);
-  s.schedule = Schedule::kZbV;
+  s.recipe.schedule = Schedule::kZbV;
   EXPECT_EQ(evaluate(s).value().time.bubble_s, 0);
 }
 

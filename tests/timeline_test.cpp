@@ -207,7 +207,7 @@ TEST(Timeline, RefusesWhatEvaluateRefusesNamingTheArgument) {
   }
   // The scenario's words are the same rule's: a scenario on PP 3 with DualPipe is refused so.
   Scenario sc;
-  sc.schedule = Schedule::kDualPipe;
+  sc.recipe.schedule = Schedule::kDualPipe;
   EXPECT_EQ(schedule_problem(sc, Degrees{1, 1, 3, 1, 1}, 8), odd.message);
 }
 

@@ -362,10 +362,11 @@ bool any_given(const Reader& in, const char* preset) {
 void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
   const double bytes = in.unset["bytes_per_param"];
   if (in.given.count("precision")) {
-    if (std::fabs(bytes - s.precision.total_bytes()) > 1e-9) {
+    if (std::fabs(bytes - s.recipe.precision.total_bytes()) > 1e-9) {
       in.warnings.push_back("bytes_per_param " + show_number(bytes) +
                             " is overridden by precision, which adds up to " +
-                            show_number(s.precision.total_bytes()) + " bytes per parameter.");
+                            show_number(s.recipe.precision.total_bytes()) +
+                            " bytes per parameter.");
     }
     return;
   }
@@ -381,7 +382,7 @@ void read_bytes_per_param(Reader& in, const Precision& before, Scenario& s) {
   }
   if (bytes == before.total_bytes()) return;
   const double state = (bytes - 4) / 3;
-  s.precision = bytes == 16 ? Precision{} : Precision{"custom", 2, 2, state, state, state};
+  s.recipe.precision = bytes == 16 ? Precision{} : Precision{"custom", 2, 2, state, state, state};
 }
 
 // What the fields around a preset mean once every row is read: the model's name and count,
@@ -397,7 +398,7 @@ void resolve(Reader& in, const Precision& precision_before, Scenario& s) {
     m.shape_nominal = given("model.params") && !arch_given && !given("model.preset");
   }
   if (!given("model.params") && arch_changed) m.params = 0;  // a new architecture: count it
-  if (!given("model.params") && m.params == 0) m.params = shape_params(m, s.seq_len);
+  if (!given("model.params") && m.params == 0) m.params = shape_params(m, s.batch.seq_len);
   if (!given("model.name") && (arch_changed || given("model.params"))) {
     if (given("model.preset")) {
       m.name = "custom (from " + model_preset.name + ")";
@@ -409,8 +410,9 @@ void resolve(Reader& in, const Precision& precision_before, Scenario& s) {
       m.name = "custom";
     }
   }
-  if (in.given.count("precision") && !find_precision(s.precision.name)) s.precision.name = "custom";
-  if (any_given(in, "precision")) s.precision.name = "custom";
+  if (in.given.count("precision") && !find_precision(s.recipe.precision.name))
+    s.recipe.precision.name = "custom";
+  if (any_given(in, "precision")) s.recipe.precision.name = "custom";
   if (given("bytes_per_param")) read_bytes_per_param(in, precision_before, s);
   if (changed("gpu", s, in.picked)) {
     s.gpu.name = "custom";
@@ -423,8 +425,9 @@ void resolve(Reader& in, const Precision& precision_before, Scenario& s) {
     s.gpu.gemm_curve = GemmCurve::kNone;
   }
   // The GPU's system sets its node (a GB200 NVL72 tray holds 4) unless the node is given.
-  if (given("gpu") && !given("gpus_per_node")) s.gpus_per_node = s.gpu.node_gpus;
-  if (s.schedule == Schedule::kInterleaved && !given("virtual_stages")) s.virtual_stages = 2;
+  if (given("gpu") && !given("gpus_per_node")) s.fleet.gpus_per_node = s.gpu.node_gpus;
+  if (s.recipe.schedule == Schedule::kInterleaved && !given("virtual_stages"))
+    s.recipe.virtual_stages = 2;
 }
 
 // The range of seq_len over which the model's params still match its shape (validate.h):
@@ -460,7 +463,7 @@ Problem blame_given(const Reader& in, const Scenario& s, Problem p) {
   const std::string allowed =
       lo > 0 ? "allowed " + std::to_string(lo) + " to " + std::to_string(hi) + " with this model"
              : "no length matches them";
-  return {"seq_len", "seq_len is " + std::to_string(s.seq_len) + ": " + s.model.name +
+  return {"seq_len", "seq_len is " + std::to_string(s.batch.seq_len) + ": " + s.model.name +
                          "'s learned position table (seq_len x hidden parameters) takes its "
                          "count more than 5% from its " +
                          show_number(s.model.params) + " parameters; " + allowed +
@@ -536,7 +539,7 @@ Result<Scenario> parse_scenario(std::string_view text, std::vector<std::string>*
   Reader in;
   in.check_keys(o, "");
   Scenario s;
-  const Precision precision_before = s.precision;
+  const Precision precision_before = s.recipe.precision;
   for (const Field& f : fields()) {
     const json* v = in.failed() ? nullptr : Reader::find(o, f.key);
     if (!v) continue;

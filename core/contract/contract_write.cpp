@@ -212,7 +212,7 @@ json precision_json(const Precision& p) {
 json model_json(const ModelSpec& m, int seq_len) {
   Scenario s;
   s.model = m;
-  s.seq_len = seq_len;
+  s.batch.seq_len = seq_len;
   json o = {{"name", m.name}, {"params", m.params}};
   for (const Field* f : details_of("model")) {
     if (f->inert && f->inert(s)) continue;
@@ -246,10 +246,10 @@ json scenario_json(const Scenario& s) {
   json o = json::object();
   for (const Field& f : fields()) {
     const std::string key = f.key;
-    const bool custom_precision = s.precision.name == "custom";
+    const bool custom_precision = s.recipe.precision.name == "custom";
     if (f.type == FieldType::kObject || key == "model" || key == "model.preset") continue;
     if (f.inert && f.inert(s)) continue;
-    if (key.rfind("degrees.", 0) == 0 && !s.degrees) continue;
+    if (key.rfind("degrees.", 0) == 0 && !s.recipe.degrees) continue;
     if (key.rfind("precision.", 0) == 0 && !custom_precision) continue;
     if ((key == "precision" && custom_precision) || (key == "gpu" && s.gpu.name == "custom")) {
       continue;
@@ -261,7 +261,7 @@ json scenario_json(const Scenario& s) {
     }
     *at = f.type == FieldType::kScenario ? scenario_json(*s.calibration.run) : field_value(f, s);
   }
-  if (!s.degrees) o["degrees"] = nullptr;
+  if (!s.recipe.degrees) o["degrees"] = nullptr;
   return o;
 }
 
@@ -522,8 +522,8 @@ std::string presets_json() {
   const Scenario defaults;
   json models = json::array(), gpus = json::array(), precisions = json::array();
   for (ModelSpec m : model_presets()) {
-    if (m.params == 0) m.params = shape_params(m, defaults.seq_len);
-    models.push_back(model_json(m, defaults.seq_len));
+    if (m.params == 0) m.params = shape_params(m, defaults.batch.seq_len);
+    models.push_back(model_json(m, defaults.batch.seq_len));
   }
   for (const GpuSpec& g : gpu_presets()) {
     json gpu = numbers_json<GpuSpec>(g, {{"gpu_memory_gb", &GpuSpec::memory_gb},

@@ -12,16 +12,16 @@ namespace pe::explain {
 Derivation order_cost(const Scenario& s, const Report& r) {
   return derive(
       "T − Tr",
-      {{"T", r.time.step_s, "s", "step time in this nesting order, " + order_text(s.order)},
+      {{"T", r.time.step_s, "s", "step time in this nesting order, " + order_text(s.recipe.order)},
        {"Tr", r.rule_order_step_s, "s", "step time in the chapter's tp,pp,dp"}},
       r.order_cost_s, "s", "the chapter's rule of thumb: TP innermost, PP next, DP outermost",
-      s.order == kBookOrder ? "tp,pp,dp is the chapter's order" : "");
+      s.recipe.order == kBookOrder ? "tp,pp,dp is the chapter's order" : "");
 }
 
 // The tokens of one micro-batch on one GPU: b × s ÷ CP.
 std::vector<Term> micro_batch_terms(const Scenario& s, const Report& r) {
-  return {{"b", 1.0 * s.micro_batch, "", "micro-batch size"},
-          {"s", 1.0 * s.seq_len, "", "sequence length"},
+  return {{"b", 1.0 * s.recipe.micro_batch, "", "micro-batch size"},
+          {"s", 1.0 * s.batch.seq_len, "", "sequence length"},
           degree("CP", r.degrees.cp, "context-parallel degree"),
           {"h", 1.0 * s.model.hidden, "", "hidden size"},
           {"a", kActivationBytes, "B", "bytes per activation value"}};
@@ -61,7 +61,7 @@ Derivation data_message(const Scenario& s, const Report& r) {
                                     : "parameters on the GPU"},
       {"g", p.grad_bytes, "B", "gradient bytes per parameter"}};
   const std::string note = on_stage(r, r.comms.stage);
-  if (s.zero_stage == 0) {
+  if (s.recipe.zero_stage == 0) {
     return derive("2 × (N − 1) ÷ N × Ψ × g", terms, r.comms.data.bytes_per_message, "B",
                   std::string("ring all-reduce, ") + kRingSource, note);
   }
@@ -78,7 +78,7 @@ Derivation data_message(const Scenario& s, const Report& r) {
 Derivation tensor_message(const Scenario& s, const Report& r) {
   const auto terms =
       with(micro_batch_terms(s, r), {degree("TP", r.degrees.tp, "tensor-parallel degree")});
-  if (s.sequence_parallel) {
+  if (s.recipe.sequence_parallel) {
     return derive("(TP − 1) ÷ TP × b × s ÷ CP × h × a", terms, r.comms.tensor.bytes_per_message,
                   "B",
                   "an all-gather or reduce-scatter: Korthikanti et al. 2022 Sec. 4.2.2; "
@@ -92,7 +92,7 @@ Derivation tensor_message(const Scenario& s, const Report& r) {
 
 Derivation pipeline_message(const Scenario& s, const Report& r) {
   auto terms = micro_batch_terms(s, r);
-  if (s.sequence_parallel || s.pp_scatter_gather) {
+  if (s.recipe.sequence_parallel || s.recipe.pp_scatter_gather) {
     terms.push_back(degree("TP", r.degrees.tp, "tensor-parallel degree"));
     return derive("b × s ÷ CP × h × a ÷ TP", terms, r.comms.pipeline.bytes_per_message, "B",
                   "Narayanan et al. 2021 Sec. 4.1; each TP rank sends its slice with SP");
@@ -109,7 +109,7 @@ Derivation context_message(const Scenario& s, const Report& r) {
   terms.push_back({"kv", kv, "", "K and V values per token"});
   terms.push_back(degree("TP", r.degrees.tp, "tensor-parallel degree"));
   const double bytes = r.comms.context.bytes_per_message;
-  switch (s.context_parallel) {
+  switch (s.recipe.context_parallel) {
     case ContextParallel::kRing:
       return derive("b × s ÷ CP × kv ÷ TP × a", terms, bytes, "B",
                     "one ring pass: Liu et al. 2023 (Ring Attention, arXiv:2310.01889); "
@@ -128,12 +128,12 @@ Derivation context_message(const Scenario& s, const Report& r) {
 
 Derivation expert_message(const Scenario& s, const Report& r) {
   const MlpShape moe = ModelShape(s).moe_layer().mlp;
-  const auto terms =
-      with(micro_batch_terms(s, r), {degree("eTP", s.expert_tp, "expert tensor-parallel degree"),
-                                     degree("TP", r.degrees.tp, "tensor-parallel degree"),
-                                     {"k", moe.experts_per_token, "", "experts per token"},
-                                     {"c", moe.capacity, "", "capacity factor"},
-                                     degree("EP", r.degrees.ep, "expert-parallel degree")});
+  const auto terms = with(micro_batch_terms(s, r),
+                          {degree("eTP", s.recipe.expert_tp, "expert tensor-parallel degree"),
+                           degree("TP", r.degrees.tp, "tensor-parallel degree"),
+                           {"k", moe.experts_per_token, "", "experts per token"},
+                           {"c", moe.capacity, "", "capacity factor"},
+                           degree("EP", r.degrees.ep, "expert-parallel degree")});
   return derive("b × s ÷ CP × eTP ÷ TP × k × c × h × a × (EP − 1) ÷ EP", terms,
                 r.comms.expert.bytes_per_message, "B",
                 "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
@@ -149,10 +149,10 @@ const char* upper(Seam seam) {
 
 // "8 ranks apart (TP 4 × PP 2 nested inside)", or "neighbouring ranks" for the innermost.
 std::string spacing(const Scenario& s, const Degrees& g, Seam seam) {
-  const long long stride = stride_of(g, s.order, seam);
+  const long long stride = stride_of(g, s.recipe.order, seam);
   if (stride == 1) return "neighbouring ranks";
   std::string inner;
-  for (Seam other : s.order) {
+  for (Seam other : s.recipe.order) {
     if (other == seam) break;
     inner +=
         (inner.empty() ? "" : " × ") + std::string(upper(other)) + " " + str(degree_of(g, other));
@@ -168,7 +168,7 @@ const char* degree_name(Seam seam) {
 
 Derivation group_size(const Scenario& s, const Report& r, Seam seam) {
   const Degrees& g = r.degrees;
-  const std::string where = spacing(s, g, seam) + ", order " + order_text(s.order);
+  const std::string where = spacing(s, g, seam) + ", order " + order_text(s.recipe.order);
   const Term own = degree(upper(seam), degree_of(g, seam), degree_name(seam));
   // Gradients are reduced over DP x CP: each CP rank saw part of every sequence (comms.cpp).
   if (seam == Seam::kData && g.cp > 1) {
@@ -214,10 +214,10 @@ std::string where_groups_sit(const Scenario& s, const Report& r, Seam seam,
              (spans ? "span " + domain + "s" : "each sit in one " + domain);
   }
   where += " of " + str(s.domain_gpus()) + " GPUs";
-  if (trays && !spans) where += " (NVLink across its trays of " + str(s.gpus_per_node) + ")";
+  if (trays && !spans) where += " (NVLink across its trays of " + str(s.fleet.gpus_per_node) + ")";
   if (level == "rail") {
     where += ", every member on one rail (the same GPU index of its node of " +
-             str(s.gpus_per_node) + ")";
+             str(s.fleet.gpus_per_node) + ")";
   }
   if (level == "spine") where += ", members on different rails, so through the spine";
   return where;
@@ -254,8 +254,8 @@ Derivation network_rate(const Scenario& s, Fabric f, const Reach& reach, double 
     terms.push_back({"η", s.gpu.network_efficiency, "", efficiency_name(s, "of it NCCL reaches")});
     formula += " × η";
   }
-  if (f == Fabric::kSpine && s.network_oversubscription != 1) {
-    terms.push_back({"o", s.network_oversubscription, "", "the spine's oversubscription"});
+  if (f == Fabric::kSpine && s.fleet.network_oversubscription != 1) {
+    terms.push_back({"o", s.fleet.network_oversubscription, "", "the spine's oversubscription"});
     formula += " ÷ o";
   }
   if (k > 1 && reach.spread == Spread::kAllReduce && reach.group == 2 * reach.in_domain) {
@@ -271,7 +271,7 @@ Derivation data_link(const Scenario& s, const Report& r, const SeamTraffic& t,
                      const std::string& source, const std::string& where) {
   const Degrees& g = r.degrees;
   const StageParams st = params_on(s, r, r.comms.stage);
-  const NodeSpans at = node_spans(g, s.gpus_per_node, s.order, s.domain_gpus());
+  const NodeSpans at = node_spans(g, s.fleet.gpus_per_node, s.recipe.order, s.domain_gpus());
   const DataRate data = data_rate(s, g, at, st.params_per_gpu, st.expert_params_per_gpu);
   if (data.expert_share > 0) {
     return derive("1 ÷ ((1 − x) ÷ D + x ÷ E)",
@@ -307,8 +307,9 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic
   const Fabric f = level == "spine" ? Fabric::kSpine : Fabric::kRail;
   Reach reach;
   if (seam == Seam::kTensor) {
-    const NodeSpans at = node_spans(r.degrees, s.gpus_per_node, s.order, s.domain_gpus());
-    reach = {s.sequence_parallel ? Spread::kRing : Spread::kAllReduce, at.tp_in_domain,
+    const NodeSpans at =
+        node_spans(r.degrees, s.fleet.gpus_per_node, s.recipe.order, s.domain_gpus());
+    reach = {s.recipe.sequence_parallel ? Spread::kRing : Spread::kAllReduce, at.tp_in_domain,
              r.degrees.tp};
   }
   return network_rate(s, f, reach, t.link_bytes_per_s, source, where);
@@ -322,13 +323,14 @@ Derivation messages(const Scenario& s, const Report& r, Seam seam) {
     const StageParams st = params_on(s, r, stage);
     const DataParallelParts parts =
         data_parallel_parts(s, r.degrees, st.params_per_gpu, m, st.expert_params_per_gpu);
-    return derive("R + G",
-                  {{"R", parts.reductions, s.zero_stage == 0 ? "all-reduce" : "reduce-scatter",
-                    s.zero_stage == 0 ? "all-reduces per step" : "reduce-scatters per step"},
-                   {"G", parts.gathers, "all-gather", "weight gathers per step"}},
-                  r.comms.data.messages_per_step, "",
-                  "nccl-tests PERFORMANCE.md; Rajbhandari et al. 2020 (ZeRO) Sec. 7: ZeRO-2/3 "
-                  "every micro-batch");
+    return derive(
+        "R + G",
+        {{"R", parts.reductions, s.recipe.zero_stage == 0 ? "all-reduce" : "reduce-scatter",
+          s.recipe.zero_stage == 0 ? "all-reduces per step" : "reduce-scatters per step"},
+         {"G", parts.gathers, "all-gather", "weight gathers per step"}},
+        r.comms.data.messages_per_step, "",
+        "nccl-tests PERFORMANCE.md; Rajbhandari et al. 2020 (ZeRO) Sec. 7: ZeRO-2/3 "
+        "every micro-batch");
   }
   if (seam == Seam::kTensor) {
     return derive(

@@ -10,7 +10,7 @@ const char* const kGoodputSource =
 
 Derivation job_mtbf(const Scenario& s, const Report& r) {
   return derive("3600 ÷ (λ × n)",
-                {{"λ", s.reliability.failures_per_gpu_hour(), "per GPU-hour",
+                {{"λ", s.economics.reliability.failures_per_gpu_hour(), "per GPU-hour",
                   "failures per GPU-hour, every cause"},
                  {"n", 1.0 * r.gpus, "GPUs", "the job's GPUs"}},
                 r.goodput.job_mtbf_s, "s",
@@ -21,7 +21,8 @@ Derivation job_mtbf(const Scenario& s, const Report& r) {
 
 Derivation checkpoint_write(const Scenario& s, const Report& r) {
   const GoodputReport& g = r.goodput;
-  const double storage = s.reliability.storage_gb_s * 1e9, host = s.gpu.host_link_gb_s * 1e9;
+  const double storage = s.economics.reliability.storage_gb_s * 1e9,
+               host = s.gpu.host_link_gb_s * 1e9;
   const bool storage_binds = g.checkpoint_bytes / storage >= g.checkpoint_bytes_per_gpu / host;
   return derive(storage_binds ? "C ÷ S" : "c ÷ H",
                 {{"C", g.checkpoint_bytes, "B", "model states: master weights and Adam's moments"},
@@ -95,7 +96,7 @@ Derivation time_to_train_with_failures(const Report& r) {
 Derivation cost_per_day(const Scenario& s, const Report& r) {
   return derive("n × 24 × c",
                 {{"n", 1.0 * r.gpus, "GPUs", "GPUs"},
-                 {"c", s.price_per_gpu_hour, "$/GPU-hour", "price per GPU-hour"}},
+                 {"c", s.economics.price_per_gpu_hour, "$/GPU-hour", "price per GPU-hour"}},
                 r.cost.usd_per_day, "$", "price_per_gpu_hour (set your own)");
 }
 
@@ -105,7 +106,7 @@ Derivation cost_per_trillion_tokens(const Scenario& s, const Report& r) {
                 {{"n", 1.0 * r.gpus, "GPUs", "GPUs"},
                  {"T", 1e12, "tokens", "a trillion tokens"},
                  {"τ", r.time.tokens_per_s, "tokens/s", "tokens per second"},
-                 {"c", s.price_per_gpu_hour, "$/GPU-hour", "price per GPU-hour"}},
+                 {"c", s.economics.price_per_gpu_hour, "$/GPU-hour", "price per GPU-hour"}},
                 r.cost.usd_per_trillion_tokens, "$",
                 "GPU-hours per trillion tokens, DeepSeek-V3's unit (arXiv:2412.19437 Sec. 1), "
                 "at price_per_gpu_hour (set your own)");

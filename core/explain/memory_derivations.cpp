@@ -31,12 +31,12 @@ Derivation memory_per_gpu(const Scenario& s, const Report& r) {
       {"o", p.optimizer_bytes(), "B", "optimizer bytes per parameter"},
       {"B", p.total_bytes(), "B/param", "bytes per parameter, every state"},
       {"N", 1.0 * r.degrees.dp * r.degrees.cp, "", "ranks ZeRO shards over: DP × CP"}};
-  std::string formula = states_formula("Ψ", "N", s.zero_stage);
+  std::string formula = states_formula("Ψ", "N", s.recipe.zero_stage);
   if (st.expert_params_per_gpu > 0) {
     terms.push_back({"Ψe", st.expert_params_per_gpu, "params", "routed-expert parameters on it"});
     terms.push_back(
         {"E", 1.0 * expert_data_parallel(s, r.degrees), "", "the experts' data-parallel group"});
-    formula += " + " + states_formula("Ψe", "E", s.zero_stage);
+    formula += " + " + states_formula("Ψe", "E", s.recipe.zero_stage);
   }
   // DualPipe's ranks hold two stages' weights and their states (sharded_model_state_bytes).
   if (const int copies = parameter_copies(s, r.degrees.pp); copies > 1) {
@@ -72,19 +72,22 @@ Derivation transient(const Scenario& s, const Report& r) {
   std::vector<Term> terms;
   std::string formula;
   if (gathered > 0) {
-    const double per_unit = (1.0 + s.fsdp_prefetch) * kActivationBytes + s.precision.grad_bytes;
+    const double per_unit =
+        (1.0 + s.recipe.fsdp_prefetch) * kActivationBytes + s.recipe.precision.grad_bytes;
     terms.push_back({"U", gathered / per_unit, "params", "the largest unit on the GPU"});
-    terms.push_back({"f", 1.0 * s.fsdp_prefetch, "", "units gathered ahead (fsdp_prefetch)"});
-    terms.push_back({"g", s.precision.grad_bytes, "B", "gradient bytes per parameter"});
+    terms.push_back(
+        {"f", 1.0 * s.recipe.fsdp_prefetch, "", "units gathered ahead (fsdp_prefetch)"});
+    terms.push_back({"g", s.recipe.precision.grad_bytes, "B", "gradient bytes per parameter"});
     formula = "(2 × (1 + f) + g) × U";
   }
-  const double loss =
-      stage == d.pp - 1 && s.cross_entropy == CrossEntropy::kUnfused
-          ? loss_backward_transient_bytes(s.seq_len, s.micro_batch, s.model.vocab, d.tp) / d.cp
-          : 0.0;
+  const double loss = stage == d.pp - 1 && s.recipe.cross_entropy == CrossEntropy::kUnfused
+                          ? loss_backward_transient_bytes(s.batch.seq_len, s.recipe.micro_batch,
+                                                          s.model.vocab, d.tp) /
+                                d.cp
+                          : 0.0;
   if (loss > 0 && loss >= moment) {
-    terms.push_back({"s", 1.0 * s.seq_len, "tokens", "sequence length"});
-    terms.push_back({"b", 1.0 * s.micro_batch, "", "micro-batch"});
+    terms.push_back({"s", 1.0 * s.batch.seq_len, "tokens", "sequence length"});
+    terms.push_back({"b", 1.0 * s.recipe.micro_batch, "", "micro-batch"});
     terms.push_back({"V", 1.0 * s.model.vocab, "tokens", "vocabulary"});
     terms.push_back(degree("TP", d.tp, "tensor-parallel degree"));
     terms.push_back(degree("CP", d.cp, "context-parallel degree"));
@@ -108,12 +111,12 @@ Derivation params_per_gpu(const Scenario& s, const Report& r) {
                    degree("TP", g.tp, "tensor-parallel degree"),
                    {"Pe", st.expert_params, "params", "the stage's routed-expert parameters"},
                    degree("EP", g.ep, "expert-parallel degree"),
-                   degree("eTP", s.expert_tp, "expert tensor-parallel degree")},
+                   degree("eTP", s.recipe.expert_tp, "expert tensor-parallel degree")},
                   r.memory.params_per_gpu, "",
                   "Megatron-Core MoE: experts split over EP ranks, the rest over TP",
                   on_stage(r, st.stage));
   }
-  if (s.memory_model == MemoryModel::kBook) {
+  if (s.recipe.memory_model == MemoryModel::kBook) {
     return derive("N ÷ (TP × PP)",
                   {{"N", r.model_params, "params", "the model's parameters"},
                    degree("TP", g.tp, "tensor-parallel degree"),

@@ -71,14 +71,14 @@ Derivation offload_time(const Report& r) { return offloaded(r, true); }
 Derivation tokens_per_expert(const Scenario& s, const Report& r) {
   const Degrees& d = r.degrees;
   return derive("S × b ÷ c × te ÷ t × e × k × C ÷ E",
-                {{"S", 1.0 * s.seq_len, "tokens", "sequence"},
-                 {"b", 1.0 * s.micro_batch, "", "micro-batch"},
+                {{"S", 1.0 * s.batch.seq_len, "tokens", "sequence"},
+                 {"b", 1.0 * s.recipe.micro_batch, "", "micro-batch"},
                  degree("c", d.cp, "CP degree"),
-                 degree("te", s.expert_tp, "expert TP"),
+                 degree("te", s.recipe.expert_tp, "expert TP"),
                  degree("t", d.tp, "TP degree"),
                  degree("e", d.ep, "EP degree"),
                  {"k", 1.0 * s.model.experts_per_token, "", "experts per token"},
-                 {"C", s.expert_capacity(), "", "capacity factor"},
+                 {"C", s.recipe.expert_capacity(), "", "capacity factor"},
                  {"E", 1.0 * s.model.experts, "", "routed experts"}},
                 r.time.tokens_per_expert, "", "Megatron-Core token dispatcher");
 }
@@ -109,12 +109,12 @@ Derivation gemm_shape_efficiency(const Scenario& s, const Report& r) {
 }
 
 Derivation expert_load(const Scenario& s, const Report& r) {
-  if (s.capacity_factor > 0) {
+  if (s.recipe.capacity_factor > 0) {
     return derive("L", {{"L", r.time.expert_load, "", "padded to capacity"}}, r.time.expert_load,
                   "", "Fedus et al. 2021 (Switch Transformer) Sec. 2.1");
   }
   return derive("1 + (λ − 1) × (e − 1) ÷ (E − 1)",
-                {{"λ", s.moe_load_imbalance, "", "busiest expert / even share"},
+                {{"λ", s.recipe.moe_load_imbalance, "", "busiest expert / even share"},
                  degree("e", r.degrees.ep, "EP degree"),
                  {"E", 1.0 * s.model.experts, "", "routed experts"}},
                 r.time.expert_load, "", "Wang et al. 2024 (arXiv:2408.15664) Table 2");
@@ -134,9 +134,10 @@ Derivation bubble(const Scenario& s, const Report& r) {
   const Term w{"w", t.weight_grad_share, "",
                "weight-gradient (W) share: the linear layers' GEMMs once more"};
   const Term p = degree("p", r.degrees.pp, "pipeline stages");
-  if (!splits_weight_grad(s.schedule) || r.degrees.pp == 1 || s.schedule == Schedule::kZbV) {
+  if (!splits_weight_grad(s.recipe.schedule) || r.degrees.pp == 1 ||
+      s.recipe.schedule == Schedule::kZbV) {
     const char* source =
-        s.schedule == Schedule::kZbV
+        s.recipe.schedule == Schedule::kZbV
             ? "Qi et al. 2024 (arXiv:2405.15362): ZB-V's V of 2 chunks per GPU leaves about "
               "no bubble with many micro-batches; with few (m < p, or a span above m of them "
               "for m ÷ 2), every forward through the V, then every backward, W in the free "
@@ -147,7 +148,7 @@ Derivation bubble(const Scenario& s, const Report& r) {
     return derive("B ÷ T", {{"B", t.bubble_s, "s", "pipeline bubble"}, step},
                   r.pipeline.bubble_fraction, "", source, shape);
   }
-  if (s.schedule == Schedule::kZbH1) {
+  if (s.recipe.schedule == Schedule::kZbH1) {
     return derive("S × (1 − 2 × w) ÷ T", {base, w, step}, r.pipeline.bubble_fraction, "",
                   "Qi et al. 2023 (arXiv:2401.10241) Sec. 3: ZB-H1's bubble (p − 1)(F + B − W), "
                   "1F1B's (p − 1)(F + B + W) less 2W per stage",
@@ -156,7 +157,7 @@ Derivation bubble(const Scenario& s, const Report& r) {
   // DualPipe's f: the pair F&B less a backward run alone (B_full, its all-to-alls unpaired).
   const Term paired{"f", t.forward_share, "",
                     "1 − a lone backward's share of the longest stage's micro-batch"};
-  if (s.schedule == Schedule::kDualPipe) {
+  if (s.recipe.schedule == Schedule::kDualPipe) {
     return derive("S ÷ (p − 1) × (p ÷ 2 − 1) × (2 − f − 3 × w) ÷ T", {base, p, paired, w, step},
                   r.pipeline.bubble_fraction, "",
                   "DeepSeek-V3 (arXiv:2412.19437) Table 2: DualPipe's bubble "

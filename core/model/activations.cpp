@@ -8,8 +8,13 @@
 namespace pe {
 
 ActivationCase activation_case(const Scenario& s, int tp, int cp) {
-  return {s.micro_batch,  tp, cp, s.sequence_parallel, s.flash_attention, s.precision.fp8,
-          s.precision.fp4};
+  return {s.recipe.micro_batch,
+          tp,
+          cp,
+          s.recipe.sequence_parallel,
+          s.recipe.flash_attention,
+          s.recipe.precision.fp8,
+          s.recipe.precision.fp4};
 }
 
 EveryOtherMatmul every_other_matmul(const ModelShape& shape, const LayerShape& layer) {
@@ -87,8 +92,9 @@ double layer_checkpoint_bytes(const ModelShape& shape, const ActivationCase& c) 
 
 int fully_recomputed_layers(const Scenario& s, Recompute r, int layers) {
   if (r != Recompute::kFull) return 0;
-  if (s.recompute_layers == 0 || s.recompute_method == RecomputeMethod::kUniform) return layers;
-  return std::min(s.recompute_layers, layers);
+  if (s.recipe.recompute_layers == 0 || s.recipe.recompute_method == RecomputeMethod::kUniform)
+    return layers;
+  return std::min(s.recipe.recompute_layers, layers);
 }
 
 double activation_bytes_per_layer(const ModelShape& shape, int micro_batch, int tp,

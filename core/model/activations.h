@@ -99,7 +99,7 @@ double layer_checkpoint_bytes(const ModelShape& shape, const ActivationCase& c);
 // `r` stands in for the scenario's recompute (the planner tries each).
 int fully_recomputed_layers(const Scenario& s, Recompute r, int layers);
 inline int fully_recomputed_layers(const Scenario& s, int layers) {
-  return fully_recomputed_layers(s, s.recompute, layers);
+  return fully_recomputed_layers(s, s.recipe.recompute, layers);
 }
 // Of them, the share: what repeats the forward's collectives (comms.h, context.h, moe.h).
 inline double fully_recomputed_share(const Scenario& s, int layers) {

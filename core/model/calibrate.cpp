@@ -38,7 +38,7 @@ Problem refused_run(const Problem& p) {
 }
 
 Scenario with_full_memory(Scenario run) {
-  run.memory_model = MemoryModel::kFull;
+  run.recipe.memory_model = MemoryModel::kFull;
   return run;
 }
 
@@ -50,10 +50,10 @@ Result<Figures> figures(const Scenario& run) {
   Figures out;
   out.step_s = r.value().time.step_s;
   out.tflops_per_gpu = r.value().time.tflops_per_gpu;
-  out.tokens_per_step = 1.0 * r.value().global_batch * run.seq_len;
+  out.tokens_per_step = 1.0 * r.value().global_batch * run.batch.seq_len;
   out.peak_gb = full.value().memory.per_gpu_bytes / 1e9;
-  out.hardware_flops_per_gpu = r.value().time.hardware_flops_per_step / run.gpus;
-  out.model_flops_per_gpu = r.value().time.model_flops_per_step / run.gpus;
+  out.hardware_flops_per_gpu = r.value().time.hardware_flops_per_step / run.fleet.gpus;
+  out.model_flops_per_gpu = r.value().time.model_flops_per_step / run.fleet.gpus;
   out.peak_tflops = r.value().time.mfu_peak_tflops;
   return out;
 }
@@ -67,7 +67,7 @@ double step_at(Scenario run, double efficiency) {
 // its fleet's tokens per second: torchtitan's "tps" is per GPU of the whole run).
 double measured_step_s(const Calibration& c, const Scenario& run, const Figures& model) {
   if (c.step_time_s > 0) return c.step_time_s;
-  return model.tokens_per_step / (run.gpus * c.tokens_per_s_per_gpu);
+  return model.tokens_per_step / (run.fleet.gpus * c.tokens_per_s_per_gpu);
 }
 
 std::string refusal(const char* key, double value, const char* unit, const std::string& why) {
@@ -146,9 +146,9 @@ Problem contradiction(const Calibration& c, const Scenario& run, double step_s,
                              " TFLOP/s")};
   }
   const double measured = c.tflops_per_gpu * 1e12 * step_s;
-  const ModelShape shape(run.model, run.seq_len);
+  const ModelShape shape(run.model, run.batch.seq_len);
   const double attention_core = 3.0 * model.tokens_per_step * run.model.layers *
-                                shape.attention().core_flops_per_token / run.gpus;
+                                shape.attention().core_flops_per_token / run.fleet.gpus;
   const double lo = model.model_flops_per_gpu - attention_core / 2;
   const double hi = model.hardware_flops_per_gpu;
   if (measured >= (1 - kFlopsAgreement) * lo && measured <= (1 + kFlopsAgreement) * hi) return {};
@@ -177,7 +177,7 @@ Problem fit_overhead(const Scenario& run, double peak_gb, FittedConstant& c) {
     return {};
   }
   Scenario bare = run;
-  bare.overhead_gb = 0;
+  bare.recipe.overhead_gb = 0;
   const double tensors_gb =
       evaluate(with_full_memory(bare), false).value().memory.per_gpu_bytes / 1e9;
   c.after = std::max(0.0, peak_gb - tensors_gb);
@@ -232,7 +232,7 @@ std::vector<Residual> residuals(const Calibration& c, double step_s, const Figur
 }  // namespace
 
 std::string calibration_title(const Calibration& c) {
-  const std::string fleet = std::to_string(c.run->gpus) + " × " + c.run->gpu.name;
+  const std::string fleet = std::to_string(c.run->fleet.gpus) + " × " + c.run->gpu.name;
   return c.name.empty() ? fleet : fleet + ", " + c.name;
 }
 
@@ -263,7 +263,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
        s.gpu.nvlink_efficiency},
       {"network_efficiency", c.network_bus_gb_s > 0, &run.gpu.network_efficiency,
        s.gpu.network_efficiency},
-      {"overhead_gb", c.peak_memory_gb > 0, &run.overhead_gb, s.overhead_gb},
+      {"overhead_gb", c.peak_memory_gb > 0, &run.recipe.overhead_gb, s.recipe.overhead_gb},
   };
   bool held[4] = {};
   for (size_t i = 0; i < 4; ++i) {
@@ -275,7 +275,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   FittedConstant matmul{"efficiency", g.matmul_efficiency, 0, "", ""};
   FittedConstant nvlink{"nvlink_efficiency", g.nvlink_efficiency, 0, "", ""};
   FittedConstant network{"network_efficiency", g.network_efficiency, 0, "", ""};
-  FittedConstant overhead{"overhead_gb", run.overhead_gb, 0, "GB", ""};
+  FittedConstant overhead{"overhead_gb", run.recipe.overhead_gb, 0, "GB", ""};
   Problem p = fit_link("nvlink_bus_gb_s", c.nvlink_bus_gb_s, g.nvlink_gb_s, "NVLink", nvlink);
   if (p.empty()) {
     p = fit_link("network_bus_gb_s", c.network_bus_gb_s, g.network_gb_s, "network", network);
@@ -291,7 +291,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
         "; one step time cannot tell slow matmuls from slow links, so the links "
         "without a measured bus bandwidth keep their efficiency";
   }
-  run.overhead_gb = overhead.after;
+  run.recipe.overhead_gb = overhead.after;
 
   CalibrationFit fit;
   fit.title = calibration_title(c);

@@ -57,8 +57,8 @@ SeamTraffic pipeline_traffic(const Scenario& s, const LayoutFacts& f, int stage,
   if (d.pp == 1) return t;
   t.active = true;
   t.collective = "point-to-point send/recv";
-  const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
-  const bool sliced = s.sequence_parallel || s.pp_scatter_gather;
+  const double bsh = 1.0 * s.recipe.micro_batch * s.batch.seq_len / d.cp * s.model.hidden;
+  const bool sliced = s.recipe.sequence_parallel || s.recipe.pp_scatter_gather;
   t.bytes_per_message = bsh * kActivationBytes / (sliced ? d.tp : 1);
   const int p = d.pp;
   const PipelineSends sends = pipeline_sends(s, p, stage);
@@ -90,9 +90,9 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
   t.group_size = d.tp;
   if (d.tp == 1) return t;
   t.active = true;
-  const double bsh = 1.0 * s.micro_batch * s.seq_len / d.cp * s.model.hidden;
+  const double bsh = 1.0 * s.recipe.micro_batch * s.batch.seq_len / d.cp * s.model.hidden;
   const double share = ring_share(d.tp);
-  if (s.sequence_parallel) {
+  if (s.recipe.sequence_parallel) {
     t.collective = "all-gather + reduce-scatter every layer";
     t.bytes_per_message = share * bsh * kActivationBytes;
   } else {
@@ -100,7 +100,8 @@ SeamTraffic tensor_traffic(const Scenario& s, const Degrees& d, int stage_layers
     t.bytes_per_message = 2 * share * bsh * kActivationBytes;
   }
   t.messages_per_step = tensor_collectives_per_layer(s, stage_layers) * stage_layers * microbatches;
-  ride(t, level, s, {s.sequence_parallel ? Spread::kRing : Spread::kAllReduce, in_domain, d.tp});
+  ride(t, level, s,
+       {s.recipe.sequence_parallel ? Spread::kRing : Spread::kAllReduce, in_domain, d.tp});
   return t;
 }
 
@@ -114,7 +115,7 @@ SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_
       "ring all-reduce of gradients", "reduce-scatter gradients + all-gather weights",
       "reduce-scatter gradients every micro-batch + all-gather weights",
       "all-gather weights twice + reduce-scatter gradients, every micro-batch"};
-  t.collective = names[std::clamp(s.zero_stage, 0, 3)];
+  t.collective = names[std::clamp(s.recipe.zero_stage, 0, 3)];
   const DataParallelParts parts =
       data_parallel_parts(s, d, params_per_gpu, microbatches, expert_params_per_gpu);
   const double bytes = parts.reduce_bytes * parts.reductions + parts.gather_bytes * parts.gathers;
@@ -132,7 +133,7 @@ SeamTraffic data_traffic(const Scenario& s, const Degrees& d, double params_per_
 DataRate data_rate(const Scenario& s, const Degrees& d, const NodeSpans& spans,
                    double params_per_gpu, double expert_params_per_gpu) {
   DataRate r;
-  const Spread spread = s.zero_stage == 0 ? Spread::kAllReduce : Spread::kRing;
+  const Spread spread = s.recipe.zero_stage == 0 ? Spread::kAllReduce : Spread::kRing;
   r.dense = {spread, spans.dp_cp_in_domain, d.dp * d.cp};
   r.dense_level = fabric_of(spans.dp_cp_group_spans_nodes, spans.dp_cp_off_rail);
   r.dense_bytes_per_s = collective_rate(r.dense_level, s, r.dense);
@@ -147,7 +148,7 @@ DataRate data_rate(const Scenario& s, const Degrees& d, const NodeSpans& spans,
       (parts.ring_params - (params_per_gpu - expert_params_per_gpu)) / parts.ring_params;
   const int n_e = expert_data_parallel(s, d);
   // Without expert TP the TP ranks hold copies of the experts: members of the group too.
-  const int tp_copies = d.tp / std::max(1, s.expert_tp);
+  const int tp_copies = d.tp / std::max(1, s.recipe.expert_tp);
   const int k_e = std::min(n_e, spans.edp_in_domain * (spans.tp_group_spans_nodes ? 1 : tp_copies));
   r.expert = {spread, k_e, n_e};
   const bool spans_domains = spans.edp_spans_nodes || (tp_copies > 1 && spans.tp_group_spans_nodes);
@@ -158,26 +159,26 @@ DataRate data_rate(const Scenario& s, const Degrees& d, const NodeSpans& spans,
 }
 
 PipelineSends pipeline_sends(const Scenario& s, int pp, int stage) {
-  if (v_shape(s.schedule) && pp > 1) {
+  if (v_shape(s.recipe.schedule) && pp > 1) {
     // A V: the first chunk runs down the stages, the second back up; the turn on the last
     // stage is local, so the end stages send once each way, the others twice.
     const int sends = (stage < pp - 1) + (stage > 0);
     return {sends, sends};
   }
-  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  const int v = s.recipe.schedule == Schedule::kInterleaved ? s.recipe.virtual_stages : 1;
   // The last stage's send forward wraps to stage 0 only between chunks (v > 1).
   return {stage < pp - 1 ? v : v - 1, stage > 0 ? v : v - 1};
 }
 
 double tensor_collectives_per_layer(const Scenario& s, int layers) {
   const double again = fully_recomputed_share(s, layers);
-  return s.sequence_parallel ? 10 + 4 * again : 4 + 2 * again;
+  return s.recipe.sequence_parallel ? 10 + 4 * again : 4 + 2 * again;
 }
 
 double link_rate(Fabric f, const Scenario& s) {
   if (f == Fabric::kDomain) return s.gpu.nvlink_gb_s * 1e9 * s.gpu.nvlink_efficiency;
   const double rail = s.gpu.network_gb_s * 1e9 * s.gpu.network_efficiency;
-  return f == Fabric::kRail ? rail : rail / s.network_oversubscription;
+  return f == Fabric::kRail ? rail : rail / s.fleet.network_oversubscription;
 }
 
 int nics_used(Fabric f, const Reach& r) {
@@ -217,18 +218,18 @@ double link_rate(bool crosses_nodes, const Scenario& s) {
 
 Fabric stage_hop(const Scenario& s, const Degrees& d, int a, int b) {
   if (!stages_cross_nodes(s, d, a, b)) return Fabric::kDomain;
-  const long long apart = std::abs(1LL * (b - a)) * stride_of(d, s.order, Seam::kPipeline);
-  return apart % s.gpus_per_node == 0 ? Fabric::kRail : Fabric::kSpine;
+  const long long apart = std::abs(1LL * (b - a)) * stride_of(d, s.recipe.order, Seam::kPipeline);
+  return apart % s.fleet.gpus_per_node == 0 ? Fabric::kRail : Fabric::kSpine;
 }
 
 // Rank offsets modulo the domain's size repeat within that many steps of each coordinate, so
 // that many of each suffice.
 bool stages_cross_nodes(const Scenario& s, const Degrees& d, int a, int b) {
   const long long g = s.domain_gpus();
-  const long long sdp = stride_of(d, s.order, Seam::kData);
-  const long long stp = stride_of(d, s.order, Seam::kTensor);
-  const long long spp = stride_of(d, s.order, Seam::kPipeline);
-  const long long scp = stride_of(d, s.order, Seam::kContext);
+  const long long sdp = stride_of(d, s.recipe.order, Seam::kData);
+  const long long stp = stride_of(d, s.recipe.order, Seam::kTensor);
+  const long long spp = stride_of(d, s.recipe.order, Seam::kPipeline);
+  const long long scp = stride_of(d, s.recipe.order, Seam::kContext);
   for (long long i = 0; i < std::min<long long>(d.dp, g); ++i) {
     for (long long j = 0; j < std::min<long long>(d.tp, g); ++j) {
       for (long long c = 0; c < std::min<long long>(d.cp, g); ++c) {
@@ -266,8 +267,8 @@ DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, doubl
         params_per_gpu - expert_params_per_gpu + expert_params_per_gpu * ring_share(n_e) / share;
   }
   p.ring_params = params;
-  const Precision& pr = s.precision;
-  switch (s.zero_stage) {
+  const Precision& pr = s.recipe.precision;
+  switch (s.recipe.zero_stage) {
     case 0:
       p.reduce_bytes = 2 * share * params * pr.grad_bytes;
       p.reductions = 1;
@@ -275,7 +276,7 @@ DataParallelParts data_parallel_parts(const Scenario& s, const Degrees& d, doubl
     case 1:
     case 2:
       p.reduce_bytes = share * params * pr.grad_bytes;
-      p.reductions = s.zero_stage == 1 ? 1 : microbatches;
+      p.reductions = s.recipe.zero_stage == 1 ? 1 : microbatches;
       p.gather_bytes = share * params * pr.weight_bytes;
       p.gathers = 1;
       break;
@@ -301,9 +302,10 @@ LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_la
   if (r.context.active) {
     // Ring passes are sends to the next CP rank; the all-gather a ring collective; Ulysses
     // all-to-alls.
-    const Spread spread = s.context_parallel == ContextParallel::kRing ? Spread::kPointToPoint
-                          : s.context_parallel == ContextParallel::kAllGather ? Spread::kRing
-                                                                              : Spread::kAllToAll;
+    const Spread spread =
+        s.recipe.context_parallel == ContextParallel::kRing        ? Spread::kPointToPoint
+        : s.recipe.context_parallel == ContextParallel::kAllGather ? Spread::kRing
+                                                                   : Spread::kAllToAll;
     const Fabric level = fabric_of(spans.cp_group_spans_nodes, spans.cp_off_rail);
     const Reach reach{spread, spans.cp_in_domain, d.cp};
     if (spread == Spread::kAllToAll) {

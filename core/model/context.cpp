@@ -19,16 +19,16 @@ SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, 
   if (d.cp == 1) return t;
   t.active = true;
   const double cp = d.cp;
-  const double tokens = 1.0 * s.seq_len / cp * s.micro_batch;
+  const double tokens = 1.0 * s.batch.seq_len / cp * s.recipe.micro_batch;
   const double kv = attention.kv_elements_per_token / d.tp;
   // Full recomputation exchanges K/V once more on the layers it re-runs whole.
   const double again = fully_recomputed_share(s, stage_layers);
   const double per_layer = 1.0 * stage_layers * microbatches;
-  if (s.context_parallel == ContextParallel::kRing) {
+  if (s.recipe.context_parallel == ContextParallel::kRing) {
     t.collective = "ring K/V passes every layer";
     t.bytes_per_message = tokens * kv * kActivationBytes;
     t.messages_per_step = (3.0 + again) * (cp - 1) * per_layer;
-  } else if (s.context_parallel == ContextParallel::kAllGather) {
+  } else if (s.recipe.context_parallel == ContextParallel::kAllGather) {
     t.collective = "all-gather of K/V every layer";
     t.bytes_per_message = tokens * kv * (cp - 1) * kActivationBytes;
     t.messages_per_step = (3.0 + again) * per_layer;
@@ -42,8 +42,8 @@ SeamTraffic context_traffic(const Scenario& s, const AttentionShape& attention, 
 }
 
 double attention_kernel_tokens(const Scenario& s, const Degrees& d) {
-  const bool ring = d.cp > 1 && s.context_parallel == ContextParallel::kRing;
-  return ring ? 1.0 * s.seq_len / d.cp : s.seq_len;
+  const bool ring = d.cp > 1 && s.recipe.context_parallel == ContextParallel::kRing;
+  return ring ? 1.0 * s.batch.seq_len / d.cp : s.batch.seq_len;
 }
 
 double attention_kernel_efficiency(double tokens) {
@@ -67,12 +67,13 @@ double attention_kernel_efficiency(double tokens) {
 
 Problem context_problem(const Scenario& s, const Degrees& d) {
   if (d.cp == 1) return {};
-  const char* key = s.degrees ? "degrees.cp" : "seams.context";
-  if (s.seq_len % d.cp != 0) {
+  const char* key = s.recipe.degrees ? "degrees.cp" : "seams.context";
+  if (s.batch.seq_len % d.cp != 0) {
     return {key, "context-parallel degree " + str(d.cp) + " does not divide seq_len (" +
-                     str(s.seq_len) + "): each CP rank takes an equal share of every sequence"};
+                     str(s.batch.seq_len) +
+                     "): each CP rank takes an equal share of every sequence"};
   }
-  if (s.context_parallel == ContextParallel::kUlysses && s.model.heads % d.cp != 0) {
+  if (s.recipe.context_parallel == ContextParallel::kUlysses && s.model.heads % d.cp != 0) {
     return {key, "context-parallel degree " + str(d.cp) + " does not divide the " +
                      str(s.model.heads) +
                      " attention heads: Ulysses gives each CP rank whole heads (use ring)"};

@@ -27,9 +27,9 @@ std::string str(long long v) { return std::to_string(v); }
 // Selective recomputation of core_attn saves nothing under fused attention: it keeps no scores.
 void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::string>& w) {
   const ModelSpec& model = s.model;
-  if ((s.selective_modules() & kCoreAttn) && s.flash_attention) {
+  if ((s.recipe.selective_modules() & kCoreAttn) && s.recipe.flash_attention) {
     const double scores =
-        attention_scores_bytes(model.heads, s.seq_len, s.micro_batch) / d.tp / d.cp;
+        attention_scores_bytes(model.heads, s.batch.seq_len, s.recipe.micro_batch) / d.tp / d.cp;
     w.push_back(
         "Selective recomputation saves nothing here: fused attention already keeps no s x "
         "s scores (" +
@@ -41,9 +41,9 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
 // and the schedule against the stages, the nesting order's cost.
 [[gnu::always_inline]] inline void layout_warnings(const Scenario& s, const Degrees& d,
                                                    const Report& r, std::vector<std::string>& w) {
-  if (!s.seams.any() && !s.degrees) {
-    w.push_back("No seam is on: one GPU trains the whole model and the other " + str(s.gpus - 1) +
-                " GPUs sit idle. Turn on a seam to use them.");
+  if (!s.recipe.seams.any() && !s.recipe.degrees) {
+    w.push_back("No seam is on: one GPU trains the whole model and the other " +
+                str(s.fleet.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     w.push_back(std::string("Tensor parallelism spans ") +
@@ -56,21 +56,22 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
     w.push_back("TP = " + str(d.tp) + " does not divide the " + str(s.model.heads) +
                 " attention heads: Megatron-LM would refuse this split.");
   }
-  if (r.global_batch != s.global_batch) {
-    w.push_back("Global batch rounded up from " + str(s.global_batch) + " to " +
+  if (r.global_batch != s.batch.global_batch) {
+    w.push_back("Global batch rounded up from " + str(s.batch.global_batch) + " to " +
                 str(r.global_batch) + " sequences so each of the " + str(d.dp) +
-                " replicas gets whole micro-batches of " + str(s.micro_batch) + ".");
+                " replicas gets whole micro-batches of " + str(s.recipe.micro_batch) + ".");
   }
   if (d.pp > 1 && r.pipeline.microbatches < d.pp) {
     w.push_back("Only " + str(r.pipeline.microbatches) + " micro-batches for " + str(d.pp) +
                 " pipeline stages: the bubble dominates. Raise the global batch.");
   }
-  if (s.schedule != Schedule::kOneFOneB && d.pp == 1) {
-    w.push_back("The " + enum_name("schedule", s.schedule) +
+  if (s.recipe.schedule != Schedule::kOneFOneB && d.pp == 1) {
+    w.push_back("The " + enum_name("schedule", s.recipe.schedule) +
                 " schedule needs pipeline stages; with PP = 1 it is plain.");
   }
-  if (s.order != kBookOrder && r.order_cost_s > 0) {
-    w.push_back("Nesting order " + order_text(s.order) + " costs " + seconds_text(r.order_cost_s) +
+  if (s.recipe.order != kBookOrder && r.order_cost_s > 0) {
+    w.push_back("Nesting order " + order_text(s.recipe.order) + " costs " +
+                seconds_text(r.order_cost_s) +
                 " per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
                 str(d.tp) + "x" + str(d.pp) + " layout.");
   }
@@ -94,7 +95,7 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
   // Core's embedding and loss counted as a layer each; "balanced", the extra layers on the
   // last middle stages, a split Megatron-LM refuses without first/last_stage_layers), and the
   // page writes it under the stages' memory.
-  if (s.schedule == Schedule::kInterleaved && r.pipeline.virtual_stages > 1) {
+  if (s.recipe.schedule == Schedule::kInterleaved && r.pipeline.virtual_stages > 1) {
     const int v = r.pipeline.virtual_stages, m = r.pipeline.microbatches;
     if (m % d.pp != 0) {
       w.push_back(
@@ -122,11 +123,13 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
                 "use the shape as it is.");
   }
   const Scenario plain;
-  const bool practitioner =
-      s.recompute != plain.recompute || s.sequence_parallel != plain.sequence_parallel ||
-      s.schedule != plain.schedule || s.micro_batch != plain.micro_batch ||
-      s.seq_len != plain.seq_len || s.first_stage_layers != 0 || s.last_stage_layers != 0;
-  if (s.memory_model == MemoryModel::kBook && practitioner) {
+  const bool practitioner = s.recipe.recompute != plain.recipe.recompute ||
+                            s.recipe.sequence_parallel != plain.recipe.sequence_parallel ||
+                            s.recipe.schedule != plain.recipe.schedule ||
+                            s.recipe.micro_batch != plain.recipe.micro_batch ||
+                            s.batch.seq_len != plain.batch.seq_len ||
+                            s.recipe.first_stage_layers != 0 || s.recipe.last_stage_layers != 0;
+  if (s.recipe.memory_model == MemoryModel::kBook && practitioner) {
     w.push_back(
         "memory_model is \"book\": weights and optimizer only, no activations and no "
         "overhead, so recomputation, sequence parallelism, the micro-batch and the "
@@ -151,17 +154,19 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
 // the network.
 [[gnu::always_inline]] inline void expert_warnings(const Scenario& s, const Degrees& d,
                                                    const Report& r, std::vector<std::string>& w) {
-  if (s.seams.expert && s.model.moe() && !s.degrees && d.ep == 1 && d.dp * d.cp == 1) {
+  if (s.recipe.seams.expert && s.model.moe() && !s.recipe.degrees && d.ep == 1 &&
+      d.dp * d.cp == 1) {
     w.push_back(
         "Expert parallelism carves its groups out of the data- and context-parallel "
         "ranks, and there are none: turn on data or context parallelism to split the "
         "experts.");
   }
-  if (s.model.moe() && s.capacity_factor > 0 && s.capacity_factor < 1) {
+  if (s.model.moe() && s.recipe.capacity_factor > 0 && s.recipe.capacity_factor < 1) {
     // Switch Transformer (arXiv:2101.03961) Sec. 2.1: tokens past an expert's capacity skip it.
-    w.push_back("capacity_factor " + short_number(s.capacity_factor) +
-                " drops tokens: each expert takes " + short_number(100 * s.capacity_factor) +
-                "% of an even share, so about " + short_number(100 * (1 - s.capacity_factor)) +
+    w.push_back("capacity_factor " + short_number(s.recipe.capacity_factor) +
+                " drops tokens: each expert takes " + short_number(100 * s.recipe.capacity_factor) +
+                "% of an even share, so about " +
+                short_number(100 * (1 - s.recipe.capacity_factor)) +
                 "% of the routed token copies skip their experts. The FLOPs, MFU and HFU count "
                 "only the tokens computed; 1 or more (or 0, dropless) trains on every token.");
   }
@@ -186,21 +191,21 @@ std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const
 }  // namespace
 
 Degrees resolve_degrees(const Scenario& s) {
-  if (s.degrees) return *s.degrees;
+  if (s.recipe.degrees) return *s.recipe.degrees;
   return auto_factor(s);
 }
 
 Problem layout_problem(const Scenario& s, const Degrees& d) {
   if (d.pp > s.model.layers) {
     // Explicit degrees are at fault; auto-factored ones come from the GPU count.
-    return {s.degrees ? "degrees.pp" : "gpus",
+    return {s.recipe.degrees ? "degrees.pp" : "gpus",
             "pipeline degree " + str(d.pp) + " exceeds the model's " + str(s.model.layers) +
                 " layers: allowed at most one stage per layer (fewer GPUs, or another seam)"};
   }
   if (std::string problem = split_problem(s, d.pp); !problem.empty()) {
     return {"first_stage_layers", problem};
   }
-  const int v = s.schedule == Schedule::kInterleaved ? s.virtual_stages : 1;
+  const int v = s.recipe.schedule == Schedule::kInterleaved ? s.recipe.virtual_stages : 1;
   if (std::string problem = chunks_problem(s, d.pp, v); !problem.empty()) {
     return {"virtual_stages", problem};
   }
@@ -213,13 +218,14 @@ Problem layout_problem(const Scenario& s, const Degrees& d) {
 
 std::vector<Degrees> accepted_layouts(const Scenario& s) {
   std::vector<Degrees> out;
-  const bool context = s.seams.context || (s.degrees && s.degrees->cp > 1);
-  const bool expert = s.model.moe() && (s.seams.expert || (s.degrees && s.degrees->ep > 1));
-  for (int tp = 1; tp <= s.gpus; ++tp) {
-    if (s.gpus % tp != 0) continue;
-    for (int cp = 1; cp <= (context ? s.gpus / tp : 1); ++cp) {
-      if ((s.gpus / tp) % cp != 0) continue;
-      const int rest = s.gpus / (tp * cp);
+  const bool context = s.recipe.seams.context || (s.recipe.degrees && s.recipe.degrees->cp > 1);
+  const bool expert =
+      s.model.moe() && (s.recipe.seams.expert || (s.recipe.degrees && s.recipe.degrees->ep > 1));
+  for (int tp = 1; tp <= s.fleet.gpus; ++tp) {
+    if (s.fleet.gpus % tp != 0) continue;
+    for (int cp = 1; cp <= (context ? s.fleet.gpus / tp : 1); ++cp) {
+      if ((s.fleet.gpus / tp) % cp != 0) continue;
+      const int rest = s.fleet.gpus / (tp * cp);
       for (int pp = 1; pp <= rest; ++pp) {
         if (rest % pp != 0) continue;
         const int dp = rest / pp;
@@ -244,18 +250,18 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   const ModelShape shape(s);  // the layers' kinds, read by memory, traffic and time
   Report r;
   r.degrees = d;
-  r.gpus = s.gpus;
+  r.gpus = s.fleet.gpus;
   r.active_gpus = static_cast<int>(d.product());
-  r.nodes = (s.gpus + s.gpus_per_node - 1) / s.gpus_per_node;
+  r.nodes = (s.fleet.gpus + s.fleet.gpus_per_node - 1) / s.fleet.gpus_per_node;
   r.domain_gpus = s.domain_gpus();
   r.domain_spans_nodes = s.domain_spans_nodes();
   r.model_params = s.model.params;
   r.model_active_params =
       shape.moe() ? s.model.params * shape.active_params() / shape.params() : s.model.params;
-  r.precision = s.precision;
-  if (with_ranks) r.ranks = layout(d, s.gpus_per_node, s.order);
+  r.precision = s.recipe.precision;
+  if (with_ranks) r.ranks = layout(d, s.fleet.gpus_per_node, s.recipe.order);
   r.pipeline = pipeline_report(s, d);
-  r.global_batch = r.pipeline.microbatches * s.micro_batch * d.dp;
+  r.global_batch = r.pipeline.microbatches * s.recipe.micro_batch * d.dp;
   r.memory = memory_report(s, shape, d, r.pipeline.microbatches);
   const LayoutFacts facts(s, shape, d);  // node spans, hops and shards, computed once for both
   r.comms = comms_report(s, facts, r.pipeline.microbatches);
@@ -263,14 +269,14 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   r.cost = cost_report(s, r.time);
   r.goodput = goodput_report(s, r);
   r.rule_order_step_s = r.time.step_s;
-  if (s.order != kBookOrder) {
+  if (s.recipe.order != kBookOrder) {
     // The same layout under the chapter's order. With no seam on, d is one GPU of the fleet:
     // written as explicit degrees it needs a fleet of its size, or the core refuses it (and
     // reading that refusal's value read uninitialised memory).
     Scenario rule = s;
-    rule.order = kBookOrder;
-    rule.degrees = d;
-    rule.gpus = static_cast<int>(d.product());
+    rule.recipe.order = kBookOrder;
+    rule.recipe.degrees = d;
+    rule.fleet.gpus = static_cast<int>(d.product());
     if (const Result<Report> ruled = evaluate(rule, false); ruled.ok()) {
       r.rule_order_step_s = ruled.value().time.step_s;
     }

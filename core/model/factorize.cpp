@@ -25,9 +25,9 @@ int largest_common_divisor(long long n, int m) { return static_cast<int>(std::gc
 
 Degrees auto_factor(const Scenario& s) {
   Degrees d;
-  const Seams& seams = s.seams;
+  const Seams& seams = s.recipe.seams;
   if (!seams.any()) return d;
-  const int per_node = s.gpus_per_node, layers = s.model.layers, seq = s.seq_len;
+  const int per_node = s.fleet.gpus_per_node, layers = s.model.layers, seq = s.batch.seq_len;
   // TP inside the fast domain (the chapter's rule): on a domain wider than the node (GB200
   // NVL72: 72 GPUs over trays of 4) TP may fill it, up to what the heads allow and so that
   // its runs of consecutive ranks never straddle two domains; a domain that is the node keeps
@@ -37,7 +37,7 @@ Degrees auto_factor(const Scenario& s) {
     return per_node % next == 0 ||
            (domain > per_node && domain % next == 0 && heads_tp % next == 0);
   };
-  const int heads = s.context_parallel == ContextParallel::kUlysses ? s.model.heads : 0;
+  const int heads = s.recipe.context_parallel == ContextParallel::kUlysses ? s.model.heads : 0;
   // may_take: the seam wants the factor; can_run: it could run it at all.
   struct Slot {
     bool on;
@@ -58,7 +58,7 @@ Degrees auto_factor(const Scenario& s) {
   auto may_take = [&](const Slot& slot, int next) {
     return can_run(slot, next) && (!slot.preferred_only_by_node || tp_inside(next));
   };
-  for (int factor : prime_factors_descending(s.gpus)) {
+  for (int factor : prime_factors_descending(s.fleet.gpus)) {
     Slot* best = nullptr;      // a seam that may take the factor
     Slot* fallback = nullptr;  // else: one that can (TP leaving its node is slow, not wrong)
     for (Slot& slot : slots) {
@@ -86,11 +86,11 @@ Degrees auto_factor(const Scenario& s) {
 
 Degrees auto_factor(int gpus, int gpus_per_node, int layers, const Seams& seams) {
   Scenario s;
-  s.gpus = gpus;
-  s.gpus_per_node = gpus_per_node;
+  s.fleet.gpus = gpus;
+  s.fleet.gpus_per_node = gpus_per_node;
   s.model.layers = layers;
-  s.seams = seams;
-  s.seams.context = s.seams.expert = false;
+  s.recipe.seams = seams;
+  s.recipe.seams.context = s.recipe.seams.expert = false;
   return auto_factor(s);
 }
 

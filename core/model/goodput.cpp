@@ -29,17 +29,17 @@ struct Costs {
 };
 
 Costs costs_of(const Scenario& s, const Degrees& d) {
-  const Reliability& y = s.reliability;
-  const Precision& p = s.precision;
+  const Reliability& y = s.economics.reliability;
+  const Precision& p = s.recipe.precision;
   Costs c;
-  const double rate = y.failures_per_gpu_hour() * s.gpus;
+  const double rate = y.failures_per_gpu_hour() * s.fleet.gpus;
   c.mtbf_s = rate > 0 ? kSecondsPerHour / rate : 0;
   // The master copy is what a restart resumes from; without one, the weights themselves.
   const double weight = p.master_bytes > 0 ? p.master_bytes : p.weight_bytes;
   c.bytes = s.model.params * (weight + p.adam_m_bytes + p.adam_v_bytes);
   // ZeRO shards the states over the data-parallel group, so every GPU saves its own; without
   // it the replicas hold the same states and one replica saves them.
-  const double replicas = s.zero_stage >= 1 ? 1 : 1.0 * d.dp * d.cp;
+  const double replicas = s.recipe.zero_stage >= 1 ? 1 : 1.0 * d.dp * d.cp;
   c.bytes_per_gpu = c.bytes / std::max(1.0, static_cast<double>(d.product()) / replicas);
   const double host = s.gpu.host_link_gb_s * 1e9;
   c.write_s = std::max(c.bytes / (y.storage_gb_s * 1e9), c.bytes_per_gpu / host);
@@ -84,7 +84,7 @@ Best best_interval(const Costs& c) {
 }
 
 double interval_of(const Scenario& s, const Costs& c) {
-  const double given = s.reliability.checkpoint_interval_s;
+  const double given = s.economics.reliability.checkpoint_interval_s;
   return given > 0 ? given : best_interval(c).interval_s;
 }
 
@@ -118,8 +118,8 @@ GoodputReport goodput_report(const Scenario& s, const Report& r) {
   g.lost_per_failure_s = lost_at(c, tau);
   g.effective_time = effective(c, tau);
   const double e = g.effective_time;
-  const double price = s.price_per_gpu_hour;
-  const int paid = r.gpus + s.reliability.hot_spares;
+  const double price = s.economics.price_per_gpu_hour;
+  const int paid = r.gpus + s.economics.reliability.hot_spares;
   g.usd_per_day = paid * 24 * price;
   if (e > 0 && r.time.time_to_train_s > 0) {
     g.time_to_train_s = r.time.time_to_train_s / e;
@@ -128,7 +128,7 @@ GoodputReport goodput_report(const Scenario& s, const Report& r) {
   // One day: its failures each cost the work done again and the restart with its reload; the
   // rest is new work and checkpoint pauses, in the ratio tau : pause.
   const double lost_day = std::min(kSecondsPerDay, g.failures_per_day * g.lost_per_failure_s);
-  const double restart_each = s.reliability.restart_s + c.write_s;
+  const double restart_each = s.economics.reliability.restart_s + c.write_s;
   g.day_restart_s = g.lost_per_failure_s > 0 ? lost_day * restart_each / g.lost_per_failure_s : 0;
   g.day_redone_s = lost_day - g.day_restart_s;
   const double running = kSecondsPerDay - lost_day;

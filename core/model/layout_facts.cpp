@@ -13,10 +13,10 @@ namespace {
 // What a recomputation's FLOPs depend on: the choice, its modules (selective), its layers and
 // method (full).
 unsigned long long recompute_key(const Scenario& s, Recompute r) {
-  const unsigned long long modules = r == Recompute::kSelective ? s.recompute_modules : 0u;
+  const unsigned long long modules = r == Recompute::kSelective ? s.recipe.recompute_modules : 0u;
   const bool full = r == Recompute::kFull;
-  const unsigned long long layers = full ? static_cast<unsigned>(s.recompute_layers) : 0u;
-  const unsigned long long method = full ? static_cast<unsigned>(s.recompute_method) : 0u;
+  const unsigned long long layers = full ? static_cast<unsigned>(s.recipe.recompute_layers) : 0u;
+  const unsigned long long method = full ? static_cast<unsigned>(s.recipe.recompute_method) : 0u;
   return static_cast<unsigned long long>(r) | modules << 2 | method << 34 | layers << 35;
 }
 
@@ -27,7 +27,7 @@ LayoutFacts::LayoutFacts(const Scenario& s, const ModelShape& shape, const Degre
       shape_(shape),
       d_(d),
       split_(stage_split(s, d.pp)),
-      spans_(node_spans(d, s.gpus_per_node, s.order, s.domain_gpus())),
+      spans_(node_spans(d, s.fleet.gpus_per_node, s.recipe.order, s.domain_gpus())),
       hops_(static_cast<size_t>(std::max(d.pp, 1)), -1),
       params_(static_cast<size_t>(std::max(d.pp, 1))),
       params_known_(static_cast<size_t>(std::max(d.pp, 1)), 0),
@@ -97,7 +97,7 @@ ModelShape::StepFlops LayoutFacts::step_flops_per_token(int stage, Recompute r) 
   ModelShape::StepFlops& known = step_flops_[static_cast<size_t>(stage)][slot];
   if (std::isnan(known.total)) {
     const StageParams& p = params(stage);
-    const unsigned modules = r == Recompute::kSelective ? s_.recompute_modules : 0u;
+    const unsigned modules = r == Recompute::kSelective ? s_.recipe.recompute_modules : 0u;
     known = shape_.run_step_flops_per_token(p.first_layer, p.layers, modules,
                                             fully_recomputed_layers(s_, r, p.layers));
   }

@@ -95,7 +95,8 @@ StageParams full_stage_params(const Scenario& s, const ModelShape& shape, const 
   p.dense_params = params * scale;
   p.expert_params = run.expert * scale;
   p.dense_per_gpu = p.dense_params / d.tp;
-  p.expert_params_per_gpu = run.expert > 0 ? p.expert_params / (1.0 * d.ep * s.expert_tp) : 0;
+  p.expert_params_per_gpu =
+      run.expert > 0 ? p.expert_params / (1.0 * d.ep * s.recipe.expert_tp) : 0;
   p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;
   return p;
 }
@@ -116,7 +117,7 @@ StageParams book_stage_params(const Scenario& s, const ModelShape& shape, const 
   p.dense_params = m.params * (1 - expert_share) / d.pp;
   p.expert_params = m.params * expert_share / d.pp;
   p.dense_per_gpu = m.params * (1 - expert_share) / (1.0 * d.tp * d.pp);
-  p.expert_params_per_gpu = m.params * expert_share / (1.0 * d.ep * s.expert_tp * d.pp);
+  p.expert_params_per_gpu = m.params * expert_share / (1.0 * d.ep * s.recipe.expert_tp * d.pp);
   p.params_per_gpu = p.dense_per_gpu + p.expert_params_per_gpu;
   return p;
 }
@@ -125,13 +126,13 @@ StageParams book_stage_params(const Scenario& s, const ModelShape& shape, const 
 
 StageParams stage_params(const Scenario& s, const ModelShape& shape, const Degrees& d,
                          const StageSplit& split, int stage) {
-  return s.memory_model == MemoryModel::kFull ? full_stage_params(s, shape, d, split, stage)
-                                              : book_stage_params(s, shape, d, split, stage);
+  return s.recipe.memory_model == MemoryModel::kFull ? full_stage_params(s, shape, d, split, stage)
+                                                     : book_stage_params(s, shape, d, split, stage);
 }
 
 LayerActivations layer_activations(const Scenario& s, const ModelShape& shape, const Degrees& d) {
   const ActivationCase c = activation_case(s, d.tp, d.cp);
-  const unsigned modules = s.selective_modules();
+  const unsigned modules = s.recipe.selective_modules();
   LayerActivations a;
   a.per_layer_bytes = layer_stored_bytes(shape, shape.dense_layer(), c, modules);
   if (shape.moe()) {
@@ -159,10 +160,10 @@ double kept_bytes(const Scenario& s, const ModelShape& shape, const StageParams&
     return (hi - lo) * a.per_layer_bytes +
            shape.moe_layers_in(p.first_layer + lo, hi - lo) * a.moe_extra_bytes;
   };
-  if (s.recompute != Recompute::kFull) return partial(from, to);
-  const int n = s.recompute_layers;
+  if (s.recipe.recompute != Recompute::kFull) return partial(from, to);
+  const int n = s.recipe.recompute_layers;
   if (n == 0) return (to - from) * a.checkpoint_bytes;
-  if (s.recompute_method == RecomputeMethod::kBlock) {
+  if (s.recipe.recompute_method == RecomputeMethod::kBlock) {
     const int split = std::max(from, std::min(n, to));
     return (split - from) * a.checkpoint_bytes + partial(split, to);
   }
@@ -173,7 +174,8 @@ double kept_bytes(const Scenario& s, const ModelShape& shape, const StageParams&
 
 double offloaded_bytes_per_microbatch(const Scenario& s, const ModelShape& shape,
                                       const StageParams& p, const LayerActivations& a) {
-  return kept_bytes(s, shape, p, a, p.layers - std::min(s.offload_layers, p.layers), p.layers);
+  return kept_bytes(s, shape, p, a, p.layers - std::min(s.recipe.offload_layers, p.layers),
+                    p.layers);
 }
 
 namespace {
@@ -188,7 +190,7 @@ double recomputed_layer_working_bytes(const Scenario& s, const StageParams& p,
   const double all = a.working_bytes + (moe ? a.moe_working_extra_bytes : 0.0);
   if (offloads) return all;
   if (fully_recomputed_layers(s, p.layers) > 0) return all - a.checkpoint_bytes;
-  if (s.selective_modules() == 0) return 0;
+  if (s.recipe.selective_modules() == 0) return 0;
   return std::max(0.0, all - a.per_layer_bytes - (moe ? a.moe_extra_bytes : 0.0));
 }
 
@@ -201,30 +203,33 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
                                    int microbatches) {
   const ModelSpec& m = s.model;
   const int stage = p.stage;
-  const int kept = p.layers - std::min(s.offload_layers, p.layers);
+  const int kept = p.layers - std::min(s.recipe.offload_layers, p.layers);
   const double inflight = inflight_microbatches(s, d, stage, microbatches);  // pipeline.h
   StageActivations out;
   out.gpu_bytes = kept_bytes(s, shape, p, a, 0, kept) * inflight;
   out.host_bytes = kept_bytes(s, shape, p, a, kept, p.layers) * inflight;
   // A uniform chunk's other layers hold their activations while its backward re-runs them;
   // the layer being recomputed is the transient below.
-  if (s.recompute == Recompute::kFull && s.recompute_method == RecomputeMethod::kUniform &&
-      s.recompute_layers > 1) {
-    out.gpu_bytes += (std::min(s.recompute_layers, p.layers) - 1) * a.working_bytes;
+  if (s.recipe.recompute == Recompute::kFull &&
+      s.recipe.recompute_method == RecomputeMethod::kUniform && s.recipe.recompute_layers > 1) {
+    out.gpu_bytes += (std::min(s.recipe.recompute_layers, p.layers) - 1) * a.working_bytes;
   }
   // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
   if (stage == 0 && m.dropout()) {  // the embedding's dropout mask
-    out.gpu_bytes += first_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, d.tp,
-                                                        std::min(d.pp, microbatches)) /
-                     d.cp;
+    out.gpu_bytes +=
+        first_stage_extra_activation_bytes(s.batch.seq_len, s.recipe.micro_batch, m.hidden, d.tp,
+                                           std::min(d.pp, microbatches)) /
+        d.cp;
   }
   double loss = 0;
   if (stage == d.pp - 1) {
-    out.gpu_bytes += last_stage_extra_activation_bytes(s.seq_len, s.micro_batch, m.hidden, m.vocab,
-                                                       d.tp, s.cross_entropy) /
-                     d.cp;
-    if (s.cross_entropy == CrossEntropy::kUnfused) {
-      loss = loss_backward_transient_bytes(s.seq_len, s.micro_batch, m.vocab, d.tp) / d.cp;
+    out.gpu_bytes +=
+        last_stage_extra_activation_bytes(s.batch.seq_len, s.recipe.micro_batch, m.hidden, m.vocab,
+                                          d.tp, s.recipe.cross_entropy) /
+        d.cp;
+    if (s.recipe.cross_entropy == CrossEntropy::kUnfused) {
+      loss = loss_backward_transient_bytes(s.batch.seq_len, s.recipe.micro_batch, m.vocab, d.tp) /
+             d.cp;
     }
   }
   out.transient_bytes = std::max(loss, recomputed_layer_working_bytes(s, p, a, out.host_bytes > 0));
@@ -233,15 +238,16 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
 
 double gathered_weight_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,
                              const StageParams& p) {
-  if (s.zero_stage < 3 || p.layers == 0) return 0;
+  if (s.recipe.zero_stage < 3 || p.layers == 0) return 0;
   const double scale = shape.param_scale();
   const LayerShape& layer = p.moe_layers > 0 ? shape.moe_layer() : shape.dense_layer();
   double unit =
       layer.params * scale / d.tp +
-      (layer.expert_params > 0 ? layer.expert_params * scale / (1.0 * d.ep * s.expert_tp) : 0.0);
+      (layer.expert_params > 0 ? layer.expert_params * scale / (1.0 * d.ep * s.recipe.expert_tp)
+                               : 0.0);
   const double vocab_unit = 1.0 * s.model.vocab * s.model.hidden * scale / d.tp;
   if (p.stage == 0 || p.stage == d.pp - 1) unit = std::max(unit, vocab_unit);
-  return ((1.0 + s.fsdp_prefetch) * kActivationBytes + s.precision.grad_bytes) * unit;
+  return ((1.0 + s.recipe.fsdp_prefetch) * kActivationBytes + s.recipe.precision.grad_bytes) * unit;
 }
 
 // The full model adds activations for the micro-batches each stage holds in flight and the
@@ -255,14 +261,14 @@ StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degre
   st.params_per_gpu = p.params_per_gpu;
   st.expert_params_per_gpu = p.expert_params_per_gpu;
   st.breakdown = sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
-  if (s.memory_model != MemoryModel::kFull) return st;
+  if (s.recipe.memory_model != MemoryModel::kFull) return st;
   st.inflight_microbatches =
-      s.schedule == Schedule::kInterleaved
+      s.recipe.schedule == Schedule::kInterleaved
           ? std::min(d.pp - stage, microbatches)
           : static_cast<int>(std::ceil(inflight_microbatches(s, d, stage, microbatches)));
   const StageActivations acts =
       stage_activations(s, shape, d, p, layer_activations(s, shape, d), microbatches);
-  st.breakdown = stage_breakdown(st.breakdown, acts, s.overhead_gb * 1e9,
+  st.breakdown = stage_breakdown(st.breakdown, acts, s.recipe.overhead_gb * 1e9,
                                  gathered_weight_bytes(s, shape, d, p));
   st.offloaded_bytes = acts.host_bytes;
   return st;
@@ -305,7 +311,7 @@ MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Deg
                            int microbatches) {
   MemoryReport r;
   r.shard_factor = d.tp * d.pp;
-  r.zero_shards = zero_sharding(s.zero_stage);
+  r.zero_shards = zero_sharding(s.recipe.zero_stage);
   r.zero_group = d.dp * d.cp;  // as sharded_model_state_bytes shards the dense states
   r.stages.reserve(d.pp);
   for (int stage = 0; stage < d.pp; ++stage) {

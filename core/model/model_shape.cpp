@@ -23,7 +23,7 @@ double forward_flops_per_token(const LayerShape& layer, double capacity, double 
 }  // namespace
 
 ModelShape::ModelShape(const Scenario& s)
-    : ModelShape(s.model, s.seq_len, s.expert_capacity(), s.expert_tp) {}
+    : ModelShape(s.model, s.batch.seq_len, s.recipe.expert_capacity(), s.recipe.expert_tp) {}
 
 ModelShape::ModelShape(const ModelSpec& m, int seq_len, double capacity, int expert_tp)
     : seq_len_(seq_len),

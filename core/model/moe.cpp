@@ -18,7 +18,7 @@ std::string str(long long v) { return std::to_string(v); }
 }  // namespace
 
 int expert_data_parallel(const Scenario& s, const Degrees& d) {
-  return std::max(1, d.dp * d.cp * d.tp / (d.ep * s.expert_tp));
+  return std::max(1, d.dp * d.cp * d.tp / (d.ep * s.recipe.expert_tp));
 }
 
 MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d, double dense_per_gpu,
@@ -27,10 +27,11 @@ MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d, d
   const int copies = parameter_copies(s, d.pp);
   dense_per_gpu *= copies;
   expert_per_gpu *= copies;
-  MemoryBreakdown b = model_state_bytes(dense_per_gpu, s.precision, s.zero_stage, d.dp * d.cp);
+  MemoryBreakdown b =
+      model_state_bytes(dense_per_gpu, s.recipe.precision, s.recipe.zero_stage, d.dp * d.cp);
   if (expert_per_gpu > 0) {
-    const MemoryBreakdown e =
-        model_state_bytes(expert_per_gpu, s.precision, s.zero_stage, expert_data_parallel(s, d));
+    const MemoryBreakdown e = model_state_bytes(expert_per_gpu, s.recipe.precision,
+                                                s.recipe.zero_stage, expert_data_parallel(s, d));
     b.weights_bytes += e.weights_bytes;
     b.grads_bytes += e.grads_bytes;
     b.master_bytes += e.master_bytes;
@@ -42,7 +43,8 @@ MemoryBreakdown sharded_model_state_bytes(const Scenario& s, const Degrees& d, d
 
 double expert_all_to_all_bytes(const Scenario& s, const MlpShape& moe, const Degrees& d) {
   if (!moe.moe || d.ep <= 1) return 0;
-  const double tokens = 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp;
+  const double tokens =
+      1.0 * s.batch.seq_len * s.recipe.micro_batch / d.cp * s.recipe.expert_tp / d.tp;
   return tokens * moe.experts_per_token * moe.capacity * s.model.hidden * kActivationBytes *
          ring_share(d.ep);
 }
@@ -64,7 +66,7 @@ SeamTraffic expert_traffic(const Scenario& s, const MlpShape& moe, const Degrees
 
 double tokens_per_expert(const Scenario& s, const MlpShape& moe, const Degrees& d) {
   if (!moe.moe) return 0;
-  return 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp * d.ep *
+  return 1.0 * s.batch.seq_len * s.recipe.micro_batch / d.cp * s.recipe.expert_tp / d.tp * d.ep *
          moe.experts_per_token * moe.capacity / s.model.experts;
 }
 
@@ -105,20 +107,21 @@ double grouped_gemm_efficiency(double rows) {
 }
 
 double expert_load(const Scenario& s, const Degrees& d) {
-  if (!s.model.moe() || s.capacity_factor > 0 || s.model.experts <= 1) return 1;
-  return 1 + (s.moe_load_imbalance - 1) * (d.ep - 1.0) / (s.model.experts - 1.0);
+  if (!s.model.moe() || s.recipe.capacity_factor > 0 || s.model.experts <= 1) return 1;
+  return 1 + (s.recipe.moe_load_imbalance - 1) * (d.ep - 1.0) / (s.model.experts - 1.0);
 }
 
 double permutation_bytes(const Scenario& s, const MlpShape& moe, const Degrees& d) {
   if (!moe.moe) return 0;
-  const double tokens = 1.0 * s.seq_len * s.micro_batch / d.cp * s.expert_tp / d.tp;
+  const double tokens =
+      1.0 * s.batch.seq_len * s.recipe.micro_batch / d.cp * s.recipe.expert_tp / d.tp;
   return 2 * 2 * tokens * moe.experts_per_token * moe.capacity * s.model.hidden * kActivationBytes;
 }
 
 Problem expert_problem(const Scenario& s, const Degrees& d) {
   const ModelSpec& m = s.model;
   if (d.ep > 1) {
-    const char* key = s.degrees ? "degrees.ep" : "seams.expert";
+    const char* key = s.recipe.degrees ? "degrees.ep" : "seams.expert";
     if (!m.moe()) {
       return {key, "expert-parallel degree " + str(d.ep) + " needs a mixture-of-experts model: " +
                        m.name + " is dense (model.experts is 0)"};
@@ -134,8 +137,8 @@ Problem expert_problem(const Scenario& s, const Degrees& d) {
                        str(m.experts) + " experts: each EP rank holds whole experts"};
     }
   }
-  if (m.moe() && d.tp % s.expert_tp != 0) {
-    return {"expert_tp", "expert_tp is " + str(s.expert_tp) +
+  if (m.moe() && d.tp % s.recipe.expert_tp != 0) {
+    return {"expert_tp", "expert_tp is " + str(s.recipe.expert_tp) +
                              ": it must divide the tensor-parallel degree (" + str(d.tp) +
                              "), as each expert's TP group sits inside the layer's"};
   }

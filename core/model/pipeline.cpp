@@ -15,7 +15,7 @@ StageSplit stage_split(const Scenario& s, int pp) {
     split.first = split.middle = split.last = L;
     return split;
   }
-  const int f = s.first_stage_layers, l = s.last_stage_layers;
+  const int f = s.recipe.first_stage_layers, l = s.recipe.last_stage_layers;
   if (f > 0 || l > 0) {
     split.megatron_default = false;
     split.rule = "set";
@@ -57,7 +57,7 @@ StageSplit stage_split(const Scenario& s, int pp) {
 }
 
 std::string split_problem(const Scenario& s, int pp) {
-  const int f = s.first_stage_layers, l = s.last_stage_layers, L = s.model.layers;
+  const int f = s.recipe.first_stage_layers, l = s.recipe.last_stage_layers, L = s.model.layers;
   if (f == 0 && l == 0) return "";
   auto str = [](long long v) { return std::to_string(v); };
   if (pp == 1) {
@@ -82,15 +82,16 @@ std::string split_problem(const Scenario& s, int pp) {
 }
 
 int microbatches_per_step(const Scenario& s, const Degrees& d) {
-  const long long per_round = 1LL * s.micro_batch * d.dp;
-  return static_cast<int>((s.global_batch + per_round - 1) / per_round);
+  const long long per_round = 1LL * s.recipe.micro_batch * d.dp;
+  return static_cast<int>((s.batch.global_batch + per_round - 1) / per_round);
 }
 
 PipelineReport pipeline_report(const Scenario& s, const Degrees& d) {
   PipelineReport r;
   r.microbatches = microbatches_per_step(s, d);
-  r.virtual_stages = (s.schedule == Schedule::kInterleaved && d.pp > 1) ? s.virtual_stages : 1;
-  if (v_shape(s.schedule) && d.pp > 1) r.virtual_stages = 2;
+  r.virtual_stages =
+      (s.recipe.schedule == Schedule::kInterleaved && d.pp > 1) ? s.recipe.virtual_stages : 1;
+  if (v_shape(s.recipe.schedule) && d.pp > 1) r.virtual_stages = 2;
   r.split = stage_split(s, d.pp);
   return r;
 }
@@ -125,7 +126,7 @@ bool overlaps_forward_backward(Schedule schedule) {
 }
 
 int parameter_copies(const Scenario& s, int pp) {
-  return s.schedule == Schedule::kDualPipe && pp > 1 ? 2 : 1;
+  return s.recipe.schedule == Schedule::kDualPipe && pp > 1 ? 2 : 1;
 }
 
 double bubble_scale(Schedule schedule, int pp, int v, double f, double w) {
@@ -169,7 +170,7 @@ double few_microbatch_span(Schedule schedule, int pp, int v, int m, double stage
 
 double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int microbatches) {
   const int p = d.pp, m = microbatches;
-  switch (p > 1 ? s.schedule : Schedule::kOneFOneB) {
+  switch (p > 1 ? s.recipe.schedule : Schedule::kOneFOneB) {
     case Schedule::kZbV:
       return std::min(p, m);
     case Schedule::kDualPipe:
@@ -178,8 +179,8 @@ double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int
       return std::min(2.0 * p + 1, 2.0 * m) / 2;
     case Schedule::kInterleaved: {
       const double inflight = std::min(p - stage, m);
-      if (s.virtual_stages == 1) return inflight;
-      return inflight * (1.0 + (p - 1.0) / (1.0 * p * s.virtual_stages));
+      if (s.recipe.virtual_stages == 1) return inflight;
+      return inflight * (1.0 + (p - 1.0) / (1.0 * p * s.recipe.virtual_stages));
     }
     default:
       return std::min(p - stage, m);
@@ -247,22 +248,25 @@ std::string schedule_microbatches_problem(Schedule schedule, int p, int m, const
 
 std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches) {
   const int p = d.pp;
-  if (!splits_weight_grad(s.schedule) || p == 1) return "";  // one stage: every schedule plain
-  if (std::string why = schedule_stages_problem(s.schedule, p); !why.empty()) return why;
-  if (v_shape(s.schedule)) {
+  if (!splits_weight_grad(s.recipe.schedule) || p == 1)
+    return "";  // one stage: every schedule plain
+  if (std::string why = schedule_stages_problem(s.recipe.schedule, p); !why.empty()) return why;
+  if (v_shape(s.recipe.schedule)) {
     const StageSplit split = stage_split(s, p);
     const auto str = [](long long v) { return std::to_string(v); };
     for (int i = 0; i < p; ++i) {
       if (split.layers_on(i) % 2 != 0) {
-        return needs(s.schedule, "the layers per stage to split into 2 chunks: " +
-                                     str(s.model.layers) + " layers on PP " + str(p) + " put " +
-                                     str(split.layers_on(i)) + " on stage " + str(i) +
-                                     "; allowed: an even number of layers on every stage");
+        return needs(s.recipe.schedule,
+                     "the layers per stage to split into 2 chunks: " + str(s.model.layers) +
+                         " layers on PP " + str(p) + " put " + str(split.layers_on(i)) +
+                         " on stage " + str(i) +
+                         "; allowed: an even number of layers on every stage");
       }
     }
   }
   return schedule_microbatches_problem(
-      s.schedule, p, microbatches, " micro-batches per step (global_batch / (micro_batch x DP))");
+      s.recipe.schedule, p, microbatches,
+      " micro-batches per step (global_batch / (micro_batch x DP))");
 }
 
 }  // namespace pe

@@ -261,24 +261,36 @@ struct Reliability {
   }
 };
 
-struct Scenario {
+// The fleet: how many GPUs, how they sit in nodes, and the network between the nodes.
+struct Fleet {
   int gpus = 16;
   int gpus_per_node = 8;  // absent with a GPU given: the GPU preset's node_gpus
   // The scale-out network's spine: traffic between rails shares uplinks oversubscribed this
   // many times (1: non-blocking); traffic on one rail stays on its rail switch (link.h).
   double network_oversubscription = 1;
+};
+
+// What the optimizer sees of the data: the sequence length and the sequences per step. How a
+// step is cut into micro-batches is not here but in the Recipe: it changes how the run is
+// executed, not what it trains on, and the planner searches it with the other choices.
+struct Batch {
+  int seq_len = 2048;
+  int global_batch = 512;  // sequences per step (B)
+};
+
+// How the run is executed on its fleet: every choice a practitioner (or the planner) makes
+// that leaves the model, the data and the hardware as they are. A plan is a Recipe
+// (planner.h), so the planner swaps one in and evaluates the scenario as evaluate() does.
+struct Recipe {
   Seams seams;
   std::optional<Degrees> degrees;  // explicit degrees override the seams
   SeamOrder order = kBookOrder;    // how ranks are numbered, so which groups share a node
-  ModelSpec model;
-  int seq_len = 2048;
-  int micro_batch = 1;     // sequences per micro-batch (b)
-  int global_batch = 512;  // sequences per step (B)
-  Precision precision;
-  GpuSpec gpu;
+  int micro_batch = 1;             // sequences per micro-batch (b)
   int zero_stage = 0;
   // "book": N spread evenly over TP x PP, weights + optimizer only (the book's panel).
   // "full": whole layers per stage, embedding and output layer on the end stages, activations.
+  // A choice of how to count rather than of how to train, kept here because the planner's
+  // recipes are counted in full: a plan's Recipe carries the memory model it was sized with.
   MemoryModel memory_model = MemoryModel::kBook;
   Recompute recompute = Recompute::kNone;
   unsigned recompute_modules = kCoreAttn;  // what selective recomputation re-runs
@@ -313,11 +325,9 @@ struct Scenario {
   bool flash_attention = true;
   CrossEntropy cross_entropy = CrossEntropy::kUnfused;
   // CUDA context, NCCL buffers and the allocator's reserve, added to the full memory model.
+  // Here rather than with the GPU: it is the software stack's (framework, NCCL, allocator)
+  // and moves with it, while the GpuSpec is the hardware a preset names.
   double overhead_gb = 2;
-  double train_tokens = 0;  // optional token budget for time-to-train; 0 = not asked
-  // USD per GPU-hour. 2.0 is a round figure inside the 2024-25 cloud range for A100 and
-  // H100 rentals (about $1-4 on demand, less reserved); the page says to set your own.
-  double price_per_gpu_hour = 2.0;
   ContextParallel context_parallel = ContextParallel::kRing;
   // Tensor parallelism inside each expert (Megatron-Core --expert-tensor-parallel-size); it
   // divides tp. Megatron-Core defaults it to tp; 1 keeps experts whole, as DeepSeek-V3 and
@@ -335,21 +345,46 @@ struct Scenario {
   // Hide the expert all-to-alls behind computation of another micro-batch (DeepSeek-V3's
   // DualPipe; Megatron-Core --overlap-moe-expert-parallel-comm).
   bool expert_comm_overlap = false;
+  // Last, after the scalars the formulas read most: their offsets stay small (below 128
+  // bytes a wasm load's offset takes one byte), which keeps the first-load module within its
+  // budget (tests/browser/perf.test.mjs).
+  Precision precision;
   double expert_capacity() const { return capacity_factor > 0 ? capacity_factor : 1.0; }
   // The modules every layer that is not fully recomputed re-runs.
   unsigned selective_modules() const {
     return recompute == Recompute::kSelective ? recompute_modules : 0u;
   }
-  // A measured run the constants above (efficiencies, overhead) are refitted to; the contract
-  // applies the fit when it reads the scenario (calibrate.h).
-  Calibration calibration;
+};
+
+// What the run costs and what interrupts it.
+struct Economics {
+  // USD per GPU-hour. 2.0 is a round figure inside the 2024-25 cloud range for A100 and
+  // H100 rentals (about $1-4 on demand, less reserved); the page says to set your own.
+  double price_per_gpu_hour = 2.0;
+  double train_tokens = 0;  // optional token budget for time-to-train; 0 = not asked
   Reliability reliability;
+};
+
+// One training run, in the parts the schema groups its fields by (schema.cpp).
+// The parts in the order that keeps the most-read members' offsets small (Recipe's comment).
+struct Scenario {
+  Fleet fleet;
+  Batch batch;
+  Recipe recipe;
+  ModelSpec model;
+  GpuSpec gpu;
+  Economics economics;
+  // A measured run the constants above (the GPU's efficiencies, the recipe's overhead) are
+  // refitted to; the contract applies the fit when it reads the scenario (calibrate.h). Beside
+  // the parts rather than in one: it is no input of the run but a measurement that rewrites
+  // the Gpu's and the Recipe's constants as it is read.
+  Calibration calibration;
   // GPUs per NVLink domain: the GPU's, or one node when it gives none.
   int domain_gpus() const {
-    return gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : gpus_per_node;
+    return gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : fleet.gpus_per_node;
   }
   // An NVLink domain wider than a node (a GB200 NVL72's trays): the one place this is decided.
-  bool domain_spans_nodes() const { return domain_gpus() > gpus_per_node; }
+  bool domain_spans_nodes() const { return domain_gpus() > fleet.gpus_per_node; }
 };
 
 }  // namespace pe

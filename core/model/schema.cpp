@@ -23,11 +23,13 @@ using Set = void (*)(Scenario&, double);
   [](const Scenario& s) { return static_cast<double>(static_cast<int>(s.m)); }, \
       [](Scenario& s, double v) { s.m = static_cast<T>(static_cast<int>(v)); }
 // Explicit degrees are optional: reading one of them creates them (the others stay 1).
-#define PE_DEGREE(m)                                                                     \
-  [](const Scenario& s) { return s.degrees ? static_cast<double>(s.degrees->m) : 1.0; }, \
-      [](Scenario& s, double v) {                                                        \
-        if (!s.degrees) s.degrees.emplace();                                             \
-        s.degrees->m = static_cast<int>(v);                                              \
+#define PE_DEGREE(m)                                                          \
+  [](const Scenario& s) {                                                     \
+    return s.recipe.degrees ? static_cast<double>(s.recipe.degrees->m) : 1.0; \
+  },                                                                          \
+      [](Scenario& s, double v) {                                             \
+        if (!s.recipe.degrees) s.recipe.degrees.emplace();                    \
+        s.recipe.degrees->m = static_cast<int>(v);                            \
       }
 
 // The page writes its own words for each field, so the wasm modules leave the docs out
@@ -95,7 +97,7 @@ Field subset(const char* key, const char* group, std::vector<std::string> choice
 
 // A failure rate of the reliability block (goodput.h), per million GPU-hours.
 Field failure_rate(const char* key, const char* doc, Get get, Set set) {
-  return number(key, "reliability", "per million GPU-hours", 0, 1e6, doc, get, set);
+  return number(key, "economics", "per million GPU-hours", 0, 1e6, doc, get, set);
 }
 
 // Groups of fields (seams, degrees): their rows carry the values.
@@ -143,7 +145,7 @@ bool pick_gpu(Scenario& s, const std::string& name) {
 }
 bool pick_precision(Scenario& s, const std::string& name) {
   const auto p = find_precision(name);
-  if (p) s.precision = *p;
+  if (p) s.recipe.precision = *p;
   return p.has_value();
 }
 std::string model_name(const Scenario& s) { return s.model.name; }
@@ -161,50 +163,51 @@ std::vector<Field> make_fields() {
   const auto precisions = names_of(precision_presets());
   using T = FieldType;
   std::vector<Field> f = {
-      integer("gpus", "fleet", "GPUs", 1, 16384, "GPUs in the fleet", PE_INT(gpus)),
+      integer("gpus", "fleet", "GPUs", 1, 16384, "GPUs in the fleet", PE_INT(fleet.gpus)),
       integer("gpus_per_node", "fleet", "GPUs", 1, 1024,
               "GPUs per node or tray (one rail each); absent: the GPU preset's (GB200-NVL72 4)",
-              PE_INT(gpus_per_node)),
+              PE_INT(fleet.gpus_per_node)),
       number("network_oversubscription", "fleet", "ratio", 1, 16,
              "the scale-out spine's oversubscription: traffic between rails gets the network / "
              "this; traffic on one rail (same GPU index in every node) never crosses the spine",
-             PE_REAL(network_oversubscription)),
-      group_of("seams", "fleet", "which seams auto-factor the GPU count"),
-      boolean("seams.data", "fleet", "data parallelism on", PE_BOOL(seams.data)),
-      boolean("seams.tensor", "fleet", "tensor parallelism on", PE_BOOL(seams.tensor)),
-      boolean("seams.pipeline", "fleet", "pipeline parallelism on", PE_BOOL(seams.pipeline)),
-      boolean("seams.context", "fleet", "context parallelism on: the sequence split over GPUs",
-              PE_BOOL(seams.context)),
-      boolean("seams.expert", "fleet",
+             PE_REAL(fleet.network_oversubscription)),
+      group_of("seams", "recipe", "which seams auto-factor the GPU count"),
+      boolean("seams.data", "recipe", "data parallelism on", PE_BOOL(recipe.seams.data)),
+      boolean("seams.tensor", "recipe", "tensor parallelism on", PE_BOOL(recipe.seams.tensor)),
+      boolean("seams.pipeline", "recipe", "pipeline parallelism on",
+              PE_BOOL(recipe.seams.pipeline)),
+      boolean("seams.context", "recipe", "context parallelism on: the sequence split over GPUs",
+              PE_BOOL(recipe.seams.context)),
+      boolean("seams.expert", "recipe",
               "expert parallelism on: MoE experts split over the data and context ranks",
-              PE_BOOL(seams.expert)),
+              PE_BOOL(recipe.seams.expert)),
       text(
-          "order", T::kOrder, "fleet",
+          "order", T::kOrder, "recipe",
           "how ranks are numbered, innermost first (the chapter's rule: tp,pp,dp); cp sits just "
           "outside tp",
-          {"tp", "pp", "dp"}, [](const Scenario& s) { return order_text(s.order); },
+          {"tp", "pp", "dp"}, [](const Scenario& s) { return order_text(s.recipe.order); },
           [](Scenario& s, const std::string& v) {
             const auto order = order_from_text(v);
-            if (order) s.order = *order;
+            if (order) s.recipe.order = *order;
             return order.has_value();
           }),
-      group_of("degrees", "fleet",
+      group_of("degrees", "recipe",
                "explicit degrees (product = gpus); override the seams; null: auto-factor"),
-      integer("degrees.dp", "fleet", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
-      integer("degrees.tp", "fleet", "", 1, 16384, "tensor-parallel degree", PE_DEGREE(tp)),
-      integer("degrees.pp", "fleet", "", 1, 16384, "pipeline-parallel degree", PE_DEGREE(pp)),
-      integer("degrees.cp", "fleet", "", 1, 16384, "context-parallel degree; divides seq_len",
+      integer("degrees.dp", "recipe", "", 1, 16384, "data-parallel degree", PE_DEGREE(dp)),
+      integer("degrees.tp", "recipe", "", 1, 16384, "tensor-parallel degree", PE_DEGREE(tp)),
+      integer("degrees.pp", "recipe", "", 1, 16384, "pipeline-parallel degree", PE_DEGREE(pp)),
+      integer("degrees.cp", "recipe", "", 1, 16384, "context-parallel degree; divides seq_len",
               PE_DEGREE(cp)),
-      integer("degrees.ep", "fleet", "", 1, 16384,
+      integer("degrees.ep", "recipe", "", 1, 16384,
               "expert-parallel degree, carved out of dp x cp: divides dp x cp and the experts",
               PE_DEGREE(ep)),
-      choice("context_parallel", "fleet", {"ring", "all_gather", "ulysses"},
+      choice("context_parallel", "recipe", {"ring", "all_gather", "ulysses"},
              "how CP exchanges keys and values: ring passes, one all-gather, or Ulysses "
              "all-to-alls",
-             PE_ENUM(context_parallel, ContextParallel)),
-      integer("expert_tp", "fleet", "", 1, 1024,
+             PE_ENUM(recipe.context_parallel, ContextParallel)),
+      integer("expert_tp", "recipe", "", 1, 1024,
               "tensor-parallel degree inside each expert; divides the TP degree",
-              PE_INT(expert_tp)),
+              PE_INT(recipe.expert_tp)),
 
       text("model", T::kPreset, "model", "a preset name, or an object of the model.* fields",
            models, model_name, pick_model),
@@ -266,164 +269,168 @@ std::vector<Field> make_fields() {
               "the shape only a template scaled to params (set when params come without an "
               "architecture)",
               PE_BOOL(model.shape_nominal)),
-      integer("seq_len", "model", "tokens", 1, 1 << 20, "sequence length (s)", PE_INT(seq_len)),
-      integer("micro_batch", "model", "sequences", 1, 1 << 16, "micro-batch (b)",
-              PE_INT(micro_batch)),
-      integer("global_batch", "model", "sequences", 1, 1 << 24,
+      integer("seq_len", "batch", "tokens", 1, 1 << 20, "sequence length (s)",
+              PE_INT(batch.seq_len)),
+      integer("micro_batch", "recipe", "sequences", 1, 1 << 16, "micro-batch (b)",
+              PE_INT(recipe.micro_batch)),
+      integer("global_batch", "batch", "sequences", 1, 1 << 24,
               "global batch (B); rounded up to whole micro-batches per replica",
-              PE_INT(global_batch)),
-      number("train_tokens", "model", "tokens", 0, 1e16,
-             "token budget for the time to train; 0: not asked", PE_REAL(train_tokens)),
-      number("price_per_gpu_hour", "hardware", "USD/GPU-hour", 0, 1e4,
+              PE_INT(batch.global_batch)),
+      number("train_tokens", "economics", "tokens", 0, 1e16,
+             "token budget for the time to train; 0: not asked", PE_REAL(economics.train_tokens)),
+      number("price_per_gpu_hour", "economics", "USD/GPU-hour", 0, 1e4,
              "what one GPU-hour costs; 2.0 is a round cloud figure, set your own",
-             PE_REAL(price_per_gpu_hour)),
-      number("capacity_factor", "model", "", 0, 64,
+             PE_REAL(economics.price_per_gpu_hour)),
+      number("capacity_factor", "recipe", "", 0, 64,
              "tokens an expert takes, as a multiple of an even share; 0: dropless",
-             PE_REAL(capacity_factor)),
-      number("moe_load_imbalance", "model", "", 1, 64,
+             PE_REAL(recipe.capacity_factor)),
+      number("moe_load_imbalance", "recipe", "", 1, 64,
              "the busiest expert's tokens over an even share, dropless; 1.04: aux-loss-free "
              "routing (Wang et al. 2024), 1: forced balance",
-             PE_REAL(moe_load_imbalance)),
+             PE_REAL(recipe.moe_load_imbalance)),
 
       text(
-          "precision", T::kPreset, "memory", "a preset, or an object of the precision.* bytes",
-          precisions, [](const Scenario& s) { return s.precision.name; }, pick_precision),
-      detail("precision", number("precision.weight", "memory", "B/param", 0, 16, "weight bytes",
-                                 PE_REAL(precision.weight_bytes))),
-      detail("precision", number("precision.grad", "memory", "B/param", 0, 16, "gradient bytes",
-                                 PE_REAL(precision.grad_bytes))),
-      detail("precision", number("precision.master", "memory", "B/param", 0, 16,
-                                 "master copy bytes", PE_REAL(precision.master_bytes))),
-      detail("precision", number("precision.adam_m", "memory", "B/param", 0, 16,
-                                 "Adam first moment bytes", PE_REAL(precision.adam_m_bytes))),
-      detail("precision", number("precision.adam_v", "memory", "B/param", 0, 16,
-                                 "Adam second moment bytes", PE_REAL(precision.adam_v_bytes))),
-      detail("precision", boolean("precision.fp8", "memory",
-                                  "GEMMs in FP8 (Transformer Engine), their inputs cached in FP8",
-                                  PE_BOOL(precision.fp8))),
+          "precision", T::kPreset, "recipe", "a preset, or an object of the precision.* bytes",
+          precisions, [](const Scenario& s) { return s.recipe.precision.name; }, pick_precision),
+      detail("precision", number("precision.weight", "recipe", "B/param", 0, 16, "weight bytes",
+                                 PE_REAL(recipe.precision.weight_bytes))),
+      detail("precision", number("precision.grad", "recipe", "B/param", 0, 16, "gradient bytes",
+                                 PE_REAL(recipe.precision.grad_bytes))),
+      detail("precision", number("precision.master", "recipe", "B/param", 0, 16,
+                                 "master copy bytes", PE_REAL(recipe.precision.master_bytes))),
       detail("precision",
-             boolean("precision.fp4", "memory",
+             number("precision.adam_m", "recipe", "B/param", 0, 16, "Adam first moment bytes",
+                    PE_REAL(recipe.precision.adam_m_bytes))),
+      detail("precision",
+             number("precision.adam_v", "recipe", "B/param", 0, 16, "Adam second moment bytes",
+                    PE_REAL(recipe.precision.adam_v_bytes))),
+      detail("precision", boolean("precision.fp8", "recipe",
+                                  "GEMMs in FP8 (Transformer Engine), their inputs cached in FP8",
+                                  PE_BOOL(recipe.precision.fp8))),
+      detail("precision",
+             boolean("precision.fp4", "recipe",
                      "GEMMs in NVFP4 (Transformer Engine, Blackwell); attention and the output "
                      "layer in BF16",
-                     PE_BOOL(precision.fp4))),
+                     PE_BOOL(recipe.precision.fp4))),
       number(
-          "bytes_per_param", "memory", "B/param", 0, 0,
+          "bytes_per_param", "recipe", "B/param", 0, 0,
           "total bytes per parameter without precision: 2 + 2 + the rest split over the "
           "three optimizer states",
-          [](const Scenario& s) { return s.precision.total_bytes(); }, nullptr),
-      integer("zero_stage", "memory", "", 0, 3, "ZeRO stage over the DP group", PE_INT(zero_stage)),
+          [](const Scenario& s) { return s.recipe.precision.total_bytes(); }, nullptr),
+      integer("zero_stage", "recipe", "", 0, 3, "ZeRO stage over the DP group",
+              PE_INT(recipe.zero_stage)),
       integer(
-          "fsdp_prefetch", "memory", "layers", 0, 16,
+          "fsdp_prefetch", "recipe", "layers", 0, 16,
           "ZeRO-3: layers whose weights are gathered ahead of the one computing (FSDP prefetch)",
-          PE_INT(fsdp_prefetch)),
-      choice("recompute", "memory", {"none", "selective", "full"},
+          PE_INT(recipe.fsdp_prefetch)),
+      choice("recompute", "recipe", {"none", "selective", "full"},
              "activation recomputation: none, selective (recompute_modules) or full",
-             PE_ENUM(recompute, Recompute)),
-      subset("recompute_modules", "memory",
+             PE_ENUM(recipe.recompute, Recompute)),
+      subset("recompute_modules", "recipe",
              {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts",
               "every_other_matmul"},
              "what selective recomputation re-runs (Megatron-Core's modules; every_other_matmul: "
              "torchtitan's per-op policy, every other matmul's output kept)",
-             PE_INT(recompute_modules)),
-      integer("recompute_layers", "memory", "layers", 0, 10000,
+             PE_INT(recipe.recompute_modules)),
+      integer("recompute_layers", "recipe", "layers", 0, 10000,
               "with full: layers per stage (block) or per chunk (uniform); 0: every layer",
-              PE_INT(recompute_layers)),
-      choice("recompute_method", "memory", {"uniform", "block"},
+              PE_INT(recipe.recompute_layers)),
+      choice("recompute_method", "recipe", {"uniform", "block"},
              "uniform: every layer, an input kept per chunk; block: the first layers of a stage",
-             PE_ENUM(recompute_method, RecomputeMethod)),
-      integer("offload_layers", "memory", "layers", 0, 10000,
-              "layers per stage whose activations wait in host memory", PE_INT(offload_layers)),
-      boolean("sequence_parallel", "memory", "sequence parallelism (with TP)",
-              PE_BOOL(sequence_parallel)),
-      choice("memory_model", "memory", {"book", "full"},
+             PE_ENUM(recipe.recompute_method, RecomputeMethod)),
+      integer("offload_layers", "recipe", "layers", 0, 10000,
+              "layers per stage whose activations wait in host memory",
+              PE_INT(recipe.offload_layers)),
+      boolean("sequence_parallel", "recipe", "sequence parallelism (with TP)",
+              PE_BOOL(recipe.sequence_parallel)),
+      choice("memory_model", "recipe", {"book", "full"},
              "book: N/(TP·PP) weights + optimizer; full: whole layers per stage, activations",
-             PE_ENUM(memory_model, MemoryModel)),
+             PE_ENUM(recipe.memory_model, MemoryModel)),
 
       text(
-          "gpu", T::kPreset, "hardware", "a GPU preset", gpus,
+          "gpu", T::kPreset, "gpu", "a GPU preset", gpus,
           [](const Scenario& s) { return s.gpu.name; }, pick_gpu),
-      detail("gpu",
-             number("gpu_memory_gb", "hardware", "GB", 0, 1e5, "memory per GPU (GB = 1e9 bytes)",
-                    PE_REAL(gpu.memory_gb), /*lo_exclusive=*/true)),
-      detail("gpu", number("gpu_peak_tflops", "hardware", "TFLOP/s", 0.001, 1e6, "dense bf16 peak",
+      detail("gpu", number("gpu_memory_gb", "gpu", "GB", 0, 1e5, "memory per GPU (GB = 1e9 bytes)",
+                           PE_REAL(gpu.memory_gb), /*lo_exclusive=*/true)),
+      detail("gpu", number("gpu_peak_tflops", "gpu", "TFLOP/s", 0.001, 1e6, "dense bf16 peak",
                            PE_REAL(gpu.peak_tflops))),
-      detail("gpu", number("gpu_fp8_tflops", "hardware", "TFLOP/s", 0, 1e6,
-                           "dense FP8 peak; 0: none", PE_REAL(gpu.fp8_tflops))),
-      detail("gpu", number("gpu_fp4_tflops", "hardware", "TFLOP/s", 0, 1e6,
+      detail("gpu", number("gpu_fp8_tflops", "gpu", "TFLOP/s", 0, 1e6, "dense FP8 peak; 0: none",
+                           PE_REAL(gpu.fp8_tflops))),
+      detail("gpu", number("gpu_fp4_tflops", "gpu", "TFLOP/s", 0, 1e6,
                            "dense FP4 peak (NVFP4); 0: none", PE_REAL(gpu.fp4_tflops))),
-      detail("gpu", number("nvlink_gb_s", "hardware", "GB/s", 0.001, 1e5,
-                           "NVLink per GPU per direction", PE_REAL(gpu.nvlink_gb_s))),
+      detail("gpu", number("nvlink_gb_s", "gpu", "GB/s", 0.001, 1e5, "NVLink per GPU per direction",
+                           PE_REAL(gpu.nvlink_gb_s))),
       // The system's NVLink reach (presets.cpp): overriding it keeps the GPU's name.
-      tuning("gpu", integer("nvlink_domain_gpus", "hardware", "GPUs", 0, 16384,
+      tuning("gpu", integer("nvlink_domain_gpus", "gpu", "GPUs", 0, 16384,
                             "GPUs per NVLink domain, a multiple of gpus_per_node; 0: one node; "
                             "absent: the GPU preset's (GB200-NVL72, GB300-NVL72 72)",
                             PE_INT(gpu.nvlink_domain_gpus))),
-      detail("gpu", number("hbm_gb_s", "hardware", "GB/s", 0.001, 1e6,
+      detail("gpu", number("hbm_gb_s", "gpu", "GB/s", 0.001, 1e6,
                            "memory bandwidth (elementwise kernels, optimizer step)",
                            PE_REAL(gpu.hbm_gb_s))),
       // The GPU's fleet network (presets.cpp cites each system): overriding it keeps the GPU's
       // name, as a fleet with another network still has that GPU.
-      tuning("gpu", number("network_gb_s", "hardware", "GB/s", 0.001, 1e5,
+      tuning("gpu", number("network_gb_s", "gpu", "GB/s", 0.001, 1e5,
                            "network per GPU per direction; absent: the GPU preset's fleet (DGX "
                            "A100 HDR 200 Gb/s = 25; DGX H100, H200, B200 400 Gb/s = 50)",
                            PE_REAL(gpu.network_gb_s))),
-      tuning("gpu", number("host_link_gb_s", "hardware", "GB/s", 0.001, 1e5,
+      tuning("gpu", number("host_link_gb_s", "gpu", "GB/s", 0.001, 1e5,
                            "GPU to host memory per direction (PCIe, NVLink-C2C)",
                            PE_REAL(gpu.host_link_gb_s))),
       // The GPU's one calibrated number (presets.cpp): overriding it keeps the GPU's name.
-      tuning("gpu", number("efficiency", "hardware", "", 0.001, 1,
+      tuning("gpu", number("efficiency", "gpu", "", 0.001, 1,
                            "fraction of dense peak the matmuls reach; absent: the GPU preset's "
                            "calibrated value",
                            PE_REAL(gpu.matmul_efficiency))),
       // The links' shares NCCL reaches (scenario.h cites them); a calibration refits them.
-      tuning("gpu", number("nvlink_efficiency", "hardware", "", 0.001, 1,
+      tuning("gpu", number("nvlink_efficiency", "gpu", "", 0.001, 1,
                            "share of NVLink's rate NCCL's collectives reach (bus bandwidth); "
                            "absent: the GPU preset's",
                            PE_REAL(gpu.nvlink_efficiency))),
-      tuning("gpu", number("network_efficiency", "hardware", "", 0.001, 1,
+      tuning("gpu", number("network_efficiency", "gpu", "", 0.001, 1,
                            "share of the network's rate NCCL's collectives reach; absent: the "
                            "GPU preset's",
                            PE_REAL(gpu.network_efficiency))),
-      boolean("overlap_grad_reduce", "hardware",
+      boolean("overlap_grad_reduce", "recipe",
               "hide the DP gradient reduction behind the backward (Megatron --overlap-grad-reduce)",
-              PE_BOOL(overlap_grad_reduce)),
-      boolean("overlap_param_gather", "hardware",
+              PE_BOOL(recipe.overlap_grad_reduce)),
+      boolean("overlap_param_gather", "recipe",
               "hide the DP weight all-gather behind the forward (--overlap-param-gather)",
-              PE_BOOL(overlap_param_gather)),
-      boolean("tp_comm_overlap", "hardware",
+              PE_BOOL(recipe.overlap_param_gather)),
+      boolean("tp_comm_overlap", "recipe",
               "hide TP collectives behind the matmuls (--tp-comm-overlap)",
-              PE_BOOL(tp_comm_overlap)),
-      boolean("pp_scatter_gather", "hardware",
+              PE_BOOL(recipe.tp_comm_overlap)),
+      boolean("pp_scatter_gather", "recipe",
               "pipeline sends split over the TP ranks without sequence parallelism (Megatron-LM "
               "2021-22)",
-              PE_BOOL(pp_scatter_gather)),
-      boolean("flash_attention", "memory",
+              PE_BOOL(recipe.pp_scatter_gather)),
+      boolean("flash_attention", "recipe",
               "fused attention: no s x s scores stored or moved (Megatron-Core's default)",
-              PE_BOOL(flash_attention)),
-      choice("cross_entropy", "memory", {"unfused", "te"},
+              PE_BOOL(recipe.flash_attention)),
+      choice("cross_entropy", "recipe", {"unfused", "te"},
              "the loss: unfused (fp32 log-probabilities) or Transformer Engine's (BF16 logits, "
              "their gradient in place)",
-             PE_ENUM(cross_entropy, CrossEntropy)),
-      number("overhead_gb", "memory", "GB", 0, 1e4,
+             PE_ENUM(recipe.cross_entropy, CrossEntropy)),
+      number("overhead_gb", "recipe", "GB", 0, 1e4,
              "CUDA context, NCCL buffers and allocator reserve per GPU (full memory model)",
-             PE_REAL(overhead_gb)),
+             PE_REAL(recipe.overhead_gb)),
 
       choice(
-          "schedule", "memory", {"1f1b", "interleaved", "zb_h1", "zb_v", "dualpipe", "dualpipe_v"},
+          "schedule", "recipe", {"1f1b", "interleaved", "zb_h1", "zb_v", "dualpipe", "dualpipe_v"},
           "pipeline schedule: 1F1B, interleaved, zero bubble (ZB-H1; ZB-V, 2 chunks per GPU in a "
           "V), DeepSeek's DualPipe (2 copies of the weights) or DualPipeV (a V)",
-          PE_ENUM(schedule, Schedule)),
-      integer("virtual_stages", "memory", "chunks per GPU", 1, 128,
+          PE_ENUM(recipe.schedule, Schedule)),
+      integer("virtual_stages", "recipe", "chunks per GPU", 1, 128,
               "model chunks per GPU with the interleaved schedule (v); 2 when absent",
-              PE_INT(virtual_stages)),
-      integer("first_stage_layers", "memory", "layers", 0, 10000,
+              PE_INT(recipe.virtual_stages)),
+      integer("first_stage_layers", "recipe", "layers", 0, 10000,
               "layers on the first pipeline stage (Megatron-Core uneven split); 0: even",
-              PE_INT(first_stage_layers)),
-      integer("last_stage_layers", "memory", "layers", 0, 10000,
-              "layers on the last pipeline stage; 0: even", PE_INT(last_stage_layers)),
-      boolean("expert_comm_overlap", "hardware",
+              PE_INT(recipe.first_stage_layers)),
+      integer("last_stage_layers", "recipe", "layers", 0, 10000,
+              "layers on the last pipeline stage; 0: even", PE_INT(recipe.last_stage_layers)),
+      boolean("expert_comm_overlap", "recipe",
               "hide the expert all-to-alls behind another micro-batch's compute",
-              PE_BOOL(expert_comm_overlap)),
+              PE_BOOL(recipe.expert_comm_overlap)),
 
       // One measured run on the user's fleet (calibrate.h): its figures refit the efficiencies
       // and the memory overhead above. 0: not measured.
@@ -461,49 +468,49 @@ std::vector<Field> make_fields() {
              PE_REAL(calibration.network_bus_gb_s)),
 
       // Failures, checkpoints and restarts (goodput.h); the rates' defaults are Llama 3's.
-      group_of("reliability", "reliability",
+      group_of("reliability", "economics",
                "what interrupts the run and what a restart costs: the report's goodput"),
       failure_rate("reliability.gpu_failures_per_million_gpu_hours",
                    "GPU faults (Llama 3: 268 of 419 interruptions in 21.2 million H100-hours)",
-                   PE_REAL(reliability.gpu_failures_per_million_gpu_hours)),
+                   PE_REAL(economics.reliability.gpu_failures_per_million_gpu_hours)),
       failure_rate("reliability.host_failures_per_million_gpu_hours",
                    "host faults: maintenance, SSD, power (Llama 3: 46)",
-                   PE_REAL(reliability.host_failures_per_million_gpu_hours)),
+                   PE_REAL(economics.reliability.host_failures_per_million_gpu_hours)),
       failure_rate("reliability.network_failures_per_million_gpu_hours",
                    "network faults: switches, cables, NICs, NCCL timeouts (Llama 3: 49)",
-                   PE_REAL(reliability.network_failures_per_million_gpu_hours)),
+                   PE_REAL(economics.reliability.network_failures_per_million_gpu_hours)),
       failure_rate("reliability.software_failures_per_million_gpu_hours",
                    "software bugs and dependencies (Llama 3: 56)",
-                   PE_REAL(reliability.software_failures_per_million_gpu_hours)),
-      number("reliability.storage_gb_s", "reliability", "GB/s", 0.001, 1e6,
+                   PE_REAL(economics.reliability.software_failures_per_million_gpu_hours)),
+      number("reliability.storage_gb_s", "economics", "GB/s", 0.001, 1e6,
              "checkpoint storage bandwidth for the whole job, written or read",
-             PE_REAL(reliability.storage_gb_s)),
-      boolean("reliability.async_checkpoint", "reliability",
+             PE_REAL(economics.reliability.storage_gb_s)),
+      boolean("reliability.async_checkpoint", "economics",
               "training waits only for the copy to host memory while the checkpoint is written "
               "(PyTorch DCP async_save, Megatron-Core async_save)",
-              PE_BOOL(reliability.async_checkpoint)),
-      number("reliability.restart_s", "reliability", "s", 0, 1e6,
+              PE_BOOL(economics.reliability.async_checkpoint)),
+      number("reliability.restart_s", "economics", "s", 0, 1e6,
              "a failure's detection, rescheduling and start again, the reload not counted",
-             PE_REAL(reliability.restart_s)),
-      integer("reliability.hot_spares", "reliability", "GPUs", 0, 1 << 20,
-              "GPUs held idle for restarts, paid for", PE_INT(reliability.hot_spares)),
-      number("reliability.checkpoint_interval_s", "reliability", "s", 0, 1e7,
+             PE_REAL(economics.reliability.restart_s)),
+      integer("reliability.hot_spares", "economics", "GPUs", 0, 1 << 20,
+              "GPUs held idle for restarts, paid for", PE_INT(economics.reliability.hot_spares)),
+      number("reliability.checkpoint_interval_s", "economics", "s", 0, 1e7,
              "time between checkpoints; 0: the one that maximises the effective time",
-             PE_REAL(reliability.checkpoint_interval_s)),
+             PE_REAL(economics.reliability.checkpoint_interval_s)),
   };
   auto row = [&f](const char* key) -> Field& {
     return *std::find_if(f.begin(), f.end(),
                          [key](const Field& x) { return std::string(x.key) == key; });
   };
   row("virtual_stages").inert = [](const Scenario& s) {
-    return s.schedule != Schedule::kInterleaved;
+    return s.recipe.schedule != Schedule::kInterleaved;
   };
   row("virtual_stages").inert_reason = "it applies only to the interleaved schedule";
   row("model.name").max = 64;
   row("calibration.name").max = 64;
   // Context parallelism is on when its seam is, or an explicit degree asks for it.
   row("context_parallel").inert = [](const Scenario& s) {
-    return !s.seams.context && !(s.degrees && s.degrees->cp > 1);
+    return !s.recipe.seams.context && !(s.recipe.degrees && s.recipe.degrees->cp > 1);
   };
   row("context_parallel").inert_reason = "it applies only with context parallelism";
   // Mixture-of-experts settings mean nothing for a dense model; seams.expert is inert only
@@ -516,20 +523,22 @@ std::vector<Field> make_fields() {
     row(key).inert_reason = "it applies only to mixture-of-experts models (model.experts > 0)";
   }
   row("moe_load_imbalance").inert = [](const Scenario& s) {
-    return !s.model.moe() || s.capacity_factor > 0;
+    return !s.model.moe() || s.recipe.capacity_factor > 0;
   };
   row("moe_load_imbalance").inert_reason =
       "it applies only to dropless mixtures of experts (capacity_factor 0)";
   row("recompute_modules").inert = [](const Scenario& s) {
-    return s.recompute != Recompute::kSelective;
+    return s.recipe.recompute != Recompute::kSelective;
   };
   row("recompute_modules").inert_reason = "recompute is not selective";
-  row("fsdp_prefetch").inert = [](const Scenario& s) { return s.zero_stage != 3; };
+  row("fsdp_prefetch").inert = [](const Scenario& s) { return s.recipe.zero_stage != 3; };
   row("fsdp_prefetch").inert_reason = "it applies only with zero_stage 3";
-  row("recompute_layers").inert = [](const Scenario& s) { return s.recompute != Recompute::kFull; };
+  row("recompute_layers").inert = [](const Scenario& s) {
+    return s.recipe.recompute != Recompute::kFull;
+  };
   row("recompute_layers").inert_reason = "recompute is not full";
   row("recompute_method").inert = [](const Scenario& s) {
-    return s.recompute != Recompute::kFull || s.recompute_layers == 0;
+    return s.recipe.recompute != Recompute::kFull || s.recipe.recompute_layers == 0;
   };
   row("recompute_method").inert_reason = "it needs full recompute_layers";
   for (Field& field : f) {
@@ -537,7 +546,9 @@ std::vector<Field> make_fields() {
     field.inert = [](const Scenario& s) { return !s.calibration.given(); };
     field.inert_reason = "it applies only with calibration.scenario";
   }
-  row("seams.expert").inert = [](const Scenario& s) { return s.seams.expert && !s.model.moe(); };
+  row("seams.expert").inert = [](const Scenario& s) {
+    return s.recipe.seams.expert && !s.model.moe();
+  };
   row("seams.expert").inert_reason =
       "the model is dense (model.experts is 0): there are no experts to split";
   return f;

@@ -40,17 +40,17 @@ double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts
     return std::max(0.0, comm_s - window_s);
   };
   const double gather_forward =
-      s.overlap_param_gather ? hidden_behind(gather, w.forward_s) : gather;
-  if (s.zero_stage >= 3) {
+      s.recipe.overlap_param_gather ? hidden_behind(gather, w.forward_s) : gather;
+  if (s.recipe.zero_stage >= 3) {
     const double overlapped =
-        (s.overlap_param_gather ? gather : 0) + (s.overlap_grad_reduce ? reduce : 0);
-    const double exposed_backward = (s.overlap_param_gather ? 0 : gather) +
-                                    (s.overlap_grad_reduce ? 0 : reduce) +
+        (s.recipe.overlap_param_gather ? gather : 0) + (s.recipe.overlap_grad_reduce ? reduce : 0);
+    const double exposed_backward = (s.recipe.overlap_param_gather ? 0 : gather) +
+                                    (s.recipe.overlap_grad_reduce ? 0 : reduce) +
                                     hidden_behind(overlapped, w.backward_s);
     return parts.reductions * (gather_forward + exposed_backward);  // per micro-batch
   }
   const double reduce_exposed =
-      s.overlap_grad_reduce ? hidden_behind(reduce, w.backward_s) : reduce;
+      s.recipe.overlap_grad_reduce ? hidden_behind(reduce, w.backward_s) : reduce;
   return parts.reductions * reduce_exposed + parts.gathers * gather_forward;
 }
 
@@ -58,7 +58,7 @@ double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts
 
 LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d) {
   const GemmCurve curve = s.gpu.gemm_curve;
-  const double rows = 1.0 * s.micro_batch * s.seq_len / d.cp;
+  const double rows = 1.0 * s.recipe.micro_batch * s.batch.seq_len / d.cp;
   LinearGemmShapes g;
   g.rows = rows;
   g.dense = layer_gemm_cost(curve, layer_gemms(s.model, false, d.tp), rows);
@@ -86,8 +86,8 @@ double gemm_rate_flops(const Scenario& s) {
     const double ratio = peak_tflops / g.peak_tflops;
     return bf16 * (measured > 0 ? std::min(measured, ratio) : ratio);
   };
-  if (s.precision.fp4) return faster(g.fp4_tflops, g.fp4_gemm_speedup);
-  if (s.precision.fp8) return faster(g.fp8_tflops, g.fp8_gemm_speedup);
+  if (s.recipe.precision.fp4) return faster(g.fp4_tflops, g.fp4_gemm_speedup);
+  if (s.recipe.precision.fp8) return faster(g.fp8_tflops, g.fp8_gemm_speedup);
   return bf16;
 }
 
@@ -95,7 +95,7 @@ ElementwiseBytes elementwise_bytes(const Scenario& s, const ModelShape& shape, c
                                    Recompute r) {
   ActivationCase c = activation_case(s, d.tp, d.cp);
   c.fp8 = c.fp4 = false;  // what the kernels move: the 16-bit tensors, whatever FP8 caches
-  const unsigned modules = r == Recompute::kSelective ? s.recompute_modules : 0u;
+  const unsigned modules = r == Recompute::kSelective ? s.recipe.recompute_modules : 0u;
   ElementwiseBytes e;
   e.dense = layer_stored_bytes(shape, shape.dense_layer(), c, 0);
   e.dense_recomputed = e.dense - layer_stored_bytes(shape, shape.dense_layer(), c, modules);
@@ -106,8 +106,8 @@ ElementwiseBytes elementwise_bytes(const Scenario& s, const ModelShape& shape, c
 
 double utilisation_peak_tflops(const Scenario& s) {
   const double bf16 = s.gpu.peak_tflops;
-  if (s.precision.fp4) return std::max(bf16, s.gpu.fp4_tflops);
-  return s.precision.fp8 ? std::max(bf16, s.gpu.fp8_tflops) : bf16;
+  if (s.recipe.precision.fp4) return std::max(bf16, s.gpu.fp4_tflops);
+  return s.recipe.precision.fp8 ? std::max(bf16, s.gpu.fp8_tflops) : bf16;
 }
 
 TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
@@ -124,13 +124,13 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const double peak = s.gpu.peak_tflops * 1e12;
   const double matmul_rate = peak * s.gpu.matmul_efficiency;
   const double hbm = s.gpu.hbm_gb_s * 1e9;
-  const double tokens = 1.0 * s.micro_batch * s.seq_len;
+  const double tokens = 1.0 * s.recipe.micro_batch * s.batch.seq_len;
 
   const double output_flops = tokens * 3 * shape.output_forward_flops_per_token();
   // FP8 and FP4 run the layers' GEMMs faster; the attention core (softmax(QK^T) V) and the
   // output layer (Megatron's own ColumnParallelLinear, not Transformer Engine's) stay BF16.
   const double gemm_rate = gemm_rate_flops(s);
-  const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recompute);
+  const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recipe.recompute);
   const LayerActivations stored = layer_activations(s, shape, d);
   const MlpShape& moe = shape.moe_layer().mlp;
   const double routed_slowdown =
@@ -163,9 +163,9 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       const double attention = tokens * fl.core / attention_efficiency;
       return (tokens * gemm / gemm_rate + (attention + output) / matmul_rate) / d.tp / d.cp;
     };
-    st.matmul_s = matmul_s(s.recompute);
+    st.matmul_s = matmul_s(s.recipe.recompute);
     const double plain_s =
-        s.recompute == Recompute::kNone ? st.matmul_s : matmul_s(Recompute::kNone);
+        s.recipe.recompute == Recompute::kNone ? st.matmul_s : matmul_s(Recompute::kNone);
     // Elementwise kernels move kElementwisePasses x what each layer stores, and the forward
     // of what it recomputes again (a whole layer, or its selective modules' tensors).
     const int full = fully_recomputed_layers(s, layers);
@@ -176,7 +176,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                          (moe_here - moe_full) * bytes.moe_recomputed;
     // Each MoE layer permutes its tokens into expert order and back, forward and backward,
     // and again where it re-runs the MoE MLP (full recomputation, or the moe module).
-    const int moe_again = moe_full + (s.selective_modules() & kMoe ? moe_here - moe_full : 0);
+    const int moe_again =
+        moe_full + (s.recipe.selective_modules() & kMoe ? moe_here - moe_full : 0);
     const double permute = permute_bytes * (2 * moe_here + moe_again);
     st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / hbm;
     st.forward_s = plain_s / 3 + (kForwardPasses * all + permute_bytes * moe_here) / hbm;
@@ -206,21 +207,21 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // 3 + a, Ulysses 1 of 2 + a; the expert all-to-alls 2 of 4 + 2a (a: the fully recomputed
     // share, whose forward runs again inside the backward).
     const double tensor_forward_share =
-        (s.sequence_parallel ? 4.0 : 2.0) / tensor_collectives_per_layer(s, layers);
+        (s.recipe.sequence_parallel ? 4.0 : 2.0) / tensor_collectives_per_layer(s, layers);
     const double rerun = fully_recomputed_share(s, layers);
     const double context_forward_share =
-        1.0 / ((s.context_parallel == ContextParallel::kUlysses ? 2.0 : 3.0) + rerun);
+        1.0 / ((s.recipe.context_parallel == ContextParallel::kUlysses ? 2.0 : 3.0) + rerun);
     const double expert_forward_share = 2.0 / (4.0 + 2.0 * fully_recomputed_share(s, moe_here));
     // A schedule that splits the backward runs W apart, where the bubble was: its GEMMs
     // (no TP collective of their own) hide none of F's and B's, nor their expert all-to-alls.
-    const double apart_s = splits_weight_grad(s.schedule) ? st.weight_grad_s : 0;
+    const double apart_s = splits_weight_grad(s.recipe.schedule) ? st.weight_grad_s : 0;
     // The linear GEMMs of the forward are W's FLOPs at W's rate; the backward's the rest.
     const double gemm_forward = st.weight_grad_s;
     const double gemm_backward = std::max(0.0, st.matmul_s - core - apart_s - gemm_forward);
     const double tensor_f = wire.tensor.time_s * tensor_forward_share;
     const double tensor_b = wire.tensor.time_s - tensor_f;
     double exposed_tensor_f = tensor_f, exposed_tensor_b = tensor_b;
-    if (s.tp_comm_overlap) {
+    if (s.recipe.tp_comm_overlap) {
       exposed_tensor_f = exposed(tensor_f, gemm_forward);
       exposed_tensor_b = exposed(tensor_b, gemm_backward);
     }
@@ -230,7 +231,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       const double context_f = wire.context.time_s * context_forward_share;
       exposed_context_f = context_f;
       exposed_context_b = wire.context.time_s - context_f;
-      if (s.context_parallel == ContextParallel::kRing) {
+      if (s.recipe.context_parallel == ContextParallel::kRing) {
         // The core's forward is a third of its three passes.
         exposed_context_f = exposed(context_f, core / 3);
         exposed_context_b = exposed(wire.context.time_s - context_f, core - core / 3);
@@ -256,12 +257,12 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
       // all-to-alls of each behind the other's compute (DeepSeek-V3 Sec. 3.2.1), as
       // expert_comm_overlap does (Megatron-Core's 1F1B all-to-all overlap, a forward beside
       // another micro-batch's backward): the pair's compute is their window together.
-      const bool paired = overlaps_forward_backward(s.schedule) && d.pp > 1;
-      st.expert_s =
-          s.expert_comm_overlap || paired ? exposed(wire.expert.time_s, left) : wire.expert.time_s;
+      const bool paired = overlaps_forward_backward(s.recipe.schedule) && d.pp > 1;
+      st.expert_s = s.recipe.expert_comm_overlap || paired ? exposed(wire.expert.time_s, left)
+                                                           : wire.expert.time_s;
       hidden_expert = wire.expert.time_s - st.expert_s;
       const double expert_b = wire.expert.time_s * (1 - expert_forward_share);
-      expert_backward_alone = s.expert_comm_overlap ? exposed(expert_b, left_b) : expert_b;
+      expert_backward_alone = s.recipe.expert_comm_overlap ? exposed(expert_b, left_b) : expert_b;
     }
     // The hidden expert traffic, spread over the compute that hides it as that compute
     // falls in each pass: each pass then keeps the same share of its leftover free.
@@ -285,7 +286,7 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
     // must land before B needs them, so W run apart (after its B, in the bubble) hides none:
     // counted as a window, a faster W exposed more of the copy, and the schedules' bubbles,
     // where W fills what B leaves, grew with it (a law).
-    if (s.offload_layers > 0) {
+    if (s.recipe.offload_layers > 0) {
       const double copy_s = offloaded_bytes_per_microbatch(s, shape, here, stored) / host_link;
       st.offload_forward_s = std::max(0.0, copy_s - st.forward_wall_s);
       st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - st.forward_wall_s - apart_s));
@@ -302,14 +303,14 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   // Interleaved with fewer micro-batches than stages spans sum_i T_i + (m - 1) T_k / v
   // (pipeline.h few_microbatch_span): stage k's own share is then (m - 1) / v.
   const int v = pipeline.virtual_stages;
-  const bool laps = s.schedule == Schedule::kInterleaved && v > 1 && d.pp > 1 && mb < d.pp;
+  const bool laps = s.recipe.schedule == Schedule::kInterleaved && v > 1 && d.pp > 1 && mb < d.pp;
   // The schedules that split the backward reckon their bubble from the longest stage's
   // micro-batch, whichever stage sets the pace (time_report), so no share of it is the pacing
   // stage's own: all mb of its micro-batches count. Counting mb - 1/v there let faster sends,
   // which handed the pace to a stage with a longer micro-batch, lengthen the step (a law).
-  const double others_share = laps                             ? (mb - 1.0) / v
-                              : splits_weight_grad(s.schedule) ? 1.0 * mb
-                                                               : mb - 1.0 / v;
+  const double others_share = laps                                    ? (mb - 1.0) / v
+                              : splits_weight_grad(s.recipe.schedule) ? 1.0 * mb
+                                                                      : mb - 1.0 / v;
   const auto pace_of = [&](int stage, const StageTime& st) {
     return others_share * st.total_s() + stage_pipeline_traffic(s, f, stage, mb).time_s;
   };
@@ -400,7 +401,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.exposed_tensor_s = mb * k.tensor_s;
   t.exposed_context_s = mb * k.context_s;
   t.exposed_expert_s = mb * k.expert_s;
-  const bool split = splits_weight_grad(s.schedule);
+  const bool split = splits_weight_grad(s.recipe.schedule);
   const StageTime& b = split ? pace.longest : k;  // the stage the bubble is reckoned from
   t.bubble_1f1b_s = std::max(0.0, sum - b.total_s());
   t.forward_share = b.total_s() > 0 ? b.forward_pass_s() / b.total_s() : 0;
@@ -409,11 +410,11 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   // backward run alone in the fill and drain, which no forward's compute hides anything for.
   // Taking B as T - F counted the pair's hidden all-to-alls as hidden there too, and slower
   // compute that hid more of them shrank the bubble (a law). As a share: f = 1 - B / T.
-  if (overlaps_forward_backward(s.schedule) && b.total_s() > 0) {
+  if (overlaps_forward_backward(s.recipe.schedule) && b.total_s() > 0) {
     t.forward_share = 1 - b.backward_alone_s / b.total_s();
   }
-  t.bubble_s = split ? t.bubble_1f1b_s *
-                           bubble_scale(s.schedule, d.pp, v, t.forward_share, t.weight_grad_share)
+  t.bubble_s = split ? t.bubble_1f1b_s * bubble_scale(s.recipe.schedule, d.pp, v, t.forward_share,
+                                                      t.weight_grad_share)
                      : t.bubble_1f1b_s / v;
   // Few micro-batches: the schedule's span as it runs them (pipeline.h), never shorter than
   // one micro-batch's chain through every stage; the bubble is what it adds to m of them.
@@ -421,13 +422,13 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   // stage with a larger W share than the longest's once put the span under the chain (a law).
   if (b.total_s() > 0) {
     const double few = few_microbatch_span(
-        s.schedule, d.pp, v, mb,
+        s.recipe.schedule, d.pp, v, mb,
         {pace.sum_forward_s, sum - pace.sum_forward_s - pace.sum_weight_grad_s,
          pace.sum_weight_grad_s},
         {b.forward_pass_s(), b.total_s() - b.forward_pass_s() - b.weight_grad_s, b.weight_grad_s});
     t.bubble_s = std::max(t.bubble_s, few - mb * b.total_s());
   }
-  const int chunks = v_shape(s.schedule) && d.pp > 1 ? 2 : 1;
+  const int chunks = v_shape(s.recipe.schedule) && d.pp > 1 ? 2 : 1;
   t.critical_path_s = d.pp > 1 && split ? sum - pace.sum_weight_grad_s + b.weight_grad_s / chunks
                                         : (d.pp > 1 ? sum : 0);
 
@@ -447,7 +448,7 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
       const StageParams& p = f.params(stage);
       const DataParallelParts parts =
           data_parallel_parts(s, d, p.params_per_gpu, mb, p.expert_params_per_gpu);
-      const DataParallelWindows windows{pace.gather_window_of(stage, s.zero_stage),
+      const DataParallelWindows windows{pace.gather_window_of(stage, s.recipe.zero_stage),
                                         pace.backward_window_of(stage),
                                         comms.data.link_bytes_per_s};
       t.exposed_data_s = std::max(t.exposed_data_s, exposed_data_parallel_s(s, parts, windows));
@@ -465,14 +466,14 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
     const StageRuns runs = stage_runs(s, d, pipeline.split);
     for (size_t i = 0; i < runs.count; ++i) {
       const StageParams& st = f.params(runs.starts[i]);
-      const bool zero = s.zero_stage >= 1;
+      const bool zero = s.recipe.zero_stage >= 1;
       double here = (st.params_per_gpu - st.expert_params_per_gpu) / (zero ? d.dp * d.cp : 1);
       if (st.expert_params_per_gpu > 0) {
         here += st.expert_params_per_gpu / (zero ? expert_data_parallel(s, d) : 1);
       }
       shard = std::max(shard, here);
     }
-    const Precision& p = s.precision;
+    const Precision& p = s.recipe.precision;
     shard *= parameter_copies(s, d.pp);  // DualPipe: both copies step
     t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
   }
@@ -492,21 +493,23 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   }
   t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
   t.model_flops_per_step = f.model_flops_per_step(effective_global_batch);
-  t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recompute);
+  t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recipe.recompute);
   // MFU and HFU against the peak the GEMMs run at (utilisation_peak_tflops); each peak's
   // figure beside them, named.
   const auto model_share_of = [&](double peak_tflops) {
     return peak_tflops > 0 ? t.model_flops_per_step / (t.step_s * gpus * peak_tflops * 1e12) : 0;
   };
   t.mfu_peak_tflops = utilisation_peak_tflops(s);
-  t.mfu_peak = t.mfu_peak_tflops == s.gpu.peak_tflops ? "bf16" : s.precision.fp4 ? "fp4" : "fp8";
+  t.mfu_peak = t.mfu_peak_tflops == s.gpu.peak_tflops ? "bf16"
+               : s.recipe.precision.fp4               ? "fp4"
+                                                      : "fp8";
   t.mfu = model_share_of(t.mfu_peak_tflops);
   t.mfu_bf16_peak = model_share_of(s.gpu.peak_tflops);
   t.mfu_fp8_peak = model_share_of(s.gpu.fp8_tflops);
   t.hfu = t.hardware_flops_per_step / (t.step_s * gpus * t.mfu_peak_tflops * 1e12);
   t.tflops_per_gpu = t.hardware_flops_per_step / (t.step_s * gpus) / 1e12;
-  t.tokens_per_s = 1.0 * effective_global_batch * s.seq_len / t.step_s;
-  if (s.train_tokens > 0) t.time_to_train_s = s.train_tokens / t.tokens_per_s;
+  t.tokens_per_s = 1.0 * effective_global_batch * s.batch.seq_len / t.step_s;
+  if (s.economics.train_tokens > 0) t.time_to_train_s = s.economics.train_tokens / t.tokens_per_s;
   pipeline.bubble_fraction = t.bubble_s / t.step_s;
   return t;
 }

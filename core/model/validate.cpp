@@ -24,21 +24,21 @@ Problem ranges(const Scenario& s) {
     const bool ranged =
         (f.type == FieldType::kInteger || f.type == FieldType::kNumber) && f.get && f.max > f.min;
     if (!ranged) continue;
-    if (std::string(f.key).rfind("degrees.", 0) == 0 && !s.degrees) continue;
+    if (std::string(f.key).rfind("degrees.", 0) == 0 && !s.recipe.degrees) continue;
     if (Problem p = out_of_range(f, f.get(s)); !p.empty()) return p;
   }
   return {};
 }
 
 Problem degrees_problem(const Scenario& s) {
-  const Degrees& d = *s.degrees;
-  if (d.product() == s.gpus) return {};
+  const Degrees& d = *s.recipe.degrees;
+  if (d.product() == s.fleet.gpus) return {};
   const std::string factors =
       d.cp == 1 ? "dp x tp x pp = " + str(d.dp) + "x" + str(d.tp) + "x" + str(d.pp)
                 : "dp x tp x pp x cp = " + str(d.dp) + "x" + str(d.tp) + "x" + str(d.pp) + "x" +
                       str(d.cp);
   return {"degrees", "degrees: " + factors + " = " + str(d.product()) + ", but gpus is " +
-                         str(s.gpus) + ": the product must equal gpus"};
+                         str(s.fleet.gpus) + ": the product must equal gpus"};
 }
 
 }  // namespace
@@ -79,8 +79,8 @@ Problem validate(const Scenario& s) {
                                       ": allowed 0 to model.layers - 1 (" + str(m.layers - 1) +
                                       ") so that some layer has experts"};
   }
-  if (!params_match_shape(m, s.seq_len)) {
-    const double counted = shape_params(m, s.seq_len);
+  if (!params_match_shape(m, s.batch.seq_len)) {
+    const double counted = shape_params(m, s.batch.seq_len);
     {
       return {"model.params",
               "model.params is " + show_number(m.params) + " but the architecture counts " +
@@ -89,34 +89,35 @@ Problem validate(const Scenario& s) {
                   "% apart: allowed within 5% of it (leave params out to use the count)"};
     }
   }
-  if (const int domain = s.gpu.nvlink_domain_gpus; domain % s.gpus_per_node != 0) {
+  if (const int domain = s.gpu.nvlink_domain_gpus; domain % s.fleet.gpus_per_node != 0) {
     return {"nvlink_domain_gpus", "nvlink_domain_gpus is " + str(domain) +
                                       (s.gpu.name == "custom" ? "" : " (" + s.gpu.name + ")") +
                                       ": allowed 0 (one node) or a multiple of gpus_per_node (" +
-                                      str(s.gpus_per_node) + "), so the domain holds whole nodes"};
+                                      str(s.fleet.gpus_per_node) +
+                                      "), so the domain holds whole nodes"};
   }
-  if (s.precision.total_bytes() <= 0) {
+  if (s.recipe.precision.total_bytes() <= 0) {
     return {"precision", "precision: bytes per parameter add up to 0; allowed: a positive total"};
   }
-  if (s.precision.fp8 && s.gpu.fp8_tflops <= 0) {
-    return {"precision", "precision " + s.precision.name + " needs gpu_fp8_tflops, 0 on " +
+  if (s.recipe.precision.fp8 && s.gpu.fp8_tflops <= 0) {
+    return {"precision", "precision " + s.recipe.precision.name + " needs gpu_fp8_tflops, 0 on " +
                              s.gpu.name +
                              ": allowed on H100, H200, H800, B200, GB200, B300, GB300"};
   }
-  if (s.precision.fp4 && s.precision.fp8) {
+  if (s.recipe.precision.fp4 && s.recipe.precision.fp8) {
     return {"precision.fp4",
             "precision.fp4 and precision.fp8 are both on: Transformer Engine runs "
             "one recipe, FP8 or NVFP4"};
   }
-  if (s.precision.fp4 && s.gpu.fp4_tflops <= 0) {
-    return {"precision", "precision " + s.precision.name + " needs gpu_fp4_tflops, 0 on " +
+  if (s.recipe.precision.fp4 && s.gpu.fp4_tflops <= 0) {
+    return {"precision", "precision " + s.recipe.precision.name + " needs gpu_fp4_tflops, 0 on " +
                              s.gpu.name + ": allowed on B200, GB200, B300, GB300"};
   }
-  if (s.micro_batch > s.global_batch) {
-    return {"micro_batch", "micro_batch is " + str(s.micro_batch) +
-                               ": allowed 1 to global_batch (" + str(s.global_batch) + ")"};
+  if (s.recipe.micro_batch > s.batch.global_batch) {
+    return {"micro_batch", "micro_batch is " + str(s.recipe.micro_batch) +
+                               ": allowed 1 to global_batch (" + str(s.batch.global_batch) + ")"};
   }
-  if (s.degrees) return degrees_problem(s);
+  if (s.recipe.degrees) return degrees_problem(s);
   return {};
 }
 

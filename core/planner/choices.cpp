@@ -13,7 +13,7 @@ std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_la
     c.modules = modules;
     out.push_back(c);
   };
-  if (!base.flash_attention) selective(kCoreAttn);
+  if (!base.recipe.flash_attention) selective(kCoreAttn);
   selective(kEveryOtherMatmul);
   const ModelSpec& m = base.model;
   unsigned light = kLayernorm;
@@ -42,9 +42,9 @@ std::vector<RecomputeChoice> recompute_choices(const Scenario& base, int most_la
 }
 
 std::vector<Precision> precision_choices(const Scenario& base) {
-  std::vector<Precision> out = {base.precision};
+  std::vector<Precision> out = {base.recipe.precision};
   if (base.gpu.fp8_tflops <= 0) return out;
-  Precision other = base.precision;
+  Precision other = base.recipe.precision;
   other.fp8 = !other.fp8 || other.fp4;  // FP4's alternative: the same bytes in FP8
   other.fp4 = false;
   other.name = "custom";

@@ -12,11 +12,11 @@ unsigned lever_bits(const Scenario& s, const Degrees& d) {
   unsigned bits = 0;
   if (d.ep > 1) bits |= 1u << kEp;
   if (d.cp > 1) bits |= 1u << kCp;
-  if (s.precision.fp8) bits |= 1u << kFp8;
-  if (s.recompute == Recompute::kFull) bits |= 1u << kFull;
-  if (s.recompute == Recompute::kSelective) bits |= 1u << kSelective;
-  if (s.offload_layers > 0) bits |= 1u << kOffload;
-  if (d.pp > 1 && splits_weight_grad(s.schedule)) bits |= 1u << kSplitBackward;
+  if (s.recipe.precision.fp8) bits |= 1u << kFp8;
+  if (s.recipe.recompute == Recompute::kFull) bits |= 1u << kFull;
+  if (s.recipe.recompute == Recompute::kSelective) bits |= 1u << kSelective;
+  if (s.recipe.offload_layers > 0) bits |= 1u << kOffload;
+  if (d.pp > 1 && splits_weight_grad(s.recipe.schedule)) bits |= 1u << kSplitBackward;
   return bits;
 }
 

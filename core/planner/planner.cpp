@@ -73,17 +73,17 @@ struct Candidates {
 
 Candidates candidate_degrees(const Scenario& base) {
   Candidates out;
-  for (int tp : divisors(base.gpus)) {
+  for (int tp : divisors(base.fleet.gpus)) {
     if (base.model.heads % tp != 0) continue;
-    if (base.model.moe() && tp % base.expert_tp != 0) continue;
-    for (int cp : context_degrees(base, base.gpus / tp)) {
-      for (int pp : divisors(base.gpus / (tp * cp))) {
+    if (base.model.moe() && tp % base.recipe.expert_tp != 0) continue;
+    for (int cp : context_degrees(base, base.fleet.gpus / tp)) {
+      for (int pp : divisors(base.fleet.gpus / (tp * cp))) {
         if (pp > base.model.layers || !split_problem(base, pp).empty()) continue;
-        const int dp = base.gpus / (tp * cp * pp);
+        const int dp = base.fleet.gpus / (tp * cp * pp);
         ++out.layouts;
-        if (base.global_batch % dp != 0) {
+        if (base.batch.global_batch % dp != 0) {
           ++out.batch_refused;
-          const long long next = (base.global_batch / dp + 1LL) * dp;
+          const long long next = (base.batch.global_batch / dp + 1LL) * dp;
           if (out.batch_suggested == 0 || next < out.batch_suggested) {
             out.batch_suggested = static_cast<int>(std::min<long long>(next, 1 << 30));
           }
@@ -107,7 +107,7 @@ Candidates candidate_degrees(const Scenario& base) {
 double step_floor_s(const Scenario& s, const ModelShape& shape, const Degrees& d, double gemm_rate,
                     double bf16_rate) {
   const ModelShape::StepFlops fl = shape.run_step_flops_per_token(0, s.model.layers, 0u, 0);
-  const double tokens = 1.0 * s.global_batch * s.seq_len / d.dp / d.pp / d.tp / d.cp;
+  const double tokens = 1.0 * s.batch.global_batch * s.batch.seq_len / d.dp / d.pp / d.tp / d.cp;
   const double attention = attention_kernel_efficiency(attention_kernel_tokens(s, d));
   return tokens * ((fl.total - fl.core) / gemm_rate + fl.core / (bf16_rate * attention));
 }
@@ -215,7 +215,7 @@ std::string count(long long n) { return count_text(n); }
 
 // Why nothing is feasible: the layers and heads, the batch, or memory, with its numbers.
 std::string why_none(const Scenario& base, const PlanResult& r) {
-  const std::string gpus = count(base.gpus) + " GPUs";
+  const std::string gpus = count(base.fleet.gpus) + " GPUs";
   if (r.layouts == 0) {
     return "No layout: no DP x TP x PP of " + gpus + " has TP dividing the " +
            count(base.model.heads) + " heads and at most " + count(base.model.layers) +
@@ -224,7 +224,7 @@ std::string why_none(const Scenario& base, const PlanResult& r) {
   if (r.layouts_batch_refused == r.layouts) {
     // The smallest batch some layout's DP divides: rounding up to a multiple of 64 suggested
     // the batch just refused (64 on 14 GPUs, DP 7 or 14) or another none divides (128).
-    return "No layout: the global batch of " + count(base.global_batch) +
+    return "No layout: the global batch of " + count(base.batch.global_batch) +
            " sequences divides by none of the DP degrees " + gpus +
            " allow (every replica needs a whole number of sequences). The smallest batch above "
            "it that one of them divides is " +
@@ -248,20 +248,21 @@ std::vector<std::string> batch_warnings(const Scenario& base, const PlanResult& 
   std::vector<std::string> out;
   if (r.top.empty()) return out;
   const Plan& p = r.top.front();
-  const int m = base.global_batch / (p.micro_batch * p.degrees.dp);
-  const long long nodes = std::max(1, base.gpus / std::max(1, base.gpus_per_node));
+  const int m = base.batch.global_batch / (p.micro_batch * p.degrees.dp);
+  const long long nodes = std::max(1, base.fleet.gpus / std::max(1, base.fleet.gpus_per_node));
   const long long for_stages = 4LL * p.degrees.pp * p.micro_batch * p.degrees.dp;
   const long long for_dp = nodes * 4;
   if (p.degrees.pp > 1 && m < p.degrees.pp) {
-    out.push_back("The global batch of " + count(base.global_batch) + " sequences is small for " +
-                  count(base.gpus) + " GPUs: the best layout runs " + count(m) +
-                  " micro-batches through " + count(p.degrees.pp) + " pipeline stages, " +
-                  a_percent(p.bubble_fraction) + " bubble (MFU " + percent(p.mfu) +
-                  "). A global batch of " + count(for_stages) + " sequences would give " +
-                  count(4LL * p.degrees.pp) + " micro-batches, a bubble under 25%.");
+    out.push_back("The global batch of " + count(base.batch.global_batch) +
+                  " sequences is small for " + count(base.fleet.gpus) +
+                  " GPUs: the best layout runs " + count(m) + " micro-batches through " +
+                  count(p.degrees.pp) + " pipeline stages, " + a_percent(p.bubble_fraction) +
+                  " bubble (MFU " + percent(p.mfu) + "). A global batch of " + count(for_stages) +
+                  " sequences would give " + count(4LL * p.degrees.pp) +
+                  " micro-batches, a bubble under 25%.");
   }
-  if (base.global_batch < nodes) {
-    out.push_back("The global batch of " + count(base.global_batch) +
+  if (base.batch.global_batch < nodes) {
+    out.push_back("The global batch of " + count(base.batch.global_batch) +
                   " sequences starves DP: " + "fewer sequences than the " + count(nodes) +
                   " nodes, so DP cannot give each node a replica and TP or PP must grow past a "
                   "node. A global batch of " +
@@ -284,13 +285,13 @@ std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
                     (d.cp > 1 ? " x CP " + std::to_string(d.cp) : std::string()) +
                     (d.ep > 1 ? " (EP " + std::to_string(d.ep) + ")" : std::string()) + " wins: ";
   // A TP group wider than a node that stays in the NVLink domain (a GB200 NVL72's trays).
-  const bool trays = d.tp > base.gpus_per_node && base.domain_spans_nodes();
+  const bool trays = d.tp > base.fleet.gpus_per_node && base.domain_spans_nodes();
   why += d.tp > 1 ? std::string("TP ") + std::to_string(d.tp) +
                         (std::string(p.comms.tensor.link) != "nvlink"
                              ? " pays for all-reduces over the network"
                          : trays ? " stays inside the " + std::to_string(base.domain_gpus()) +
                                        "-GPU NVLink domain (across trays of " +
-                                       std::to_string(base.gpus_per_node) +
+                                       std::to_string(base.fleet.gpus_per_node) +
                                        "), its per-layer all-reduces on NVLink"
                                  : " keeps the per-layer all-reduces on NVLink")
                   : std::string("no TP, so no per-layer all-reduces");
@@ -331,19 +332,19 @@ std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
 
 Scenario scenario_of(const Scenario& base, const Plan& p) {
   Scenario s = base;
-  s.degrees = p.degrees;
-  s.zero_stage = p.zero_stage;
-  s.recompute = p.recompute;
-  s.recompute_modules = p.recompute_modules;
-  s.recompute_layers = p.recompute_layers;
-  s.recompute_method = p.recompute_method;
-  s.offload_layers = p.offload_layers;
-  s.precision = p.precision;
-  s.sequence_parallel = p.sequence_parallel;
-  s.micro_batch = p.micro_batch;
-  s.schedule = p.schedule;
-  s.virtual_stages = p.virtual_stages;
-  s.memory_model = MemoryModel::kFull;
+  s.recipe.degrees = p.degrees;
+  s.recipe.zero_stage = p.zero_stage;
+  s.recipe.recompute = p.recompute;
+  s.recipe.recompute_modules = p.recompute_modules;
+  s.recipe.recompute_layers = p.recompute_layers;
+  s.recipe.recompute_method = p.recompute_method;
+  s.recipe.offload_layers = p.offload_layers;
+  s.recipe.precision = p.precision;
+  s.recipe.sequence_parallel = p.sequence_parallel;
+  s.recipe.micro_batch = p.micro_batch;
+  s.recipe.schedule = p.schedule;
+  s.recipe.virtual_stages = p.virtual_stages;
+  s.recipe.memory_model = MemoryModel::kFull;
   return s;
 }
 
@@ -351,7 +352,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
   const bool by_failures = options.rank == PlanRank::kTimeWithFailures;
   PlanResult result;
   Scenario s = base;
-  s.memory_model = MemoryModel::kFull;
+  s.recipe.memory_model = MemoryModel::kFull;
   // The layers' kinds: the same for every layout and configuration (the planner varies none of
   // the fields they depend on).
   const ModelShape shape(s);
@@ -413,9 +414,10 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     const size_t peaks = runs.count;
     std::array<std::array<MemoryBreakdown, 4>, kStageRuns> states{};
     std::array<double, kStageRuns> gathered{};
-    s.schedule = Schedule::kOneFOneB;  // one copy of the weights (DualPipe's: x copies below)
+    s.recipe.schedule =
+        Schedule::kOneFOneB;  // one copy of the weights (DualPipe's: x copies below)
     for (int z = 0; z <= 3; ++z) {
-      s.zero_stage = z;
+      s.recipe.zero_stage = z;
       for (size_t i = 0; i < peaks; ++i) {
         const StageParams& p = facts.params(peak_stages[i]);
         states[i][static_cast<size_t>(z)] =
@@ -424,7 +426,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
         if (z == 3) gathered[i] = gathered_weight_bytes(s, shape, d, p);
       }
     }
-    const double overhead_bytes = s.overhead_gb * 1e9;
+    const double overhead_bytes = s.recipe.overhead_gb * 1e9;
     // Interleaving's v: what the core accepts and Megatron-Core builds by default (pipeline.h
     // chunks_problem, chunks_even: the rules evaluate applies and warns by).
     std::vector<bool> chunks_accepted(static_cast<size_t>(max_virtual) + 1);
@@ -434,37 +436,37 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     }
     const bool nothing_to_shard =
         d.dp * d.cp == 1 && (!s.model.moe() || expert_data_parallel(s, d) == 1);
-    for (int b = 1; b <= 64 && b * d.dp <= base.global_batch; b *= 2) {
-      if (base.global_batch % (b * d.dp) != 0) continue;
-      s.micro_batch = b;
-      const int m = base.global_batch / (b * d.dp);
+    for (int b = 1; b <= 64 && b * d.dp <= base.batch.global_batch; b *= 2) {
+      if (base.batch.global_batch % (b * d.dp) != 0) continue;
+      s.recipe.micro_batch = b;
+      const int m = base.batch.global_batch / (b * d.dp);
       // v = 1 is 1F1B; v > 1 interleaved; then, with a pipeline, the schedules that split the
       // backward wherever their requirements hold (pipeline.h schedule_problem).
       const int most_v = pp > 1 ? std::min(split.most(), max_virtual) : 1;
       for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
         const int v = std::min(option, most_v);
         if (option > most_v) {
-          s.schedule =
+          s.recipe.schedule =
               static_cast<Schedule>(static_cast<int>(Schedule::kZbH1) + option - most_v - 1);
-          s.virtual_stages = 1;
+          s.recipe.virtual_stages = 1;
           if (!schedule_problem(s, d, m).empty()) continue;
         } else {
           if (!chunks_accepted[static_cast<size_t>(v)]) continue;
-          s.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
-          s.virtual_stages = v;
+          s.recipe.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
+          s.recipe.virtual_stages = v;
         }
         const int copies = parameter_copies(s, pp);  // DualPipe's two copies of the weights
         PipelineReport pipeline = pipeline_report(s, d);
         for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
-          s.sequence_parallel = sp == 1;
+          s.recipe.sequence_parallel = sp == 1;
           for (const Precision& precision : precisions) {
-            s.precision = precision;
+            s.recipe.precision = precision;
             for (const RecomputeChoice& choice : choices) {
-              s.recompute = choice.recompute;
-              s.recompute_modules = choice.modules;
-              s.recompute_layers = choice.layers;
-              s.recompute_method = choice.method;
-              s.offload_layers = choice.offload_layers;
+              s.recipe.recompute = choice.recompute;
+              s.recipe.recompute_modules = choice.modules;
+              s.recipe.recompute_layers = choice.layers;
+              s.recipe.recompute_method = choice.method;
+              s.recipe.offload_layers = choice.offload_layers;
               const unsigned levers = lever_bits(s, d);
               double least = INFINITY;  // of this choice, over the ZeRO stages
               // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
@@ -483,7 +485,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 // group (moe.h): only when both are 1 is there nothing to shard. Skipping ZeRO
                 // whenever DP was 1 left faster plans that fit unlisted.
                 if (z > 0 && nothing_to_shard) break;
-                s.zero_stage = z;
+                s.recipe.zero_stage = z;
                 ++result.evaluated;
                 // The most-loaded stage's total, summed as stage_memory sums it (memory.h
                 // stage_breakdown).
@@ -505,7 +507,7 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 }
                 const CommsReport comms = busiest_stage(s, facts, m, traffic);
                 const TimeReport t =
-                    time_report(s, facts, pipeline, comms, base.global_batch, pace);
+                    time_report(s, facts, pipeline, comms, base.batch.global_batch, pace);
                 if (levers != 0) seen.fastest(levers, t.step_s, bytes, d);
                 // Ranked by the time to train with failures, the step over the effective time
                 // (which does not depend on the step: goodput.h).
@@ -519,16 +521,16 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 Plan p;
                 p.degrees = d;
                 p.zero_stage = z;
-                p.recompute = s.recompute;
-                p.recompute_modules = s.recompute_modules;
-                p.recompute_layers = s.recompute_layers;
-                p.recompute_method = s.recompute_method;
-                p.offload_layers = s.offload_layers;
-                p.precision = s.precision;
-                p.sequence_parallel = s.sequence_parallel;
+                p.recompute = s.recipe.recompute;
+                p.recompute_modules = s.recipe.recompute_modules;
+                p.recompute_layers = s.recipe.recompute_layers;
+                p.recompute_method = s.recipe.recompute_method;
+                p.offload_layers = s.recipe.offload_layers;
+                p.precision = s.recipe.precision;
+                p.sequence_parallel = s.recipe.sequence_parallel;
                 p.micro_batch = b;
-                p.schedule = s.schedule;
-                p.virtual_stages = s.virtual_stages;
+                p.schedule = s.recipe.schedule;
+                p.virtual_stages = s.recipe.virtual_stages;
                 p.per_gpu_bytes = bytes;
                 p.verdict = verdict_name(fit_verdict(bytes, gpu_bytes));
                 p.comms = comms;
@@ -539,7 +541,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 p.mfu = t.mfu;
                 p.tokens_per_s = t.tokens_per_s;
                 p.usd_per_trillion_tokens =
-                    gpu_hours_per_trillion_tokens(s.gpus, t.tokens_per_s) * s.price_per_gpu_hour;
+                    gpu_hours_per_trillion_tokens(s.fleet.gpus, t.tokens_per_s) *
+                    s.economics.price_per_gpu_hour;
                 kept.offer(p);
               }
               result.least_bytes = std::min(result.least_bytes, least);
@@ -575,8 +578,8 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
     if (!by_failures) {
       for (Plan& p : variants) {
         Scenario t = s;
-        t.zero_stage = p.zero_stage;
-        t.precision = p.precision;
+        t.recipe.zero_stage = p.zero_stage;
+        t.recipe.precision = p.precision;
         p.effective_time = effective_time_of(t, p.degrees);
       }
     }

@@ -12,10 +12,10 @@ namespace {
 
 pe::Scenario fleet(int dp, int tp, int pp) {
   pe::Scenario s;
-  s.gpus = dp * tp * pp;
-  s.degrees = pe::Degrees{dp, tp, pp};
-  s.memory_model = pe::MemoryModel::kFull;
-  s.global_batch = 2560;
+  s.fleet.gpus = dp * tp * pp;
+  s.recipe.degrees = pe::Degrees{dp, tp, pp};
+  s.recipe.memory_model = pe::MemoryModel::kFull;
+  s.batch.global_batch = 2560;
   return s;
 }
 
@@ -59,11 +59,11 @@ void run_plan(benchmark::State& state, const pe::Scenario& s) {
 void BM_Plan405BOn16384H100(benchmark::State& state) {
   pe::Scenario s;
   s.model = *pe::find_model("llama3-405b");
-  s.gpus = 16384;
+  s.fleet.gpus = 16384;
   s.gpu = *pe::find_gpu("H100-80GB");
   s.gpu.network_gb_s = 50;
-  s.seq_len = 8192;
-  s.global_batch = 2048;
+  s.batch.seq_len = 8192;
+  s.batch.global_batch = 2048;
   run_plan(state, s);
 }
 BENCHMARK(BM_Plan405BOn16384H100)->Unit(benchmark::kMillisecond);
@@ -77,12 +77,12 @@ namespace {
 void BM_PlanDeepSeekV3On2048H800(benchmark::State& state) {
   pe::Scenario s;
   s.model = *pe::find_model("deepseek-v3");
-  s.seq_len = 4096;
-  s.model.params = pe::shape_params(s.model, s.seq_len);
-  s.gpus = 2048;
+  s.batch.seq_len = 4096;
+  s.model.params = pe::shape_params(s.model, s.batch.seq_len);
+  s.fleet.gpus = 2048;
   s.gpu = *pe::find_gpu("H800-80GB");
   s.gpu.network_gb_s = 50;
-  s.global_batch = 15360;
+  s.batch.global_batch = 15360;
   run_plan(state, s);
 }
 BENCHMARK(BM_PlanDeepSeekV3On2048H800)->Unit(benchmark::kMillisecond);
@@ -90,12 +90,12 @@ BENCHMARK(BM_PlanDeepSeekV3On2048H800)->Unit(benchmark::kMillisecond);
 void BM_PlanLlamaLongContextOn16384H100(benchmark::State& state) {
   pe::Scenario s;
   s.model = *pe::find_model("llama3-405b");
-  s.seq_len = 131072;
-  s.model.params = pe::shape_params(s.model, s.seq_len);
-  s.gpus = 16384;
+  s.batch.seq_len = 131072;
+  s.model.params = pe::shape_params(s.model, s.batch.seq_len);
+  s.fleet.gpus = 16384;
   s.gpu = *pe::find_gpu("H100-80GB");
   s.gpu.network_gb_s = 50;
-  s.global_batch = 128;
+  s.batch.global_batch = 128;
   run_plan(state, s);
 }
 BENCHMARK(BM_PlanLlamaLongContextOn16384H100)->Unit(benchmark::kMillisecond);

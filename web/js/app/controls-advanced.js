@@ -140,7 +140,6 @@ export function createAdvancedControls(root, { onChange, onPreset }) {
   // The parameter count is the core's (Narayanan Eq. 2 for a custom architecture).
   const paramsOut = make('p', { className: 'field-output' }, groups.querySelector('.group-model'));
   paramsOut.setAttribute('aria-live', 'polite');
-  groups.querySelector('.group-model').insertBefore(paramsOut, fields.get('seq_len').wrap);
 
   // The core's refusal goes beside the field its key names, else under the form. One alert
   // element each, created with the form so screen readers know them when they fill.

@@ -33,13 +33,15 @@ import {
   scheduleWords,
 } from '../lib/format.js';
 
-// The Advanced form's fieldsets, in order; which rows sit in each is the schema's `group`.
+// The Advanced form's fieldsets, in order: the scenario's parts (core/model/scenario.h). Which
+// rows sit in each is the schema's `group`.
 export const GROUPS = Object.freeze([
-  { name: 'fleet', label: 'Fleet and layout' },
-  { name: 'model', label: 'Model and batch' },
-  { name: 'hardware', label: 'Hardware' },
-  { name: 'memory', label: 'Memory and schedule' },
-  { name: 'reliability', label: 'Failures and checkpoints' },
+  { name: 'fleet', label: 'Fleet' },
+  { name: 'gpu', label: 'GPU' },
+  { name: 'model', label: 'Model' },
+  { name: 'batch', label: 'Batch' },
+  { name: 'recipe', label: 'Recipe: seams, memory and schedule' },
+  { name: 'economics', label: 'Cost and failures' },
 ]);
 
 function deepFreeze(value) {
