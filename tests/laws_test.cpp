@@ -1015,10 +1015,11 @@ Verdict plans_evaluate_law(const Sample& x) {
       const std::optional<Report> r = report_of(scenario_of(x.s, p));
       if (!r) return "a plan the core refuses: " + scenario_json(scenario_of(x.s, p)).dump();
       const TimeReport& t = r->time;
-      if (t.step_s != p.step_s || r->memory.per_gpu_bytes != p.per_gpu_bytes || t.mfu != p.mfu ||
-          r->pipeline.bubble_fraction != p.bubble_fraction || t.tokens_per_s != p.tokens_per_s) {
+      if (t.step_s != p.figures.step_s || r->memory.per_gpu_bytes != p.figures.per_gpu_bytes ||
+          t.mfu != p.figures.mfu || r->pipeline.bubble_fraction != p.figures.bubble_fraction ||
+          t.tokens_per_s != p.figures.tokens_per_s) {
         return "plan " + scenario_json(scenario_of(x.s, p)).dump() + " says step " +
-               show(p.step_s) + " s, " + show(p.per_gpu_bytes) +
+               show(p.figures.step_s) + " s, " + show(p.figures.per_gpu_bytes) +
                " bytes; evaluated: " + show(t.step_s) + " s, " + show(r->memory.per_gpu_bytes) +
                " bytes";
       }
@@ -1064,12 +1065,7 @@ std::optional<Scenario> random_plan(const Scenario& base, std::mt19937& g) {
   s.recipe.schedule = Schedule::kOneFOneB;
   s.recipe.virtual_stages = 1;
   s.recipe.zero_stage = d.between(0, 3);
-  const RecomputeChoice rc = d.pick(recompute_choices(base, stage_split(s, pp).most(), pp));
-  s.recipe.recompute = rc.recompute;
-  s.recipe.recompute_modules = rc.modules;
-  s.recipe.recompute_layers = rc.layers;
-  s.recipe.recompute_method = rc.method;
-  s.recipe.offload_layers = rc.offload_layers;
+  d.pick(recompute_choices(base, stage_split(s, pp).most(), pp)).apply_to(s.recipe);
   s.recipe.precision = d.pick(precision_choices(base));
   s.recipe.sequence_parallel = tp > 1 && d.chance(0.5);
   s.recipe.memory_model = MemoryModel::kFull;
@@ -1080,7 +1076,7 @@ Verdict planner_best_law(const Sample& x) {
   if (x.s.fleet.gpus > kMostGpusToPlan) return std::nullopt;
   const PlanResult result = plan(x.s, 1);
   const double limit = x.s.gpu.memory_gb * 1e9 * safe_memory_fraction();
-  const double best = result.top.empty() ? INFINITY : result.top.front().step_s;
+  const double best = result.top.empty() ? INFINITY : result.top.front().figures.step_s;
   std::mt19937 g(static_cast<unsigned>(x.s.fleet.gpus * 7919 + x.s.batch.global_batch));
   for (int i = 0; i < 24; ++i) {
     const std::optional<Scenario> s = random_plan(x.s, g);

@@ -44,11 +44,11 @@ TEST(Planner, OnAnNvl72TensorParallelismUsesTheDomain) {
   const auto tp8 =
       std::find_if(r.top.begin(), r.top.end(), [](const Plan& p) { return p.degrees.tp == 8; });
   ASSERT_NE(tp8, r.top.end());
-  EXPECT_STREQ(tp8->comms.tensor.level, "nvlink_domain");
+  EXPECT_STREQ(tp8->figures.comms.tensor.level, "nvlink_domain");
   s.gpu.nvlink_domain_gpus = 4;
   const PlanResult tray = plan(s, 3);
   ASSERT_FALSE(tray.top.empty());
-  EXPECT_GT(tray.top[0].step_s, r.top[0].step_s);
+  EXPECT_GT(tray.top[0].figures.step_s, r.top[0].figures.step_s);
 }
 
 // Llama 3 8B at 8,192 tokens on one H100 node: the best layout splits the sequence (CP 2), and
@@ -83,8 +83,8 @@ TEST(Planner, EveryPlanFitsAndTheyAreFastestFirst) {
   const PlanResult r = plan(book_on(16), 10);
   ASSERT_EQ(r.top.size(), 10u);
   for (size_t i = 0; i < r.top.size(); ++i) {
-    EXPECT_LE(r.top[i].per_gpu_bytes, 80e9);
-    if (i > 0) EXPECT_LE(r.top[i - 1].step_s, r.top[i].step_s);
+    EXPECT_LE(r.top[i].figures.per_gpu_bytes, 80e9);
+    if (i > 0) EXPECT_LE(r.top[i - 1].figures.step_s, r.top[i].figures.step_s);
   }
   EXPECT_GT(r.evaluated, r.feasible);
   EXPECT_FALSE(r.why_best.empty());
@@ -107,7 +107,8 @@ TEST(Planner, ExactTiesBreakByGpusPerReplicaThenTheLayout) {
   int ties = 0;
   for (size_t i = 1; i < r.top.size(); ++i) {
     const Plan &a = r.top[i - 1], &b = r.top[i];
-    if (a.step_s != b.step_s || a.per_gpu_bytes != b.per_gpu_bytes) continue;
+    if (a.figures.step_s != b.figures.step_s || a.figures.per_gpu_bytes != b.figures.per_gpu_bytes)
+      continue;
     ++ties;
     EXPECT_LT(a.degrees.tp * a.degrees.pp * a.degrees.cp,
               b.degrees.tp * b.degrees.pp * b.degrees.cp)
@@ -146,8 +147,8 @@ TEST(Planner, ItsFiguresAreThoseOfTheFullModel) {
   for (const Plan& p : plan(base, 20).top) {
     const Result<Report> r = evaluate(scenario_of(base, p), false);
     ASSERT_TRUE(r.ok()) << r.error();
-    EXPECT_DOUBLE_EQ(r.value().memory.per_gpu_bytes, p.per_gpu_bytes);
-    EXPECT_DOUBLE_EQ(r.value().time.step_s, p.step_s);
+    EXPECT_DOUBLE_EQ(r.value().memory.per_gpu_bytes, p.figures.per_gpu_bytes);
+    EXPECT_DOUBLE_EQ(r.value().time.step_s, p.figures.step_s);
   }
 }
 
@@ -161,7 +162,7 @@ TEST(Planner, EveryPlanIsOneTheContractAccepts) {
   const PlanResult r = plan(base, 100);
   ASSERT_FALSE(r.top.empty());
   for (const Plan& p : r.top) {
-    EXPECT_LE(p.virtual_stages, 128);
+    EXPECT_LE(p.recipe.virtual_stages, 128);
     const Result<Report> report = evaluate(scenario_of(base, p), false);
     EXPECT_TRUE(report.ok()) << report.error();
   }
@@ -186,7 +187,7 @@ TEST(Planner, NoLayoutBeatsItsBestInABruteForceSearch) {
           const Result<Report> rep = evaluate(s, false);
           if (!rep.ok() || !rep.value().memory.fits) continue;
           ++fits;
-          EXPECT_GE(rep.value().time.step_s, r.top[0].step_s);
+          EXPECT_GE(rep.value().time.step_s, r.top[0].figures.step_s);
         }
       }
     }
@@ -238,7 +239,7 @@ TEST(Planner, OneRowPerLayoutWithItsVariantsUnderIt) {
       EXPECT_EQ(v.degrees.dp, d.dp);
       EXPECT_EQ(v.degrees.tp, d.tp);
       EXPECT_EQ(v.degrees.pp, d.pp);
-      EXPECT_GE(v.step_s, r.top[i].step_s);
+      EXPECT_GE(v.figures.step_s, r.top[i].figures.step_s);
     }
   }
 }
@@ -249,8 +250,8 @@ TEST(Planner, HeadroomKeepsAMarginFree) {
   ASSERT_FALSE(r.top.empty());
   EXPECT_DOUBLE_EQ(r.memory_limit_bytes, 44e9);
   for (size_t i = 0; i < r.top.size(); ++i) {
-    EXPECT_LE(r.top[i].per_gpu_bytes, 44e9);
-    for (const Plan& v : r.variants[i]) EXPECT_LE(v.per_gpu_bytes, 44e9);
+    EXPECT_LE(r.top[i].figures.per_gpu_bytes, 44e9);
+    for (const Plan& v : r.variants[i]) EXPECT_LE(v.figures.per_gpu_bytes, 44e9);
   }
 }
 
@@ -269,17 +270,17 @@ TEST(Planner, ShowsTightPlansMarkedAndAMarginExcludesThem) {
   int tight = 0;
   for (size_t i = 0; i < all.top.size(); ++i) {
     for (const Plan* p = &all.top[i]; p; p = nullptr) {
-      const bool over_rule = p->per_gpu_bytes > 0.8 * 40e9;
-      EXPECT_STREQ(p->verdict, over_rule ? "tight" : "fits");
-      EXPECT_LE(p->per_gpu_bytes, 40e9);
+      const bool over_rule = p->figures.per_gpu_bytes > 0.8 * 40e9;
+      EXPECT_STREQ(p->figures.verdict, over_rule ? "tight" : "fits");
+      EXPECT_LE(p->figures.per_gpu_bytes, 40e9);
       tight += over_rule;
     }
   }
   EXPECT_GT(tight, 0);
   const PlanResult safe = plan(s, 50, {.headroom = 0.2});
   for (size_t i = 0; i < safe.top.size(); ++i) {
-    EXPECT_STREQ(safe.top[i].verdict, "fits");
-    for (const Plan& v : safe.variants[i]) EXPECT_STREQ(v.verdict, "fits");
+    EXPECT_STREQ(safe.top[i].figures.verdict, "fits");
+    for (const Plan& v : safe.variants[i]) EXPECT_STREQ(v.figures.verdict, "fits");
   }
 }
 
@@ -288,8 +289,8 @@ TEST(Planner, APlansCostPerTrillionTokensIsItsReports) {
   const PlanResult r = plan(book_on(16), 3);
   ASSERT_FALSE(r.top.empty());
   const Plan& p = r.top.front();
-  const double expected = 16 * (1e12 / p.tokens_per_s) / 3600 * 2.0;  // $2 per GPU-hour
-  EXPECT_NEAR(p.usd_per_trillion_tokens / expected, 1, 1e-12);
+  const double expected = 16 * (1e12 / p.figures.tokens_per_s) / 3600 * 2.0;  // $2 per GPU-hour
+  EXPECT_NEAR(p.figures.usd_per_trillion_tokens / expected, 1, 1e-12);
 }
 
 // Ranked by the time to train with failures, the plans are in the order of their step over
@@ -310,15 +311,15 @@ TEST(Planner, RankedByTimeWithFailuresItDividesTheStepByGoodput) {
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Plan& p = r.top[i];
     const Report full = evaluate(scenario_of(s, p), false).value();
-    EXPECT_DOUBLE_EQ(p.effective_time, full.goodput.effective_time);
-    EXPECT_LT(p.effective_time, 1);
-    EXPECT_DOUBLE_EQ(p.rank_s, p.step_s / p.effective_time);
-    if (i > 0) EXPECT_LE(r.top[i - 1].rank_s, p.rank_s);
+    EXPECT_DOUBLE_EQ(p.figures.effective_time, full.goodput.effective_time);
+    EXPECT_LT(p.figures.effective_time, 1);
+    EXPECT_DOUBLE_EQ(p.figures.rank_s, p.figures.step_s / p.figures.effective_time);
+    if (i > 0) EXPECT_LE(r.top[i - 1].figures.rank_s, p.figures.rank_s);
   }
   EXPECT_NE(r.why_best.find("with failures and checkpoints"), std::string::npos) << r.why_best;
   const PlanResult by_step = plan(s, 5);
   EXPECT_EQ(by_step.top.front().degrees.dp, r.top.front().degrees.dp);
-  EXPECT_DOUBLE_EQ(by_step.top.front().rank_s, by_step.top.front().step_s);
+  EXPECT_DOUBLE_EQ(by_step.top.front().figures.rank_s, by_step.top.front().figures.step_s);
 }
 
 TEST(Planner, ReportsProgressPerLayout) {
@@ -429,7 +430,7 @@ TEST(Planner, ShardsExpertsWithZeroWhenDataParallelismIsOne) {
   ASSERT_TRUE(r.value().memory.fits);
   const PlanResult plans = plan(base, 1);
   ASSERT_FALSE(plans.top.empty());
-  EXPECT_LE(plans.top.front().step_s, r.value().time.step_s);
+  EXPECT_LE(plans.top.front().figures.step_s, r.value().time.step_s);
 }
 
 // The batch the planner suggests is one some layout takes. Before: on 14 GPUs
@@ -470,9 +471,9 @@ TEST(Planner, WeighsTheStageThatMixesDenseAndMoeLayers) {
   const Result<Report> r = evaluate(scenario_of(base, *pp14), false);
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.value().memory.peak_stage, 12);
-  EXPECT_DOUBLE_EQ(pp14->per_gpu_bytes, r.value().memory.per_gpu_bytes);
-  EXPECT_DOUBLE_EQ(pp14->step_s, r.value().time.step_s);
-  EXPECT_GT(pp14->per_gpu_bytes, 54e9);
+  EXPECT_DOUBLE_EQ(pp14->figures.per_gpu_bytes, r.value().memory.per_gpu_bytes);
+  EXPECT_DOUBLE_EQ(pp14->figures.step_s, r.value().time.step_s);
+  EXPECT_GT(pp14->figures.per_gpu_bytes, 54e9);
 }
 
 // Llama 3 8B on one B200 at 10,240 tokens: with nothing or only some modules recomputed its
@@ -490,7 +491,7 @@ TEST(Planner, RecomputationIsWhatMakesTheWinnerFit) {
   const PlanResult r = plan(s, 1, {.headroom = 0.2});  // the 80% rule: no tight plan
   ASSERT_FALSE(r.top.empty()) << r.why_best;
   const Plan& best = r.top.front();
-  EXPECT_EQ(best.recompute, Recompute::kFull);
+  EXPECT_EQ(best.recipe.recompute, Recompute::kFull);
   Scenario none = scenario_of(s, best);
   none.recipe.recompute = Recompute::kNone;
   const Result<Report> without = evaluate(none, false);
@@ -515,13 +516,13 @@ TEST(Planner, Fp8IsWhatMakesTheWinnerWin) {
   const PlanResult r = plan(s, 1);
   ASSERT_FALSE(r.top.empty());
   const Plan& best = r.top.front();
-  EXPECT_TRUE(best.precision.fp8);
-  EXPECT_EQ(best.precision.total_bytes(), 16);
+  EXPECT_TRUE(best.recipe.precision.fp8);
+  EXPECT_EQ(best.recipe.precision.total_bytes(), 16);
   Scenario bf16 = scenario_of(s, best);
   bf16.recipe.precision.fp8 = false;
   const Result<Report> slower = evaluate(bf16, false);
   ASSERT_TRUE(slower.ok()) << slower.error();
-  EXPECT_GT(slower.value().time.step_s, best.step_s);
+  EXPECT_GT(slower.value().time.step_s, best.figures.step_s);
   for (const Dropped& d : r.dropped) EXPECT_NE(d.what, "FP8");
 }
 
@@ -561,11 +562,12 @@ TEST(Planner, SaysHowMuchSlowerADroppedLeverIs) {
   ASSERT_NE(with_cp, r.top.end());
   const Dropped* cp = dropped_named(r, "CP " + std::to_string(with_cp->degrees.cp));
   ASSERT_NE(cp, nullptr);
-  const std::string slower = short_number(100 * (with_cp->step_s / r.top.front().step_s - 1));
+  const std::string slower =
+      short_number(100 * (with_cp->figures.step_s / r.top.front().figures.step_s - 1));
   EXPECT_EQ(cp->why.rfind("its fastest plan, DP ", 0), 0u) << cp->why;
-  EXPECT_NE(
-      cp->why.find(", takes " + seconds_text(with_cp->step_s) + " a step, " + slower + "% slower"),
-      std::string::npos)
+  EXPECT_NE(cp->why.find(", takes " + seconds_text(with_cp->figures.step_s) + " a step, " + slower +
+                         "% slower"),
+            std::string::npos)
       << cp->why;
 }
 
@@ -578,14 +580,14 @@ TEST(Planner, SearchesTheZeroBubbleAndDualPipeSchedulesAndSaysWhy) {
   const PlanResult book = plan(book_on(16), 10);
   ASSERT_FALSE(book.top.empty());
   const auto split_backward = std::find_if(book.top.begin(), book.top.end(), [](const Plan& p) {
-    return p.degrees.pp > 1 && splits_weight_grad(p.schedule);
+    return p.degrees.pp > 1 && splits_weight_grad(p.recipe.schedule);
   });
   ASSERT_NE(split_backward, book.top.end());
-  const int m =
-      book_on(16).batch.global_batch / (split_backward->micro_batch * split_backward->degrees.dp);
-  EXPECT_TRUE(
-      schedule_microbatches_problem(split_backward->schedule, split_backward->degrees.pp, m, "")
-          .empty());
+  const int m = book_on(16).batch.global_batch /
+                (split_backward->recipe.micro_batch * split_backward->degrees.dp);
+  EXPECT_TRUE(schedule_microbatches_problem(split_backward->recipe.schedule,
+                                            split_backward->degrees.pp, m, "")
+                  .empty());
   EXPECT_NE(book.why_best.find("drops zero-bubble and DualPipe schedules"), std::string::npos)
       << book.why_best;
   Scenario small = book_on(8);

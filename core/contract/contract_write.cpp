@@ -545,27 +545,27 @@ namespace {
 json plan_entry(const Scenario& base, const Plan& p) {
   const Scenario s = scenario_of(base, p);
   return {{"degrees", degrees_json(p.degrees)},
-          {"zero_stage", p.zero_stage},
-          {"recompute", enum_name("recompute", p.recompute)},
+          {"zero_stage", p.recipe.zero_stage},
+          {"recompute", enum_name("recompute", p.recipe.recompute)},
           {"recompute_modules", field_value(*find_field("recompute_modules"), s)},
-          {"recompute_layers", p.recompute_layers},
-          {"recompute_method", enum_name("recompute_method", p.recompute_method)},
-          {"offload_layers", p.offload_layers},
-          {"precision", p.precision.name},
-          {"fp8", p.precision.fp8},
-          {"sequence_parallel", p.sequence_parallel},
-          {"micro_batch", p.micro_batch},
-          {"schedule", enum_name("schedule", p.schedule)},
-          {"virtual_stages", p.virtual_stages},
-          {"per_gpu_bytes", p.per_gpu_bytes},
-          {"verdict", p.verdict},
-          {"step_s", p.step_s},
-          {"effective_time", p.effective_time},
-          {"bubble_fraction", p.bubble_fraction},
-          {"mfu", p.mfu},
-          {"tokens_per_s", p.tokens_per_s},
-          {"usd_per_trillion_tokens", p.usd_per_trillion_tokens},
-          {"comms", comms_json(p.comms)},
+          {"recompute_layers", p.recipe.recompute_layers},
+          {"recompute_method", enum_name("recompute_method", p.recipe.recompute_method)},
+          {"offload_layers", p.recipe.offload_layers},
+          {"precision", p.recipe.precision.name},
+          {"fp8", p.recipe.precision.fp8},
+          {"sequence_parallel", p.recipe.sequence_parallel},
+          {"micro_batch", p.recipe.micro_batch},
+          {"schedule", enum_name("schedule", p.recipe.schedule)},
+          {"virtual_stages", p.recipe.virtual_stages},
+          {"per_gpu_bytes", p.figures.per_gpu_bytes},
+          {"verdict", p.figures.verdict},
+          {"step_s", p.figures.step_s},
+          {"effective_time", p.figures.effective_time},
+          {"bubble_fraction", p.figures.bubble_fraction},
+          {"mfu", p.figures.mfu},
+          {"tokens_per_s", p.figures.tokens_per_s},
+          {"usd_per_trillion_tokens", p.figures.usd_per_trillion_tokens},
+          {"comms", comms_json(p.figures.comms)},
           {"scenario", scenario_json(s)}};
 }
 }  // namespace
@@ -605,10 +605,10 @@ std::string plan_json(std::string_view scenario_text, int top_k, double headroom
   json plans = json::array();
   // A tie is a group: the fastest and every plan the model cannot tell from it, if any.
   const auto& top = result.top;
-  const bool tied = top.size() > 1 && ties_with_best(top[1].rank_s, top[0].rank_s);
+  const bool tied = top.size() > 1 && ties_with_best(top[1].figures.rank_s, top[0].figures.rank_s);
   for (size_t i = 0; i < top.size(); ++i) {
     json entry = plan_entry(base, top[i]);
-    entry["tie"] = tied && ties_with_best(top[i].rank_s, top[0].rank_s);
+    entry["tie"] = tied && ties_with_best(top[i].figures.rank_s, top[0].figures.rank_s);
     json variants = json::array();
     for (const Plan& v : result.variants[i]) variants.push_back(plan_entry(base, v));
     entry["variants"] = std::move(variants);

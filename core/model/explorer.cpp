@@ -266,6 +266,7 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   const LayoutFacts facts(s, shape, d);  // node spans, hops and shards, computed once for both
   r.comms = comms_report(s, facts, r.pipeline.microbatches);
   r.time = time_report(s, facts, r.pipeline, r.comms, r.global_batch);
+  r.pipeline.bubble_fraction = bubble_fraction(r.time);
   r.cost = cost_report(s, r.time);
   r.goodput = goodput_report(s, r);
   r.rule_order_step_s = r.time.step_s;

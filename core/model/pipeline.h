@@ -42,7 +42,8 @@ bool chunks_even(const StageSplit& split, int v);
 int microbatches_per_step(const Scenario& s, const Degrees& d);
 
 // Micro-batches, virtual stages (model chunks per GPU: v interleaved, 2 in a V) and the split;
-// bubble_fraction is filled in by step_time.
+// bubble_fraction needs the step: evaluate sets it from the time report (step_time.h
+// bubble_fraction).
 PipelineReport pipeline_report(const Scenario& s, const Degrees& d);
 
 // The schedules that split the backward into B (input gradient) and W (weight gradient, the

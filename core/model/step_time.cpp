@@ -110,188 +110,266 @@ double utilisation_peak_tflops(const Scenario& s) {
   return s.recipe.precision.fp8 ? std::max(bf16, s.gpu.fp8_tflops) : bf16;
 }
 
-TimeReport time_report(const Scenario& s, const Degrees& d, PipelineReport& pipeline,
+TimeReport time_report(const Scenario& s, const Degrees& d, const PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch) {
   const ModelShape shape(s);
   return time_report(s, LayoutFacts(s, shape, d), pipeline, comms, effective_global_batch);
 }
 
+namespace {
+
+// What a collective leaves exposed behind a window of compute that can hide it.
+double exposed(double comm_s, double window_s) { return std::max(0.0, comm_s - window_s); }
+
+// What every stage's time is computed from, the same for all stages of one pace.
+struct StageRates {
+  double tokens = 0;  // per micro-batch, b s
+  double output_flops = 0;
+  double matmul_rate = 0;  // BF16 FLOP/s at the calibrated efficiency
+  double gemm_rate = 0;    // the layers' GEMMs', FP8's or FP4's with those
+  double hbm = 0;          // bytes/s
+  double host_link = 0;    // bytes/s
+  double routed_slowdown = 1;
+  double permute_bytes = 0;
+  double attention_efficiency = 1;
+  ElementwiseBytes bytes;
+  LayerActivations stored;
+  LinearGemmShapes gemm_shapes;
+};
+
+[[gnu::always_inline]] inline StageRates stage_rates(const Scenario& s, const LayoutFacts& f) {
+  const Degrees& d = f.degrees();
+  const ModelShape& shape = f.shape();
+  StageRates k;
+  const double peak = s.gpu.peak_tflops * 1e12;
+  k.matmul_rate = peak * s.gpu.matmul_efficiency;
+  k.hbm = s.gpu.hbm_gb_s * 1e9;
+  k.tokens = 1.0 * s.recipe.micro_batch * s.batch.seq_len;
+
+  k.output_flops = k.tokens * 3 * shape.output_forward_flops_per_token();
+  // FP8 and FP4 run the layers' GEMMs faster; the attention core (softmax(QK^T) V) and the
+  // output layer (Megatron's own ColumnParallelLinear, not Transformer Engine's) stay BF16.
+  k.gemm_rate = gemm_rate_flops(s);
+  k.bytes = elementwise_bytes(s, shape, d, s.recipe.recompute);
+  k.stored = layer_activations(s, shape, d);
+  const MlpShape& moe = shape.moe_layer().mlp;
+  k.routed_slowdown =
+      shape.moe() ? expert_load(s, d) / grouped_gemm_efficiency(tokens_per_expert(s, moe, d)) : 1;
+  // The linear GEMMs at their size's share of a large GEMM's rate (gemm_shape.h).
+  k.gemm_shapes = linear_gemm_shapes(s, shape, d);
+  k.permute_bytes = permutation_bytes(s, moe, d);
+  // The attention core's kernel runs slower on short calls (context.h): CP's ring chunks.
+  k.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
+  k.host_link = s.gpu.host_link_gb_s * 1e9;
+  return k;
+}
+
+// A stage's compute, with the attention core's time (the ring passes' window) and the traffic
+// its layers send, for stage_traffic.
+struct StageCompute {
+  StageTime st;
+  double core_s = 0;
+  LayerTraffic wire;
+};
+
+// One micro-batch's compute on a stage: its matmuls (recomputation included), memory-bound
+// kernels, the forward's share and W; with the attention core's time and the stage's traffic,
+// which stage_traffic hides behind them.
+[[gnu::always_inline]] inline StageCompute stage_compute(const Scenario& s, const LayoutFacts& f,
+                                                         const StageRates& k, int stage) {
+  const Degrees& d = f.degrees();
+  const ModelShape& shape = f.shape();
+  const StageParams& here = f.params(stage);
+  const int layers = here.layers;
+  const int moe_here = here.moe_layers;
+  StageTime st;
+  // A training step's time in its matmuls under recomputation r; with none, three forwards.
+  // The routed experts' grouped GEMMs run slower by the busiest EP rank's load over their
+  // efficiency (moe.h).
+  const double shape_slowdown = k.gemm_shapes.slowdown(layers - moe_here, moe_here);
+  auto matmul_s = [&](Recompute r) {
+    const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
+    const double output = stage == d.pp - 1 ? k.output_flops / k.gemm_shapes.output_efficiency : 0;
+    const double gemm =
+        (fl.total - fl.core - fl.routed) * shape_slowdown + fl.routed * k.routed_slowdown;
+    const double attention = k.tokens * fl.core / k.attention_efficiency;
+    return (k.tokens * gemm / k.gemm_rate + (attention + output) / k.matmul_rate) / d.tp / d.cp;
+  };
+  st.matmul_s = matmul_s(s.recipe.recompute);
+  const double plain_s =
+      s.recipe.recompute == Recompute::kNone ? st.matmul_s : matmul_s(Recompute::kNone);
+  // Elementwise kernels move kElementwisePasses x what each layer stores, and the forward
+  // of what it recomputes again (a whole layer, or its selective modules' tensors).
+  const int full = fully_recomputed_layers(s, layers);
+  const int moe_full = shape.moe_layers_in(here.first_layer, full);
+  const double all = (layers - moe_here) * k.bytes.dense + moe_here * k.bytes.moe;
+  const double again = (full - moe_full) * k.bytes.dense + moe_full * k.bytes.moe +
+                       (layers - full - (moe_here - moe_full)) * k.bytes.dense_recomputed +
+                       (moe_here - moe_full) * k.bytes.moe_recomputed;
+  // Each MoE layer permutes its tokens into expert order and back, forward and backward,
+  // and again where it re-runs the MoE MLP (full recomputation, or the moe module).
+  const int moe_again = moe_full + (s.recipe.selective_modules() & kMoe ? moe_here - moe_full : 0);
+  const double permute = k.permute_bytes * (2 * moe_here + moe_again);
+  st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / k.hbm;
+  st.forward_s = plain_s / 3 + (kForwardPasses * all + k.permute_bytes * moe_here) / k.hbm;
+  const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
+  // Each stretch of compute hides one kind of traffic: the TP collectives the linear layers'
+  // GEMMs around them (--tp-comm-overlap), the ring passes the attention core, the expert
+  // all-to-alls whatever compute is left. Letting two hide behind the same compute made
+  // faster matmuls lengthen the step (a law).
+  const double core = layers * k.tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp /
+                      k.matmul_rate / k.attention_efficiency;
+  // W: the linear layers' forward FLOPs again (a third of their three passes).
+  st.weight_grad_s = std::max(0.0, plain_s - core) / 3;
+  return {st, core, wire};
+}
+
+// A stage's traffic, each kind behind the compute that hides it (Context parallelism: each GPU
+// computes s/cp of every sequence; Megatron-Core overlaps each ring pass with the attention of
+// the chunk it already holds, so only what the attention core cannot cover is exposed;
+// Ulysses' all-to-alls sit between the projections and attention, exposed. The expert
+// all-to-alls are exposed unless expert_comm_overlap hides them behind another micro-batch's
+// compute), the windows it leaves, and the offloaded layers' host copies.
+// The traffic of one micro-batch's tensor and context seams, each pass's behind its own compute
+// (exposed: what is not), and the compute each pass has left free for the rest.
+struct PassTraffic {
+  double tensor_f = 0, tensor_b = 0;    // exposed, forward and backward
+  double context_f = 0, context_b = 0;  // exposed, forward and backward
+  double left_f = 0, left_b = 0;        // each pass's compute left free
+  double apart_s = 0;                   // W, where the schedule runs it apart
+};
+
+[[gnu::always_inline]] inline PassTraffic pass_traffic(const Scenario& s, int layers,
+                                                       const StageCompute& c) {
+  const StageTime& st = c.st;
+  const LayerTraffic& wire = c.wire;
+  const double core = c.core_s;
+  // Each pass hides its own collectives behind its own compute: Megatron-Core's
+  // --tp-comm-overlap splits each linear layer's GEMM into chunks and pipelines the
+  // all-gather (reduce-scatter) of its input (output) with them, in the forward and in the
+  // backward (Transformer Engine userbuffers), and the ring passes ride beside the attention
+  // core of the same pass; a backward's traffic cannot wait for the next forward's compute. A
+  // forward, compute-light and collective-heavy (TP sends 2 of a layer's 4 collectives, 4 of
+  // 10 with SP, in a third of its FLOPs), exposes more than the micro-batch as a whole would. One
+  // window for the whole micro-batch let faster forward GEMMs, whose saving the backward's
+  // collectives took back, shrink the forward's window for the weight gather and lengthen the
+  // step (a law). Forward shares of each kind of traffic, by message count (comms.h, context.h,
+  // moe.h): TP 4 of 10 + 4a collectives with SP, 2 of 4 + 2a without; ring and all-gather CP 1 of
+  // 3 + a, Ulysses 1 of 2 + a; the expert all-to-alls 2 of 4 + 2a (a: the fully recomputed
+  // share, whose forward runs again inside the backward).
+  const double tensor_forward_share =
+      (s.recipe.sequence_parallel ? 4.0 : 2.0) / tensor_collectives_per_layer(s, layers);
+  const double rerun = fully_recomputed_share(s, layers);
+  const double context_forward_share =
+      1.0 / ((s.recipe.context_parallel == ContextParallel::kUlysses ? 2.0 : 3.0) + rerun);
+  // A schedule that splits the backward runs W apart, where the bubble was: its GEMMs
+  // (no TP collective of their own) hide none of F's and B's, nor their expert all-to-alls.
+  const double apart_s = splits_weight_grad(s.recipe.schedule) ? st.weight_grad_s : 0;
+  // The linear GEMMs of the forward are W's FLOPs at W's rate; the backward's the rest.
+  const double gemm_forward = st.weight_grad_s;
+  const double gemm_backward = std::max(0.0, st.matmul_s - core - apart_s - gemm_forward);
+  const double tensor_f = wire.tensor.time_s * tensor_forward_share;
+  const double tensor_b = wire.tensor.time_s - tensor_f;
+  double exposed_tensor_f = tensor_f, exposed_tensor_b = tensor_b;
+  if (s.recipe.tp_comm_overlap) {
+    exposed_tensor_f = exposed(tensor_f, gemm_forward);
+    exposed_tensor_b = exposed(tensor_b, gemm_backward);
+  }
+  double exposed_context_f = 0, exposed_context_b = 0;
+  if (wire.context.active) {
+    const double context_f = wire.context.time_s * context_forward_share;
+    exposed_context_f = context_f;
+    exposed_context_b = wire.context.time_s - context_f;
+    if (s.recipe.context_parallel == ContextParallel::kRing) {
+      // The core's forward is a third of its three passes.
+      exposed_context_f = exposed(context_f, core / 3);
+      exposed_context_b = exposed(wire.context.time_s - context_f, core - core / 3);
+    }
+  }
+  // What each pass's compute has left after its tensor and context traffic.
+  const double left_f =
+      std::max(0.0, st.forward_s - (tensor_f - exposed_tensor_f) -
+                        (wire.context.time_s * context_forward_share - exposed_context_f));
+  const double left_b =
+      std::max(0.0, st.compute_s() - st.forward_s - apart_s - (tensor_b - exposed_tensor_b) -
+                        (wire.context.time_s * (1 - context_forward_share) - exposed_context_b));
+  return {exposed_tensor_f, exposed_tensor_b, exposed_context_f, exposed_context_b, left_f,
+          left_b,           apart_s};
+}
+
+[[gnu::always_inline]] inline StageTime stage_traffic(const Scenario& s, const LayoutFacts& f,
+                                                      const StageRates& k, int stage,
+                                                      const StageCompute& c) {
+  const Degrees& d = f.degrees();
+  const StageParams& here = f.params(stage);
+  const int layers = here.layers;
+  const int moe_here = here.moe_layers;
+  StageTime st = c.st;
+  const LayerTraffic& wire = c.wire;
+  const PassTraffic pass = pass_traffic(s, layers, c);
+  st.tensor_s = pass.tensor_f + pass.tensor_b;
+  st.context_s = pass.context_f + pass.context_b;
+  const double left_f = pass.left_f, left_b = pass.left_b, apart_s = pass.apart_s;
+  const double expert_forward_share = 2.0 / (4.0 + 2.0 * fully_recomputed_share(s, moe_here));
+  const double left = left_f + left_b;  // the micro-batch's compute left free
+  double hidden_expert = 0;
+  // The all-to-alls an unpaired backward sends: all of its own, exposed (nothing to pair
+  // with), or behind its own compute with expert_comm_overlap.
+  double expert_backward_alone = 0;
+  if (wire.expert.active) {
+    // W, run apart, hides none of them: counted so for DualPipe's pairs too (whose backward
+    // holds W), or a faster W, shrinking the window, lengthened the step (a law).
+    // DualPipe's F&B pairs one micro-batch's forward with another's backward and hides the
+    // all-to-alls of each behind the other's compute (DeepSeek-V3 Sec. 3.2.1), as
+    // expert_comm_overlap does (Megatron-Core's 1F1B all-to-all overlap, a forward beside
+    // another micro-batch's backward): the pair's compute is their window together.
+    const bool paired = overlaps_forward_backward(s.recipe.schedule) && d.pp > 1;
+    st.expert_s = s.recipe.expert_comm_overlap || paired ? exposed(wire.expert.time_s, left)
+                                                         : wire.expert.time_s;
+    hidden_expert = wire.expert.time_s - st.expert_s;
+    const double expert_b = wire.expert.time_s * (1 - expert_forward_share);
+    expert_backward_alone = s.recipe.expert_comm_overlap ? exposed(expert_b, left_b) : expert_b;
+  }
+  // The hidden expert traffic, spread over the compute that hides it as that compute
+  // falls in each pass: each pass then keeps the same share of its leftover free.
+  const double expert_hidden_f = left > 0 ? hidden_expert * left_f / left : 0;
+  st.forward_free_s = std::max(0.0, left_f - expert_hidden_f);
+  // W run apart is no window for the gradients either: it makes them, and their
+  // reduce-scatter waits for it (as ZeRO-3's backward gather is waited for by B).
+  st.backward_free_s = std::max(0.0, left_b - (hidden_expert - expert_hidden_f));
+  st.hidden_s =
+      (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) + hidden_expert;
+  st.forward_wall_s =
+      st.forward_s + pass.tensor_f + pass.context_f + st.expert_s * expert_forward_share;
+  // A backward run alone (DualPipe's bubble, pipeline.h): its compute, its own exposed
+  // collectives and its unpaired all-to-alls.
+  st.backward_alone_s =
+      st.compute_s() - st.forward_s + pass.tensor_b + pass.context_b + expert_backward_alone;
+  // Offloaded layers' activations go to the host in the forward pass and come back for the
+  // backward, over the host link, each behind that pass's wall time (compute and exposed
+  // traffic alike: the link is the GPU's own); the excess is exposed (Megatron-Core
+  // cpu_offloading overlaps the copies with compute on their own stream). The copies back
+  // must land before B needs them, so W run apart (after its B, in the bubble) hides none:
+  // counted as a window, a faster W exposed more of the copy, and the schedules' bubbles,
+  // where W fills what B leaves, grew with it (a law).
+  if (s.recipe.offload_layers > 0) {
+    const double copy_s =
+        offloaded_bytes_per_microbatch(s, f.shape(), here, k.stored) / k.host_link;
+    st.offload_forward_s = std::max(0.0, copy_s - st.forward_wall_s);
+    st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - st.forward_wall_s - apart_s));
+  }
+  return st;
+}
+
+}  // namespace
+
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                            const PipelineReport& pipeline) {
   const Degrees& d = f.degrees();
-  const ModelShape& shape = f.shape();
   const int mb = pipeline.microbatches;
-  const double peak = s.gpu.peak_tflops * 1e12;
-  const double matmul_rate = peak * s.gpu.matmul_efficiency;
-  const double hbm = s.gpu.hbm_gb_s * 1e9;
-  const double tokens = 1.0 * s.recipe.micro_batch * s.batch.seq_len;
-
-  const double output_flops = tokens * 3 * shape.output_forward_flops_per_token();
-  // FP8 and FP4 run the layers' GEMMs faster; the attention core (softmax(QK^T) V) and the
-  // output layer (Megatron's own ColumnParallelLinear, not Transformer Engine's) stay BF16.
-  const double gemm_rate = gemm_rate_flops(s);
-  const ElementwiseBytes bytes = elementwise_bytes(s, shape, d, s.recipe.recompute);
-  const LayerActivations stored = layer_activations(s, shape, d);
-  const MlpShape& moe = shape.moe_layer().mlp;
-  const double routed_slowdown =
-      shape.moe() ? expert_load(s, d) / grouped_gemm_efficiency(tokens_per_expert(s, moe, d)) : 1;
-  // The linear GEMMs at their size's share of a large GEMM's rate (gemm_shape.h).
-  const LinearGemmShapes gemm_shapes = linear_gemm_shapes(s, shape, d);
-  const double permute_bytes = permutation_bytes(s, moe, d);
-  // The attention core's kernel runs slower on short calls (context.h): CP's ring chunks.
-  const double attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
-  const double host_link = s.gpu.host_link_gb_s * 1e9;
-  // Context parallelism: each GPU computes s/cp of every sequence (its FLOPs and stored bytes
-  // divide by cp); Megatron-Core overlaps each ring pass with the attention of the chunk it
-  // already holds, so only what the attention core cannot cover is exposed; Ulysses'
-  // all-to-alls sit between the projections and attention, exposed. The expert all-to-alls
-  // are exposed unless expert_comm_overlap hides them behind another micro-batch's compute.
-  auto stage_time = [&](int stage) {
-    const StageParams& here = f.params(stage);
-    const int layers = here.layers;
-    const int moe_here = here.moe_layers;
-    StageTime st;
-    // A training step's time in its matmuls under recomputation r; with none, three forwards.
-    // The routed experts' grouped GEMMs run slower by the busiest EP rank's load over their
-    // efficiency (moe.h).
-    const double shape_slowdown = gemm_shapes.slowdown(layers - moe_here, moe_here);
-    auto matmul_s = [&](Recompute r) {
-      const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
-      const double output = stage == d.pp - 1 ? output_flops / gemm_shapes.output_efficiency : 0;
-      const double gemm =
-          (fl.total - fl.core - fl.routed) * shape_slowdown + fl.routed * routed_slowdown;
-      const double attention = tokens * fl.core / attention_efficiency;
-      return (tokens * gemm / gemm_rate + (attention + output) / matmul_rate) / d.tp / d.cp;
-    };
-    st.matmul_s = matmul_s(s.recipe.recompute);
-    const double plain_s =
-        s.recipe.recompute == Recompute::kNone ? st.matmul_s : matmul_s(Recompute::kNone);
-    // Elementwise kernels move kElementwisePasses x what each layer stores, and the forward
-    // of what it recomputes again (a whole layer, or its selective modules' tensors).
-    const int full = fully_recomputed_layers(s, layers);
-    const int moe_full = shape.moe_layers_in(here.first_layer, full);
-    const double all = (layers - moe_here) * bytes.dense + moe_here * bytes.moe;
-    const double again = (full - moe_full) * bytes.dense + moe_full * bytes.moe +
-                         (layers - full - (moe_here - moe_full)) * bytes.dense_recomputed +
-                         (moe_here - moe_full) * bytes.moe_recomputed;
-    // Each MoE layer permutes its tokens into expert order and back, forward and backward,
-    // and again where it re-runs the MoE MLP (full recomputation, or the moe module).
-    const int moe_again =
-        moe_full + (s.recipe.selective_modules() & kMoe ? moe_here - moe_full : 0);
-    const double permute = permute_bytes * (2 * moe_here + moe_again);
-    st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / hbm;
-    st.forward_s = plain_s / 3 + (kForwardPasses * all + permute_bytes * moe_here) / hbm;
-    const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
-    // Each stretch of compute hides one kind of traffic: the TP collectives the linear layers'
-    // GEMMs around them (--tp-comm-overlap), the ring passes the attention core, the expert
-    // all-to-alls whatever compute is left. Letting two hide behind the same compute made
-    // faster matmuls lengthen the step (a law).
-    const double core = layers * tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp /
-                        matmul_rate / attention_efficiency;
-    // W: the linear layers' forward FLOPs again (a third of their three passes).
-    st.weight_grad_s = std::max(0.0, plain_s - core) / 3;
-    const auto exposed = [](double comm_s, double window_s) {
-      return std::max(0.0, comm_s - window_s);
-    };
-    // Each pass hides its own collectives behind its own compute: Megatron-Core's
-    // --tp-comm-overlap splits each linear layer's GEMM into chunks and pipelines the
-    // all-gather (reduce-scatter) of its input (output) with them, in the forward and in the
-    // backward (Transformer Engine userbuffers), and the ring passes ride beside the attention
-    // core of the same pass; a backward's traffic cannot wait for the next forward's compute. A
-    // forward, compute-light and collective-heavy (TP sends 2 of a layer's 4 collectives, 4 of
-    // 10 with SP, in a third of its FLOPs), exposes more than the micro-batch as a whole would. One
-    // window for the whole micro-batch let faster forward GEMMs, whose saving the backward's
-    // collectives took back, shrink the forward's window for the weight gather and lengthen the
-    // step (a law). Forward shares of each kind of traffic, by message count (comms.h, context.h,
-    // moe.h): TP 4 of 10 + 4a collectives with SP, 2 of 4 + 2a without; ring and all-gather CP 1 of
-    // 3 + a, Ulysses 1 of 2 + a; the expert all-to-alls 2 of 4 + 2a (a: the fully recomputed
-    // share, whose forward runs again inside the backward).
-    const double tensor_forward_share =
-        (s.recipe.sequence_parallel ? 4.0 : 2.0) / tensor_collectives_per_layer(s, layers);
-    const double rerun = fully_recomputed_share(s, layers);
-    const double context_forward_share =
-        1.0 / ((s.recipe.context_parallel == ContextParallel::kUlysses ? 2.0 : 3.0) + rerun);
-    const double expert_forward_share = 2.0 / (4.0 + 2.0 * fully_recomputed_share(s, moe_here));
-    // A schedule that splits the backward runs W apart, where the bubble was: its GEMMs
-    // (no TP collective of their own) hide none of F's and B's, nor their expert all-to-alls.
-    const double apart_s = splits_weight_grad(s.recipe.schedule) ? st.weight_grad_s : 0;
-    // The linear GEMMs of the forward are W's FLOPs at W's rate; the backward's the rest.
-    const double gemm_forward = st.weight_grad_s;
-    const double gemm_backward = std::max(0.0, st.matmul_s - core - apart_s - gemm_forward);
-    const double tensor_f = wire.tensor.time_s * tensor_forward_share;
-    const double tensor_b = wire.tensor.time_s - tensor_f;
-    double exposed_tensor_f = tensor_f, exposed_tensor_b = tensor_b;
-    if (s.recipe.tp_comm_overlap) {
-      exposed_tensor_f = exposed(tensor_f, gemm_forward);
-      exposed_tensor_b = exposed(tensor_b, gemm_backward);
-    }
-    st.tensor_s = exposed_tensor_f + exposed_tensor_b;
-    double exposed_context_f = 0, exposed_context_b = 0;
-    if (wire.context.active) {
-      const double context_f = wire.context.time_s * context_forward_share;
-      exposed_context_f = context_f;
-      exposed_context_b = wire.context.time_s - context_f;
-      if (s.recipe.context_parallel == ContextParallel::kRing) {
-        // The core's forward is a third of its three passes.
-        exposed_context_f = exposed(context_f, core / 3);
-        exposed_context_b = exposed(wire.context.time_s - context_f, core - core / 3);
-      }
-      st.context_s = exposed_context_f + exposed_context_b;
-    }
-    // What each pass's compute has left after its tensor and context traffic.
-    const double left_f =
-        std::max(0.0, st.forward_s - (tensor_f - exposed_tensor_f) -
-                          (wire.context.time_s * context_forward_share - exposed_context_f));
-    const double left_b =
-        std::max(0.0, st.compute_s() - st.forward_s - apart_s - (tensor_b - exposed_tensor_b) -
-                          (wire.context.time_s * (1 - context_forward_share) - exposed_context_b));
-    const double left = left_f + left_b;  // the micro-batch's compute left free
-    double hidden_expert = 0;
-    // The all-to-alls an unpaired backward sends: all of its own, exposed (nothing to pair
-    // with), or behind its own compute with expert_comm_overlap.
-    double expert_backward_alone = 0;
-    if (wire.expert.active) {
-      // W, run apart, hides none of them: counted so for DualPipe's pairs too (whose backward
-      // holds W), or a faster W, shrinking the window, lengthened the step (a law).
-      // DualPipe's F&B pairs one micro-batch's forward with another's backward and hides the
-      // all-to-alls of each behind the other's compute (DeepSeek-V3 Sec. 3.2.1), as
-      // expert_comm_overlap does (Megatron-Core's 1F1B all-to-all overlap, a forward beside
-      // another micro-batch's backward): the pair's compute is their window together.
-      const bool paired = overlaps_forward_backward(s.recipe.schedule) && d.pp > 1;
-      st.expert_s = s.recipe.expert_comm_overlap || paired ? exposed(wire.expert.time_s, left)
-                                                           : wire.expert.time_s;
-      hidden_expert = wire.expert.time_s - st.expert_s;
-      const double expert_b = wire.expert.time_s * (1 - expert_forward_share);
-      expert_backward_alone = s.recipe.expert_comm_overlap ? exposed(expert_b, left_b) : expert_b;
-    }
-    // The hidden expert traffic, spread over the compute that hides it as that compute
-    // falls in each pass: each pass then keeps the same share of its leftover free.
-    const double expert_hidden_f = left > 0 ? hidden_expert * left_f / left : 0;
-    st.forward_free_s = std::max(0.0, left_f - expert_hidden_f);
-    // W run apart is no window for the gradients either: it makes them, and their
-    // reduce-scatter waits for it (as ZeRO-3's backward gather is waited for by B).
-    st.backward_free_s = std::max(0.0, left_b - (hidden_expert - expert_hidden_f));
-    st.hidden_s =
-        (wire.tensor.time_s - st.tensor_s) + (wire.context.time_s - st.context_s) + hidden_expert;
-    st.forward_wall_s =
-        st.forward_s + exposed_tensor_f + exposed_context_f + st.expert_s * expert_forward_share;
-    // A backward run alone (DualPipe's bubble, pipeline.h): its compute, its own exposed
-    // collectives and its unpaired all-to-alls.
-    st.backward_alone_s = st.compute_s() - st.forward_s + exposed_tensor_b + exposed_context_b +
-                          expert_backward_alone;
-    // Offloaded layers' activations go to the host in the forward pass and come back for the
-    // backward, over the host link, each behind that pass's wall time (compute and exposed
-    // traffic alike: the link is the GPU's own); the excess is exposed (Megatron-Core
-    // cpu_offloading overlaps the copies with compute on their own stream). The copies back
-    // must land before B needs them, so W run apart (after its B, in the bubble) hides none:
-    // counted as a window, a faster W exposed more of the copy, and the schedules' bubbles,
-    // where W fills what B leaves, grew with it (a law).
-    if (s.recipe.offload_layers > 0) {
-      const double copy_s = offloaded_bytes_per_microbatch(s, shape, here, stored) / host_link;
-      st.offload_forward_s = std::max(0.0, copy_s - st.forward_wall_s);
-      st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - st.forward_wall_s - apart_s));
-    }
-    return st;
+  const StageRates rates = stage_rates(s, f);
+  const auto stage_time = [&](int stage) {
+    return stage_traffic(s, f, rates, stage, stage_compute(s, f, rates, stage));
   };
   // Stages of one run (memory.h stage_runs) take equal times: the first of each, counted as
   // many times as the run has stages. The stage that sets the pace is the one whose
@@ -378,31 +456,22 @@ double PipelinePace::gather_window_of(int stage, int zero_stage) const {
   return gather_window_s[run] + (waits ? wait_s[run] : 0);
 }
 
-TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
-                       const CommsReport& comms, int effective_global_batch) {
-  return time_report(s, f, pipeline, comms, effective_global_batch, pipeline_pace(s, f, pipeline));
-}
+namespace {
 
-TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& pipeline,
-                       const CommsReport& comms, int effective_global_batch,
-                       const PipelinePace& pace) {
-  const Degrees& d = f.degrees();
-  TimeReport t;
-  const int gpus = static_cast<int>(d.product());
-  const int mb = pipeline.microbatches, v = pipeline.virtual_stages;
-  t.matmul_efficiency = s.gpu.matmul_efficiency;
-  const double hbm = s.gpu.hbm_gb_s * 1e9;
-  const StageTime& k = pace.slowest;
+// Each part of a step named here (stage_rates to stage_traffic above, pipeline_bubble to
+// utilisation below) is called once and always inlined: the page's -Oz module
+// would otherwise keep each as a call, and its first load grow.
+
+// The pipeline's bubble and critical path (pipeline.h), from the stage it is reckoned from: the
+// pacing stage with 1F1B and interleaving, the longest stage with the schedules that split the
+// backward. Fills the bubble's terms of `t` (bubble_1f1b_s, forward_share, weight_grad_share,
+// bubble_s, critical_path_s).
+[[gnu::always_inline]] inline void pipeline_bubble(const Scenario& s, const Degrees& d,
+                                                   const PipelinePace& pace, int mb, int v,
+                                                   TimeReport& t) {
   const double sum = pace.sum_s;
-  t.slowest_stage = pace.slowest_stage;
-
-  t.compute_s = mb * k.compute_s();
-  t.memory_bound_s = mb * k.memory_s;
-  t.exposed_tensor_s = mb * k.tensor_s;
-  t.exposed_context_s = mb * k.context_s;
-  t.exposed_expert_s = mb * k.expert_s;
   const bool split = splits_weight_grad(s.recipe.schedule);
-  const StageTime& b = split ? pace.longest : k;  // the stage the bubble is reckoned from
+  const StageTime& b = split ? pace.longest : pace.slowest;
   t.bubble_1f1b_s = std::max(0.0, sum - b.total_s());
   t.forward_share = b.total_s() > 0 ? b.forward_pass_s() / b.total_s() : 0;
   t.weight_grad_share = b.total_s() > 0 ? b.weight_grad_s / b.total_s() : 0;
@@ -431,71 +500,84 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   const int chunks = v_shape(s.recipe.schedule) && d.pp > 1 ? 2 : 1;
   t.critical_path_s = d.pp > 1 && split ? sum - pace.sum_weight_grad_s + b.weight_grad_s / chunks
                                         : (d.pp > 1 ? sum : 0);
+}
 
-  t.exposed_pipeline_s = pace.exposed_pipeline_s;
-
-  // Data parallel: every stage reduces its own gradients (and gathers its weights) at once,
-  // so the step waits for the stage whose exposed share is longest, which need not be the
-  // stage that sends the most bytes overall (comms.stage): taking that one made a doubled
-  // batch, which moved it to a stage with fewer parameters, shorten the step.
-  if (comms.data.active) {
-    // Each stage behind its own backward window (PipelinePace::backward_window_s): what the
-    // micro-batch already hides of its tensor, context and expert traffic is not a window for
-    // the gradients too (one stretch of compute hides at most its own length); the host
-    // copies the backward waits for, and the stage's wait for the pacing stage, are: the
-    // network is free meanwhile.
-    for (int stage : f.traffic_stages()) {
-      const StageParams& p = f.params(stage);
-      const DataParallelParts parts =
-          data_parallel_parts(s, d, p.params_per_gpu, mb, p.expert_params_per_gpu);
-      const DataParallelWindows windows{pace.gather_window_of(stage, s.recipe.zero_stage),
-                                        pace.backward_window_of(stage),
-                                        comms.data.link_bytes_per_s};
-      t.exposed_data_s = std::max(t.exposed_data_s, exposed_data_parallel_s(s, parts, windows));
-    }
+// Data parallel: every stage reduces its own gradients (and gathers its weights) at once,
+// so the step waits for the stage whose exposed share is longest, which need not be the
+// stage that sends the most bytes overall (comms.stage): taking that one made a doubled
+// batch, which moved it to a stage with fewer parameters, shorten the step.
+[[gnu::always_inline]] inline double exposed_data_parallel_of_stages(const Scenario& s,
+                                                                     const LayoutFacts& f,
+                                                                     const CommsReport& comms,
+                                                                     const PipelinePace& pace,
+                                                                     int mb) {
+  if (!comms.data.active) return 0;
+  const Degrees& d = f.degrees();
+  double longest = 0;
+  // Each stage behind its own backward window (PipelinePace::backward_window_s): what the
+  // micro-batch already hides of its tensor, context and expert traffic is not a window for
+  // the gradients too (one stretch of compute hides at most its own length); the host
+  // copies the backward waits for, and the stage's wait for the pacing stage, are: the
+  // network is free meanwhile.
+  for (int stage : f.traffic_stages()) {
+    const StageParams& p = f.params(stage);
+    const DataParallelParts parts =
+        data_parallel_parts(s, d, p.params_per_gpu, mb, p.expert_params_per_gpu);
+    const DataParallelWindows windows{pace.gather_window_of(stage, s.recipe.zero_stage),
+                                      pace.backward_window_of(stage), comms.data.link_bytes_per_s};
+    longest = std::max(longest, exposed_data_parallel_s(s, parts, windows));
   }
-  t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
-                      t.exposed_context_s + t.exposed_expert_s;
-  t.exposed_offload_s = mb * k.offload_s();
+  return longest;
+}
 
-  // Adam over the optimizer shard: master weights and both moments read and written, the
-  // gradient read twice (norm and update), the 16-bit weight written.
-  {
-    // The optimizer shard: dense parameters over dp x cp, experts over their own group (moe.h).
-    double shard = 0;
-    const StageRuns runs = stage_runs(s, d, pipeline.split);
-    for (size_t i = 0; i < runs.count; ++i) {
-      const StageParams& st = f.params(runs.starts[i]);
-      const bool zero = s.recipe.zero_stage >= 1;
-      double here = (st.params_per_gpu - st.expert_params_per_gpu) / (zero ? d.dp * d.cp : 1);
-      if (st.expert_params_per_gpu > 0) {
-        here += st.expert_params_per_gpu / (zero ? expert_data_parallel(s, d) : 1);
-      }
-      shard = std::max(shard, here);
+// Adam over the optimizer shard: master weights and both moments read and written, the
+// gradient read twice (norm and update), the 16-bit weight written. The shard: dense
+// parameters over dp x cp, experts over their own group (moe.h), on the stage holding most.
+[[gnu::always_inline]] inline double optimizer_step_s(const Scenario& s, const LayoutFacts& f,
+                                                      const StageRuns& runs) {
+  const Degrees& d = f.degrees();
+  double shard = 0;
+  for (size_t i = 0; i < runs.count; ++i) {
+    const StageParams& st = f.params(runs.starts[i]);
+    const bool zero = s.recipe.zero_stage >= 1;
+    double here = (st.params_per_gpu - st.expert_params_per_gpu) / (zero ? d.dp * d.cp : 1);
+    if (st.expert_params_per_gpu > 0) {
+      here += st.expert_params_per_gpu / (zero ? expert_data_parallel(s, d) : 1);
     }
-    const Precision& p = s.recipe.precision;
-    shard *= parameter_copies(s, d.pp);  // DualPipe: both copies step
-    t.optimizer_s = shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) / hbm;
+    shard = std::max(shard, here);
   }
+  const Precision& p = s.recipe.precision;
+  shard *= parameter_copies(s, d.pp);  // DualPipe: both copies step
+  return shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) /
+         (s.gpu.hbm_gb_s * 1e9);
+}
 
+// The kernels' efficiencies the step ran at: the attention core's on its calls (context.h),
+// the linear GEMMs' at their size (gemm_shape.h), the experts' grouped GEMMs (moe.h).
+[[gnu::always_inline]] inline void kernel_efficiencies(const Scenario& s, const LayoutFacts& f,
+                                                       TimeReport& t) {
+  const Degrees& d = f.degrees();
+  const ModelShape& shape = f.shape();
+  t.matmul_efficiency = s.gpu.matmul_efficiency;
   t.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
-  {
-    const ModelShape& shape = f.shape();
-    const int moe_layers = shape.moe_layers(), dense_layers = shape.layers() - moe_layers;
-    const LinearGemmShapes g = linear_gemm_shapes(s, shape, d);
-    const double slow = g.slow_weights(dense_layers, moe_layers);
-    t.gemm_shape_efficiency = slow > 0 ? g.weights(dense_layers, moe_layers) / slow : 1;
-  }
-  if (f.shape().moe()) {
-    t.tokens_per_expert = tokens_per_expert(s, f.shape().moe_layer().mlp, d);
+  const int moe_layers = shape.moe_layers(), dense_layers = shape.layers() - moe_layers;
+  const LinearGemmShapes g = linear_gemm_shapes(s, shape, d);
+  const double slow = g.slow_weights(dense_layers, moe_layers);
+  t.gemm_shape_efficiency = slow > 0 ? g.weights(dense_layers, moe_layers) / slow : 1;
+  if (shape.moe()) {
+    t.tokens_per_expert = tokens_per_expert(s, shape.moe_layer().mlp, d);
     t.expert_gemm_efficiency = grouped_gemm_efficiency(t.tokens_per_expert);
     t.expert_load = expert_load(s, d);
   }
-  t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
+}
+
+// MFU and HFU against the peak the GEMMs run at (utilisation_peak_tflops), each peak's figure
+// beside them, named; the throughput and the time to train.
+[[gnu::always_inline]] inline void utilisation(const Scenario& s, const LayoutFacts& f,
+                                               int effective_global_batch, TimeReport& t) {
+  const double gpus = static_cast<double>(f.degrees().product());
   t.model_flops_per_step = f.model_flops_per_step(effective_global_batch);
   t.hardware_flops_per_step = f.hardware_flops_per_step(effective_global_batch, s.recipe.recompute);
-  // MFU and HFU against the peak the GEMMs run at (utilisation_peak_tflops); each peak's
-  // figure beside them, named.
   const auto model_share_of = [&](double peak_tflops) {
     return peak_tflops > 0 ? t.model_flops_per_step / (t.step_s * gpus * peak_tflops * 1e12) : 0;
   };
@@ -510,8 +592,40 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, PipelineReport& 
   t.tflops_per_gpu = t.hardware_flops_per_step / (t.step_s * gpus) / 1e12;
   t.tokens_per_s = 1.0 * effective_global_batch * s.batch.seq_len / t.step_s;
   if (s.economics.train_tokens > 0) t.time_to_train_s = s.economics.train_tokens / t.tokens_per_s;
-  pipeline.bubble_fraction = t.bubble_s / t.step_s;
+}
+
+}  // namespace
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch) {
+  return time_report(s, f, pipeline, comms, effective_global_batch, pipeline_pace(s, f, pipeline));
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch,
+                       const PipelinePace& pace) {
+  TimeReport t;
+  const int mb = pipeline.microbatches;
+  const StageTime& k = pace.slowest;
+  t.slowest_stage = pace.slowest_stage;
+  t.compute_s = mb * k.compute_s();
+  t.memory_bound_s = mb * k.memory_s;
+  t.exposed_tensor_s = mb * k.tensor_s;
+  t.exposed_context_s = mb * k.context_s;
+  t.exposed_expert_s = mb * k.expert_s;
+  pipeline_bubble(s, f.degrees(), pace, mb, pipeline.virtual_stages, t);
+  t.exposed_pipeline_s = pace.exposed_pipeline_s;
+  t.exposed_data_s = exposed_data_parallel_of_stages(s, f, comms, pace, mb);
+  t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
+                      t.exposed_context_s + t.exposed_expert_s;
+  t.exposed_offload_s = mb * k.offload_s();
+  t.optimizer_s = optimizer_step_s(s, f, pace.runs);
+  kernel_efficiencies(s, f, t);
+  t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
+  utilisation(s, f, effective_global_batch, t);
   return t;
 }
+
+double bubble_fraction(const TimeReport& t) { return t.bubble_s / t.step_s; }
 
 }  // namespace pe

@@ -15,6 +15,14 @@ struct RecomputeChoice {
   int layers = 0;                // with full: 0 every layer (uniform), else the first of a stage
   RecomputeMethod method = RecomputeMethod::kUniform;
   int offload_layers = 0;  // without recomputation only
+  // The choice, as a recipe's fields.
+  void apply_to(Recipe& r) const {
+    r.recompute = recompute;
+    r.recompute_modules = modules;
+    r.recompute_layers = layers;
+    r.recompute_method = method;
+    r.offload_layers = offload_layers;
+  }
 };
 
 // For a layout whose largest stage holds `most_layers` layers:

@@ -83,7 +83,7 @@ DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const Leve
     double rank = INFINITY;
     Dropped d;
     if (std::isfinite(s.step_s)) {
-      const double slower = s.step_s / best.step_s - 1;
+      const double slower = s.step_s / best.figures.step_s - 1;
       d = {what_of(lever, s.fastest), "its fastest plan, " + layout_text(s.fastest) + ", takes " +
                                           step_text(s.step_s) + " a step, " +
                                           short_number(100 * slower) + "% slower"};

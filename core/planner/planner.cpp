@@ -135,20 +135,23 @@ MemoryBreakdown scaled(MemoryBreakdown b, int copies) {
 // them to a tolerance would not help, as two values an ulp apart can straddle any rounding
 // boundary. Steps the model cannot tell apart are `tie` (kTieWithin), not reordered.
 bool worse(double rank_s, double per_gpu_bytes, const Plan& b) {
-  if (rank_s != b.rank_s) return rank_s > b.rank_s;
-  return per_gpu_bytes > b.per_gpu_bytes;
+  if (rank_s != b.figures.rank_s) return rank_s > b.figures.rank_s;
+  return per_gpu_bytes > b.figures.per_gpu_bytes;
 }
 auto order_key(const Plan& p) {
   return std::tuple_cat(
       layout_key(p.degrees),
-      std::make_tuple(p.zero_stage, p.micro_batch, static_cast<int>(p.schedule), p.virtual_stages,
-                      p.sequence_parallel, p.precision.name, p.precision.fp8,
-                      static_cast<int>(p.recompute), p.recompute_modules, p.recompute_layers,
-                      static_cast<int>(p.recompute_method), p.offload_layers));
+      std::make_tuple(p.recipe.zero_stage, p.recipe.micro_batch,
+                      static_cast<int>(p.recipe.schedule), p.recipe.virtual_stages,
+                      p.recipe.sequence_parallel, p.recipe.precision.name, p.recipe.precision.fp8,
+                      static_cast<int>(p.recipe.recompute), p.recipe.recompute_modules,
+                      p.recipe.recompute_layers, static_cast<int>(p.recipe.recompute_method),
+                      p.recipe.offload_layers));
 }
 bool better(const Plan& a, const Plan& b) {
-  if (a.rank_s != b.rank_s) return a.rank_s < b.rank_s;
-  if (a.per_gpu_bytes != b.per_gpu_bytes) return a.per_gpu_bytes < b.per_gpu_bytes;
+  if (a.figures.rank_s != b.figures.rank_s) return a.figures.rank_s < b.figures.rank_s;
+  if (a.figures.per_gpu_bytes != b.figures.per_gpu_bytes)
+    return a.figures.per_gpu_bytes < b.figures.per_gpu_bytes;
   return order_key(a) < order_key(b);
 }
 
@@ -182,13 +185,14 @@ struct KeptPlans {
     }
     if (!full()) {
       plans.push_back(p);
-      heap.push_back({p.rank_s, p.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
+      heap.push_back(
+          {p.figures.rank_s, p.figures.per_gpu_bytes, static_cast<int>(plans.size()) - 1});
       std::push_heap(heap.begin(), heap.end(), key_better());
     } else if (better(p, worst())) {
       std::pop_heap(heap.begin(), heap.end(), key_better());
       const int slot = heap.back().slot;
       plans[static_cast<size_t>(slot)] = p;
-      heap.back() = {p.rank_s, p.per_gpu_bytes, slot};
+      heap.back() = {p.figures.rank_s, p.figures.per_gpu_bytes, slot};
       std::push_heap(heap.begin(), heap.end(), key_better());
     }
   }
@@ -248,18 +252,18 @@ std::vector<std::string> batch_warnings(const Scenario& base, const PlanResult& 
   std::vector<std::string> out;
   if (r.top.empty()) return out;
   const Plan& p = r.top.front();
-  const int m = base.batch.global_batch / (p.micro_batch * p.degrees.dp);
+  const int m = base.batch.global_batch / (p.recipe.micro_batch * p.degrees.dp);
   const long long nodes = std::max(1, base.fleet.gpus / std::max(1, base.fleet.gpus_per_node));
-  const long long for_stages = 4LL * p.degrees.pp * p.micro_batch * p.degrees.dp;
+  const long long for_stages = 4LL * p.degrees.pp * p.recipe.micro_batch * p.degrees.dp;
   const long long for_dp = nodes * 4;
   if (p.degrees.pp > 1 && m < p.degrees.pp) {
     out.push_back("The global batch of " + count(base.batch.global_batch) +
                   " sequences is small for " + count(base.fleet.gpus) +
                   " GPUs: the best layout runs " + count(m) + " micro-batches through " +
-                  count(p.degrees.pp) + " pipeline stages, " + a_percent(p.bubble_fraction) +
-                  " bubble (MFU " + percent(p.mfu) + "). A global batch of " + count(for_stages) +
-                  " sequences would give " + count(4LL * p.degrees.pp) +
-                  " micro-batches, a bubble under 25%.");
+                  count(p.degrees.pp) + " pipeline stages, " +
+                  a_percent(p.figures.bubble_fraction) + " bubble (MFU " + percent(p.figures.mfu) +
+                  "). A global batch of " + count(for_stages) + " sequences would give " +
+                  count(4LL * p.degrees.pp) + " micro-batches, a bubble under 25%.");
   }
   if (base.batch.global_batch < nodes) {
     out.push_back("The global batch of " + count(base.batch.global_batch) +
@@ -287,7 +291,7 @@ std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
   // A TP group wider than a node that stays in the NVLink domain (a GB200 NVL72's trays).
   const bool trays = d.tp > base.fleet.gpus_per_node && base.domain_spans_nodes();
   why += d.tp > 1 ? std::string("TP ") + std::to_string(d.tp) +
-                        (std::string(p.comms.tensor.link) != "nvlink"
+                        (std::string(p.figures.comms.tensor.link) != "nvlink"
                              ? " pays for all-reduces over the network"
                          : trays ? " stays inside the " + std::to_string(base.domain_gpus()) +
                                        "-GPU NVLink domain (across trays of " +
@@ -296,31 +300,31 @@ std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
                                  : " keeps the per-layer all-reduces on NVLink")
                   : std::string("no TP, so no per-layer all-reduces");
   why += d.pp > 1 ? ", PP " + std::to_string(d.pp) +
-                        (splits_weight_grad(p.schedule)
-                             ? std::string(" with ") + schedule_words(p.schedule)
+                        (splits_weight_grad(p.recipe.schedule)
+                             ? std::string(" with ") + schedule_words(p.recipe.schedule)
                              : std::string()) +
-                        " costs " + a_percent(p.bubble_fraction) + " bubble"
+                        " costs " + a_percent(p.figures.bubble_fraction) + " bubble"
                   : ", no pipeline bubble";
   if (d.cp > 1) {
     why += ", CP " + std::to_string(d.cp) + " splits each sequence (its K/V ride " +
-           link_words(p.comms.context.link) + ")";
+           link_words(p.figures.comms.context.link) + ")";
   }
   if (d.ep > 1) {
     why += ", EP " + std::to_string(d.ep) + " splits the experts (their all-to-alls ride " +
-           link_words(p.comms.expert.link) + ")";
+           link_words(p.figures.comms.expert.link) + ")";
   }
-  why += ", and it needs " + gb(p.per_gpu_bytes) + " of the " + gb(base.gpu.memory_gb * 1e9) +
-         " per GPU";
+  why += ", and it needs " + gb(p.figures.per_gpu_bytes) + " of the " +
+         gb(base.gpu.memory_gb * 1e9) + " per GPU";
   const bool failures = rank == PlanRank::kTimeWithFailures;
   if (failures) {
-    why += "; with failures and checkpoints " + percent(p.effective_time) +
+    why += "; with failures and checkpoints " + percent(p.figures.effective_time) +
            " of its time is new "
            "work";
   }
   if (r.top.size() > 1) {
-    const double lead = r.top[1].rank_s / p.rank_s - 1;
+    const double lead = r.top[1].figures.rank_s / p.figures.rank_s - 1;
     const std::string to_train = failures ? " to train with failures" : "";
-    why += ties_with_best(r.top[1].rank_s, p.rank_s)
+    why += ties_with_best(r.top[1].figures.rank_s, p.figures.rank_s)
                ? "; the next layout is " + percent(lead) + " slower" + to_train + ", within " +
                      percent(kTieWithin) + ": the model cannot tell them apart"
                : "; " + percent(lead) + " faster" + to_train + " than the next layout";
@@ -328,23 +332,50 @@ std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
   return why + ".";
 }
 
+// The layout's best step among the top_k fastest layouts' so far (a max-heap of their best
+// steps: its top is the step a layout must beat to enter the list).
+void keep_layout_best(const KeptPlans& kept, int top_k, std::vector<double>& layout_bests) {
+  if (kept.plans.empty() || top_k <= 0) return;
+  double best = INFINITY;
+  for (const Plan& p : kept.plans) best = std::min(best, p.figures.rank_s);
+  layout_bests.push_back(best);
+  std::push_heap(layout_bests.begin(), layout_bests.end());
+  if (static_cast<int>(layout_bests.size()) > top_k) {
+    std::pop_heap(layout_bests.begin(), layout_bests.end());
+    layout_bests.pop_back();
+  }
+}
+
+// The layouts by their best configuration, fastest first, the first top_k kept, each with its
+// next fastest as variants. Ranked by step, each kept plan's goodput is computed once here, not
+// for every plan the search built.
+template <class ByLayout>
+void list_layouts(const Scenario& base, ByLayout& by_layout, int top_k, bool goodput_after,
+                  PlanResult& result) {
+  std::vector<std::vector<Plan>> layouts;
+  for (auto& [key, kept] : by_layout) {
+    if (kept.plans.empty()) continue;  // no configuration of the layout fits
+    layouts.push_back(kept.sorted());
+  }
+  std::sort(layouts.begin(), layouts.end(),
+            [](const auto& a, const auto& b) { return better(a.front(), b.front()); });
+  if (static_cast<int>(layouts.size()) > top_k) layouts.resize(std::max(top_k, 0));
+  for (auto& variants : layouts) {
+    if (goodput_after) {
+      for (Plan& p : variants) {
+        p.figures.effective_time = effective_time_of(scenario_of(base, p), p.degrees);
+      }
+    }
+    result.top.push_back(variants.front());
+    result.variants.emplace_back(variants.begin() + 1, variants.end());
+  }
+}
+
 }  // namespace
 
 Scenario scenario_of(const Scenario& base, const Plan& p) {
   Scenario s = base;
-  s.recipe.degrees = p.degrees;
-  s.recipe.zero_stage = p.zero_stage;
-  s.recipe.recompute = p.recompute;
-  s.recipe.recompute_modules = p.recompute_modules;
-  s.recipe.recompute_layers = p.recompute_layers;
-  s.recipe.recompute_method = p.recompute_method;
-  s.recipe.offload_layers = p.offload_layers;
-  s.recipe.precision = p.precision;
-  s.recipe.sequence_parallel = p.sequence_parallel;
-  s.recipe.micro_batch = p.micro_batch;
-  s.recipe.schedule = p.schedule;
-  s.recipe.virtual_stages = p.virtual_stages;
-  s.recipe.memory_model = MemoryModel::kFull;
+  s.recipe = p.recipe;
   return s;
 }
 
@@ -456,17 +487,13 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
           s.recipe.virtual_stages = v;
         }
         const int copies = parameter_copies(s, pp);  // DualPipe's two copies of the weights
-        PipelineReport pipeline = pipeline_report(s, d);
+        const PipelineReport pipeline = pipeline_report(s, d);
         for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
           s.recipe.sequence_parallel = sp == 1;
           for (const Precision& precision : precisions) {
             s.recipe.precision = precision;
             for (const RecomputeChoice& choice : choices) {
-              s.recipe.recompute = choice.recompute;
-              s.recipe.recompute_modules = choice.modules;
-              s.recipe.recompute_layers = choice.layers;
-              s.recipe.recompute_method = choice.method;
-              s.recipe.offload_layers = choice.offload_layers;
+              choice.apply_to(s.recipe);
               const unsigned levers = lever_bits(s, d);
               double least = INFINITY;  // of this choice, over the ZeRO stages
               // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
@@ -520,27 +547,18 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
                 }
                 Plan p;
                 p.degrees = d;
-                p.zero_stage = z;
-                p.recompute = s.recipe.recompute;
-                p.recompute_modules = s.recipe.recompute_modules;
-                p.recompute_layers = s.recipe.recompute_layers;
-                p.recompute_method = s.recipe.recompute_method;
-                p.offload_layers = s.recipe.offload_layers;
-                p.precision = s.recipe.precision;
-                p.sequence_parallel = s.recipe.sequence_parallel;
-                p.micro_batch = b;
-                p.schedule = s.recipe.schedule;
-                p.virtual_stages = s.recipe.virtual_stages;
-                p.per_gpu_bytes = bytes;
-                p.verdict = verdict_name(fit_verdict(bytes, gpu_bytes));
-                p.comms = comms;
-                p.step_s = t.step_s;
-                p.effective_time = effective;
-                p.rank_s = rank_s;
-                p.bubble_fraction = pipeline.bubble_fraction;
-                p.mfu = t.mfu;
-                p.tokens_per_s = t.tokens_per_s;
-                p.usd_per_trillion_tokens =
+                p.recipe = s.recipe;
+                p.recipe.degrees = d;
+                p.figures.per_gpu_bytes = bytes;
+                p.figures.verdict = verdict_name(fit_verdict(bytes, gpu_bytes));
+                p.figures.comms = comms;
+                p.figures.step_s = t.step_s;
+                p.figures.effective_time = effective;
+                p.figures.rank_s = rank_s;
+                p.figures.bubble_fraction = bubble_fraction(t);
+                p.figures.mfu = t.mfu;
+                p.figures.tokens_per_s = t.tokens_per_s;
+                p.figures.usd_per_trillion_tokens =
                     gpu_hours_per_trillion_tokens(s.fleet.gpus, t.tokens_per_s) *
                     s.economics.price_per_gpu_hour;
                 kept.offer(p);
@@ -552,40 +570,10 @@ PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
         }
       }
     }
-    if (!kept.plans.empty() && top_k > 0) {
-      double best = INFINITY;
-      for (const Plan& p : kept.plans) best = std::min(best, p.rank_s);
-      layout_bests.push_back(best);
-      std::push_heap(layout_bests.begin(), layout_bests.end());
-      if (static_cast<int>(layout_bests.size()) > top_k) {
-        std::pop_heap(layout_bests.begin(), layout_bests.end());
-        layout_bests.pop_back();
-      }
-    }
+    keep_layout_best(kept, top_k, layout_bests);
   }
 
-  // The layouts by their best configuration, fastest first; the first top_k kept.
-  std::vector<std::vector<Plan>> layouts;
-  for (auto& [key, kept] : by_layout) {
-    if (kept.plans.empty()) continue;  // no configuration of the layout fits
-    layouts.push_back(kept.sorted());
-  }
-  std::sort(layouts.begin(), layouts.end(),
-            [](const auto& a, const auto& b) { return better(a.front(), b.front()); });
-  if (static_cast<int>(layouts.size()) > top_k) layouts.resize(std::max(top_k, 0));
-  for (auto& variants : layouts) {
-    // Ranked by step, each kept plan's goodput once here, not for every plan the search built.
-    if (!by_failures) {
-      for (Plan& p : variants) {
-        Scenario t = s;
-        t.recipe.zero_stage = p.zero_stage;
-        t.recipe.precision = p.precision;
-        p.effective_time = effective_time_of(t, p.degrees);
-      }
-    }
-    result.top.push_back(variants.front());
-    result.variants.emplace_back(variants.begin() + 1, variants.end());
-  }
+  list_layouts(base, by_layout, top_k, !by_failures, result);
   if (!std::isfinite(result.least_bytes)) result.least_bytes = 0;
   result.why_best = explain(base, result, options.rank);
   result.warnings = batch_warnings(base, result);

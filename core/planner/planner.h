@@ -11,20 +11,9 @@
 
 namespace pe {
 
-// One evaluated configuration: the choices, and what the model says of them.
-struct Plan {
-  Degrees degrees;
-  int zero_stage = 0;
-  Recompute recompute = Recompute::kNone;
-  unsigned recompute_modules = kCoreAttn;  // the rest as the scenario's fields (scenario.h)
-  int recompute_layers = 0;
-  RecomputeMethod recompute_method = RecomputeMethod::kUniform;
-  int offload_layers = 0;
-  Precision precision;  // the scenario's, or the same bytes with FP8 toggled (choices.h)
-  bool sequence_parallel = false;
-  int micro_batch = 1;
-  Schedule schedule = Schedule::kOneFOneB;
-  int virtual_stages = 1;
+// What the model says of one configuration: the numbers evaluate() reports for it, as the plan's
+// list shows them.
+struct Figures {
   double per_gpu_bytes = 0;
   const char* verdict = "fits";  // memory.h fit_verdict: "fits" or "tight" (past 80%)
   double step_s = 0;
@@ -37,6 +26,15 @@ struct Plan {
   double tokens_per_s = 0;
   double usd_per_trillion_tokens = 0;  // cost.h, at the scenario's price per GPU-hour
   CommsReport comms;
+};
+
+// One evaluated configuration: its layout, its recipe (the base scenario's with the planner's
+// choices, its degrees the layout's and its memory model the full one), and what the model says
+// of them. Its scenario is the base scenario with the recipe swapped in (scenario_of).
+struct Plan {
+  Degrees degrees;
+  Recipe recipe;
+  Figures figures;
 };
 
 // A layout's place in the planner's total order (core/README.md "The planner") among plans of
