@@ -18,6 +18,8 @@ Derivation order_cost(const Scenario& s, const Report& r) {
       s.recipe.order == kBookOrder ? "tp,pp,dp is the chapter's order" : "");
 }
 
+namespace {
+
 // The tokens of one micro-batch on one GPU: b × s ÷ CP.
 std::vector<Term> micro_batch_terms(const Scenario& s, const Report& r) {
   return {{"b", 1.0 * s.recipe.micro_batch, "", "micro-batch size"},
@@ -31,6 +33,8 @@ std::vector<Term> with(std::vector<Term> terms, std::initializer_list<Term> more
   terms.insert(terms.end(), more);
   return terms;
 }
+
+}  // namespace
 
 // A seam's bytes per step: its message's formula, times the messages per step.
 Derivation per_step(Derivation message, const SeamTraffic& t) {
@@ -47,7 +51,11 @@ Derivation per_step(Derivation message, const SeamTraffic& t) {
   return derive(formula, message.terms, t.bytes_per_gpu_per_step, "B", message.source);
 }
 
+namespace {
+
 const char* kRingSource = "ring volumes, nccl-tests PERFORMANCE.md";
+
+}  // namespace
 
 Derivation data_message(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;
@@ -139,6 +147,8 @@ Derivation expert_message(const Scenario& s, const Report& r) {
                 "Lepikhin et al. 2020 (GShard); Megatron-Core's all-to-all token dispatcher");
 }
 
+namespace {
+
 const char* kLayoutSource =
     "rank layout: ranks numbered innermost seam first (Megatron-LM's tp,pp,dp: Narayanan et "
     "al. 2021 Sec. 3.3); node = rank ÷ GPUs per node, NVLink domain = rank ÷ its GPUs";
@@ -166,6 +176,8 @@ const char* degree_name(Seam seam) {
                                    : "data-parallel degree";
 }
 
+}  // namespace
+
 Derivation group_size(const Scenario& s, const Report& r, Seam seam) {
   const Degrees& g = r.degrees;
   const std::string where = spacing(s, g, seam) + ", order " + order_text(s.recipe.order);
@@ -178,6 +190,8 @@ Derivation group_size(const Scenario& s, const Report& r, Seam seam) {
   return derive(upper(seam), {own}, degree_of(g, seam) * 1.0, "GPUs", kLayoutSource,
                 "members are " + where);
 }
+
+namespace {
 
 // The network's term, with where its value comes from: the GPU preset's fleet ("the H100-80GB
 // preset's 400 Gb/s (DGX H100: 8 × ConnectX-7 400 Gb/s, one per GPU)"), or the scenario's own.
@@ -292,6 +306,8 @@ Derivation data_link(const Scenario& s, const Report& r, const SeamTraffic& t,
   }
   return network_rate(s, data.dense_level, data.dense, t.link_bytes_per_s, source, where);
 }
+
+}  // namespace
 
 // The link a seam's traffic rides, with why: where its groups sit, and the level of the fleet
 // they stay inside.

@@ -4,9 +4,13 @@
 
 namespace pe::explain {
 
+namespace {
+
 const char* const kGoodputSource =
     "Daly 2006 (FGCS 22(3)): a failure loses the work since the last checkpoint, half an "
     "interval on average, and the restart; Kokolis et al. 2025 (arXiv:2410.21680) ETTR";
+
+}  // namespace
 
 Derivation job_mtbf(const Scenario& s, const Report& r) {
   return derive("3600 ÷ (λ × n)",

@@ -8,6 +8,8 @@
 
 namespace pe::explain {
 
+namespace {
+
 // " ÷ N" where ZeRO shards the state over the ring of N, else "".
 std::string over(bool sharded, const char* n) { return sharded ? std::string(" ÷ ") + n : ""; }
 
@@ -19,6 +21,8 @@ std::string states_formula(const char* psi, const char* n, int zero_stage) {
   return std::string(psi) + " × (w" + over(z.weights, n) + " + g" + over(z.grads, n) + " + o" +
          over(z.optimizer, n) + ")";
 }
+
+}  // namespace
 
 Derivation memory_per_gpu(const Scenario& s, const Report& r) {
   const Precision& p = r.precision;

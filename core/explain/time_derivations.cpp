@@ -21,6 +21,8 @@ Derivation step_time(const Report& r) {
                 "compute on stage " + str(t.slowest_stage));
 }
 
+namespace {
+
 // Model FLOPs against a peak: the BF16 one (MFU) or the FP8 one.
 Derivation mfu_against(const Report& r, const char* formula, const char* peak, double peak_flops,
                        const char* name, double result, const char* source) {
@@ -32,6 +34,8 @@ Derivation mfu_against(const Report& r, const char* formula, const char* peak, d
                  {peak, peak_flops, "FLOP/s", name}},
                 result, "%", source);
 }
+
+}  // namespace
 
 // The headline: against the peak the GEMMs run at (step_time.h utilisation_peak_tflops).
 Derivation mfu(const Scenario& /*s*/, const Report& r) {
@@ -55,6 +59,8 @@ Derivation mfu_fp8(const Scenario& s, const Report& r) {
                      "Transformer Engine's FP8 GEMMs");
 }
 
+namespace {
+
 // Offload's numbers, as the model gives them: the offloaded layers' activations in host
 // memory (memory.h stage_activations) and their copies' time beyond compute (step_time.h).
 Derivation offloaded(const Report& r, bool time) {
@@ -63,6 +69,8 @@ Derivation offloaded(const Report& r, bool time) {
   return derive("H", {{"H", v, unit, time ? "exposed host copies" : "offloaded activations"}}, v,
                 unit, "Megatron-Core cpu_offloading (per layer)");
 }
+
+}  // namespace
 Derivation offloaded_bytes(const Report& r) { return offloaded(r, false); }
 Derivation offload_time(const Report& r) { return offloaded(r, true); }
 
