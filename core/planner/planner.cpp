@@ -20,6 +20,7 @@
 #include "model/text.h"
 #include "planner/choices.h"
 #include "planner/dropped.h"
+#include "planner/why_best.h"
 
 namespace pe {
 namespace {
@@ -206,132 +207,6 @@ struct KeptPlans {
   }
 };
 
-// The explanation speaks as the page does: "a 23.4% bubble", "an 8.96% bubble", "72.6 GB".
-std::string percent(double fraction) { return short_number(100 * fraction) + "%"; }
-// "a 23.4%", "an 8.96%".
-std::string a_percent(double fraction) {
-  const std::string text = percent(fraction);
-  return article(text) + " " + text;
-}
-std::string gb(double bytes) { return bytes_text(bytes); }
-
-std::string count(long long n) { return count_text(n); }
-
-// Why nothing is feasible: the layers and heads, the batch, or memory, with its numbers.
-std::string why_none(const Scenario& base, const PlanResult& r) {
-  const std::string gpus = count(base.fleet.gpus) + " GPUs";
-  if (r.layouts == 0) {
-    return "No layout: no DP x TP x PP of " + gpus + " has TP dividing the " +
-           count(base.model.heads) + " heads and at most " + count(base.model.layers) +
-           " pipeline stages (one per layer). Use a GPU count with more small factors.";
-  }
-  if (r.layouts_batch_refused == r.layouts) {
-    // The smallest batch some layout's DP divides: rounding up to a multiple of 64 suggested
-    // the batch just refused (64 on 14 GPUs, DP 7 or 14) or another none divides (128).
-    return "No layout: the global batch of " + count(base.batch.global_batch) +
-           " sequences divides by none of the DP degrees " + gpus +
-           " allow (every replica needs a whole number of sequences). The smallest batch above "
-           "it that one of them divides is " +
-           count(r.batch_suggested) + ".";
-  }
-  const double has = base.gpu.memory_gb * 1e9;
-  const double margin = 1 - r.memory_limit_bytes / has;
-  const std::string limit = margin > 1e-9
-                                ? "the " + gb(r.memory_limit_bytes) + " each GPU may use (its " +
-                                      gb(has) + " less " + a_percent(margin) + " margin)"
-                                : "the " + gb(has) + " of each GPU";
-  return "No layout fits: the least any configuration needs is " + gb(r.least_bytes) +
-         " per GPU, more than " + limit + ". Use more or larger GPUs.";
-}
-
-// The batch too small for the fleet: the best plan runs fewer micro-batches than stages (the
-// bubble (p - 1)/m passes 100%), or the batch caps DP below one replica per node. The
-// suggestion is the smallest batch with m = 4p micro-batches for the same layout, bubble
-// (p - 1)/(4p) < 25%, and DP able to reach one replica per node.
-std::vector<std::string> batch_warnings(const Scenario& base, const PlanResult& r) {
-  std::vector<std::string> out;
-  if (r.top.empty()) return out;
-  const Plan& p = r.top.front();
-  const int m = base.batch.global_batch / (p.recipe.micro_batch * p.degrees.dp);
-  const long long nodes = std::max(1, base.fleet.gpus / std::max(1, base.fleet.gpus_per_node));
-  const long long for_stages = 4LL * p.degrees.pp * p.recipe.micro_batch * p.degrees.dp;
-  const long long for_dp = nodes * 4;
-  if (p.degrees.pp > 1 && m < p.degrees.pp) {
-    out.push_back("The global batch of " + count(base.batch.global_batch) +
-                  " sequences is small for " + count(base.fleet.gpus) +
-                  " GPUs: the best layout runs " + count(m) + " micro-batches through " +
-                  count(p.degrees.pp) + " pipeline stages, " +
-                  a_percent(p.figures.bubble_fraction) + " bubble (MFU " + percent(p.figures.mfu) +
-                  "). A global batch of " + count(for_stages) + " sequences would give " +
-                  count(4LL * p.degrees.pp) + " micro-batches, a bubble under 25%.");
-  }
-  if (base.batch.global_batch < nodes) {
-    out.push_back("The global batch of " + count(base.batch.global_batch) +
-                  " sequences starves DP: " + "fewer sequences than the " + count(nodes) +
-                  " nodes, so DP cannot give each node a replica and TP or PP must grow past a "
-                  "node. A global batch of " +
-                  count(for_dp) + " sequences or more lets DP reach one replica per node.");
-  }
-  return out;
-}
-
-// A link in words: the report's "nvlink" and "network".
-std::string link_words(const std::string& link) {
-  return link == "nvlink" ? "NVLink" : link == "network" ? "the network" : link;
-}
-
-std::string explain(const Scenario& base, const PlanResult& r, PlanRank rank) {
-  if (r.top.empty()) return why_none(base, r);
-  const Plan& p = r.top.front();
-  const Degrees& d = p.degrees;
-  std::string why = "DP " + std::to_string(d.dp) + " x TP " + std::to_string(d.tp) + " x PP " +
-                    std::to_string(d.pp) +
-                    (d.cp > 1 ? " x CP " + std::to_string(d.cp) : std::string()) +
-                    (d.ep > 1 ? " (EP " + std::to_string(d.ep) + ")" : std::string()) + " wins: ";
-  // A TP group wider than a node that stays in the NVLink domain (a GB200 NVL72's trays).
-  const bool trays = d.tp > base.fleet.gpus_per_node && base.domain_spans_nodes();
-  why += d.tp > 1 ? std::string("TP ") + std::to_string(d.tp) +
-                        (std::string(p.figures.comms.tensor.link) != "nvlink"
-                             ? " pays for all-reduces over the network"
-                         : trays ? " stays inside the " + std::to_string(base.domain_gpus()) +
-                                       "-GPU NVLink domain (across trays of " +
-                                       std::to_string(base.fleet.gpus_per_node) +
-                                       "), its per-layer all-reduces on NVLink"
-                                 : " keeps the per-layer all-reduces on NVLink")
-                  : std::string("no TP, so no per-layer all-reduces");
-  why += d.pp > 1 ? ", PP " + std::to_string(d.pp) +
-                        (splits_weight_grad(p.recipe.schedule)
-                             ? std::string(" with ") + schedule_words(p.recipe.schedule)
-                             : std::string()) +
-                        " costs " + a_percent(p.figures.bubble_fraction) + " bubble"
-                  : ", no pipeline bubble";
-  if (d.cp > 1) {
-    why += ", CP " + std::to_string(d.cp) + " splits each sequence (its K/V ride " +
-           link_words(p.figures.comms.context.link) + ")";
-  }
-  if (d.ep > 1) {
-    why += ", EP " + std::to_string(d.ep) + " splits the experts (their all-to-alls ride " +
-           link_words(p.figures.comms.expert.link) + ")";
-  }
-  why += ", and it needs " + gb(p.figures.per_gpu_bytes) + " of the " +
-         gb(base.gpu.memory_gb * 1e9) + " per GPU";
-  const bool failures = rank == PlanRank::kTimeWithFailures;
-  if (failures) {
-    why += "; with failures and checkpoints " + percent(p.figures.effective_time) +
-           " of its time is new "
-           "work";
-  }
-  if (r.top.size() > 1) {
-    const double lead = r.top[1].figures.rank_s / p.figures.rank_s - 1;
-    const std::string to_train = failures ? " to train with failures" : "";
-    why += ties_with_best(r.top[1].figures.rank_s, p.figures.rank_s)
-               ? "; the next layout is " + percent(lead) + " slower" + to_train + ", within " +
-                     percent(kTieWithin) + ": the model cannot tell them apart"
-               : "; " + percent(lead) + " faster" + to_train + " than the next layout";
-  }
-  return why + ".";
-}
-
 // The layout's best step among the top_k fastest layouts' so far (a max-heap of their best
 // steps: its top is the step a layout must beat to enter the list).
 void keep_layout_best(const KeptPlans& kept, int top_k, std::vector<double>& layout_bests) {
@@ -371,6 +246,325 @@ void list_layouts(const Scenario& base, ByLayout& by_layout, int top_k, bool goo
   }
 }
 
+// One layout's memory that no choice but ZeRO changes: the stages that can hold the most
+// (memory.h stage_runs: the first of each run), their model states under each ZeRO stage and
+// ZeRO-3's gathered weights. None depends on b, the schedule, SP or recomputation.
+struct LayoutStates {
+  StageRuns runs;
+  std::array<std::array<MemoryBreakdown, 4>, kStageRuns> states{};  // [run][ZeRO stage]
+  std::array<double, kStageRuns> gathered_bytes{};                  // memory.h, ZeRO-3's
+};
+
+// Computed under the working scenario `s`, which it leaves at 1F1B (one copy of the weights:
+// DualPipe's second is `scaled` in) and ZeRO 3.
+LayoutStates layout_states(Scenario& s, const LayoutFacts& facts) {
+  LayoutStates out;
+  const Degrees& d = facts.degrees();
+  out.runs = stage_runs(s, d, facts.split());
+  s.recipe.schedule = Schedule::kOneFOneB;
+  for (int z = 0; z <= 3; ++z) {
+    s.recipe.zero_stage = z;
+    for (size_t i = 0; i < out.runs.count; ++i) {
+      const StageParams& p = facts.params(out.runs.starts[i]);
+      out.states[i][static_cast<size_t>(z)] =
+          sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
+      if (z == 3) out.gathered_bytes[i] = gathered_weight_bytes(s, facts.shape(), d, p);
+    }
+  }
+  return out;
+}
+
+using RunActivations = std::array<StageActivations, kStageRuns>;
+
+// The most-loaded stage's total under ZeRO stage z, summed as stage_memory sums it (memory.h
+// stage_breakdown): what the planner ranks and fits by.
+double peak_bytes(const LayoutStates& l, const RunActivations& activations, int z, int copies,
+                  double overhead_bytes) {
+  double bytes = 0;
+  for (size_t i = 0; i < l.runs.count; ++i) {
+    const MemoryBreakdown states = scaled(l.states[i][static_cast<size_t>(z)], copies);
+    const double gathered = z == 3 ? l.gathered_bytes[i] : 0.0;
+    const double stage_bytes =
+        stage_breakdown(states, activations[i], overhead_bytes, gathered).total_bytes();
+    if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
+  }
+  return bytes;
+}
+
+// Interleaving's v, by v: what the core accepts and Megatron-Core builds by default (pipeline.h
+// chunks_problem, chunks_even: the rules evaluate applies and warns by).
+std::vector<bool> chunks_accepted(const Scenario& s, const StageSplit& split, int pp,
+                                  int max_virtual) {
+  std::vector<bool> out(static_cast<size_t>(max_virtual) + 1);
+  for (int v = 1; v <= max_virtual; ++v) {
+    out[static_cast<size_t>(v)] = chunks_problem(s, pp, v).empty() && chunks_even(split, v);
+  }
+  return out;
+}
+
+// ZeRO shards dense states over dp x cp and experts' over their own data-parallel group
+// (moe.h): only when both are 1 is there nothing to shard. Skipping ZeRO whenever DP was 1 left
+// faster plans that fit unlisted.
+bool nothing_to_shard(const Scenario& s, const Degrees& d) {
+  return d.dp * d.cp == 1 && (!s.model.moe() || expert_data_parallel(s, d) == 1);
+}
+
+// The fastest GEMM rate of the precisions searched, for step_floor_s: each precision's rate is
+// at most its peak times the matmul efficiency (step_time.h: a speedup over BF16 never above
+// the ratio of the peaks).
+double fastest_gemm_rate(const Scenario& base, const std::vector<Precision>& precisions) {
+  const GpuSpec& gpu = base.gpu;
+  double rate = gpu.peak_tflops * 1e12 * gpu.matmul_efficiency;
+  for (const Precision& p : precisions) {
+    if (p.fp8) rate = std::max(rate, gpu.fp8_tflops * 1e12 * gpu.matmul_efficiency);
+    if (p.fp4) rate = std::max(rate, gpu.fp4_tflops * 1e12 * gpu.matmul_efficiency);
+  }
+  return rate;
+}
+
+Scenario with_full_memory(const Scenario& base) {
+  Scenario s = base;
+  s.recipe.memory_model = MemoryModel::kFull;
+  return s;
+}
+
+// The search, exhaustively (planner.h plan): layouts, then per layout micro-batches, schedules,
+// SP, precisions and recomputations, then ZeRO stages. The working scenario s_ holds the
+// configuration being tried: each loop sets its own fields of s_.recipe, and a configuration is
+// the recipe s_ holds when the ZeRO loop reaches it.
+class Search {
+ public:
+  Search(const Scenario& base, int top_k, const PlanOptions& options);
+  PlanResult run();
+
+ private:
+  // What one layout's configurations share.
+  struct Layout {
+    const Degrees& d;
+    const LayoutFacts& facts;
+    std::vector<RecomputeChoice> choices;
+    LayoutStates states;
+    std::vector<bool> chunks_accepted;  // by v
+    bool nothing_to_shard;
+    KeptPlans& kept;
+  };
+  bool stopped();
+  void search_layout(const Degrees& d);
+  void search_micro_batch(const Layout& l, int m);
+  bool set_schedule(const Layout& l, int option, int most_v, int m);
+  void search_zero(const Layout& l, int m, const PipelineReport& pipeline, int copies);
+  void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t);
+  void finish();
+
+  const Scenario& base_;
+  const int top_k_;
+  const PlanOptions& options_;
+  const bool by_failures_;
+  Scenario s_;
+  // The layers' kinds: the same for every layout and configuration (the planner varies none
+  // of the fields they depend on).
+  const ModelShape shape_;
+  // The GPU's memory less the margin the reader asks for: with none, every plan within the
+  // GPU, those past the safe fraction marked tight (memory.h fit_verdict).
+  const double gpu_bytes_;
+  const double memory_bytes_;
+  // Never offer a plan the contract would refuse: v stops where the field's range does.
+  const int max_virtual_;
+  const std::vector<Precision> precisions_;
+  const double bf16_rate_;
+  const double gemm_rate_;
+  PlanResult result_;
+  // Per layout, its best kVariantsPerLayout configurations so far, worst on top.
+  std::map<std::array<int, 5>, KeptPlans> by_layout_;
+  // The best step of each layout searched, the top_k fastest kept (a max-heap): the top is the
+  // step a layout must beat to enter the list (step_floor_s).
+  std::vector<double> layout_bests_;
+  LeversSeen seen_;
+  std::vector<CommsReport> traffic_;  // reused: its capacity outlives the loops
+  int done_ = 0;                      // progress: layouts searched, of total_
+  int total_ = 0;
+};
+
+Search::Search(const Scenario& base, int top_k, const PlanOptions& options)
+    : base_(base),
+      top_k_(top_k),
+      options_(options),
+      by_failures_(options.rank == PlanRank::kTimeWithFailures),
+      s_(with_full_memory(base)),
+      shape_(s_),
+      gpu_bytes_(base.gpu.memory_gb * 1e9),
+      memory_bytes_(gpu_bytes_ * std::max(0.0, 1 - options.headroom)),
+      max_virtual_(static_cast<int>(find_field("virtual_stages")->max)),
+      precisions_(precision_choices(base)),
+      bf16_rate_(base.gpu.peak_tflops * 1e12 * base.gpu.matmul_efficiency),
+      gemm_rate_(fastest_gemm_rate(base, precisions_)) {
+  result_.memory_limit_bytes = memory_bytes_;
+  result_.least_bytes = INFINITY;
+}
+
+// Whether the caller stops the search here (its progress callback returned false).
+bool Search::stopped() {
+  result_.cancelled = options_.progress && !options_.progress(done_, total_, result_.evaluated);
+  return result_.cancelled;
+}
+
+PlanResult Search::run() {
+  const Candidates candidates = candidate_degrees(base_);
+  result_.layouts = candidates.layouts;
+  result_.layouts_batch_refused = candidates.batch_refused;
+  result_.batch_suggested = candidates.batch_suggested;
+  total_ = static_cast<int>(candidates.degrees.size());
+  if (stopped()) return std::move(result_);
+  for (const Degrees& d : candidates.degrees) {
+    ++done_;
+    if (stopped()) return std::move(result_);
+    search_layout(d);
+  }
+  finish();
+  return std::move(result_);
+}
+
+void Search::search_layout(const Degrees& d) {
+  if (top_k_ > 0 && static_cast<int>(layout_bests_.size()) == top_k_ &&
+      step_floor_s(s_, shape_, d, gemm_rate_, bf16_rate_) > layout_bests_.front()) {
+    return;
+  }
+  // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
+  const LayoutFacts facts(s_, shape_, d);
+  // Braces evaluate in order: layout_states leaves s_ at 1F1B before chunks_accepted reads it.
+  const Layout l{d,
+                 facts,
+                 recompute_choices(base_, facts.split().most(), d.pp),
+                 layout_states(s_, facts),
+                 chunks_accepted(s_, facts.split(), d.pp, max_virtual_),
+                 nothing_to_shard(s_, d),
+                 by_layout_[{d.dp, d.tp, d.pp, d.cp, d.ep}]};
+  const int batch = base_.batch.global_batch;
+  for (int b = 1; b <= 64 && b * d.dp <= batch; b *= 2) {
+    if (batch % (b * d.dp) != 0) continue;
+    s_.recipe.micro_batch = b;
+    search_micro_batch(l, batch / (b * d.dp));
+  }
+  keep_layout_best(l.kept, top_k_, layout_bests_);
+}
+
+// Every schedule, SP, precision and recomputation for the micro-batch s_ holds (m of them).
+void Search::search_micro_batch(const Layout& l, int m) {
+  const int pp = l.d.pp;
+  const int most_v = pp > 1 ? std::min(l.facts.split().most(), max_virtual_) : 1;
+  for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
+    if (!set_schedule(l, option, most_v, m)) continue;
+    const int copies = parameter_copies(s_, pp);  // DualPipe's two copies of the weights
+    const PipelineReport pipeline = pipeline_report(s_, l.d);
+    for (int sp = 0; sp <= (l.d.tp > 1 ? 1 : 0); ++sp) {
+      s_.recipe.sequence_parallel = sp == 1;
+      for (const Precision& precision : precisions_) {
+        s_.recipe.precision = precision;
+        for (const RecomputeChoice& choice : l.choices) {
+          choice.apply_to(s_.recipe);
+          search_zero(l, m, pipeline, copies);
+        }
+      }
+    }
+  }
+}
+
+// Schedule option k into s_, or false where the core refuses it: k = 1 is 1F1B; up to most_v,
+// interleaved with v = k; past it, with a pipeline, the schedules that split the backward
+// wherever their requirements hold (pipeline.h schedule_problem).
+bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
+  if (option > most_v) {
+    const int split = static_cast<int>(Schedule::kZbH1) + option - most_v - 1;
+    s_.recipe.schedule = static_cast<Schedule>(split);
+    s_.recipe.virtual_stages = 1;
+    return schedule_problem(s_, l.d, m).empty();
+  }
+  if (!l.chunks_accepted[static_cast<size_t>(option)]) return false;
+  s_.recipe.schedule = option > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
+  s_.recipe.virtual_stages = option;
+  return true;
+}
+
+// The recipe s_ holds under each ZeRO stage: its memory, and for each that fits its traffic
+// and step.
+void Search::search_zero(const Layout& l, int m, const PipelineReport& pipeline, int copies) {
+  const unsigned levers = lever_bits(s_, l.d);
+  // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
+  const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
+  RunActivations activations{};
+  for (size_t i = 0; i < l.states.runs.count; ++i) {
+    const StageParams& p = l.facts.params(l.states.runs.starts[i]);
+    activations[i] = stage_activations(s_, shape_, l.d, p, per_layer, m);
+  }
+  double least = INFINITY;  // of this recipe, over the ZeRO stages
+  // The pipeline's pace (step_time.h) and the stages' traffic but the data seam's (comms.h)
+  // do not depend on ZeRO: computed for the first ZeRO stage that fits, kept for the others.
+  PipelinePace pace;
+  bool paced = false;
+  for (int z = 0; z <= 3; ++z) {
+    if (z > 0 && l.nothing_to_shard) break;
+    s_.recipe.zero_stage = z;
+    ++result_.evaluated;
+    const double bytes = peak_bytes(l.states, activations, z, copies, s_.recipe.overhead_gb * 1e9);
+    least = std::min(least, bytes);
+    if (bytes > memory_bytes_) continue;
+    ++result_.feasible;
+    if (!paced) {
+      pace = pipeline_pace(s_, l.facts, pipeline);
+      stage_reports_but_data(s_, l.facts, m, traffic_);
+      paced = true;
+    }
+    const CommsReport comms = busiest_stage(s_, l.facts, m, traffic_);
+    const TimeReport t = time_report(s_, l.facts, pipeline, comms, base_.batch.global_batch, pace);
+    if (levers != 0) seen_.fastest(levers, t.step_s, bytes, l.d);
+    offer(l, bytes, comms, t);
+  }
+  result_.least_bytes = std::min(result_.least_bytes, least);
+  if (levers != 0) seen_.least(levers, least, l.d);
+}
+
+// The configuration s_ holds, to its layout's kept plans if it beats their worst. Ranked by
+// the time to train with failures, the step over the effective time (which does not depend on
+// the step: goodput.h).
+void Search::offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t) {
+  const double effective = by_failures_ ? effective_time_of(s_, l.d) : 1;
+  const double rank_s = effective > 0 ? t.step_s / effective : INFINITY;
+  // A full heap keeps only what beats its worst: the rest need no Plan built (an exact tie is
+  // built, and the order's later keys decide).
+  if (l.kept.full() && worse(rank_s, bytes, l.kept.worst())) return;
+  Plan p;
+  p.degrees = l.d;
+  p.recipe = s_.recipe;
+  p.recipe.degrees = l.d;
+  p.figures.per_gpu_bytes = bytes;
+  p.figures.verdict = verdict_name(fit_verdict(bytes, gpu_bytes_));
+  p.figures.comms = comms;
+  p.figures.step_s = t.step_s;
+  p.figures.effective_time = effective;
+  p.figures.rank_s = rank_s;
+  p.figures.bubble_fraction = bubble_fraction(t);
+  p.figures.mfu = t.mfu;
+  p.figures.tokens_per_s = t.tokens_per_s;
+  const double gpu_hours = gpu_hours_per_trillion_tokens(s_.fleet.gpus, t.tokens_per_s);
+  p.figures.usd_per_trillion_tokens = gpu_hours * s_.economics.price_per_gpu_hour;
+  l.kept.offer(p);
+}
+
+// The kept layouts listed, and the answer in words: why the best wins, the batch's warnings,
+// the levers it drops (the decisive one also in why_best).
+void Search::finish() {
+  list_layouts(base_, by_layout_, top_k_, !by_failures_, result_);
+  if (!std::isfinite(result_.least_bytes)) result_.least_bytes = 0;
+  result_.why_best = why_best(base_, result_, options_.rank);
+  result_.warnings = batch_warnings(base_, result_);
+  DroppedList dropped = dropped_levers(base_, result_, seen_);
+  if (dropped.decisive >= 0) {
+    const Dropped& d = dropped.list[static_cast<size_t>(dropped.decisive)];
+    result_.why_best += " It drops " + d.what + ": " + d.why + ".";
+  }
+  result_.dropped = std::move(dropped.list);
+}
+
 }  // namespace
 
 Scenario scenario_of(const Scenario& base, const Plan& p) {
@@ -380,210 +574,7 @@ Scenario scenario_of(const Scenario& base, const Plan& p) {
 }
 
 PlanResult plan(const Scenario& base, int top_k, const PlanOptions& options) {
-  const bool by_failures = options.rank == PlanRank::kTimeWithFailures;
-  PlanResult result;
-  Scenario s = base;
-  s.recipe.memory_model = MemoryModel::kFull;
-  // The layers' kinds: the same for every layout and configuration (the planner varies none of
-  // the fields they depend on).
-  const ModelShape shape(s);
-  // The GPU's memory less the margin the reader asks for: with none, every plan within the
-  // GPU, those past the safe fraction marked tight (memory.h fit_verdict).
-  const double gpu_bytes = base.gpu.memory_gb * 1e9;
-  const double memory_bytes = gpu_bytes * std::max(0.0, 1 - options.headroom);
-  result.memory_limit_bytes = memory_bytes;
-  result.least_bytes = INFINITY;
-  // Never offer a plan the contract would refuse: v stops where the field's range does.
-  const int max_virtual = static_cast<int>(find_field("virtual_stages")->max);
-  // Per layout, its best kVariantsPerLayout configurations so far, worst on top.
-  using Key = std::array<int, 5>;
-  std::map<Key, KeptPlans> by_layout;
-  // Progress: one step per (DP, TP, PP, CP, EP) layout searched.
-  const Candidates candidates = candidate_degrees(base);
-  result.layouts = candidates.layouts;
-  result.layouts_batch_refused = candidates.batch_refused;
-  result.batch_suggested = candidates.batch_suggested;
-  const int total = static_cast<int>(candidates.degrees.size());
-  const std::vector<Precision> precisions = precision_choices(base);
-  LeversSeen seen;
-  std::vector<CommsReport> traffic;  // reused: its capacity outlives the loop
-  int done = 0;
-  // Whether the caller stops the search here (its progress callback returned false).
-  auto stopped = [&] {
-    result.cancelled = options.progress && !options.progress(done, total, result.evaluated);
-    return result.cancelled;
-  };
-  if (stopped()) return result;
-  // The best step of each layout searched, the top_k fastest kept (a max-heap): the top is the
-  // step a layout must beat to enter the list.
-  std::vector<double> layout_bests;
-  const double bf16_rate = base.gpu.peak_tflops * 1e12 * base.gpu.matmul_efficiency;
-  double gemm_rate = bf16_rate;
-  for (const Precision& p : precisions) {
-    if (p.fp8)
-      gemm_rate = std::max(gemm_rate, base.gpu.fp8_tflops * 1e12 * base.gpu.matmul_efficiency);
-  }
-
-  for (const Degrees& d : candidates.degrees) {
-    ++done;
-    if (stopped()) return result;
-    if (top_k > 0 && static_cast<int>(layout_bests.size()) == top_k &&
-        step_floor_s(s, shape, d, gemm_rate, bf16_rate) > layout_bests.front()) {
-      continue;
-    }
-    const int pp = d.pp, tp = d.tp;
-    // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
-    const LayoutFacts facts(s, shape, d);
-    const std::vector<RecomputeChoice> choices = recompute_choices(base, facts.split().most(), pp);
-    KeptPlans& kept = by_layout[Key{d.dp, d.tp, d.pp, d.cp, d.ep}];
-    const StageSplit& split = facts.split();
-    // The stages that can hold the most (memory.h stage_runs: the first of each run), and
-    // their model states under each ZeRO stage: neither depends on b, the schedule, SP or
-    // recomputation.
-    const StageRuns runs = stage_runs(s, d, split);
-    const std::array<int, kStageRuns + 1>& peak_stages = runs.starts;
-    const size_t peaks = runs.count;
-    std::array<std::array<MemoryBreakdown, 4>, kStageRuns> states{};
-    std::array<double, kStageRuns> gathered{};
-    s.recipe.schedule =
-        Schedule::kOneFOneB;  // one copy of the weights (DualPipe's: x copies below)
-    for (int z = 0; z <= 3; ++z) {
-      s.recipe.zero_stage = z;
-      for (size_t i = 0; i < peaks; ++i) {
-        const StageParams& p = facts.params(peak_stages[i]);
-        states[i][static_cast<size_t>(z)] =
-            sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
-        // ZeRO-3's gathered weights (memory.h), which depend on no other choice of the loop.
-        if (z == 3) gathered[i] = gathered_weight_bytes(s, shape, d, p);
-      }
-    }
-    const double overhead_bytes = s.recipe.overhead_gb * 1e9;
-    // Interleaving's v: what the core accepts and Megatron-Core builds by default (pipeline.h
-    // chunks_problem, chunks_even: the rules evaluate applies and warns by).
-    std::vector<bool> chunks_accepted(static_cast<size_t>(max_virtual) + 1);
-    for (int v = 1; v <= max_virtual; ++v) {
-      chunks_accepted[static_cast<size_t>(v)] =
-          chunks_problem(s, pp, v).empty() && chunks_even(split, v);
-    }
-    const bool nothing_to_shard =
-        d.dp * d.cp == 1 && (!s.model.moe() || expert_data_parallel(s, d) == 1);
-    for (int b = 1; b <= 64 && b * d.dp <= base.batch.global_batch; b *= 2) {
-      if (base.batch.global_batch % (b * d.dp) != 0) continue;
-      s.recipe.micro_batch = b;
-      const int m = base.batch.global_batch / (b * d.dp);
-      // v = 1 is 1F1B; v > 1 interleaved; then, with a pipeline, the schedules that split the
-      // backward wherever their requirements hold (pipeline.h schedule_problem).
-      const int most_v = pp > 1 ? std::min(split.most(), max_virtual) : 1;
-      for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
-        const int v = std::min(option, most_v);
-        if (option > most_v) {
-          s.recipe.schedule =
-              static_cast<Schedule>(static_cast<int>(Schedule::kZbH1) + option - most_v - 1);
-          s.recipe.virtual_stages = 1;
-          if (!schedule_problem(s, d, m).empty()) continue;
-        } else {
-          if (!chunks_accepted[static_cast<size_t>(v)]) continue;
-          s.recipe.schedule = v > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
-          s.recipe.virtual_stages = v;
-        }
-        const int copies = parameter_copies(s, pp);  // DualPipe's two copies of the weights
-        const PipelineReport pipeline = pipeline_report(s, d);
-        for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
-          s.recipe.sequence_parallel = sp == 1;
-          for (const Precision& precision : precisions) {
-            s.recipe.precision = precision;
-            for (const RecomputeChoice& choice : choices) {
-              choice.apply_to(s.recipe);
-              const unsigned levers = lever_bits(s, d);
-              double least = INFINITY;  // of this choice, over the ZeRO stages
-              // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
-              const LayerActivations per_layer = layer_activations(s, shape, d);
-              std::array<StageActivations, kStageRuns> activations{};
-              for (size_t i = 0; i < peaks; ++i) {
-                activations[i] =
-                    stage_activations(s, shape, d, facts.params(peak_stages[i]), per_layer, m);
-              }
-              // The pipeline's pace (step_time.h) does not depend on ZeRO: computed for the
-              // first ZeRO stage that fits, kept for the others.
-              PipelinePace pace;
-              bool paced = false;  // and the stages' traffic but the data seam's (comms.h)
-              for (int z = 0; z <= 3; ++z) {
-                // ZeRO shards dense states over dp x cp and experts' over their own data-parallel
-                // group (moe.h): only when both are 1 is there nothing to shard. Skipping ZeRO
-                // whenever DP was 1 left faster plans that fit unlisted.
-                if (z > 0 && nothing_to_shard) break;
-                s.recipe.zero_stage = z;
-                ++result.evaluated;
-                // The most-loaded stage's total, summed as stage_memory sums it (memory.h
-                // stage_breakdown).
-                double bytes = 0;
-                for (size_t i = 0; i < peaks; ++i) {
-                  const double stage_bytes =
-                      stage_breakdown(scaled(states[i][static_cast<size_t>(z)], copies),
-                                      activations[i], overhead_bytes, z == 3 ? gathered[i] : 0.0)
-                          .total_bytes();
-                  if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
-                }
-                least = std::min(least, bytes);
-                if (bytes > memory_bytes) continue;
-                ++result.feasible;
-                if (!paced) {
-                  pace = pipeline_pace(s, facts, pipeline);
-                  stage_reports_but_data(s, facts, m, traffic);
-                  paced = true;
-                }
-                const CommsReport comms = busiest_stage(s, facts, m, traffic);
-                const TimeReport t =
-                    time_report(s, facts, pipeline, comms, base.batch.global_batch, pace);
-                if (levers != 0) seen.fastest(levers, t.step_s, bytes, d);
-                // Ranked by the time to train with failures, the step over the effective time
-                // (which does not depend on the step: goodput.h).
-                const double effective = by_failures ? effective_time_of(s, d) : 1;
-                const double rank_s = effective > 0 ? t.step_s / effective : INFINITY;
-                // A full heap keeps only what beats its worst: the rest need no Plan built (an
-                // exact tie is built, and the order's later keys decide).
-                if (kept.full() && worse(rank_s, bytes, kept.worst())) {
-                  continue;
-                }
-                Plan p;
-                p.degrees = d;
-                p.recipe = s.recipe;
-                p.recipe.degrees = d;
-                p.figures.per_gpu_bytes = bytes;
-                p.figures.verdict = verdict_name(fit_verdict(bytes, gpu_bytes));
-                p.figures.comms = comms;
-                p.figures.step_s = t.step_s;
-                p.figures.effective_time = effective;
-                p.figures.rank_s = rank_s;
-                p.figures.bubble_fraction = bubble_fraction(t);
-                p.figures.mfu = t.mfu;
-                p.figures.tokens_per_s = t.tokens_per_s;
-                p.figures.usd_per_trillion_tokens =
-                    gpu_hours_per_trillion_tokens(s.fleet.gpus, t.tokens_per_s) *
-                    s.economics.price_per_gpu_hour;
-                kept.offer(p);
-              }
-              result.least_bytes = std::min(result.least_bytes, least);
-              if (levers != 0) seen.least(levers, least, d);
-            }
-          }
-        }
-      }
-    }
-    keep_layout_best(kept, top_k, layout_bests);
-  }
-
-  list_layouts(base, by_layout, top_k, !by_failures, result);
-  if (!std::isfinite(result.least_bytes)) result.least_bytes = 0;
-  result.why_best = explain(base, result, options.rank);
-  result.warnings = batch_warnings(base, result);
-  DroppedList dropped = dropped_levers(base, result, seen);
-  if (dropped.decisive >= 0) {
-    const Dropped& d = dropped.list[static_cast<size_t>(dropped.decisive)];
-    result.why_best += " It drops " + d.what + ": " + d.why + ".";
-  }
-  result.dropped = std::move(dropped.list);
-  return result;
+  return Search(base, top_k, options).run();
 }
 
 }  // namespace pe

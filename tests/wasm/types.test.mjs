@@ -106,6 +106,7 @@ test("what the calls return type-checks against lab.d.ts's types", async () => {
     ],
     { encoding: 'utf8' },
   );
+  assert.ifError(tsc.error); // no tsc: scripts/setup installs it (npm ci)
   // tsc names the value's line and column; each type's values are on a line of their own.
   const errors = (tsc.stdout + tsc.stderr).split('\n').filter(Boolean).slice(0, 10);
   assert.equal(tsc.status, 0, errors.join('\n'));
