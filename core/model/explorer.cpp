@@ -262,8 +262,10 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
   if (with_ranks) r.ranks = layout(d, s.fleet.gpus_per_node, s.recipe.order);
   r.pipeline = pipeline_report(s, d);
   r.global_batch = r.pipeline.microbatches * s.recipe.micro_batch * d.dp;
-  r.memory = memory_report(s, shape, d, r.pipeline.microbatches);
-  const LayoutFacts facts(s, shape, d);  // node spans, hops and shards, computed once for both
+  // The layout's split, node spans, hops and shards, computed once for memory, traffic and
+  // time, which the planner reads the same way.
+  const LayoutFacts facts(s, shape, d);
+  r.memory = memory_report(s, facts, r.pipeline.microbatches);
   r.comms = comms_report(s, facts, r.pipeline.microbatches);
   r.time = time_report(s, facts, r.pipeline, r.comms, r.global_batch);
   r.pipeline.bubble_fraction = bubble_fraction(r.time);

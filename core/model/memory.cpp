@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/activations.h"
+#include "model/layout_facts.h"
 #include "model/moe.h"
 #include "model/pipeline.h"
 #include "model/text.h"
@@ -250,11 +251,16 @@ double gathered_weight_bytes(const Scenario& s, const ModelShape& shape, const D
   return ((1.0 + s.recipe.fsdp_prefetch) * kActivationBytes + s.recipe.precision.grad_bytes) * unit;
 }
 
-// The full model adds activations for the micro-batches each stage holds in flight and the
+namespace {
+
+// One pipeline stage's GPU (every GPU of a stage holds the same), from the layout's facts (its
+// parameter shards) and one micro-batch's activations per layer (`a`: the full model's). The
+// full model adds activations for the micro-batches the stage holds in flight and the
 // overhead; the book's counts model states only.
-StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d, int stage,
-                         int microbatches) {
-  const StageParams p = stage_params(s, shape, d, stage_split(s, d.pp), stage);
+StageMemory stage_memory(const Scenario& s, const LayoutFacts& f, const LayerActivations& a,
+                         int stage, int microbatches) {
+  const Degrees& d = f.degrees();
+  const StageParams& p = f.params(stage);
   StageMemory st;
   st.stage = stage;
   st.layers = p.layers;
@@ -266,13 +272,14 @@ StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degre
       s.recipe.schedule == Schedule::kInterleaved
           ? std::min(d.pp - stage, microbatches)
           : static_cast<int>(std::ceil(inflight_microbatches(s, d, stage, microbatches)));
-  const StageActivations acts =
-      stage_activations(s, shape, d, p, layer_activations(s, shape, d), microbatches);
+  const StageActivations acts = stage_activations(s, f.shape(), d, p, a, microbatches);
   st.breakdown = stage_breakdown(st.breakdown, acts, s.recipe.overhead_gb * 1e9,
-                                 gathered_weight_bytes(s, shape, d, p));
+                                 gathered_weight_bytes(s, f.shape(), d, p));
   st.offloaded_bytes = acts.host_bytes;
   return st;
 }
+
+}  // namespace
 
 StageRuns stage_runs(const Scenario& s, const Degrees& d, const StageSplit& split) {
   // The first stage holding an MoE layer and the first holding only MoE layers (dense layers
@@ -296,26 +303,18 @@ StageRuns stage_runs(const Scenario& s, const Degrees& d, const StageSplit& spli
   return runs;
 }
 
-StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d,
-                              int microbatches) {
-  const StageRuns runs = stage_runs(s, d, stage_split(s, d.pp));
-  StageMemory peak = stage_memory(s, shape, d, runs.starts[0], microbatches);
-  for (size_t i = 1; i < runs.count; ++i) {
-    StageMemory candidate = stage_memory(s, shape, d, runs.starts[i], microbatches);
-    if (candidate.breakdown.total_bytes() > peak.breakdown.total_bytes()) peak = candidate;
-  }
-  return peak;
-}
-
-MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Degrees& d,
-                           int microbatches) {
+MemoryReport memory_report(const Scenario& s, const LayoutFacts& f, int microbatches) {
+  const Degrees& d = f.degrees();
+  const LayerActivations per_layer = s.recipe.memory_model == MemoryModel::kFull
+                                         ? layer_activations(s, f.shape(), d)
+                                         : LayerActivations{};
   MemoryReport r;
   r.shard_factor = d.tp * d.pp;
   r.zero_shards = zero_sharding(s.recipe.zero_stage);
   r.zero_group = d.dp * d.cp;  // as sharded_model_state_bytes shards the dense states
   r.stages.reserve(d.pp);
   for (int stage = 0; stage < d.pp; ++stage) {
-    r.stages.push_back(stage_memory(s, shape, d, stage, microbatches));
+    r.stages.push_back(stage_memory(s, f, per_layer, stage, microbatches));
   }
   const auto peak = std::max_element(r.stages.begin(), r.stages.end(), [](auto& a, auto& b) {
     return a.breakdown.total_bytes() < b.breakdown.total_bytes();

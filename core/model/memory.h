@@ -12,6 +12,8 @@
 
 namespace pe {
 
+class LayoutFacts;  // layout_facts.h, which includes this header
+
 // Model states of one GPU holding `params` parameters, with ZeRO stage z over a DP group of d:
 //   stage 0: (w + g + o) Psi       stage 1: (w + g) Psi + o Psi / d
 //   stage 2: w Psi + (g + o) Psi/d stage 3: (w + g + o) Psi / d
@@ -23,13 +25,9 @@ MemoryBreakdown model_state_bytes(double params, const Precision& precision, int
 // Which model states ZeRO stage z shards (ZeroSharding, report.h).
 ZeroSharding zero_sharding(int zero_stage);
 
-// One pipeline stage's GPU (every GPU of a stage holds the same).
-StageMemory stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d, int stage,
-                         int microbatches);
-
 // What a stage holds that depends on the layout alone (its layers and parameter shards), not
 // on the micro-batch, recomputation, ZeRO or schedule: the planner computes it once per layout
-// and stage instead of once per configuration. Either memory model's (stage_memory).
+// and stage instead of once per configuration. Either memory model's (memory_report).
 struct StageParams {
   int stage = 0;
   int layers = 0;
@@ -108,10 +106,6 @@ struct StageRuns {
 };
 StageRuns stage_runs(const Scenario& s, const Degrees& d, const StageSplit& split);
 
-// The most-loaded stage without computing them all: the first stage of each run (above).
-StageMemory peak_stage_memory(const Scenario& s, const ModelShape& shape, const Degrees& d,
-                              int microbatches);
-
 // Memory of every stage and of the most-loaded GPU. The "book" model spreads N evenly
 // (params per GPU = N/(TP x PP)) and counts model states only, as the book's panel does; the
 // "full" model places whole layers on stages (pipeline.h stage_split), the embedding on the
@@ -129,10 +123,11 @@ FitVerdict fit_verdict(double per_gpu_bytes, double gpu_memory_bytes);
 const char* verdict_name(FitVerdict verdict);  // "fits", "tight", "over"
 // A stage's memory from its parts: its model states (all its copies: DualPipe's two), its
 // activations (stage_activations), the overhead and ZeRO-3's gathered weights. The sum
-// (total_bytes) is what stage_memory reports and what the planner ranks and fits by.
+// (total_bytes) is what memory_report gives each stage and what the planner ranks and fits by.
 MemoryBreakdown stage_breakdown(const MemoryBreakdown& states, const StageActivations& acts,
                                 double overhead_bytes, double gathered_bytes);
-MemoryReport memory_report(const Scenario& s, const ModelShape& shape, const Degrees& d,
-                           int microbatches);
+// From the layout's facts (its split and parameter shards, layout_facts.h), as the planner
+// reads them.
+MemoryReport memory_report(const Scenario& s, const LayoutFacts& facts, int microbatches);
 
 }  // namespace pe

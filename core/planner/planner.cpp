@@ -276,8 +276,8 @@ LayoutStates layout_states(Scenario& s, const LayoutFacts& facts) {
 
 using RunActivations = std::array<StageActivations, kStageRuns>;
 
-// The most-loaded stage's total under ZeRO stage z, summed as stage_memory sums it (memory.h
-// stage_breakdown): what the planner ranks and fits by.
+// The most-loaded stage's total under ZeRO stage z, summed as memory_report sums each stage
+// (memory.h stage_breakdown): what the planner ranks and fits by.
 double peak_bytes(const LayoutStates& l, const RunActivations& activations, int z, int copies,
                   double overhead_bytes) {
   double bytes = 0;
