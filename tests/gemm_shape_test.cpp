@@ -110,7 +110,7 @@ TEST(GemmShape, WideTensorParallelismSlowsASmallModelsGemms) {
   s.batch.seq_len = 8192;
   s.batch.global_batch = 8;
   const ModelShape shape(s);
-  const LinearGemmShapes g = linear_gemm_shapes(s, shape, {1, 8, 1});
+  const LinearGemmShapes g = linear_gemm_shapes(s, shape, {1, 8, 1}, 1);
   EXPECT_EQ(g.rows, 8192);
   EXPECT_LT(g.dense.efficiency(), 0.97);
   const Report slow = report_of(s);

@@ -105,7 +105,7 @@ Derivation expert_gemm_efficiency(const Scenario&, const Report& r) {
 // its GEMM's share of a large GEMM's measured rate.
 Derivation gemm_shape_efficiency(const Scenario& s, const Report& r) {
   const ModelShape shape(s);
-  const LinearGemmShapes g = linear_gemm_shapes(s, shape, r.degrees);
+  const LinearGemmShapes g = linear_gemm_shapes(s, shape, r.degrees, s.recipe.micro_batch);
   const int moe = shape.moe_layers(), dense = shape.layers() - moe;
   return derive("W ÷ S",
                 {{"W", g.weights(dense, moe), "params", "the layers' linear weights on a TP rank"},

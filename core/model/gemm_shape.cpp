@@ -121,4 +121,28 @@ GemmCost layer_gemm_cost(GemmCurve curve, const LayerGemms& g, double rows) {
   return c;
 }
 
+LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                    int micro_batch) {
+  const GemmCurve curve = s.gpu.gemm_curve;
+  const double rows = 1.0 * micro_batch * s.batch.seq_len / d.cp;
+  LinearGemmShapes g;
+  g.rows = rows;
+  g.dense = layer_gemm_cost(curve, layer_gemms(s.model, false, d.tp), rows);
+  g.moe = shape.moe() ? layer_gemm_cost(curve, layer_gemms(s.model, true, d.tp), rows) : g.dense;
+  // The output layer's logits GEMM, h x V/t.
+  g.output_efficiency = gemm_shape_efficiency(curve, rows * s.model.hidden * s.model.vocab / d.tp);
+  return g;
+}
+
+double LinearGemmShapes::weights(int dense_layers, int moe_layers) const {
+  return dense_layers * dense.weights + moe_layers * moe.weights;
+}
+double LinearGemmShapes::slow_weights(int dense_layers, int moe_layers) const {
+  return dense_layers * dense.slow_weights + moe_layers * moe.slow_weights;
+}
+double LinearGemmShapes::slowdown(int dense_layers, int moe_layers) const {
+  const double w = weights(dense_layers, moe_layers);
+  return w > 0 ? slow_weights(dense_layers, moe_layers) / w : 1;
+}
+
 }  // namespace pe

@@ -7,6 +7,7 @@
 
 #include <array>
 
+#include "model/model_shape.h"
 #include "model/scenario.h"
 
 namespace pe {
@@ -55,5 +56,22 @@ struct GemmCost {
   double efficiency() const { return slow_weights > 0 ? weights / slow_weights : 1; }
 };
 GemmCost layer_gemm_cost(GemmCurve curve, const LayerGemms& g, double rows);
+
+// The linear GEMMs of the scenario's layers at their size: s b / c rows each (b the micro-batch),
+// the dense layer's and the MoE layer's (its routed experts aside: moe.h) on one TP rank, and
+// the output layer's h x V/t. A stage's non-routed GEMM FLOPs run at the rate a large GEMM
+// reaches divided by slowdown(its dense layers, its MoE layers), the output layer's times
+// output_efficiency; the GPU's calibrated efficiency stays a large GEMM's.
+struct LinearGemmShapes {
+  double rows = 0;
+  GemmCost dense, moe;
+  double output_efficiency = 1;
+  // Over that many layers: the GEMMs' K N, and the same each over its efficiency.
+  double weights(int dense_layers, int moe_layers) const;
+  double slow_weights(int dense_layers, int moe_layers) const;
+  double slowdown(int dense_layers, int moe_layers) const;
+};
+LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                    int micro_batch);
 
 }  // namespace pe

@@ -52,6 +52,14 @@ Fabric LayoutFacts::hop(int k) const {
   return static_cast<Fabric>(known);
 }
 
+const LinearGemmShapes& LayoutFacts::gemm_shapes(int micro_batch) const {
+  if (gemm_batch_ != micro_batch) {
+    gemm_shapes_ = linear_gemm_shapes(s_, shape_, d_, micro_batch);
+    gemm_batch_ = micro_batch;
+  }
+  return gemm_shapes_;
+}
+
 const StageParams& LayoutFacts::params(int stage) const {
   const size_t i = static_cast<size_t>(stage);
   if (!params_known_[i]) {

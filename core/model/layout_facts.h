@@ -8,6 +8,7 @@
 #include <array>
 #include <vector>
 
+#include "model/gemm_shape.h"
 #include "model/layout.h"
 #include "model/memory.h"
 #include "model/model_shape.h"
@@ -46,6 +47,10 @@ class LayoutFacts {
   // the scenario's modules, or its fully recomputed layers: ModelShape::run_step_flops_per_token).
   ModelShape::StepFlops step_flops_per_token(int stage, Recompute r) const;
 
+  // The linear GEMMs' shapes at micro-batch b (gemm_shape.h linear_gemm_shapes), kept for the
+  // last b asked: the planner tries every configuration of a b in a row.
+  const LinearGemmShapes& gemm_shapes(int micro_batch) const;
+
   // Model and hardware FLOPs of one step for a global batch: hardware FLOPs add the experts'
   // padding and every stage's recomputation (model_shape.h). What MFU and HFU count.
   double model_flops_per_step(int global_batch) const;
@@ -70,6 +75,8 @@ class LayoutFacts {
   // Per stage and slot; NaN: not yet known.
   mutable std::vector<std::vector<ModelShape::StepFlops>> step_flops_;
   mutable int flops_batch_ = -1;
+  mutable int gemm_batch_ = 0;  // gemm_shapes_'s b; 0: none yet
+  mutable LinearGemmShapes gemm_shapes_;
   mutable double model_flops_ = 0;
   mutable std::vector<double> hardware_flops_;  // per slot
 };

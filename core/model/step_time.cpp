@@ -56,29 +56,6 @@ double exposed_data_parallel_s(const Scenario& s, const DataParallelParts& parts
 
 }  // namespace
 
-LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d) {
-  const GemmCurve curve = s.gpu.gemm_curve;
-  const double rows = 1.0 * s.recipe.micro_batch * s.batch.seq_len / d.cp;
-  LinearGemmShapes g;
-  g.rows = rows;
-  g.dense = layer_gemm_cost(curve, layer_gemms(s.model, false, d.tp), rows);
-  g.moe = shape.moe() ? layer_gemm_cost(curve, layer_gemms(s.model, true, d.tp), rows) : g.dense;
-  // The output layer's logits GEMM, h x V/t.
-  g.output_efficiency = gemm_shape_efficiency(curve, rows * s.model.hidden * s.model.vocab / d.tp);
-  return g;
-}
-
-double LinearGemmShapes::weights(int dense_layers, int moe_layers) const {
-  return dense_layers * dense.weights + moe_layers * moe.weights;
-}
-double LinearGemmShapes::slow_weights(int dense_layers, int moe_layers) const {
-  return dense_layers * dense.slow_weights + moe_layers * moe.slow_weights;
-}
-double LinearGemmShapes::slowdown(int dense_layers, int moe_layers) const {
-  const double w = weights(dense_layers, moe_layers);
-  return w > 0 ? slow_weights(dense_layers, moe_layers) / w : 1;
-}
-
 double gemm_rate_flops(const Scenario& s) {
   const GpuSpec& g = s.gpu;
   const double bf16 = g.peak_tflops * 1e12 * g.matmul_efficiency;
@@ -156,7 +133,7 @@ struct StageRates {
   k.routed_slowdown =
       shape.moe() ? expert_load(s, d) / grouped_gemm_efficiency(tokens_per_expert(s, moe, d)) : 1;
   // The linear GEMMs at their size's share of a large GEMM's rate (gemm_shape.h).
-  k.gemm_shapes = linear_gemm_shapes(s, shape, d);
+  k.gemm_shapes = f.gemm_shapes(s.recipe.micro_batch);
   k.permute_bytes = permutation_bytes(s, moe, d);
   // The attention core's kernel runs slower on short calls (context.h): CP's ring chunks.
   k.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
@@ -561,7 +538,7 @@ namespace {
   t.matmul_efficiency = s.gpu.matmul_efficiency;
   t.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
   const int moe_layers = shape.moe_layers(), dense_layers = shape.layers() - moe_layers;
-  const LinearGemmShapes g = linear_gemm_shapes(s, shape, d);
+  const LinearGemmShapes& g = f.gemm_shapes(s.recipe.micro_batch);
   const double slow = g.slow_weights(dense_layers, moe_layers);
   t.gemm_shape_efficiency = slow > 0 ? g.weights(dense_layers, moe_layers) / slow : 1;
   if (shape.moe()) {

@@ -62,22 +62,6 @@ double bubble_fraction(const TimeReport& t);
 // included) and never more than the ratio of the peaks, which it is when none is measured.
 double gemm_rate_flops(const Scenario& s);
 
-// The linear GEMMs of the scenario's layers at their size (gemm_shape.h): s b / c rows each,
-// the dense layer's and the MoE layer's (its routed experts aside: moe.h) on one TP rank, and
-// the output layer's h x V/t. A stage's non-routed GEMM FLOPs run at the rate a large GEMM
-// reaches divided by slowdown(its dense layers, its MoE layers), the output layer's times
-// output_efficiency; the GPU's calibrated efficiency stays a large GEMM's.
-struct LinearGemmShapes {
-  double rows = 0;
-  GemmCost dense, moe;
-  double output_efficiency = 1;
-  // Over that many layers: the GEMMs' K N, and the same each over its efficiency.
-  double weights(int dense_layers, int moe_layers) const;
-  double slow_weights(int dense_layers, int moe_layers) const;
-  double slowdown(int dense_layers, int moe_layers) const;
-};
-LinearGemmShapes linear_gemm_shapes(const Scenario& s, const ModelShape& shape, const Degrees& d);
-
 // One micro-batch on one stage: matmuls, memory-bound kernels and the communication they do
 // not hide.
 struct StageTime {
