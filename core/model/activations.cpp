@@ -144,4 +144,13 @@ double loss_backward_transient_bytes(int seq_len, int micro_batch, int vocab, in
   return 8.0 * seq_len * micro_batch * vocab / tp;
 }
 
+int fully_recomputed_layers(const Scenario& s, int layers) {
+  return fully_recomputed_layers(s, s.recipe.recompute, layers);
+}
+
+double fully_recomputed_share(const Scenario& s, int layers) {
+  const int full = fully_recomputed_layers(s, layers);
+  return full == layers ? (full > 0 ? 1.0 : 0.0) : 1.0 * full / layers;
+}
+
 }  // namespace pe

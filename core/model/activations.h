@@ -98,14 +98,9 @@ double layer_checkpoint_bytes(const ModelShape& shape, const ActivationCase& c);
 // recompute_layers 0), the first recompute_layers (block), none without full recomputation.
 // `r` stands in for the scenario's recompute (the planner tries each).
 int fully_recomputed_layers(const Scenario& s, Recompute r, int layers);
-inline int fully_recomputed_layers(const Scenario& s, int layers) {
-  return fully_recomputed_layers(s, s.recipe.recompute, layers);
-}
+int fully_recomputed_layers(const Scenario& s, int layers);
 // Of them, the share: what repeats the forward's collectives (comms.h, context.h, moe.h).
-inline double fully_recomputed_share(const Scenario& s, int layers) {
-  const int full = fully_recomputed_layers(s, layers);
-  return full == layers ? (full > 0 ? 1.0 : 0.0) : 1.0 * full / layers;
-}
+double fully_recomputed_share(const Scenario& s, int layers);
 
 // What an MoE layer stores for its backward pass beyond a dense layer, per GPU per micro-batch
 // (negative when its experts store less than the dense MLP): its MLP's stored bytes per token

@@ -5,6 +5,54 @@
 
 namespace pe {
 
+int degree_of(const Degrees& d, Seam seam) {
+  switch (seam) {
+    case Seam::kTensor:
+      return d.tp;
+    case Seam::kPipeline:
+      return d.pp;
+    case Seam::kData:
+      return d.dp;
+    case Seam::kContext:
+      return d.cp;
+  }
+  return 1;
+}
+
+long long stride_of(const Degrees& d, const SeamOrder& order, Seam seam) {
+  long long stride = 1;
+  for (Seam inner : order) {
+    if (inner == Seam::kTensor) {
+      if (seam == Seam::kContext) return stride * d.tp;
+      if (seam != Seam::kTensor) stride *= d.cp;
+    }
+    if (inner == seam) break;
+    stride *= degree_of(d, inner);
+  }
+  return stride;
+}
+
+int rank_of(const Degrees& d, int dp, int tp, int pp, const SeamOrder& order, int cp) {
+  return static_cast<int>(
+      dp * stride_of(d, order, Seam::kData) + tp * stride_of(d, order, Seam::kTensor) +
+      pp * stride_of(d, order, Seam::kPipeline) + cp * stride_of(d, order, Seam::kContext));
+}
+
+RankPlace place_of(const Degrees& d, int gpus_per_node, int rank, const SeamOrder& order) {
+  auto coordinate = [&](Seam seam) {
+    return static_cast<int>(rank / stride_of(d, order, seam) % degree_of(d, seam));
+  };
+  const int dp = coordinate(Seam::kData), cp = coordinate(Seam::kContext);
+  return {rank,
+          dp,
+          coordinate(Seam::kTensor),
+          coordinate(Seam::kPipeline),
+          cp,
+          (cp + d.cp * dp) % d.ep,
+          rank / gpus_per_node,
+          (cp + d.cp * dp) / d.ep};
+}
+
 const char* seam_name(Seam seam) {
   switch (seam) {
     case Seam::kTensor:

@@ -40,57 +40,18 @@ struct RankPlace {
   int expert_group;
 };
 
-inline int degree_of(const Degrees& d, Seam seam) {
-  switch (seam) {
-    case Seam::kTensor:
-      return d.tp;
-    case Seam::kPipeline:
-      return d.pp;
-    case Seam::kData:
-      return d.dp;
-    case Seam::kContext:
-      return d.cp;
-  }
-  return 1;
-}
+// A seam's degree in d.
+int degree_of(const Degrees& d, Seam seam);
 
 // The rank distance between neighbours of `seam`'s group: the product of the degrees of the
 // seams inside it (CP counts as inside every seam outside TP).
-inline long long stride_of(const Degrees& d, const SeamOrder& order, Seam seam) {
-  long long stride = 1;
-  for (Seam inner : order) {
-    if (inner == Seam::kTensor) {
-      if (seam == Seam::kContext) return stride * d.tp;
-      if (seam != Seam::kTensor) stride *= d.cp;
-    }
-    if (inner == seam) break;
-    stride *= degree_of(d, inner);
-  }
-  return stride;
-}
+long long stride_of(const Degrees& d, const SeamOrder& order, Seam seam);
 
-inline int rank_of(const Degrees& d, int dp, int tp, int pp, const SeamOrder& order = kBookOrder,
-                   int cp = 0) {
-  return static_cast<int>(
-      dp * stride_of(d, order, Seam::kData) + tp * stride_of(d, order, Seam::kTensor) +
-      pp * stride_of(d, order, Seam::kPipeline) + cp * stride_of(d, order, Seam::kContext));
-}
-
-inline RankPlace place_of(const Degrees& d, int gpus_per_node, int rank,
-                          const SeamOrder& order = kBookOrder) {
-  auto coordinate = [&](Seam seam) {
-    return static_cast<int>(rank / stride_of(d, order, seam) % degree_of(d, seam));
-  };
-  const int dp = coordinate(Seam::kData), cp = coordinate(Seam::kContext);
-  return {rank,
-          dp,
-          coordinate(Seam::kTensor),
-          coordinate(Seam::kPipeline),
-          cp,
-          (cp + d.cp * dp) % d.ep,
-          rank / gpus_per_node,
-          (cp + d.cp * dp) / d.ep};
-}
+// A GPU's rank from its coordinates, and its coordinates, node and expert group from its rank.
+int rank_of(const Degrees& d, int dp, int tp, int pp, const SeamOrder& order = kBookOrder,
+            int cp = 0);
+RankPlace place_of(const Degrees& d, int gpus_per_node, int rank,
+                   const SeamOrder& order = kBookOrder);
 
 // "tp,pp,dp" <-> an order: every seam once, innermost first. nullopt for anything else.
 std::optional<SeamOrder> order_from_text(const std::string& text);
