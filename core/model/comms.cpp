@@ -366,11 +366,6 @@ CommsReport stage_comms(const Scenario& s, const Degrees& d, int stage, double p
                      expert_params_per_gpu);
 }
 
-CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches) {
-  const ModelShape shape(s);
-  return comms_report(s, LayoutFacts(s, shape, d), microbatches);
-}
-
 CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches) {
   std::vector<CommsReport> reports;
   stage_reports_but_data(s, f, microbatches, reports);

@@ -113,9 +113,8 @@ SeamTraffic stage_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int 
                                    int microbatches);
 
 // The busiest GPU: the stage that sends the most bytes per step (every stage's params and
-// layers from memory.h and pipeline.h). Its stage is in CommsReport::stage. The second form
-// reads what depends on the layout only from `f` (the planner's, per layout).
-CommsReport comms_report(const Scenario& s, const Degrees& d, int microbatches);
+// layers from memory.h and pipeline.h). Its stage is in CommsReport::stage. What depends on
+// the layout only is read from `f`, as the planner reads it.
 CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatches);
 
 // comms_report in two steps, for the planner: every traffic stage's report but its data seam,

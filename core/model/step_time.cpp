@@ -87,12 +87,6 @@ double utilisation_peak_tflops(const Scenario& s) {
   return s.recipe.precision.fp8 ? std::max(bf16, s.gpu.fp8_tflops) : bf16;
 }
 
-TimeReport time_report(const Scenario& s, const Degrees& d, const PipelineReport& pipeline,
-                       const CommsReport& comms, int effective_global_batch) {
-  const ModelShape shape(s);
-  return time_report(s, LayoutFacts(s, shape, d), pipeline, comms, effective_global_batch);
-}
-
 namespace {
 
 // What a collective leaves exposed behind a window of compute that can hide it.

@@ -51,8 +51,6 @@ namespace pe {
 // The peak MFU and HFU are against: the one the layers' GEMMs run at (FP8's under FP8, FP4's
 // under FP4), never below BF16's, at which the attention core and the output layer run.
 double utilisation_peak_tflops(const Scenario& s);
-TimeReport time_report(const Scenario& s, const Degrees& d, const PipelineReport& pipeline,
-                       const CommsReport& comms, int effective_global_batch);
 // The pipeline's idle share of the step (the report's pipeline.bubble_fraction, a plan's).
 double bubble_fraction(const TimeReport& t);
 
@@ -153,8 +151,8 @@ struct PipelinePace {
 };
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline);
 
-// The same with what depends on the layout only read from `f` (the planner's, per layout),
-// and the pace given or computed.
+// The step time of the layout in `f` (what depends on the layout only is read from it, as the
+// planner reads it), with the pace given or computed.
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch);
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
