@@ -127,15 +127,15 @@ TEST(Planner, LeversSeenBreaksTiesByTheOrderNotTheSearch) {
   for (bool reversed : {false, true}) {
     LeversSeen seen;
     const Degrees first = reversed ? tp2_cp2 : cp8, second = reversed ? cp8 : tp2_cp2;
-    seen.fastest(cp, 10.0, 5e10, first);
-    seen.fastest(cp, 10.0, 5e10, second);
+    seen.fastest(cp, 10.0, 10.0, 5e10, first);
+    seen.fastest(cp, 10.0, 10.0, 5e10, second);
     seen.least(cp, 7e10, first);
     seen.least(cp, 7e10, second);
     EXPECT_EQ(seen.by[kCp].fastest.cp, 2) << reversed;
     EXPECT_EQ(seen.by[kCp].least_at.cp, 2) << reversed;
-    seen.fastest(cp, 10.0, 4e10, cp8);  // as fast, less memory
+    seen.fastest(cp, 10.0, 10.0, 4e10, cp8);  // as fast, less memory
     EXPECT_EQ(seen.by[kCp].fastest.cp, 8) << reversed;
-    seen.fastest(cp, 10.0, 4e10, tp2_cp2);  // and now a full tie again
+    seen.fastest(cp, 10.0, 10.0, 4e10, tp2_cp2);  // and now a full tie again
     EXPECT_EQ(seen.by[kCp].fastest.cp, 2) << reversed;
   }
 }
@@ -320,6 +320,28 @@ TEST(Planner, RankedByTimeWithFailuresItDividesTheStepByGoodput) {
   const PlanResult by_step = plan(s, 5);
   EXPECT_EQ(by_step.top.front().degrees.dp, r.top.front().degrees.dp);
   EXPECT_DOUBLE_EQ(by_step.top.front().figures.rank_s, by_step.top.front().figures.step_s);
+}
+
+// Ranked by the time to train with failures, a dropped lever is slower by that time, not by
+// the step: with frequent failures and synchronous checkpoints a plan with a shorter step can
+// still rank below the best, and its step alone would read as a negative slowdown.
+TEST(Planner, RankedByFailuresADroppedLeverIsSlowerToTrain) {
+  const Scenario s =
+      parse_scenario(R"({"model":"llama3-8b","gpu":"H100-80GB","gpus":64,"seq_len":4096,)"
+                     R"("global_batch":256,"reliability":{"async_checkpoint":false,)"
+                     R"("gpu_failures_per_million_gpu_hours":2000}})")
+          .value();
+  PlanOptions by_failures;
+  by_failures.rank = PlanRank::kTimeWithFailures;
+  const PlanResult r = plan(s, 5, by_failures);
+  int slower = 0;
+  for (const Dropped& d : r.dropped) {
+    if (d.why.rfind("its fastest plan", 0) != 0) continue;
+    ++slower;
+    EXPECT_NE(d.why.find("% slower to train with failures"), std::string::npos) << d.why;
+    EXPECT_EQ(d.why.find(", -"), std::string::npos) << d.why;
+  }
+  EXPECT_GT(slower, 0);
 }
 
 TEST(Planner, ReportsProgressPerLayout) {

@@ -69,7 +69,8 @@ std::string ruled_out(const Scenario& base, Lever lever) {
 
 }  // namespace
 
-DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const LeversSeen& seen) {
+DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const LeversSeen& seen,
+                           PlanRank ranked_by) {
   DroppedList out;
   if (r.top.empty()) return out;
   const Plan& best = r.top.front();
@@ -83,10 +84,14 @@ DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const Leve
     double rank = INFINITY;
     Dropped d;
     if (std::isfinite(s.step_s)) {
-      const double slower = s.step_s / best.figures.step_s - 1;
+      // Slower by what the plans are ranked by: with failures a plan with a shorter step can
+      // rank below the best (its checkpoints pause it longer).
+      const double slower = s.rank_s / best.figures.rank_s - 1;
+      const char* by =
+          ranked_by == PlanRank::kTimeWithFailures ? "% slower to train with failures" : "% slower";
       d = {what_of(lever, s.fastest), "its fastest plan, " + layout_text(s.fastest) + ", takes " +
                                           step_text(s.step_s) + " a step, " +
-                                          short_number(100 * slower) + "% slower"};
+                                          short_number(100 * slower) + by};
       rank = 1e9 + slower;
     } else if (std::isfinite(s.least_bytes)) {
       d = {what_of(lever, s.least_at), "needs " + bytes_text(s.least_bytes) + " per GPU against " +

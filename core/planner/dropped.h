@@ -22,17 +22,22 @@ unsigned lever_bits(const Scenario& s, const Degrees& d);
 // named is the one the order puts first, not the one the search happened to visit first.
 struct LeversSeen {
   struct Seen {
-    double step_s = INFINITY;      // the fastest configuration with the lever that fits
-    double step_bytes = INFINITY;  // its memory
+    // The fastest configuration with the lever that fits, by what the plans are ranked by (the
+    // step, or the time to train with failures: planner.h PlanRank): that figure, its step and
+    // its memory.
+    double rank_s = INFINITY;
+    double step_s = INFINITY;
+    double step_bytes = INFINITY;
     Degrees fastest;
     double least_bytes = INFINITY;  // the least memory a configuration with it needed
     Degrees least_at;
   };
   std::array<Seen, kLevers> by{};
-  void fastest(unsigned bits, double step_s, double bytes, const Degrees& d) {
+  void fastest(unsigned bits, double rank_s, double step_s, double bytes, const Degrees& d) {
     for (int i = 0; bits != 0; ++i, bits >>= 1) {
       Seen& s = by[static_cast<size_t>(i)];
-      if ((bits & 1u) && faster(step_s, bytes, d, s)) {
+      if ((bits & 1u) && faster(rank_s, bytes, d, s)) {
+        s.rank_s = rank_s;
         s.step_s = step_s;
         s.step_bytes = bytes;
         s.fastest = d;
@@ -51,9 +56,10 @@ struct LeversSeen {
   }
 
  private:
-  // Compares the step first, as `better` does: the search calls this for every configuration.
-  static bool faster(double step_s, double bytes, const Degrees& d, const Seen& s) {
-    if (step_s != s.step_s) return step_s < s.step_s;
+  // Compares the ranked figure first, as `better` does: the search calls this for every
+  // configuration.
+  static bool faster(double rank_s, double bytes, const Degrees& d, const Seen& s) {
+    if (rank_s != s.rank_s) return rank_s < s.rank_s;
     if (bytes != s.step_bytes) return bytes < s.step_bytes;
     return layout_key(d) < layout_key(s.fastest);
   }
@@ -61,7 +67,8 @@ struct LeversSeen {
 
 // The levers the best plan (r.top[0]) does not pull, each with why: "needs 95 GB per GPU
 // against 64 GB usable" when no configuration with it fits, "its fastest plan ... takes 12.3 s
-// a step, 4.1% slower" when one fits, or why the core rules it out for the scenario (CP 2
+// a step, 4.1% slower" when one fits (ranked by failures: "... 4.1% slower to train with
+// failures", the time the plans are ranked by), or why the core rules it out for the scenario (CP 2
 // not dividing the sequence; "the A100-80GB has no FP8 peak"). `decisive` indexes the one
 // why_best names: the one memory refused with the least memory, else the one that came
 // closest to the best's step; -1 when only the scenario's rules dropped levers.
@@ -69,6 +76,7 @@ struct DroppedList {
   std::vector<Dropped> list;
   int decisive = -1;
 };
-DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const LeversSeen& seen);
+DroppedList dropped_levers(const Scenario& base, const PlanResult& r, const LeversSeen& seen,
+                           PlanRank rank);
 
 }  // namespace pe

@@ -353,7 +353,8 @@ class Search {
   void search_micro_batch(const Layout& l, int m);
   bool set_schedule(const Layout& l, int option, int most_v, int m);
   void search_zero(const Layout& l, int m, const PipelineReport& pipeline, int copies);
-  void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t);
+  void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
+             double effective, double rank_s);
   void finish();
 
   const Scenario& base_;
@@ -516,19 +517,20 @@ void Search::search_zero(const Layout& l, int m, const PipelineReport& pipeline,
     }
     const CommsReport comms = busiest_stage(s_, l.facts, m, traffic_);
     const TimeReport t = time_report(s_, l.facts, pipeline, comms, base_.batch.global_batch, pace);
-    if (levers != 0) seen_.fastest(levers, t.step_s, bytes, l.d);
-    offer(l, bytes, comms, t);
+    // Ranked by the time to train with failures, the step over the effective time (which does
+    // not depend on the step: goodput.h).
+    const double effective = by_failures_ ? effective_time_of(s_, l.d) : 1;
+    const double rank_s = effective > 0 ? t.step_s / effective : INFINITY;
+    if (levers != 0) seen_.fastest(levers, rank_s, t.step_s, bytes, l.d);
+    offer(l, bytes, comms, t, effective, rank_s);
   }
   result_.least_bytes = std::min(result_.least_bytes, least);
   if (levers != 0) seen_.least(levers, least, l.d);
 }
 
-// The configuration s_ holds, to its layout's kept plans if it beats their worst. Ranked by
-// the time to train with failures, the step over the effective time (which does not depend on
-// the step: goodput.h).
-void Search::offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t) {
-  const double effective = by_failures_ ? effective_time_of(s_, l.d) : 1;
-  const double rank_s = effective > 0 ? t.step_s / effective : INFINITY;
+// The configuration s_ holds, to its layout's kept plans if it beats their worst.
+void Search::offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
+                   double effective, double rank_s) {
   // A full heap keeps only what beats its worst: the rest need no Plan built (an exact tie is
   // built, and the order's later keys decide).
   if (l.kept.full() && worse(rank_s, bytes, l.kept.worst())) return;
@@ -557,7 +559,7 @@ void Search::finish() {
   if (!std::isfinite(result_.least_bytes)) result_.least_bytes = 0;
   result_.why_best = why_best(base_, result_, options_.rank);
   result_.warnings = batch_warnings(base_, result_);
-  DroppedList dropped = dropped_levers(base_, result_, seen_);
+  DroppedList dropped = dropped_levers(base_, result_, seen_, options_.rank);
   if (dropped.decisive >= 0) {
     const Dropped& d = dropped.list[static_cast<size_t>(dropped.decisive)];
     result_.why_best += " It drops " + d.what + ": " + d.why + ".";
