@@ -258,6 +258,21 @@ TEST(StepTime, OverlapSwitchesHideCommunication) {
   EXPECT_LT(report_of(s).time.exposed_tensor_s, overlapped.time.exposed_tensor_s);
 }
 
+// Transformer Engine's userbuffers need the TP ranks on one NVLink/NVSwitch fabric
+// (examples/pytorch/comm_gemm_overlap/README.md): TP 16 over two 8-GPU nodes runs its
+// collectives through NCCL over the network, and --tp-comm-overlap hides none of them. Before,
+// it hid them behind the GEMMs as if on NVLink, and the planner chose TP 16 across nodes.
+TEST(StepTime, TensorOverlapStopsAtTheNvlinkDomain) {
+  Scenario s = with_degrees(1, 16, 1);
+  ASSERT_EQ(s.fleet.gpus_per_node, 8);
+  const Report plain = report_of(s);
+  ASSERT_EQ(std::string(plain.comms.tensor.link), "network");
+  s.recipe.tp_comm_overlap = true;
+  EXPECT_GT(plain.time.exposed_tensor_s, 0);
+  EXPECT_EQ(report_of(s).time.exposed_tensor_s, plain.time.exposed_tensor_s);
+  EXPECT_EQ(report_of(s).time.step_s, plain.time.step_s);
+}
+
 TEST(StepTime, EfficiencyDefaultsToTheGpusCalibratedValue) {
   Scenario s;
   EXPECT_DOUBLE_EQ(report_of(s).time.matmul_efficiency, 0.68);

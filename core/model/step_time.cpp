@@ -210,8 +210,8 @@ struct PassTraffic {
   double apart_s = 0;                   // W, where the schedule runs it apart
 };
 
-[[gnu::always_inline]] inline PassTraffic pass_traffic(const Scenario& s, int layers,
-                                                       const StageCompute& c) {
+[[gnu::always_inline]] inline PassTraffic pass_traffic(const Scenario& s, const NodeSpans& spans,
+                                                       int layers, const StageCompute& c) {
   const StageTime& st = c.st;
   const LayerTraffic& wire = c.wire;
   const double core = c.core_s;
@@ -242,7 +242,12 @@ struct PassTraffic {
   const double tensor_f = wire.tensor.time_s * tensor_forward_share;
   const double tensor_b = wire.tensor.time_s - tensor_f;
   double exposed_tensor_f = tensor_f, exposed_tensor_b = tensor_b;
-  if (s.recipe.tp_comm_overlap) {
+  // Userbuffers need every TP rank's peers on NVLink/NVSwitch ("Tensor-parallel GPUs must be
+  // on a single node, and connected over NVLink/NVSwitch": Transformer Engine,
+  // examples/pytorch/comm_gemm_overlap/README.md; an NVL72 rack's trays share one NVSwitch
+  // fabric, its domain here): a TP group that leaves the NVLink domain runs its collectives
+  // through NCCL over the network, exposed, as without the switch.
+  if (s.recipe.tp_comm_overlap && !spans.tp_group_spans_nodes) {
     exposed_tensor_f = exposed(tensor_f, gemm_forward);
     exposed_tensor_b = exposed(tensor_b, gemm_backward);
   }
@@ -277,7 +282,7 @@ struct PassTraffic {
   const int moe_here = here.moe_layers;
   StageTime st = c.st;
   const LayerTraffic& wire = c.wire;
-  const PassTraffic pass = pass_traffic(s, layers, c);
+  const PassTraffic pass = pass_traffic(s, f.spans(), layers, c);
   st.tensor_s = pass.tensor_f + pass.tensor_b;
   st.context_s = pass.context_f + pass.context_b;
   const double left_f = pass.left_f, left_b = pass.left_b, apart_s = pass.apart_s;

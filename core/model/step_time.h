@@ -19,7 +19,8 @@ namespace pe {
 //               recomputation (the forward again)
 //   tensor_i  = its TP collectives' time, with tp_comm_overlap hidden behind the linear GEMMs
 //               of the same pass: the forward's collectives behind the forward's GEMMs, the
-//               backward's behind the backward's (each pass's own, never the other's)
+//               backward's behind the backward's (each pass's own, never the other's); only
+//               while the TP group stays in the NVLink domain (Transformer Engine's userbuffers)
 //   T_i       = matmul_i + memory_i + tensor_i
 // The pipeline runs at the pace of its slowest stage k (1F1B):
 //   compute   = m (matmul_k + memory_k);  exposed tensor = m tensor_k
