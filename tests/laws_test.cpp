@@ -950,6 +950,21 @@ Verdict overlap_law(const Sample& x) {
   return "";
 }
 
+// A TP group that leaves the NVLink domain runs its collectives over the network through NCCL:
+// Transformer Engine's userbuffers, which tp_comm_overlap uses, need the TP ranks on one
+// NVLink/NVSwitch fabric. There the switch changes no step, to the bit, either way.
+Verdict tensor_overlap_domain_law(const Sample& x) {
+  if (std::string(x.r.comms.tensor.link) != "network") return std::nullopt;
+  Scenario v = pinned(x);
+  v.recipe.tp_comm_overlap = !v.recipe.tp_comm_overlap;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (r->time.step_s == x.r.time.step_s) return "";
+  return std::string("tp_comm_overlap ") + (v.recipe.tp_comm_overlap ? "on" : "off") +
+         " with TP over the network: step " + show(x.r.time.step_s) + " -> " +
+         show(r->time.step_s) + " s";
+}
+
 // A calibrated scenario's constants, put back into its run, reproduce the measured step
 // within 0.5%, and each stays within its physical bounds.
 Verdict calibration_law(const Sample& x) {
@@ -1310,6 +1325,11 @@ TEST(Laws, EachEfficiencyAloneHigherNeverSlowsAStep) {
 TEST(Laws, AnOverlapSwitchNeverLengthensAStep) {
   const Tally t = check_law("an overlap switch on", overlap_law);
   EXPECT_GE(t.applied, t.accepted / 2);
+}
+
+TEST(Laws, TheTensorOverlapStopsAtTheNvlinkDomain) {
+  const Tally t = check_law("tp_comm_overlap with TP over the network", tensor_overlap_domain_law);
+  EXPECT_GT(t.applied, 0);
 }
 
 // About 6% of the drafts carry a calibration; some are refused (a run no efficiency reaches).
