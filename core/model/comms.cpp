@@ -391,10 +391,18 @@ void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microba
   }
 }
 
-CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
-                          std::vector<CommsReport>& reports) {
-  const CommsReport none;
-  const CommsReport* best = &none;
+void refresh_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int microbatches,
+                              std::vector<CommsReport>& reports) {
+  for (CommsReport& r : reports) r.pipeline = pipeline_traffic(s, f, r.stage, microbatches);
+}
+
+namespace {
+const CommsReport kNoTraffic;  // what busiest_stage names when there are no stages
+}  // namespace
+
+const CommsReport& busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                                 std::vector<CommsReport>& reports) {
+  const CommsReport* best = &kNoTraffic;
   double most = -1;
   auto time = [](const CommsReport& c) {
     return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s + c.expert.time_s;

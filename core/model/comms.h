@@ -122,8 +122,14 @@ CommsReport comms_report(const Scenario& s, const LayoutFacts& f, int microbatch
 // scenario's ZeRO stage and the busiest of the reports (once per ZeRO stage).
 void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microbatches,
                             std::vector<CommsReport>& reports);
-CommsReport busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
-                          std::vector<CommsReport>& reports);
+// (A report of `reports`, or of no traffic when there are none.)
+const CommsReport& busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                                 std::vector<CommsReport>& reports);
+// The reports' pipeline seams again, under the schedule `s` holds now: the only seam of
+// stage_reports_but_data that depends on it, so the planner builds the others once for every
+// schedule it tries.
+void refresh_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int microbatches,
+                              std::vector<CommsReport>& reports);
 
 // The seam whose traffic per GPU per step is the largest ("tensor"; ties go to the slower
 // link, as the busiest stage's do), or "" when nothing crosses a link: what a one-line

@@ -247,10 +247,6 @@ void expert_data_group(const Degrees& d, long long domain, int gpus_per_node,
 
 }  // namespace
 
-const char* fabric_name(Fabric f) {
-  return f == Fabric::kDomain ? "nvlink_domain" : f == Fabric::kRail ? "rail" : "spine";
-}
-
 NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order, int domain_gpus) {
   const int domain = domain_gpus > 0 ? domain_gpus : gpus_per_node;
   NodeSpans s;

@@ -74,7 +74,10 @@ std::optional<long long> rank_count(const Degrees& d, long long most);
 // arXiv:2307.12169, Sec. 2; Gangidi et al. 2024, Meta's RoCE fabric, SIGCOMM, Sec. 3); else
 // across rails, through the spine, which may be oversubscribed (link_rate in comms.h).
 enum class Fabric : signed char { kDomain, kRail, kSpine };
-const char* fabric_name(Fabric f);  // "nvlink_domain", "rail", "spine"
+// Inline: the planner names the level of every seam of every configuration it tries.
+inline const char* fabric_name(Fabric f) {
+  return f == Fabric::kDomain ? "nvlink_domain" : f == Fabric::kRail ? "rail" : "spine";
+}
 
 // Whether any group of a seam has members in two different NVLink domains (one node each
 // unless the GPU's domain is larger), and, for such a group, whether its members sit on more

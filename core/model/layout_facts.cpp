@@ -60,13 +60,9 @@ const LinearGemmShapes& LayoutFacts::gemm_shapes(int micro_batch) const {
   return gemm_shapes_;
 }
 
-const StageParams& LayoutFacts::params(int stage) const {
-  const size_t i = static_cast<size_t>(stage);
-  if (!params_known_[i]) {
-    params_[i] = stage_params(s_, shape_, d_, split_, stage);
-    params_known_[i] = 1;
-  }
-  return params_[i];
+void LayoutFacts::know_params(size_t stage) const {
+  params_[stage] = stage_params(s_, shape_, d_, split_, static_cast<int>(stage));
+  params_known_[stage] = 1;
 }
 
 // A stage's traffic depends on whether it is an end stage, its layers (and how many are MoE

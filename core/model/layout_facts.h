@@ -36,8 +36,13 @@ class LayoutFacts {
   Fabric hop(int k) const;
   bool hop_crosses(int k) const { return hop(k) != Fabric::kDomain; }
 
-  // A stage's layers and parameter shards (memory.h stage_params).
-  const StageParams& params(int stage) const;
+  // A stage's layers and parameter shards (memory.h stage_params). Inline: the planner reads
+  // them a dozen times per configuration.
+  const StageParams& params(int stage) const {
+    const size_t i = static_cast<size_t>(stage);
+    if (!params_known_[i]) know_params(i);
+    return params_[i];
+  }
 
   // The stages whose traffic can differ: one per kind of stage (end stage or not, layers, MoE
   // layers, the levels its two hops ride), the first of each kind (comms_report).
@@ -65,6 +70,7 @@ class LayoutFacts {
   mutable std::vector<signed char> hops_;  // a Fabric; -1: not yet known
   mutable std::vector<StageParams> params_;
   mutable std::vector<char> params_known_;
+  void know_params(size_t stage) const;
   mutable std::vector<int> traffic_stages_;
   mutable bool traffic_known_ = false;
   // The recomputations asked for so far, by what their FLOPs depend on (recompute_key), each

@@ -136,12 +136,8 @@ struct StageRates {
 }
 
 // A stage's compute, with the attention core's time (the ring passes' window) and the traffic
-// its layers send, for stage_traffic.
-struct StageCompute {
-  StageTime st;
-  double core_s = 0;
-  LayerTraffic wire;
-};
+// its layers send, for stage_traffic (its offload copy filled by stage_work).
+using StageCompute = StageWork::Stage;
 
 // One micro-batch's compute on a stage: its matmuls (recomputation included), memory-bound
 // kernels, the forward's share and W; with the attention core's time and the stage's traffic,
@@ -192,7 +188,7 @@ struct StageCompute {
                       k.matmul_rate / k.attention_efficiency;
   // W: the linear layers' forward FLOPs again (a third of their three passes).
   st.weight_grad_s = std::max(0.0, plain_s - core) / 3;
-  return {st, core, wire};
+  return {st, core, wire, 0};
 }
 
 // A stage's traffic, each kind behind the compute that hides it (Context parallelism: each GPU
@@ -274,8 +270,7 @@ struct PassTraffic {
 }
 
 [[gnu::always_inline]] inline StageTime stage_traffic(const Scenario& s, const LayoutFacts& f,
-                                                      const StageRates& k, int stage,
-                                                      const StageCompute& c) {
+                                                      int stage, const StageCompute& c) {
   const Degrees& d = f.degrees();
   const StageParams& here = f.params(stage);
   const int layers = here.layers;
@@ -329,8 +324,7 @@ struct PassTraffic {
   // counted as a window, a faster W exposed more of the copy, and the schedules' bubbles,
   // where W fills what B leaves, grew with it (a law).
   if (s.recipe.offload_layers > 0) {
-    const double copy_s =
-        offloaded_bytes_per_microbatch(s, f.shape(), here, k.stored) / k.host_link;
+    const double copy_s = c.offload_copy_s;
     st.offload_forward_s = std::max(0.0, copy_s - st.forward_wall_s);
     st.offload_backward_s = std::max(0.0, copy_s - (st.total_s() - st.forward_wall_s - apart_s));
   }
@@ -339,21 +333,41 @@ struct PassTraffic {
 
 }  // namespace
 
-PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
-                           const PipelineReport& pipeline) {
+// The planner's steps (stage_work, the pace from it; paced_time, finish_time) are inlined into
+// evaluate()'s (pipeline_pace, time_report), whose code the page's first load then holds once.
+namespace {
+[[gnu::always_inline]] inline StageWork stage_work_of(const Scenario& s, const LayoutFacts& f) {
+  const StageRates rates = stage_rates(s, f);
+  StageWork work;
+  work.runs = stage_runs(s, f.degrees(), f.split());
+  for (size_t i = 0; i < work.runs.count; ++i) {
+    const int stage = work.runs.starts[i];
+    StageWork::Stage& w = work.stages[i] = stage_compute(s, f, rates, stage);
+    if (s.recipe.offload_layers > 0) {
+      w.offload_copy_s =
+          offloaded_bytes_per_microbatch(s, f.shape(), f.params(stage), rates.stored) /
+          rates.host_link;
+    }
+  }
+  return work;
+}
+}  // namespace
+
+StageWork stage_work(const Scenario& s, const LayoutFacts& f) { return stage_work_of(s, f); }
+
+namespace {
+[[gnu::always_inline]] inline PipelinePace pace_of_work(const Scenario& s, const LayoutFacts& f,
+                                                        const PipelineReport& pipeline,
+                                                        const StageWork& work) {
   const Degrees& d = f.degrees();
   const int mb = pipeline.microbatches;
-  const StageRates rates = stage_rates(s, f);
-  const auto stage_time = [&](int stage) {
-    return stage_traffic(s, f, rates, stage, stage_compute(s, f, rates, stage));
-  };
   // Stages of one run (memory.h stage_runs) take equal times: the first of each, counted as
   // many times as the run has stages. The stage that sets the pace is the one whose
   // micro-batches and sends take the step longest: mb of its micro-batches (less its own
   // share of the bubble, which the others fill) and its sends. Taking the longest micro-batch
   // alone, then adding another stage's sends than the one compared, let a faster link
   // lengthen the step (a law).
-  const StageRuns runs = stage_runs(s, d, pipeline.split);
+  const StageRuns& runs = work.runs;
   // Interleaved with fewer micro-batches than stages spans sum_i T_i + (m - 1) T_k / v
   // (pipeline.h few_microbatch_span): stage k's own share is then (m - 1) / v.
   const int v = pipeline.virtual_stages;
@@ -365,19 +379,20 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   const double others_share = laps                                    ? (mb - 1.0) / v
                               : splits_weight_grad(s.recipe.schedule) ? 1.0 * mb
                                                                       : mb - 1.0 / v;
-  const auto pace_of = [&](int stage, const StageTime& st) {
-    return others_share * st.total_s() + stage_pipeline_traffic(s, f, stage, mb).time_s;
-  };
   std::array<StageTime, kStageRuns> times;
+  std::array<double, kStageRuns> sends_s{};  // each run's pipeline sends per step
   std::array<double, kStageRuns> paces{};
   size_t slowest = 0;  // the pacing stage's run
   double sum = 0, sum_w = 0, sum_forward = 0;
   for (size_t i = 0; i < runs.count; ++i) {
-    const StageTime& st = times[i] = stage_time(runs.starts[i]);
+    const StageTime& st = times[i] = stage_traffic(s, f, runs.starts[i], work.stages[i]);
     sum += runs.size(i) * st.total_s();
     sum_w += runs.size(i) * st.weight_grad_s;
     sum_forward += runs.size(i) * st.forward_pass_s();
-    paces[i] = d.pp > 1 ? pace_of(runs.starts[i], st) : 0;
+    if (d.pp > 1) {
+      sends_s[i] = stage_pipeline_traffic(s, f, runs.starts[i], mb).time_s;
+      paces[i] = others_share * st.total_s() + sends_s[i];
+    }
     if (paces[i] > paces[slowest]) slowest = i;
   }
   const StageTime& k = times[slowest];
@@ -412,8 +427,19 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
   pace.sum_weight_grad_s = sum_w;
   pace.sum_forward_s = sum_forward;
   // Pipeline sends of the slowest stage: on the critical path.
-  pace.exposed_pipeline_s = stage_pipeline_traffic(s, f, pace.slowest_stage, mb).time_s;
+  pace.exposed_pipeline_s = sends_s[slowest];
   return pace;
+}
+}  // namespace
+
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
+                           const StageWork& work) {
+  return pace_of_work(s, f, pipeline, work);
+}
+
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
+                           const PipelineReport& pipeline) {
+  return pace_of_work(s, f, pipeline, stage_work_of(s, f));
 }
 
 double PipelinePace::backward_window_of(int stage) const {
@@ -577,9 +603,10 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineRe
   return time_report(s, f, pipeline, comms, effective_global_batch, pipeline_pace(s, f, pipeline));
 }
 
-TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
-                       const CommsReport& comms, int effective_global_batch,
-                       const PipelinePace& pace) {
+namespace {
+[[gnu::always_inline]] inline TimeReport paced_time_of(const Scenario& s, const LayoutFacts& f,
+                                                       const PipelineReport& pipeline,
+                                                       const PipelinePace& pace) {
   TimeReport t;
   const int mb = pipeline.microbatches;
   const StageTime& k = pace.slowest;
@@ -591,14 +618,41 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineRe
   t.exposed_expert_s = mb * k.expert_s;
   pipeline_bubble(s, f.degrees(), pace, mb, pipeline.virtual_stages, t);
   t.exposed_pipeline_s = pace.exposed_pipeline_s;
-  t.exposed_data_s = exposed_data_parallel_of_stages(s, f, comms, pace, mb);
+  t.exposed_offload_s = mb * k.offload_s();
+  kernel_efficiencies(s, f, t);
+  return t;
+}
+}  // namespace
+
+TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
+                      const PipelinePace& pace) {
+  return paced_time_of(s, f, pipeline, pace);
+}
+
+namespace {
+[[gnu::always_inline]] inline void finish_time_of(const Scenario& s, const LayoutFacts& f,
+                                                  const CommsReport& comms,
+                                                  int effective_global_batch,
+                                                  const PipelinePace& pace, TimeReport& t) {
+  t.exposed_data_s = exposed_data_parallel_of_stages(s, f, comms, pace, pace.microbatches);
   t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
                       t.exposed_context_s + t.exposed_expert_s;
-  t.exposed_offload_s = mb * k.offload_s();
   t.optimizer_s = optimizer_step_s(s, f, pace.runs);
-  kernel_efficiencies(s, f, t);
   t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
   utilisation(s, f, effective_global_batch, t);
+}
+}  // namespace
+
+void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
+                 int effective_global_batch, const PipelinePace& pace, TimeReport& t) {
+  finish_time_of(s, f, comms, effective_global_batch, pace, t);
+}
+
+TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
+                       const CommsReport& comms, int effective_global_batch,
+                       const PipelinePace& pace) {
+  TimeReport t = paced_time_of(s, f, pipeline, pace);
+  finish_time_of(s, f, comms, effective_global_batch, pace, t);
   return t;
 }
 

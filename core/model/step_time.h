@@ -3,6 +3,7 @@
 
 #include <array>
 
+#include "model/comms.h"
 #include "model/gemm_shape.h"
 #include "model/layout_facts.h"
 #include "model/report.h"
@@ -152,6 +153,25 @@ struct PipelinePace {
 };
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline);
 
+// One micro-batch on the first stage of each run (memory.h stage_runs) before a schedule places
+// it: its compute, the attention core's time (the ring passes' window), the traffic its layers
+// send and its offloaded layers' copy each way. It depends on b, SP, the precision and
+// recomputation but not on the schedule, so the planner builds it once for every schedule it
+// tries and gives it to pipeline_pace.
+struct StageWork {
+  struct Stage {
+    StageTime st;  // matmul_s, memory_s, forward_s and weight_grad_s
+    double core_s = 0;
+    LayerTraffic wire;
+    double offload_copy_s = 0;
+  };
+  StageRuns runs;
+  std::array<Stage, kStageRuns> stages;
+};
+StageWork stage_work(const Scenario& s, const LayoutFacts& f);
+PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
+                           const StageWork& work);
+
 // The step time of the layout in `f` (what depends on the layout only is read from it, as the
 // planner reads it), with the pace given or computed.
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
@@ -159,6 +179,13 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineRe
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch,
                        const PipelinePace& pace);
+// time_report in two steps, for the planner: what the pace fixes (compute, bubble, the exposed
+// traffic but the data seam's, the kernels' efficiencies), once for the four ZeRO stages; then
+// what ZeRO changes (the data seam's exposed time, the optimizer step) and the step it makes.
+TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
+                      const PipelinePace& pace);
+void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
+                 int effective_global_batch, const PipelinePace& pace, TimeReport& t);
 
 // What one layer of each kind stores with nothing recomputed, per GPU per micro-batch at 16
 // bits, and of that what recomputation r re-runs selectively: the memory_i term above moves 5x

@@ -348,11 +348,22 @@ class Search {
     bool nothing_to_shard;
     KeptPlans& kept;
   };
+  // A schedule the core accepts for a micro-batch: what it runs and the pipeline it makes.
+  struct ScheduleOption {
+    Schedule schedule;
+    int virtual_stages;
+    PipelineReport pipeline;
+    int copies;  // of the weights: DualPipe's two
+  };
   bool stopped();
   void search_layout(const Degrees& d);
   void search_micro_batch(const Layout& l, int m);
+  std::vector<ScheduleOption> schedule_options(const Layout& l, int m);
   bool set_schedule(const Layout& l, int option, int most_v, int m);
-  void search_zero(const Layout& l, int m, const PipelineReport& pipeline, int copies);
+  void search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules);
+  void search_zero(const Layout& l, int m, const ScheduleOption& schedule,
+                   const LayerActivations& per_layer);
+  PipelinePace pace_of(const Layout& l, int m, const PipelineReport& pipeline);
   void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
              double effective, double rank_s);
   void finish();
@@ -381,8 +392,14 @@ class Search {
   // step a layout must beat to enter the list (step_floor_s).
   std::vector<double> layout_bests_;
   LeversSeen seen_;
+  // What the recipe s_ holds (b, SP, precision, recomputation) makes of its stages whatever the
+  // schedule: their compute and their layers' traffic (the pipeline seam's is the schedule's),
+  // built when a first configuration of the recipe fits (worked_, trafficked_).
+  StageWork work_;
+  bool worked_ = false;
   std::vector<CommsReport> traffic_;  // reused: its capacity outlives the loops
-  int done_ = 0;                      // progress: layouts searched, of total_
+  bool trafficked_ = false;
+  int done_ = 0;  // progress: layouts searched, of total_
   int total_ = 0;
 };
 
@@ -449,25 +466,35 @@ void Search::search_layout(const Degrees& d) {
   keep_layout_best(l.kept, top_k_, layout_bests_);
 }
 
-// Every schedule, SP, precision and recomputation for the micro-batch s_ holds (m of them).
+// Every SP, precision, recomputation and schedule for the micro-batch s_ holds (m of them). The
+// schedule is the innermost choice: what a recipe's stages compute does not depend on it.
 void Search::search_micro_batch(const Layout& l, int m) {
-  const int pp = l.d.pp;
-  const int most_v = pp > 1 ? std::min(l.facts.split().most(), max_virtual_) : 1;
-  for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
-    if (!set_schedule(l, option, most_v, m)) continue;
-    const int copies = parameter_copies(s_, pp);  // DualPipe's two copies of the weights
-    const PipelineReport pipeline = pipeline_report(s_, l.d);
-    for (int sp = 0; sp <= (l.d.tp > 1 ? 1 : 0); ++sp) {
-      s_.recipe.sequence_parallel = sp == 1;
-      for (const Precision& precision : precisions_) {
-        s_.recipe.precision = precision;
-        for (const RecomputeChoice& choice : l.choices) {
-          choice.apply_to(s_.recipe);
-          search_zero(l, m, pipeline, copies);
-        }
+  const std::vector<ScheduleOption> schedules = schedule_options(l, m);
+  if (schedules.empty()) return;
+  for (int sp = 0; sp <= (l.d.tp > 1 ? 1 : 0); ++sp) {
+    s_.recipe.sequence_parallel = sp == 1;
+    for (const Precision& precision : precisions_) {
+      s_.recipe.precision = precision;
+      for (const RecomputeChoice& choice : l.choices) {
+        choice.apply_to(s_.recipe);
+        search_recipe(l, m, schedules);
       }
     }
   }
+}
+
+// The schedules the core accepts for the micro-batch s_ holds. Neither they nor their
+// pipelines depend on SP, the precision or recomputation.
+std::vector<Search::ScheduleOption> Search::schedule_options(const Layout& l, int m) {
+  const int pp = l.d.pp;
+  const int most_v = pp > 1 ? std::min(l.facts.split().most(), max_virtual_) : 1;
+  std::vector<ScheduleOption> out;
+  for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
+    if (!set_schedule(l, option, most_v, m)) continue;
+    out.push_back({s_.recipe.schedule, s_.recipe.virtual_stages, pipeline_report(s_, l.d),
+                   parameter_copies(s_, pp)});
+  }
+  return out;
 }
 
 // Schedule option k into s_, or false where the core refuses it: k = 1 is 1F1B; up to most_v,
@@ -486,12 +513,39 @@ bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
   return true;
 }
 
-// The recipe s_ holds under each ZeRO stage: its memory, and for each that fits its traffic
-// and step.
-void Search::search_zero(const Layout& l, int m, const PipelineReport& pipeline, int copies) {
+// The recipe s_ holds under each schedule, its activations per layer (memory.h) the same under
+// all.
+void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules) {
+  const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
+  worked_ = trafficked_ = false;
+  for (const ScheduleOption& option : schedules) {
+    s_.recipe.schedule = option.schedule;
+    s_.recipe.virtual_stages = option.virtual_stages;
+    search_zero(l, m, option, per_layer);
+  }
+}
+
+// The pipeline's pace (step_time.h) and the stages' traffic but the data seam's (comms.h) for
+// the configuration s_ holds, from what its recipe's stages do under any schedule.
+PipelinePace Search::pace_of(const Layout& l, int m, const PipelineReport& pipeline) {
+  if (!worked_) work_ = stage_work(s_, l.facts);
+  if (!trafficked_) {
+    stage_reports_but_data(s_, l.facts, m, traffic_);
+  } else {
+    refresh_pipeline_traffic(s_, l.facts, m, traffic_);
+  }
+  worked_ = trafficked_ = true;
+  return pipeline_pace(s_, l.facts, pipeline, work_);
+}
+
+// The configuration s_ holds under each ZeRO stage: its memory, and for each that fits its
+// traffic and step.
+void Search::search_zero(const Layout& l, int m, const ScheduleOption& schedule,
+                         const LayerActivations& per_layer) {
+  const PipelineReport& pipeline = schedule.pipeline;
+  const int copies = schedule.copies;
   const unsigned levers = lever_bits(s_, l.d);
   // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
-  const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
   RunActivations activations{};
   for (size_t i = 0; i < l.states.runs.count; ++i) {
     const StageParams& p = l.facts.params(l.states.runs.starts[i]);
@@ -501,6 +555,7 @@ void Search::search_zero(const Layout& l, int m, const PipelineReport& pipeline,
   // The pipeline's pace (step_time.h) and the stages' traffic but the data seam's (comms.h)
   // do not depend on ZeRO: computed for the first ZeRO stage that fits, kept for the others.
   PipelinePace pace;
+  TimeReport paced_t;  // time_report's part that ZeRO does not change (step_time.h paced_time)
   bool paced = false;
   for (int z = 0; z <= 3; ++z) {
     if (z > 0 && l.nothing_to_shard) break;
@@ -511,12 +566,13 @@ void Search::search_zero(const Layout& l, int m, const PipelineReport& pipeline,
     if (bytes > memory_bytes_) continue;
     ++result_.feasible;
     if (!paced) {
-      pace = pipeline_pace(s_, l.facts, pipeline);
-      stage_reports_but_data(s_, l.facts, m, traffic_);
+      pace = pace_of(l, m, pipeline);
+      paced_t = paced_time(s_, l.facts, pipeline, pace);
       paced = true;
     }
-    const CommsReport comms = busiest_stage(s_, l.facts, m, traffic_);
-    const TimeReport t = time_report(s_, l.facts, pipeline, comms, base_.batch.global_batch, pace);
+    const CommsReport& comms = busiest_stage(s_, l.facts, m, traffic_);
+    TimeReport t = paced_t;
+    finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, t);
     // Ranked by the time to train with failures, the step over the effective time (which does
     // not depend on the step: goodput.h).
     const double effective = by_failures_ ? effective_time_of(s_, l.d) : 1;
