@@ -168,6 +168,9 @@ describe('planner', () => {
   test("what the best plan leaves out, in the core's words under the result", async () => {
     const { page } = lab;
     await openAdvanced(page);
+    // Ranked by step (the test before leaves the shared page ranking by failures, where the
+    // core says "% slower to train with failures").
+    await page.locator('select[name="plan_rank"]').selectOption('step');
     await setField(page, 'gpus', 16);
     await setField(page, 'gpu', 'A100-80GB');
     await setField(page, 'model', 'book-16b');
