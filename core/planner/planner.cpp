@@ -328,8 +328,8 @@ Scenario with_full_memory(const Scenario& base) {
   return s;
 }
 
-// The search, exhaustively (planner.h plan): layouts, then per layout micro-batches, schedules,
-// SP, precisions and recomputations, then ZeRO stages. The working scenario s_ holds the
+// The search, exhaustively (planner.h plan): layouts, then per layout micro-batches, SP,
+// precisions, recomputations and schedules, then ZeRO stages. The working scenario s_ holds the
 // configuration being tried: each loop sets its own fields of s_.recipe, and a configuration is
 // the recipe s_ holds when the ZeRO loop reaches it.
 class Search {
