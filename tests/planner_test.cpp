@@ -310,20 +310,28 @@ TEST(Planner, APlansCostPerTrillionTokensIsItsReports) {
   EXPECT_NEAR(p.figures.usd_per_trillion_tokens / expected, 1, 1e-12);
 }
 
+// Llama 3 8B on 64 H100 with frequent failures and synchronous checkpoints: where the time to
+// train with failures and the step rank plans apart.
+Scenario failing_often() {
+  return parse_scenario(R"({"model":"llama3-8b","gpu":"H100-80GB","gpus":64,"seq_len":4096,)"
+                        R"("global_batch":256,"reliability":{"async_checkpoint":false,)"
+                        R"("gpu_failures_per_million_gpu_hours":2000}})")
+      .value();
+}
+PlanOptions ranked_by_failures() {
+  PlanOptions options;
+  options.rank = PlanRank::kTimeWithFailures;
+  return options;
+}
+
 // Ranked by the time to train with failures, the plans are in the order of their step over
 // their effective time, and each one's effective time is its own report's goodput. On one GPU
 // count every plan fails as often; a ZeRO stage above 0 shards what each GPU saves, so only
 // checkpoint pauses tell plans apart, and here (ZeRO 1 wins on step too) the order is the
 // step's.
 TEST(Planner, RankedByTimeWithFailuresItDividesTheStepByGoodput) {
-  const Scenario s =
-      parse_scenario(R"({"model":"llama3-8b","gpu":"H100-80GB","gpus":64,"seq_len":4096,)"
-                     R"("global_batch":256,"reliability":{"async_checkpoint":false,)"
-                     R"("gpu_failures_per_million_gpu_hours":2000}})")
-          .value();
-  PlanOptions by_failures;
-  by_failures.rank = PlanRank::kTimeWithFailures;
-  const PlanResult r = plan(s, 5, by_failures);
+  const Scenario s = failing_often();
+  const PlanResult r = plan(s, 5, ranked_by_failures());
   ASSERT_GE(r.top.size(), 2u);
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Plan& p = r.top[i];
@@ -343,14 +351,8 @@ TEST(Planner, RankedByTimeWithFailuresItDividesTheStepByGoodput) {
 // the step: with frequent failures and synchronous checkpoints a plan with a shorter step can
 // still rank below the best, and its step alone would read as a negative slowdown.
 TEST(Planner, RankedByFailuresADroppedLeverIsSlowerToTrain) {
-  const Scenario s =
-      parse_scenario(R"({"model":"llama3-8b","gpu":"H100-80GB","gpus":64,"seq_len":4096,)"
-                     R"("global_batch":256,"reliability":{"async_checkpoint":false,)"
-                     R"("gpu_failures_per_million_gpu_hours":2000}})")
-          .value();
-  PlanOptions by_failures;
-  by_failures.rank = PlanRank::kTimeWithFailures;
-  const PlanResult r = plan(s, 5, by_failures);
+  const Scenario s = failing_often();
+  const PlanResult r = plan(s, 5, ranked_by_failures());
   int slower = 0;
   for (const Dropped& d : r.dropped) {
     if (d.why.rfind("its fastest plan", 0) != 0) continue;

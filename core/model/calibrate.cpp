@@ -5,6 +5,7 @@
 #include <string>
 
 #include "model/explorer.h"
+#include "model/memory.h"
 #include "model/model_shape.h"
 #include "model/schema.h"
 #include "model/text.h"
@@ -35,11 +36,6 @@ struct Figures {
 Problem refused_run(const Problem& p) {
   const std::string at = "calibration.scenario";
   return {p.key.empty() ? at : at + "." + p.key, "in " + at + ", " + p.message};
-}
-
-Scenario with_full_memory(Scenario run) {
-  run.recipe.memory_model = MemoryModel::kFull;
-  return run;
 }
 
 Result<Figures> figures(const Scenario& run) {

@@ -334,4 +334,9 @@ MemoryReport memory_report(const Scenario& s, const LayoutFacts& f, int microbat
   return r;
 }
 
+Scenario with_full_memory(Scenario s) {
+  s.recipe.memory_model = MemoryModel::kFull;
+  return s;
+}
+
 }  // namespace pe

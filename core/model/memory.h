@@ -130,4 +130,8 @@ MemoryBreakdown stage_breakdown(const MemoryBreakdown& states, const StageActiva
 // reads them.
 MemoryReport memory_report(const Scenario& s, const LayoutFacts& facts, int microbatches);
 
+// `s` under the full memory model: what the planner ranks by and a calibration's measured
+// peak is held against.
+Scenario with_full_memory(Scenario s);
+
 }  // namespace pe

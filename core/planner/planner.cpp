@@ -322,12 +322,6 @@ double fastest_gemm_rate(const Scenario& base, const std::vector<Precision>& pre
   return rate;
 }
 
-Scenario with_full_memory(const Scenario& base) {
-  Scenario s = base;
-  s.recipe.memory_model = MemoryModel::kFull;
-  return s;
-}
-
 // The search, exhaustively (planner.h plan): layouts, then per layout micro-batches, SP,
 // precisions, recomputations and schedules, then ZeRO stages. The working scenario s_ holds the
 // configuration being tried: each loop sets its own fields of s_.recipe, and a configuration is
