@@ -388,11 +388,10 @@ class Search {
   LeversSeen seen_;
   // What the recipe s_ holds (b, SP, precision, recomputation) makes of its stages whatever the
   // schedule: their compute and their layers' traffic (the pipeline seam's is the schedule's),
-  // built when a first configuration of the recipe fits (worked_, trafficked_).
+  // built together when a first configuration of the recipe fits (recipe_built_).
   StageWork work_;
-  bool worked_ = false;
   std::vector<CommsReport> traffic_;  // reused: its capacity outlives the loops
-  bool trafficked_ = false;
+  bool recipe_built_ = false;
   int done_ = 0;  // progress: layouts searched, of total_
   int total_ = 0;
 };
@@ -511,7 +510,7 @@ bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
 // all.
 void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules) {
   const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
-  worked_ = trafficked_ = false;
+  recipe_built_ = false;
   for (const ScheduleOption& option : schedules) {
     s_.recipe.schedule = option.schedule;
     s_.recipe.virtual_stages = option.virtual_stages;
@@ -522,13 +521,13 @@ void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOpt
 // The pipeline's pace (step_time.h) and the stages' traffic but the data seam's (comms.h) for
 // the configuration s_ holds, from what its recipe's stages do under any schedule.
 PipelinePace Search::pace_of(const Layout& l, int m, const PipelineReport& pipeline) {
-  if (!worked_) work_ = stage_work(s_, l.facts);
-  if (!trafficked_) {
+  if (!recipe_built_) {
+    work_ = stage_work(s_, l.facts);
     stage_reports_but_data(s_, l.facts, m, traffic_);
+    recipe_built_ = true;
   } else {
     refresh_pipeline_traffic(s_, l.facts, m, traffic_);
   }
-  worked_ = trafficked_ = true;
   return pipeline_pace(s_, l.facts, pipeline, work_);
 }
 
