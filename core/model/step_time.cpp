@@ -1,6 +1,7 @@
 #include "model/step_time.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "model/activations.h"
@@ -630,18 +631,46 @@ TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineRep
 }
 
 namespace {
+// The exposed traffic and the step from paced_time's parts, the data seam's and the
+// optimizer's time given: step_floor_s sums them as finish_time does, so that its floor is
+// the step's own arithmetic with the data seam hidden.
+[[gnu::always_inline]] inline double exposed_comms_of(const TimeReport& t, double data_s) {
+  return data_s + t.exposed_tensor_s + t.exposed_pipeline_s + t.exposed_context_s +
+         t.exposed_expert_s;
+}
+[[gnu::always_inline]] inline double step_of(const TimeReport& t, double comms_s,
+                                             double optimizer_s) {
+  return t.compute_s + t.bubble_s + comms_s + t.exposed_offload_s + optimizer_s;
+}
+
 [[gnu::always_inline]] inline void finish_time_of(const Scenario& s, const LayoutFacts& f,
                                                   const CommsReport& comms,
                                                   int effective_global_batch,
                                                   const PipelinePace& pace, TimeReport& t) {
   t.exposed_data_s = exposed_data_parallel_of_stages(s, f, comms, pace, pace.microbatches);
-  t.exposed_comms_s = t.exposed_data_s + t.exposed_tensor_s + t.exposed_pipeline_s +
-                      t.exposed_context_s + t.exposed_expert_s;
+  t.exposed_comms_s = exposed_comms_of(t, t.exposed_data_s);
   t.optimizer_s = optimizer_step_s(s, f, pace.runs);
-  t.step_s = t.compute_s + t.bubble_s + t.exposed_comms_s + t.exposed_offload_s + t.optimizer_s;
+  t.step_s = step_of(t, t.exposed_comms_s, t.optimizer_s);
   utilisation(s, f, effective_global_batch, t);
 }
 }  // namespace
+
+// Rounding is monotone: a sum of the same terms with one of them no larger rounds to no more,
+// so each floor is at most the step finish_time computes, to the bit.
+double step_floor_s(const Scenario& s, const LayoutFacts& f, const StageWork& work,
+                    int microbatches) {
+  // The pacing stage is one of the runs' first stages (pace_of_work), its compute no less.
+  double least = INFINITY;
+  for (size_t i = 0; i < work.runs.count; ++i) {
+    least = std::min(least, work.stages[i].st.compute_s());
+  }
+  return microbatches * least + optimizer_step_s(s, f, work.runs);
+}
+
+double step_floor_s(const Scenario& s, const LayoutFacts& f, const PipelinePace& pace,
+                    const TimeReport& paced) {
+  return step_of(paced, exposed_comms_of(paced, 0), optimizer_step_s(s, f, pace.runs));
+}
 
 void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
                  int effective_global_batch, const PipelinePace& pace, TimeReport& t) {

@@ -275,6 +275,7 @@ LayoutStates layout_states(Scenario& s, const LayoutFacts& facts) {
 }
 
 using RunActivations = std::array<StageActivations, kStageRuns>;
+using ZeroBytes = std::array<double, 4>;  // a configuration's memory per GPU, by ZeRO stage
 
 // The most-loaded stage's total under ZeRO stage z, summed as memory_report sums each stage
 // (memory.h stage_breakdown): what the planner ranks and fits by.
@@ -357,6 +358,11 @@ class Search {
   void search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules);
   void search_zero(const Layout& l, int m, const ScheduleOption& schedule,
                    const LayerActivations& per_layer);
+  unsigned fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
+                          const LayerActivations& per_layer, unsigned levers, ZeroBytes& bytes);
+  void time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
+                   unsigned fits, const ZeroBytes& bytes);
+  bool cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_s) const;
   PipelinePace pace_of(const Layout& l, int m, const PipelineReport& pipeline);
   void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
              double effective, double rank_s);
@@ -387,11 +393,13 @@ class Search {
   std::vector<double> layout_bests_;
   LeversSeen seen_;
   // What the recipe s_ holds (b, SP, precision, recomputation) makes of its stages whatever the
-  // schedule: their compute and their layers' traffic (the pipeline seam's is the schedule's),
-  // built together when a first configuration of the recipe fits (recipe_built_).
+  // schedule: their compute, built when a first configuration of the recipe fits (work_built_),
+  // and their layers' traffic (the pipeline seam's is the schedule's), built when a first one
+  // is timed (traffic_built_).
   StageWork work_;
+  bool work_built_ = false;
   std::vector<CommsReport> traffic_;  // reused: its capacity outlives the loops
-  bool recipe_built_ = false;
+  bool traffic_built_ = false;
   int done_ = 0;  // progress: layouts searched, of total_
   int total_ = 0;
 };
@@ -510,7 +518,7 @@ bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
 // all.
 void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules) {
   const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
-  recipe_built_ = false;
+  work_built_ = traffic_built_ = false;
   for (const ScheduleOption& option : schedules) {
     s_.recipe.schedule = option.schedule;
     s_.recipe.virtual_stages = option.virtual_stages;
@@ -521,10 +529,9 @@ void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOpt
 // The pipeline's pace (step_time.h) and the stages' traffic but the data seam's (comms.h) for
 // the configuration s_ holds, from what its recipe's stages do under any schedule.
 PipelinePace Search::pace_of(const Layout& l, int m, const PipelineReport& pipeline) {
-  if (!recipe_built_) {
-    work_ = stage_work(s_, l.facts);
+  if (!traffic_built_) {
     stage_reports_but_data(s_, l.facts, m, traffic_);
-    recipe_built_ = true;
+    traffic_built_ = true;
   } else {
     refresh_pipeline_traffic(s_, l.facts, m, traffic_);
   }
@@ -535,9 +542,17 @@ PipelinePace Search::pace_of(const Layout& l, int m, const PipelineReport& pipel
 // traffic and step.
 void Search::search_zero(const Layout& l, int m, const ScheduleOption& schedule,
                          const LayerActivations& per_layer) {
-  const PipelineReport& pipeline = schedule.pipeline;
-  const int copies = schedule.copies;
   const unsigned levers = lever_bits(s_, l.d);
+  ZeroBytes bytes{};
+  const unsigned fits = fitting_stages(l, m, schedule, per_layer, levers, bytes);
+  if (fits != 0) time_stages(l, m, schedule, levers, fits, bytes);
+}
+
+// Each ZeRO stage's memory for the configuration s_ holds, every one counted as evaluated and
+// those within the limit as feasible: the stages that fit, one bit each.
+unsigned Search::fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
+                                const LayerActivations& per_layer, unsigned levers,
+                                ZeroBytes& bytes) {
   // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
   RunActivations activations{};
   for (size_t i = 0; i < l.states.runs.count; ++i) {
@@ -545,36 +560,78 @@ void Search::search_zero(const Layout& l, int m, const ScheduleOption& schedule,
     activations[i] = stage_activations(s_, shape_, l.d, p, per_layer, m);
   }
   double least = INFINITY;  // of this recipe, over the ZeRO stages
-  // The pipeline's pace (step_time.h) and the stages' traffic but the data seam's (comms.h)
-  // do not depend on ZeRO: computed for the first ZeRO stage that fits, kept for the others.
-  PipelinePace pace;
-  TimeReport paced_t;  // time_report's part that ZeRO does not change (step_time.h paced_time)
-  bool paced = false;
+  unsigned fits = 0;
   for (int z = 0; z <= 3; ++z) {
     if (z > 0 && l.nothing_to_shard) break;
-    s_.recipe.zero_stage = z;
     ++result_.evaluated;
-    const double bytes = peak_bytes(l.states, activations, z, copies, s_.recipe.overhead_gb * 1e9);
-    least = std::min(least, bytes);
-    if (bytes > memory_bytes_) continue;
+    const size_t zi = static_cast<size_t>(z);
+    bytes[zi] = peak_bytes(l.states, activations, z, schedule.copies, s_.recipe.overhead_gb * 1e9);
+    least = std::min(least, bytes[zi]);
+    if (bytes[zi] > memory_bytes_) continue;
     ++result_.feasible;
-    if (!paced) {
-      pace = pace_of(l, m, pipeline);
-      paced_t = paced_time(s_, l.facts, pipeline, pace);
-      paced = true;
+    fits |= 1u << z;
+  }
+  result_.least_bytes = std::min(result_.least_bytes, least);
+  if (levers != 0) seen_.least(levers, least, l.d);
+  return fits;
+}
+
+// Whether a configuration of layout l pulling `levers`, whatever it ranks by at least
+// rank_floor_s, can change the answer: it enters no list when its layout keeps its full count
+// of plans, each ranked lower, and no lever it pulls has a plan ranked lower yet. Those only
+// rank lower as the search goes, so what cannot be kept now never can. (Another layout's top
+// does not bound it: its layout may still be listed, and the plan with it among its variants.)
+bool Search::cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_s) const {
+  if (!l.kept.full() || !(rank_floor_s > l.kept.worst().figures.rank_s)) return false;
+  for (size_t i = 0; levers != 0; ++i, levers >>= 1) {
+    if ((levers & 1u) && !(rank_floor_s > seen_.by[i].rank_s)) return false;
+  }
+  return true;
+}
+
+// The ZeRO stages in `fits` of the configuration s_ holds: the traffic and step of each that
+// its floor (step_time.h step_floor_s) does not rule out, offered to its layout's plans.
+void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
+                         unsigned fits, const ZeroBytes& bytes) {
+  if (!work_built_) {
+    work_ = stage_work(s_, l.facts);
+    work_built_ = true;
+  }
+  // Ranked by the time to train with failures, the step over the effective time (which does
+  // not depend on the step: goodput.h).
+  std::array<double, 4> effective{};
+  const auto rank_of = [&](double step_s, size_t z) {
+    return effective[z] > 0 ? step_s / effective[z] : INFINITY;
+  };
+  const int mb = schedule.pipeline.microbatches;
+  unsigned open = 0;  // the stages the floor before the pace leaves
+  for (int z = 0; z <= 3; ++z) {
+    if (!(fits & (1u << z))) continue;
+    s_.recipe.zero_stage = z;
+    const size_t zi = static_cast<size_t>(z);
+    effective[zi] = by_failures_ ? effective_time_of(s_, l.d) : 1;
+    if (!cannot_be_kept(l, levers, rank_of(step_floor_s(s_, l.facts, work_, mb), zi))) {
+      open |= 1u << z;
+    }
+  }
+  if (open == 0) return;
+  // The pace and the step but its data seam do not depend on ZeRO: once for all its stages.
+  const PipelinePace pace = pace_of(l, m, schedule.pipeline);
+  const TimeReport paced_t = paced_time(s_, l.facts, schedule.pipeline, pace);
+  for (int z = 0; z <= 3; ++z) {
+    if (!(open & (1u << z))) continue;
+    s_.recipe.zero_stage = z;
+    const size_t zi = static_cast<size_t>(z);
+    if (cannot_be_kept(l, levers, rank_of(step_floor_s(s_, l.facts, pace, paced_t), zi))) {
+      continue;
     }
     const CommsReport& comms = busiest_stage(s_, l.facts, m, traffic_);
     TimeReport t = paced_t;
     finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, t);
-    // Ranked by the time to train with failures, the step over the effective time (which does
-    // not depend on the step: goodput.h).
-    const double effective = by_failures_ ? effective_time_of(s_, l.d) : 1;
-    const double rank_s = effective > 0 ? t.step_s / effective : INFINITY;
-    if (levers != 0) seen_.fastest(levers, rank_s, t.step_s, bytes, l.d);
-    offer(l, bytes, comms, t, effective, rank_s);
+    const double rank_s = rank_of(t.step_s, zi);
+    if (levers != 0) seen_.fastest(levers, rank_s, t.step_s, bytes[zi], l.d);
+    offer(l, bytes[zi], comms, t, effective[zi], rank_s);
   }
-  result_.least_bytes = std::min(result_.least_bytes, least);
-  if (levers != 0) seen_.least(levers, least, l.d);
 }
 
 // The configuration s_ holds, to its layout's kept plans if it beats their worst.
