@@ -631,16 +631,15 @@ TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineRep
 }
 
 namespace {
-// The exposed traffic and the step from paced_time's parts, the data seam's and the
-// optimizer's time given: step_floor_s sums them as finish_time does, so that its floor is
-// the step's own arithmetic with the data seam hidden.
+// The exposed traffic and the step but its optimizer from paced_time's parts, the data seam's
+// exposed time given: step_floor_s sums them as finish_time does, so that its floor is the
+// step's own arithmetic with the data seam hidden.
 [[gnu::always_inline]] inline double exposed_comms_of(const TimeReport& t, double data_s) {
   return data_s + t.exposed_tensor_s + t.exposed_pipeline_s + t.exposed_context_s +
          t.exposed_expert_s;
 }
-[[gnu::always_inline]] inline double step_of(const TimeReport& t, double comms_s,
-                                             double optimizer_s) {
-  return t.compute_s + t.bubble_s + comms_s + t.exposed_offload_s + optimizer_s;
+[[gnu::always_inline]] inline double step_but_optimizer_of(const TimeReport& t, double comms_s) {
+  return t.compute_s + t.bubble_s + comms_s + t.exposed_offload_s;
 }
 
 [[gnu::always_inline]] inline void finish_time_of(const Scenario& s, const LayoutFacts& f,
@@ -650,26 +649,37 @@ namespace {
   t.exposed_data_s = exposed_data_parallel_of_stages(s, f, comms, pace, pace.microbatches);
   t.exposed_comms_s = exposed_comms_of(t, t.exposed_data_s);
   t.optimizer_s = optimizer_step_s(s, f, pace.runs);
-  t.step_s = step_of(t, t.exposed_comms_s, t.optimizer_s);
+  t.step_s = step_but_optimizer_of(t, t.exposed_comms_s) + t.optimizer_s;
   utilisation(s, f, effective_global_batch, t);
 }
 }  // namespace
 
-// Rounding is monotone: a sum of the same terms with one of them no larger rounds to no more,
-// so each floor is at most the step finish_time computes, to the bit.
-double step_floor_s(const Scenario& s, const LayoutFacts& f, const StageWork& work,
-                    int microbatches) {
-  // The pacing stage is one of the runs' first stages (pace_of_work), its compute no less.
-  double least = INFINITY;
-  for (size_t i = 0; i < work.runs.count; ++i) {
-    least = std::min(least, work.stages[i].st.compute_s());
-  }
-  return microbatches * least + optimizer_step_s(s, f, work.runs);
+double optimizer_time_s(const Scenario& s, const LayoutFacts& f, const StageRuns& runs) {
+  return optimizer_step_s(s, f, runs);
 }
 
-double step_floor_s(const Scenario& s, const LayoutFacts& f, const PipelinePace& pace,
-                    const TimeReport& paced) {
-  return step_of(paced, exposed_comms_of(paced, 0), optimizer_step_s(s, f, pace.runs));
+double step_floor_s(const Scenario& s, const StageWork& work, const PipelineReport& pipeline) {
+  // The pacing stage k is one of the runs' first stages (pace_of_work), its compute C_k at
+  // least the least one's, and every stage's micro-batch T_i at least its compute C_i.
+  double least = INFINITY, all = 0;
+  for (size_t i = 0; i < work.runs.count; ++i) {
+    const double c = work.stages[i].st.compute_s();
+    least = std::min(least, c);
+    all += work.runs.size(i) * c;
+  }
+  const int mb = pipeline.microbatches;
+  // pipeline_bubble: a schedule that splits the backward may scale its bubble to nothing.
+  if (splits_weight_grad(s.recipe.schedule)) return mb * least;
+  // Otherwise m C_k + (sum_i T_i - T_k) / v >= (m - 1/v) C_k + sum_i C_i / v, the few
+  // micro-batches' span only adding. Its terms are summed here in another order than the
+  // step's, so it gives up a billionth, where their roundings differ by some 1e-15.
+  const double v = pipeline.virtual_stages;
+  return ((mb - 1 / v) * least + all / v) * (1 - 1e-9);
+}
+
+// Rounding is monotone: a sum of the same terms with one of them no larger rounds to no more.
+double step_floor_s(const TimeReport& paced) {
+  return step_but_optimizer_of(paced, exposed_comms_of(paced, 0));
 }
 
 void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,

@@ -186,14 +186,16 @@ TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineRep
                       const PipelinePace& pace);
 void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
                  int effective_global_batch, const PipelinePace& pace, TimeReport& t);
-// Floors under finish_time's step for the ZeRO stage `s` holds, for a search that skips what it
-// could not keep (the planner): before the pace, m micro-batches of the stage that computes
-// least and the optimizer step (the bubble and the exposed traffic are never negative); after
-// it, the step with the data seam's traffic all hidden (its exposed time is never negative).
-double step_floor_s(const Scenario& s, const LayoutFacts& f, const StageWork& work,
-                    int microbatches);
-double step_floor_s(const Scenario& s, const LayoutFacts& f, const PipelinePace& pace,
-                    const TimeReport& paced);
+// The optimizer step finish_time adds last to the step, for the ZeRO stage `s` holds.
+double optimizer_time_s(const Scenario& s, const LayoutFacts& f, const StageRuns& runs);
+// Floors under finish_time's step before its optimizer step, for a search that skips what it
+// could not keep (the planner): a floor plus optimizer_time_s, rounded, is at most the step.
+// Before the pace, from the recipe's stage work: the compute of m micro-batches of the stage
+// that computes least, and with 1F1B or interleaving the bubble that the stages' compute
+// alone makes (the exposed traffic is never negative). After it, from paced_time: the step
+// with the data seam's traffic all hidden (its exposed time is never negative).
+double step_floor_s(const Scenario& s, const StageWork& work, const PipelineReport& pipeline);
+double step_floor_s(const TimeReport& paced);
 
 // What one layer of each kind stores with nothing recomputed, per GPU per micro-batch at 16
 // bits, and of that what recomputation r re-runs selectively: the memory_i term above moves 5x

@@ -105,8 +105,8 @@ Candidates candidate_degrees(const Scenario& base) {
 // slowest of the best top_k layouts so far: none of its configurations could enter the list.
 // It is what keeps CP's long tail cheap: chunks of a few tokens run the attention kernel at a
 // fraction of its rate.
-double step_floor_s(const Scenario& s, const ModelShape& shape, const Degrees& d, double gemm_rate,
-                    double bf16_rate) {
+double layout_floor_s(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                      double gemm_rate, double bf16_rate) {
   const ModelShape::StepFlops fl = shape.run_step_flops_per_token(0, s.model.layers, 0u, 0);
   const double tokens = 1.0 * s.batch.global_batch * s.batch.seq_len / d.dp / d.pp / d.tp / d.cp;
   const double attention = attention_kernel_efficiency(attention_kernel_tokens(s, d));
@@ -275,7 +275,7 @@ LayoutStates layout_states(Scenario& s, const LayoutFacts& facts) {
 }
 
 using RunActivations = std::array<StageActivations, kStageRuns>;
-using ZeroBytes = std::array<double, 4>;  // a configuration's memory per GPU, by ZeRO stage
+using PerZero = std::array<double, 4>;  // a configuration's figure under each ZeRO stage
 
 // The most-loaded stage's total under ZeRO stage z, summed as memory_report sums each stage
 // (memory.h stage_breakdown): what the planner ranks and fits by.
@@ -310,7 +310,7 @@ bool nothing_to_shard(const Scenario& s, const Degrees& d) {
   return d.dp * d.cp == 1 && (!s.model.moe() || expert_data_parallel(s, d) == 1);
 }
 
-// The fastest GEMM rate of the precisions searched, for step_floor_s: each precision's rate is
+// The fastest GEMM rate of the precisions searched, for layout_floor_s: each precision's rate is
 // at most its peak times the matmul efficiency (step_time.h: a speedup over BF16 never above
 // the ratio of the peaks).
 double fastest_gemm_rate(const Scenario& base, const std::vector<Precision>& precisions) {
@@ -359,9 +359,9 @@ class Search {
   void search_zero(const Layout& l, int m, const ScheduleOption& schedule,
                    const LayerActivations& per_layer);
   unsigned fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
-                          const LayerActivations& per_layer, unsigned levers, ZeroBytes& bytes);
+                          const LayerActivations& per_layer, unsigned levers, PerZero& bytes);
   void time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
-                   unsigned fits, const ZeroBytes& bytes);
+                   unsigned fits, const PerZero& bytes);
   bool cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_s) const;
   PipelinePace pace_of(const Layout& l, int m, const PipelineReport& pipeline);
   void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
@@ -389,7 +389,7 @@ class Search {
   // Per layout, its best kVariantsPerLayout configurations so far, worst on top.
   std::map<std::array<int, 5>, KeptPlans> by_layout_;
   // The best step of each layout searched, the top_k fastest kept (a max-heap): the top is the
-  // step a layout must beat to enter the list (step_floor_s).
+  // step a layout must beat to enter the list (layout_floor_s).
   std::vector<double> layout_bests_;
   LeversSeen seen_;
   // What the recipe s_ holds (b, SP, precision, recomputation) makes of its stages whatever the
@@ -445,7 +445,7 @@ PlanResult Search::run() {
 
 void Search::search_layout(const Degrees& d) {
   if (top_k_ > 0 && static_cast<int>(layout_bests_.size()) == top_k_ &&
-      step_floor_s(s_, shape_, d, gemm_rate_, bf16_rate_) > layout_bests_.front()) {
+      layout_floor_s(s_, shape_, d, gemm_rate_, bf16_rate_) > layout_bests_.front()) {
     return;
   }
   // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
@@ -543,7 +543,7 @@ PipelinePace Search::pace_of(const Layout& l, int m, const PipelineReport& pipel
 void Search::search_zero(const Layout& l, int m, const ScheduleOption& schedule,
                          const LayerActivations& per_layer) {
   const unsigned levers = lever_bits(s_, l.d);
-  ZeroBytes bytes{};
+  PerZero bytes{};
   const unsigned fits = fitting_stages(l, m, schedule, per_layer, levers, bytes);
   if (fits != 0) time_stages(l, m, schedule, levers, fits, bytes);
 }
@@ -552,7 +552,7 @@ void Search::search_zero(const Layout& l, int m, const ScheduleOption& schedule,
 // those within the limit as feasible: the stages that fit, one bit each.
 unsigned Search::fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
                                 const LayerActivations& per_layer, unsigned levers,
-                                ZeroBytes& bytes) {
+                                PerZero& bytes) {
   // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
   RunActivations activations{};
   for (size_t i = 0; i < l.states.runs.count; ++i) {
@@ -592,43 +592,46 @@ bool Search::cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_
 // The ZeRO stages in `fits` of the configuration s_ holds: the traffic and step of each that
 // its floor (step_time.h step_floor_s) does not rule out, offered to its layout's plans.
 void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
-                         unsigned fits, const ZeroBytes& bytes) {
+                         unsigned fits, const PerZero& bytes) {
   if (!work_built_) {
     work_ = stage_work(s_, l.facts);
     work_built_ = true;
   }
   // Ranked by the time to train with failures, the step over the effective time (which does
   // not depend on the step: goodput.h).
-  std::array<double, 4> effective{};
-  const auto rank_of = [&](double step_s, size_t z) {
+  PerZero effective{};
+  // The optimizer step, the floors' last term, is ZeRO 0's or the sharded one of ZeRO 1-3.
+  PerZero optimizer_s{};
+  const auto floor_of = [&](double floor_s, size_t z) {
+    const double step_s = floor_s + optimizer_s[z];
     return effective[z] > 0 ? step_s / effective[z] : INFINITY;
   };
-  const int mb = schedule.pipeline.microbatches;
+  const double work_floor_s = step_floor_s(s_, work_, schedule.pipeline);
   unsigned open = 0;  // the stages the floor before the pace leaves
   for (int z = 0; z <= 3; ++z) {
     if (!(fits & (1u << z))) continue;
     s_.recipe.zero_stage = z;
     const size_t zi = static_cast<size_t>(z);
     effective[zi] = by_failures_ ? effective_time_of(s_, l.d) : 1;
-    if (!cannot_be_kept(l, levers, rank_of(step_floor_s(s_, l.facts, work_, mb), zi))) {
-      open |= 1u << z;
-    }
+    // ZeRO 1 to 3 shard the optimizer's states alike (step_time.cpp optimizer_step_s).
+    const bool as_zero_1 = z >= 2 && (fits & 2u);
+    optimizer_s[zi] = as_zero_1 ? optimizer_s[1] : optimizer_time_s(s_, l.facts, work_.runs);
+    if (!cannot_be_kept(l, levers, floor_of(work_floor_s, zi))) open |= 1u << z;
   }
   if (open == 0) return;
   // The pace and the step but its data seam do not depend on ZeRO: once for all its stages.
   const PipelinePace pace = pace_of(l, m, schedule.pipeline);
   const TimeReport paced_t = paced_time(s_, l.facts, schedule.pipeline, pace);
+  const double paced_floor_s = step_floor_s(paced_t);
   for (int z = 0; z <= 3; ++z) {
     if (!(open & (1u << z))) continue;
     s_.recipe.zero_stage = z;
     const size_t zi = static_cast<size_t>(z);
-    if (cannot_be_kept(l, levers, rank_of(step_floor_s(s_, l.facts, pace, paced_t), zi))) {
-      continue;
-    }
+    if (cannot_be_kept(l, levers, floor_of(paced_floor_s, zi))) continue;
     const CommsReport& comms = busiest_stage(s_, l.facts, m, traffic_);
     TimeReport t = paced_t;
     finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, t);
-    const double rank_s = rank_of(t.step_s, zi);
+    const double rank_s = effective[zi] > 0 ? t.step_s / effective[zi] : INFINITY;
     if (levers != 0) seen_.fastest(levers, rank_s, t.step_s, bytes[zi], l.d);
     offer(l, bytes[zi], comms, t, effective[zi], rank_s);
   }
