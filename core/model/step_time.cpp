@@ -357,9 +357,19 @@ namespace {
 StageWork stage_work(const Scenario& s, const LayoutFacts& f) { return stage_work_of(s, f); }
 
 namespace {
-[[gnu::always_inline]] inline PipelinePace pace_of_work(const Scenario& s, const LayoutFacts& f,
-                                                        const PipelineReport& pipeline,
+[[gnu::always_inline]] inline StageTimes stage_times_of(const Scenario& s, const LayoutFacts& f,
                                                         const StageWork& work) {
+  StageTimes out;
+  out.runs = work.runs;
+  for (size_t i = 0; i < work.runs.count; ++i) {
+    out.times[i] = stage_traffic(s, f, work.runs.starts[i], work.stages[i]);
+  }
+  return out;
+}
+
+[[gnu::always_inline]] inline PipelinePace pace_of_times(const Scenario& s, const LayoutFacts& f,
+                                                         const PipelineReport& pipeline,
+                                                         const StageTimes& stage_times) {
   const Degrees& d = f.degrees();
   const int mb = pipeline.microbatches;
   // Stages of one run (memory.h stage_runs) take equal times: the first of each, counted as
@@ -368,7 +378,7 @@ namespace {
   // share of the bubble, which the others fill) and its sends. Taking the longest micro-batch
   // alone, then adding another stage's sends than the one compared, let a faster link
   // lengthen the step (a law).
-  const StageRuns& runs = work.runs;
+  const StageRuns& runs = stage_times.runs;
   // Interleaved with fewer micro-batches than stages spans sum_i T_i + (m - 1) T_k / v
   // (pipeline.h few_microbatch_span): stage k's own share is then (m - 1) / v.
   const int v = pipeline.virtual_stages;
@@ -380,13 +390,13 @@ namespace {
   const double others_share = laps                                    ? (mb - 1.0) / v
                               : splits_weight_grad(s.recipe.schedule) ? 1.0 * mb
                                                                       : mb - 1.0 / v;
-  std::array<StageTime, kStageRuns> times;
+  const std::array<StageTime, kStageRuns>& times = stage_times.times;
   std::array<double, kStageRuns> sends_s{};  // each run's pipeline sends per step
   std::array<double, kStageRuns> paces{};
   size_t slowest = 0;  // the pacing stage's run
   double sum = 0, sum_w = 0, sum_forward = 0;
   for (size_t i = 0; i < runs.count; ++i) {
-    const StageTime& st = times[i] = stage_traffic(s, f, runs.starts[i], work.stages[i]);
+    const StageTime& st = times[i];
     sum += runs.size(i) * st.total_s();
     sum_w += runs.size(i) * st.weight_grad_s;
     sum_forward += runs.size(i) * st.forward_pass_s();
@@ -433,14 +443,22 @@ namespace {
 }
 }  // namespace
 
+StageTimes stage_times(const Scenario& s, const LayoutFacts& f, const StageWork& work) {
+  return stage_times_of(s, f, work);
+}
+
+int stage_times_kind(Schedule schedule) {
+  return (splits_weight_grad(schedule) ? 1 : 0) + (overlaps_forward_backward(schedule) ? 1 : 0);
+}
+
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
-                           const StageWork& work) {
-  return pace_of_work(s, f, pipeline, work);
+                           const StageTimes& times) {
+  return pace_of_times(s, f, pipeline, times);
 }
 
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                            const PipelineReport& pipeline) {
-  return pace_of_work(s, f, pipeline, stage_work_of(s, f));
+  return pace_of_times(s, f, pipeline, stage_times_of(s, f, stage_work_of(s, f)));
 }
 
 double PipelinePace::backward_window_of(int stage) const {
@@ -658,23 +676,26 @@ double optimizer_time_s(const Scenario& s, const LayoutFacts& f, const StageRuns
   return optimizer_step_s(s, f, runs);
 }
 
-double step_floor_s(const Scenario& s, const StageWork& work, const PipelineReport& pipeline) {
-  // The pacing stage k is one of the runs' first stages (pace_of_work), its compute C_k at
-  // least the least one's, and every stage's micro-batch T_i at least its compute C_i.
+double step_floor_s(const Scenario& s, const StageTimes& stage_times,
+                    const PipelineReport& pipeline) {
+  // The step holds m micro-batches of the pacing stage k, one of the runs' first stages
+  // (pace_of_times), each T_k at least the least stage's: its compute and the tensor,
+  // context, expert and host traffic it exposes (paced_time), the sends and the bubble beside.
   double least = INFINITY, all = 0;
-  for (size_t i = 0; i < work.runs.count; ++i) {
-    const double c = work.stages[i].st.compute_s();
-    least = std::min(least, c);
-    all += work.runs.size(i) * c;
+  for (size_t i = 0; i < stage_times.runs.count; ++i) {
+    const double t = stage_times.times[i].total_s();
+    least = std::min(least, t);
+    all += stage_times.runs.size(i) * t;
   }
   const int mb = pipeline.microbatches;
   // pipeline_bubble: a schedule that splits the backward may scale its bubble to nothing.
-  if (splits_weight_grad(s.recipe.schedule)) return mb * least;
-  // Otherwise m C_k + (sum_i T_i - T_k) / v >= (m - 1/v) C_k + sum_i C_i / v, the few
-  // micro-batches' span only adding. Its terms are summed here in another order than the
-  // step's, so it gives up a billionth, where their roundings differ by some 1e-15.
+  // Otherwise m T_k + (sum_i T_i - T_k) / v >= (m - 1/v) T_min + sum_i T_i / v, the few
+  // micro-batches' span only adding. These terms are summed here in another order than the
+  // step's, so the floor gives up a billionth, where their roundings differ by some 1e-15.
   const double v = pipeline.virtual_stages;
-  return ((mb - 1 / v) * least + all / v) * (1 - 1e-9);
+  const double floor_s =
+      splits_weight_grad(s.recipe.schedule) ? mb * least : (mb - 1 / v) * least + all / v;
+  return floor_s * (1 - 1e-9);
 }
 
 // Rounding is monotone: a sum of the same terms with one of them no larger rounds to no more.

@@ -169,8 +169,19 @@ struct StageWork {
   std::array<Stage, kStageRuns> stages;
 };
 StageWork stage_work(const Scenario& s, const LayoutFacts& f);
+// What a micro-batch takes on the first stage of each run under the schedule `s` holds, each
+// kind of traffic behind the compute that hides it (StageTime): the same under every schedule
+// of one kind (stage_times_kind: 1F1B's and interleaving's; the zero-bubble ones', which run W
+// apart; DualPipe's, which also pair passes), so the planner builds it once per kind and gives
+// it to pipeline_pace for each schedule, which adds the sends.
+struct StageTimes {
+  StageRuns runs;
+  std::array<StageTime, kStageRuns> times;
+};
+StageTimes stage_times(const Scenario& s, const LayoutFacts& f, const StageWork& work);
+int stage_times_kind(Schedule schedule);
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
-                           const StageWork& work);
+                           const StageTimes& times);
 
 // The step time of the layout in `f` (what depends on the layout only is read from it, as the
 // planner reads it), with the pace given or computed.
@@ -190,11 +201,12 @@ void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& com
 double optimizer_time_s(const Scenario& s, const LayoutFacts& f, const StageRuns& runs);
 // Floors under finish_time's step before its optimizer step, for a search that skips what it
 // could not keep (the planner): a floor plus optimizer_time_s, rounded, is at most the step.
-// Before the pace, from the recipe's stage work: the compute of m micro-batches of the stage
-// that computes least, and with 1F1B or interleaving the bubble that the stages' compute
-// alone makes (the exposed traffic is never negative). After it, from paced_time: the step
-// with the data seam's traffic all hidden (its exposed time is never negative).
-double step_floor_s(const Scenario& s, const StageWork& work, const PipelineReport& pipeline);
+// Before the pace, from the stages' times: m micro-batches of the stage that takes least, and
+// with 1F1B or interleaving the bubble those times alone make (the sends and the data seam's
+// exposed time are never negative). After it, from paced_time: the step with the data seam's
+// traffic all hidden.
+double step_floor_s(const Scenario& s, const StageTimes& stage_times,
+                    const PipelineReport& pipeline);
 double step_floor_s(const TimeReport& paced);
 
 // What one layer of each kind stores with nothing recomputed, per GPU per micro-batch at 16

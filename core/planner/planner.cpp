@@ -363,7 +363,8 @@ class Search {
   void time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
                    unsigned fits, const PerZero& bytes);
   bool cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_s) const;
-  PipelinePace pace_of(const Layout& l, int m, const PipelineReport& pipeline);
+  const StageTimes& times_of(const Layout& l);
+  const CommsReport& busiest_of(const Layout& l, int m, bool& refreshed);
   void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
              double effective, double rank_s);
   void finish();
@@ -394,10 +395,13 @@ class Search {
   LeversSeen seen_;
   // What the recipe s_ holds (b, SP, precision, recomputation) makes of its stages whatever the
   // schedule: their compute, built when a first configuration of the recipe fits (work_built_),
-  // and their layers' traffic (the pipeline seam's is the schedule's), built when a first one
-  // is timed (traffic_built_).
+  // their times under each kind of schedule (times_built_, a bit per kind), and their layers'
+  // traffic (the pipeline seam's is the schedule's), built when a first one is timed
+  // (traffic_built_).
   StageWork work_;
   bool work_built_ = false;
+  std::array<StageTimes, 3> times_;  // by stage_times_kind
+  unsigned times_built_ = 0;
   std::vector<CommsReport> traffic_;  // reused: its capacity outlives the loops
   bool traffic_built_ = false;
   int done_ = 0;  // progress: layouts searched, of total_
@@ -519,6 +523,7 @@ bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
 void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules) {
   const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
   work_built_ = traffic_built_ = false;
+  times_built_ = 0;
   for (const ScheduleOption& option : schedules) {
     s_.recipe.schedule = option.schedule;
     s_.recipe.virtual_stages = option.virtual_stages;
@@ -526,16 +531,34 @@ void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOpt
   }
 }
 
-// The pipeline's pace (step_time.h) and the stages' traffic but the data seam's (comms.h) for
-// the configuration s_ holds, from what its recipe's stages do under any schedule.
-PipelinePace Search::pace_of(const Layout& l, int m, const PipelineReport& pipeline) {
+// What the stages of the recipe s_ holds take per micro-batch under its schedule's kind
+// (step_time.h), from their work under any schedule.
+const StageTimes& Search::times_of(const Layout& l) {
+  if (!work_built_) {
+    work_ = stage_work(s_, l.facts);
+    work_built_ = true;
+  }
+  const int kind = stage_times_kind(s_.recipe.schedule);
+  StageTimes& times = times_[static_cast<size_t>(kind)];
+  if (!(times_built_ & (1u << kind))) {
+    times = stage_times(s_, l.facts, work_);
+    times_built_ |= 1u << kind;
+  }
+  return times;
+}
+
+// The busiest stage's traffic (comms.h) for the configuration s_ holds: every traffic stage's
+// but the data seam's built once per recipe, its pipeline seam again once per schedule
+// (`refreshed`), then the data seam under the ZeRO stage s_ holds.
+const CommsReport& Search::busiest_of(const Layout& l, int m, bool& refreshed) {
   if (!traffic_built_) {
     stage_reports_but_data(s_, l.facts, m, traffic_);
-    traffic_built_ = true;
-  } else {
+    traffic_built_ = refreshed = true;
+  } else if (!refreshed) {
     refresh_pipeline_traffic(s_, l.facts, m, traffic_);
+    refreshed = true;
   }
-  return pipeline_pace(s_, l.facts, pipeline, work_);
+  return busiest_stage(s_, l.facts, m, traffic_);
 }
 
 // The configuration s_ holds under each ZeRO stage: its memory, and for each that fits its
@@ -593,10 +616,7 @@ bool Search::cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_
 // its floor (step_time.h step_floor_s) does not rule out, offered to its layout's plans.
 void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
                          unsigned fits, const PerZero& bytes) {
-  if (!work_built_) {
-    work_ = stage_work(s_, l.facts);
-    work_built_ = true;
-  }
+  const StageTimes& times = times_of(l);
   // Ranked by the time to train with failures, the step over the effective time (which does
   // not depend on the step: goodput.h).
   PerZero effective{};
@@ -606,7 +626,7 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
     const double step_s = floor_s + optimizer_s[z];
     return effective[z] > 0 ? step_s / effective[z] : INFINITY;
   };
-  const double work_floor_s = step_floor_s(s_, work_, schedule.pipeline);
+  const double times_floor_s = step_floor_s(s_, times, schedule.pipeline);
   unsigned open = 0;  // the stages the floor before the pace leaves
   for (int z = 0; z <= 3; ++z) {
     if (!(fits & (1u << z))) continue;
@@ -616,19 +636,20 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
     // ZeRO 1 to 3 shard the optimizer's states alike (step_time.cpp optimizer_step_s).
     const bool as_zero_1 = z >= 2 && (fits & 2u);
     optimizer_s[zi] = as_zero_1 ? optimizer_s[1] : optimizer_time_s(s_, l.facts, work_.runs);
-    if (!cannot_be_kept(l, levers, floor_of(work_floor_s, zi))) open |= 1u << z;
+    if (!cannot_be_kept(l, levers, floor_of(times_floor_s, zi))) open |= 1u << z;
   }
   if (open == 0) return;
   // The pace and the step but its data seam do not depend on ZeRO: once for all its stages.
-  const PipelinePace pace = pace_of(l, m, schedule.pipeline);
+  const PipelinePace pace = pipeline_pace(s_, l.facts, schedule.pipeline, times);
   const TimeReport paced_t = paced_time(s_, l.facts, schedule.pipeline, pace);
   const double paced_floor_s = step_floor_s(paced_t);
+  bool refreshed = false;  // the traffic's pipeline seam under this schedule
   for (int z = 0; z <= 3; ++z) {
     if (!(open & (1u << z))) continue;
     s_.recipe.zero_stage = z;
     const size_t zi = static_cast<size_t>(z);
     if (cannot_be_kept(l, levers, floor_of(paced_floor_s, zi))) continue;
-    const CommsReport& comms = busiest_stage(s_, l.facts, m, traffic_);
+    const CommsReport& comms = busiest_of(l, m, refreshed);
     TimeReport t = paced_t;
     finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, t);
     const double rank_s = effective[zi] > 0 ? t.step_s / effective[zi] : INFINITY;
