@@ -197,23 +197,35 @@ bool chunks_even(const StageSplit& split, int v) {
   return true;
 }
 
+namespace {
+bool too_many_chunks(const Scenario& s, int pp, int v) { return 1LL * pp * v > s.model.layers + 2; }
+bool too_few_layers(const StageSplit& split, int pp, int v) {
+  return split.first < v - 1 || split.last < v - 1 || (pp > 2 && split.middle < v);
+}
+}  // namespace
+
 std::string chunks_problem(const Scenario& s, int pp, int v) {
   if (pp <= 1 || v <= 1) return "";
   const auto str = [](long long n) { return std::to_string(n); };
   const std::string what = "virtual_stages is " + str(v) + ": ";
-  if (1LL * pp * v > s.model.layers + 2) {
+  if (too_many_chunks(s, pp, v)) {
     return what + "pipeline degree x virtual_stages (" + str(1LL * pp * v) +
            ") may not exceed the " + str(s.model.layers) +
            " layers (+ 2 for an embedding-only and an output-only chunk)";
   }
   const StageSplit split = stage_split(s, pp);
-  if (split.first < v - 1 || split.last < v - 1 || (pp > 2 && split.middle < v)) {
+  if (too_few_layers(split, pp, v)) {
     return what + "the stages hold " + str(split.first) + ", " + str(split.middle) + " and " +
            str(split.last) +
            " layers, too few for a layer in every chunk (the end stages may give one chunk to "
            "the embedding or the output layer alone)";
   }
   return "";
+}
+
+bool chunks_fit(const Scenario& s, const StageSplit& split, int v) {
+  const int pp = split.pp;
+  return pp <= 1 || v <= 1 || !(too_many_chunks(s, pp, v) || too_few_layers(split, pp, v));
 }
 
 namespace {

@@ -27,6 +27,9 @@ std::string split_problem(const Scenario& s, int pp);
 // schedule). The split need not divide into v equal chunks: Megatron-Core's does, custom
 // schedules run uneven ones (the report warns).
 std::string chunks_problem(const Scenario& s, int pp, int v);
+// The same rule without its words, for the split `split` (stage_split): the planner asks it of
+// every v of every layout, and the words cost it more than the rule.
+bool chunks_fit(const Scenario& s, const StageSplit& split, int v);
 
 // Whether v chunks per GPU split every stage's layers evenly, as Megatron-Core's interleaved
 // schedule builds them (transformer_block.py get_num_layers_to_build: a stage's layers / v

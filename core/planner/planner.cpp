@@ -293,12 +293,11 @@ double peak_bytes(const LayoutStates& l, const RunActivations& activations, int 
 }
 
 // Interleaving's v, by v: what the core accepts and Megatron-Core builds by default (pipeline.h
-// chunks_problem, chunks_even: the rules evaluate applies and warns by).
-std::vector<bool> chunks_accepted(const Scenario& s, const StageSplit& split, int pp,
-                                  int max_virtual) {
+// chunks_fit, chunks_problem's rule, and chunks_even: the rules evaluate applies and warns by).
+std::vector<bool> chunks_accepted(const Scenario& s, const StageSplit& split, int max_virtual) {
   std::vector<bool> out(static_cast<size_t>(max_virtual) + 1);
   for (int v = 1; v <= max_virtual; ++v) {
-    out[static_cast<size_t>(v)] = chunks_problem(s, pp, v).empty() && chunks_even(split, v);
+    out[static_cast<size_t>(v)] = chunks_fit(s, split, v) && chunks_even(split, v);
   }
   return out;
 }
@@ -459,7 +458,7 @@ void Search::search_layout(const Degrees& d) {
                  facts,
                  recompute_choices(base_, facts.split().most(), d.pp),
                  layout_states(s_, facts),
-                 chunks_accepted(s_, facts.split(), d.pp, max_virtual_),
+                 chunks_accepted(s_, facts.split(), max_virtual_),
                  nothing_to_shard(s_, d),
                  by_layout_[{d.dp, d.tp, d.pp, d.cp, d.ep}]};
   const int batch = base_.batch.global_batch;
