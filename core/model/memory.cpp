@@ -199,32 +199,31 @@ double recomputed_layer_working_bytes(const Scenario& s, const StageParams& p,
 
 // Each CP rank holds s/cp of every sequence: every activation divides by cp, the attention
 // scores too (s/cp queries against all s keys).
-StageActivations stage_activations(const Scenario& s, const ModelShape& shape, const Degrees& d,
-                                   const StageParams& p, const LayerActivations& a,
-                                   int microbatches) {
+ActivationParts activation_parts(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                 const StageParams& p, const LayerActivations& a,
+                                 int microbatches) {
   const ModelSpec& m = s.model;
   const int stage = p.stage;
   const int kept = p.layers - std::min(s.recipe.offload_layers, p.layers);
-  const double inflight = inflight_microbatches(s, d, stage, microbatches);  // pipeline.h
-  StageActivations out;
-  out.gpu_bytes = kept_bytes(s, shape, p, a, 0, kept) * inflight;
-  out.host_bytes = kept_bytes(s, shape, p, a, kept, p.layers) * inflight;
+  ActivationParts out;
+  out.kept_bytes = kept_bytes(s, shape, p, a, 0, kept);
+  out.host_bytes = kept_bytes(s, shape, p, a, kept, p.layers);
   // A uniform chunk's other layers hold their activations while its backward re-runs them;
   // the layer being recomputed is the transient below.
   if (s.recipe.recompute == Recompute::kFull &&
       s.recipe.recompute_method == RecomputeMethod::kUniform && s.recipe.recompute_layers > 1) {
-    out.gpu_bytes += (std::min(s.recipe.recompute_layers, p.layers) - 1) * a.working_bytes;
+    out.beside_bytes[0] = (std::min(s.recipe.recompute_layers, p.layers) - 1) * a.working_bytes;
   }
   // Korthikanti's s b h p / t counts p micro-batches in flight; with fewer, only m are.
   if (stage == 0 && m.dropout()) {  // the embedding's dropout mask
-    out.gpu_bytes +=
+    out.beside_bytes[1] =
         first_stage_extra_activation_bytes(s.batch.seq_len, s.recipe.micro_batch, m.hidden, d.tp,
                                            std::min(d.pp, microbatches)) /
         d.cp;
   }
   double loss = 0;
   if (stage == d.pp - 1) {
-    out.gpu_bytes +=
+    out.beside_bytes[2] =
         last_stage_extra_activation_bytes(s.batch.seq_len, s.recipe.micro_batch, m.hidden, m.vocab,
                                           d.tp, s.recipe.cross_entropy) /
         d.cp;
@@ -235,6 +234,23 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
   }
   out.transient_bytes = std::max(loss, recomputed_layer_working_bytes(s, p, a, out.host_bytes > 0));
   return out;
+}
+
+// The parts' sum: a part a stage lacks is 0, and adding 0 leaves a sum's bits as they were.
+StageActivations stage_activations(const ActivationParts& parts, double inflight) {
+  StageActivations out;
+  out.gpu_bytes = parts.kept_bytes * inflight;
+  for (double beside : parts.beside_bytes) out.gpu_bytes += beside;
+  out.host_bytes = parts.host_bytes * inflight;
+  out.transient_bytes = parts.transient_bytes;
+  return out;
+}
+
+StageActivations stage_activations(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                   const StageParams& p, const LayerActivations& a,
+                                   int microbatches) {
+  return stage_activations(activation_parts(s, shape, d, p, a, microbatches),
+                           inflight_microbatches(s, d, p.stage, microbatches));  // pipeline.h
 }
 
 double gathered_weight_bytes(const Scenario& s, const ModelShape& shape, const Degrees& d,

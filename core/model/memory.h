@@ -78,6 +78,20 @@ struct StageActivations {
 StageActivations stage_activations(const Scenario& s, const ModelShape& shape, const Degrees& d,
                                    const StageParams& p, const LayerActivations& a,
                                    int microbatches);
+// stage_activations in two steps, for the planner: what the schedule does not change (one
+// micro-batch's layers kept on the GPU and sent to the host, and what the stage holds beside
+// them), once per recipe; then the micro-batches the schedule keeps in flight
+// (pipeline.h inflight_microbatches) multiplied in, once per schedule.
+struct ActivationParts {
+  double kept_bytes = 0;  // per micro-batch in flight
+  double host_bytes = 0;  // per micro-batch in flight
+  double beside_bytes[3] =
+      {};  // added in this order: a uniform chunk's, the embedding's, the loss's
+  double transient_bytes = 0;
+};
+ActivationParts activation_parts(const Scenario& s, const ModelShape& shape, const Degrees& d,
+                                 const StageParams& p, const LayerActivations& a, int microbatches);
+StageActivations stage_activations(const ActivationParts& parts, double inflight);
 // ZeRO-3 / FSDP gathers a unit's weights just before it computes and frees them after (Zhao et
 // al. 2023, arXiv:2304.11277, Sec. 3.2-3.3): at a time the unit computing and fsdp_prefetch
 // units gathered ahead hold whole 16-bit weights (FSDP's mixed precision computes in BF16),

@@ -275,6 +275,7 @@ LayoutStates layout_states(Scenario& s, const LayoutFacts& facts) {
 }
 
 using RunActivations = std::array<StageActivations, kStageRuns>;
+using RunActivationParts = std::array<ActivationParts, kStageRuns>;
 using PerZero = std::array<double, 4>;  // a configuration's figure under each ZeRO stage
 
 // The most-loaded stage's total under ZeRO stage z, summed as memory_report sums each stage
@@ -356,9 +357,9 @@ class Search {
   bool set_schedule(const Layout& l, int option, int most_v, int m);
   void search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules);
   void search_zero(const Layout& l, int m, const ScheduleOption& schedule,
-                   const LayerActivations& per_layer);
+                   const RunActivationParts& parts);
   unsigned fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
-                          const LayerActivations& per_layer, unsigned levers, PerZero& bytes);
+                          const RunActivationParts& parts, unsigned levers, PerZero& bytes);
   void time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
                    unsigned fits, const PerZero& bytes);
   bool cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_s) const;
@@ -517,16 +518,21 @@ bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
   return true;
 }
 
-// The recipe s_ holds under each schedule, its activations per layer (memory.h) the same under
-// all.
+// The recipe s_ holds under each schedule, its stages' activations but the micro-batches in
+// flight (memory.h activation_parts) the same under all.
 void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules) {
   const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
+  RunActivationParts parts{};
+  for (size_t i = 0; i < l.states.runs.count; ++i) {
+    const StageParams& p = l.facts.params(l.states.runs.starts[i]);
+    parts[i] = activation_parts(s_, shape_, l.d, p, per_layer, m);
+  }
   work_built_ = traffic_built_ = false;
   times_built_ = 0;
   for (const ScheduleOption& option : schedules) {
     s_.recipe.schedule = option.schedule;
     s_.recipe.virtual_stages = option.virtual_stages;
-    search_zero(l, m, option, per_layer);
+    search_zero(l, m, option, parts);
   }
 }
 
@@ -563,23 +569,22 @@ const CommsReport& Search::busiest_of(const Layout& l, int m, bool& refreshed) {
 // The configuration s_ holds under each ZeRO stage: its memory, and for each that fits its
 // traffic and step.
 void Search::search_zero(const Layout& l, int m, const ScheduleOption& schedule,
-                         const LayerActivations& per_layer) {
+                         const RunActivationParts& parts) {
   const unsigned levers = lever_bits(s_, l.d);
   PerZero bytes{};
-  const unsigned fits = fitting_stages(l, m, schedule, per_layer, levers, bytes);
+  const unsigned fits = fitting_stages(l, m, schedule, parts, levers, bytes);
   if (fits != 0) time_stages(l, m, schedule, levers, fits, bytes);
 }
 
 // Each ZeRO stage's memory for the configuration s_ holds, every one counted as evaluated and
 // those within the limit as feasible: the stages that fit, one bit each.
 unsigned Search::fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
-                                const LayerActivations& per_layer, unsigned levers,
-                                PerZero& bytes) {
+                                const RunActivationParts& parts, unsigned levers, PerZero& bytes) {
   // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
   RunActivations activations{};
   for (size_t i = 0; i < l.states.runs.count; ++i) {
-    const StageParams& p = l.facts.params(l.states.runs.starts[i]);
-    activations[i] = stage_activations(s_, shape_, l.d, p, per_layer, m);
+    const int stage = l.states.runs.starts[i];
+    activations[i] = stage_activations(parts[i], inflight_microbatches(s_, l.d, stage, m));
   }
   double least = INFINITY;  // of this recipe, over the ZeRO stages
   unsigned fits = 0;
