@@ -31,9 +31,9 @@ using json = Json;
 constexpr int kMaxNesting = 16;
 
 // One JSON document, read strictly: RFC 8259 (nlohmann's parser: no comments, no trailing
-// commas, valid UTF-8, nothing after the document), and through its callback, no key given
-// twice in one object (nlohmann would keep the last silently) and no nesting deeper than
-// kMaxNesting (the values past it are dropped as they are read, never built).
+// commas, valid UTF-8, nothing after the document), no key given twice in one object
+// (nlohmann would keep the last silently) and no nesting deeper than kMaxNesting (the values
+// past it are dropped as they are read, never built).
 struct StrictJson {
   Json value;
   std::string error;      // why the text is not JSON, and at which byte
@@ -44,83 +44,128 @@ struct StrictJson {
 };
 
 // Why nlohmann refused the text: its parse error, without the exception's name, and the byte.
-std::string parse_error(std::string_view text) {
-  struct Recorder : nlohmann::json_sax<Json> {
-    std::string error;
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return true; }
-    bool key(string_t&) override { return true; }
-    bool end_object() override { return true; }
-    bool start_array(std::size_t) override { return true; }
-    bool end_array() override { return true; }
-    bool parse_error(std::size_t byte, const std::string& last_token,
-                     const nlohmann::detail::exception& e) override {
-      std::string what = e.what();
-      // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
-      const size_t colon = what.find(": ");
-      if (colon != std::string::npos) what = what.substr(colon + 2);
-      // "; last read: '<token>'" quotes the input, of any length and with any bytes (the
-      // fuzzer's held "; expected" and half a UTF-8 character): the byte says where instead.
-      const std::string quoted = "; last read: '" + last_token + "'";
-      if (const size_t at = what.find(quoted); at != std::string::npos) {
-        what.erase(at, quoted.size());
-      }
-      // A whole document and then more: said plainly rather than as the token it expected.
-      // "; expected end of input" only: "unexpected end of input" (an empty or cut-short
-      // document) holds the same words and is the opposite fault.
-      if (what.find("; expected end of input") != std::string::npos) {
-        what = "bytes after the document";
-      } else if (what.find("unexpected end of input") != std::string::npos) {
-        what = "the document ends before it is complete";
-      }
-      error = what + " at byte " + std::to_string(byte);
-      return false;
-    }
-  } recorder;
-  Json::sax_parse(text.begin(), text.end(), &recorder);
-  return recorder.error;
+std::string parse_error_text(std::size_t byte, const std::string& last_token,
+                             const nlohmann::detail::exception& e) {
+  std::string what = e.what();
+  // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
+  const size_t colon = what.find(": ");
+  if (colon != std::string::npos) what = what.substr(colon + 2);
+  // "; last read: '<token>'" quotes the input, of any length and with any bytes (the
+  // fuzzer's held "; expected" and half a UTF-8 character): the byte says where instead.
+  const std::string quoted = "; last read: '" + last_token + "'";
+  if (const size_t at = what.find(quoted); at != std::string::npos) what.erase(at, quoted.size());
+  // A whole document and then more: said plainly rather than as the token it expected.
+  // "; expected end of input" only: "unexpected end of input" (an empty or cut-short
+  // document) holds the same words and is the opposite fault.
+  if (what.find("; expected end of input") != std::string::npos) {
+    what = "bytes after the document";
+  } else if (what.find("unexpected end of input") != std::string::npos) {
+    what = "the document ends before it is complete";
+  }
+  return what + " at byte " + std::to_string(byte);
 }
+
+// The document built from nlohmann's SAX events, the checks above made as it is read: one
+// pass and one instantiation of nlohmann's parser. A DOM parse with a callback (its
+// std::function, its vector<bool> stacks and the parser's two DOM builders) and a second SAX
+// pass for the error's words cost the first load 2.6 KB gzipped (lab-module, wasm/README.md).
+// It builds what nlohmann's callback parser built when told to drop a container past
+// kMaxNesting, which a refusal may quote (not_one_object): an object's member holding a
+// dropped array reads as discarded, and the end of a dropped object erases its parent's first
+// discarded member.
+struct StrictReader {
+  using string_t = Json::string_t;
+  StrictJson& out;
+  std::vector<Json*> stack;  // the open containers, nullptr for one dropped
+  Json* member = nullptr;    // where an object's next value goes
+  // Per kept container, the keys so far and the key being read (a part of the dotted path;
+  // none for an array).
+  std::vector<std::pair<std::set<std::string>, std::string>> open;
+
+  bool value(Json v) {
+    if (stack.empty()) {
+      out.value = std::move(v);
+    } else if (stack.back() && stack.back()->is_array()) {
+      stack.back()->push_back(std::move(v));
+    } else if (stack.back()) {
+      *member = std::move(v);
+    }
+    return true;
+  }
+  Json* last() {
+    if (stack.empty()) return &out.value;
+    return stack.back()->is_array() ? &stack.back()->back() : member;
+  }
+  bool start(Json::value_t type) {
+    const int depth = static_cast<int>(stack.size());
+    out.depth = std::max(out.depth, depth + 1);
+    if (depth >= kMaxNesting && !out.too_deep) {
+      // The key the nesting went too deep under: the page puts back that field alone.
+      out.too_deep = true;
+      for (const auto& [keys, key] : open) {
+        if (!key.empty()) out.deep_key += (out.deep_key.empty() ? "" : ".") + key;
+      }
+    }
+    if (depth >= kMaxNesting || (!stack.empty() && !stack.back())) {
+      stack.push_back(nullptr);
+      return true;
+    }
+    value(Json(type));
+    stack.push_back(last());
+    open.emplace_back();
+    return true;
+  }
+  bool end(bool object) {
+    const bool kept = stack.back() != nullptr;
+    stack.pop_back();
+    if (kept) open.pop_back();
+    if (object && !stack.empty() && stack.back()) {
+      Json& parent = *stack.back();
+      for (auto it = parent.begin(); it != parent.end(); ++it) {
+        if (it->is_discarded()) {
+          parent.erase(it);
+          break;
+        }
+      }
+    }
+    return true;
+  }
+  bool key(string_t& key) {
+    if (!stack.back()) return true;
+    if (!open.back().first.insert(key).second && out.duplicate.empty()) {
+      for (size_t i = 0; i + 1 < open.size(); ++i) {
+        if (!open[i].second.empty()) out.duplicate += open[i].second + ".";
+      }
+      out.duplicate += key;
+    }
+    open.back().second = key;
+    member = &((*stack.back())[key] = Json(Json::value_t::discarded));
+    return true;
+  }
+
+  bool null() { return value(nullptr); }
+  bool boolean(bool v) { return value(v); }
+  bool number_integer(Json::number_integer_t v) { return value(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return value(v); }
+  bool number_float(Json::number_float_t v, const string_t&) { return value(v); }
+  bool string(string_t& v) { return value(v); }
+  bool binary(Json::binary_t&) { return true; }  // JSON text holds none
+  bool start_object(std::size_t) { return start(Json::value_t::object); }
+  bool end_object() { return end(true); }
+  bool start_array(std::size_t) { return start(Json::value_t::array); }
+  bool end_array() { return end(false); }
+  bool parse_error(std::size_t byte, const std::string& last_token,
+                   const nlohmann::detail::exception& e) {
+    out.error = parse_error_text(byte, last_token, e);
+    return false;
+  }
+};
 
 StrictJson read_strict(std::string_view text) {
   StrictJson out;
-  // Per open object or array, the keys so far and the key being read (a part of the dotted
-  // path; none for an array).
-  std::vector<std::pair<std::set<std::string>, std::string>> open;
-  auto callback = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    using E = Json::parse_event_t;
-    if (event == E::object_start || event == E::array_start) {
-      out.depth = std::max(out.depth, depth + 1);
-      if (depth >= kMaxNesting && !out.too_deep) {
-        // The key the nesting went too deep under: the page puts back that field alone.
-        out.too_deep = true;
-        for (const auto& [keys, key] : open) {
-          if (!key.empty()) out.deep_key += (out.deep_key.empty() ? "" : ".") + key;
-        }
-      }
-      if (depth >= kMaxNesting) return false;
-      open.emplace_back();
-    } else if (event == E::object_end || event == E::array_end) {
-      if (!open.empty() && depth < kMaxNesting) open.pop_back();
-    } else if (event == E::key && !open.empty() && depth <= kMaxNesting) {
-      const std::string& key = parsed.get_ref<const std::string&>();
-      if (!open.back().first.insert(key).second && out.duplicate.empty()) {
-        for (size_t i = 0; i + 1 < open.size(); ++i) {
-          if (!open[i].second.empty()) out.duplicate += open[i].second + ".";
-        }
-        out.duplicate += key;
-      }
-      open.back().second = key;
-    }
-    return true;
-  };
-  out.value = Json::parse(text.begin(), text.end(), callback, /*allow_exceptions=*/false);
-  if (out.value.is_discarded()) out.error = parse_error(text);
+  StrictReader reader{out, {}, nullptr, {}};
+  Json::sax_parse(text.begin(), text.end(), &reader);
+  if (!out.error.empty()) out.value = Json(Json::value_t::discarded);
   return out;
 }
 
