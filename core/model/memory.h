@@ -85,8 +85,8 @@ StageActivations stage_activations(const Scenario& s, const ModelShape& shape, c
 struct ActivationParts {
   double kept_bytes = 0;  // per micro-batch in flight
   double host_bytes = 0;  // per micro-batch in flight
-  double beside_bytes[3] =
-      {};  // added in this order: a uniform chunk's, the embedding's, the loss's
+  // Added in this order: a uniform chunk's, the embedding's, the loss's.
+  double beside_bytes[3] = {};
   double transient_bytes = 0;
 };
 ActivationParts activation_parts(const Scenario& s, const ModelShape& shape, const Degrees& d,
