@@ -176,6 +176,27 @@ export async function openPage(
   return { page, problems, context, close: release };
 }
 
+// Brings `locator` into view and waits until what is near it has stopped moving, for a click
+// that must land on it. Try it's questions load when their section comes within half a screen
+// of view (embed.js lazyExercises) and push everything below them down: scrolled to a control
+// below one, the section loaded a moment later, and on a loaded machine Playwright's click
+// landed where the control had been (a switch's aria-checked still false; "Copy embed snippet"
+// never copied). So: every visible Try it section near the view has its questions, then two
+// frames.
+export async function settledForClick(locator) {
+  await locator.scrollIntoViewIfNeeded();
+  await locator.page().waitForFunction(() =>
+    [...document.querySelectorAll('.exercises')].every((section) => {
+      const box = section.getBoundingClientRect();
+      const near = box.bottom > -innerHeight / 2 && box.top < innerHeight * 1.5;
+      return !near || section.offsetParent === null || section.childElementCount > 0;
+    }),
+  );
+  await locator
+    .page()
+    .evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
 // The page's URL once every lab on it has written its state there (the labs throttle their
 // history.replaceState and mark a write that is due with data-url-pending).
 export async function settledUrl(page) {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { openPage, settledUrl, startBrowser } from './harness.mjs';
+import { openPage, settledForClick, settledUrl, startBrowser } from './harness.mjs';
 import { setField } from './measure.mjs';
 
 let env;
@@ -20,25 +20,9 @@ const notesOf = async (root) =>
 
 // A switch still changes the layout. On a timeout, what the page said (its errors) and the
 // lab's switch and notes, so a failure names its cause.
-// Try it's questions load when their section comes within half a screen of view (embed.js
-// lazyExercises) and push everything below them down. Scrolled to the switch, the section of
-// the lab above it loaded a moment later, and on a loaded machine the click landed where the
-// switch had been (seen: its aria-checked still false, the notes those of the last update). So
-// the switch is brought into view first, and clicked once every section near it has its
-// questions and the frame that draws them has run.
-const sectionsNearLoaded = () =>
-  [...document.querySelectorAll('.exercises')].every((section) => {
-    const box = section.getBoundingClientRect();
-    const near = box.bottom > -innerHeight / 2 && box.top < innerHeight * 1.5;
-    return !near || section.offsetParent === null || section.childElementCount > 0;
-  });
 async function stillWorks(root, problems = []) {
   const tensor = root.getByRole('switch', { name: 'Tensor parallel', exact: true });
-  await tensor.scrollIntoViewIfNeeded();
-  await root.page().waitForFunction(sectionsNearLoaded);
-  await root.evaluate(
-    () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
-  );
+  await settledForClick(tensor);
   const badge = root.locator('.badge');
   const before = await badge.textContent();
   await tensor.click();

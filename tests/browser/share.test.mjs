@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
-import { openLab, settledUrl, startBrowser } from './harness.mjs';
+import { openLab, settledForClick, settledUrl, startBrowser } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';
 
 let env;
@@ -275,7 +275,9 @@ describe('copy and export', () => {
     await open(lab.page);
     await setField(lab.page, 'zero_stage', 1);
     const url = await settledUrl(lab.page);
-    await lab.page.getByRole('button', { name: 'Copy link' }).click();
+    const copy = lab.page.getByRole('button', { name: 'Copy link' });
+    await settledForClick(copy);
+    await copy.click();
     await lab.page.locator('.share-status', { hasText: 'Link copied.' }).waitFor();
     assert.equal(await readClipboard(lab.page), url);
     assert.deepEqual(lab.problems, []);
@@ -287,7 +289,9 @@ describe('copy and export', () => {
     await click(lab.page, 'Pipeline parallel');
     await open(lab.page);
     await setField(lab.page, 'recompute', 'full');
-    await lab.page.getByRole('button', { name: 'Copy embed snippet' }).click();
+    const copy = lab.page.getByRole('button', { name: 'Copy embed snippet' });
+    await settledForClick(copy);
+    await copy.click();
     await lab.page.locator('.share-status', { hasText: 'Embed snippet copied.' }).waitFor();
     const snippet = await readClipboard(lab.page);
     const src = /<iframe src="([^"]+)"/.exec(snippet)?.[1].replaceAll('&amp;', '&');
@@ -314,7 +318,9 @@ describe('copy and export', () => {
     });
     await click(lab.page, 'Tensor parallel');
     const url = await settledUrl(lab.page);
-    await lab.page.getByRole('button', { name: 'Copy link' }).click();
+    const copy = lab.page.getByRole('button', { name: 'Copy link' });
+    await settledForClick(copy);
+    await copy.click();
     const box = lab.page.locator('.copy-fallback textarea');
     await box.waitFor();
     assert.equal(await box.inputValue(), url);
