@@ -624,7 +624,7 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
   // Ranked by the time to train with failures, the step over the effective time (which does
   // not depend on the step: goodput.h).
   PerZero effective{};
-  // The optimizer step, the floors' last term, is ZeRO 0's or the sharded one of ZeRO 1-3.
+  // The optimizer step under each ZeRO stage, the floors' last term (step_time.h).
   PerZero optimizer_s{};
   const auto floor_of = [&](double floor_s, size_t z) {
     const double step_s = floor_s + optimizer_s[z];
@@ -637,9 +637,7 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
     s_.recipe.zero_stage = z;
     const size_t zi = static_cast<size_t>(z);
     effective[zi] = by_failures_ ? effective_time_of(s_, l.d) : 1;
-    // ZeRO 1 to 3 shard the optimizer's states alike (step_time.cpp optimizer_step_s).
-    const bool as_zero_1 = z >= 2 && (fits & 2u);
-    optimizer_s[zi] = as_zero_1 ? optimizer_s[1] : optimizer_time_s(s_, l.facts, work_.runs);
+    optimizer_s[zi] = optimizer_time_s(s_, l.facts, work_.runs);
     if (!cannot_be_kept(l, levers, floor_of(times_floor_s, zi))) open |= 1u << z;
   }
   if (open == 0) return;
