@@ -176,6 +176,10 @@ export async function openPage(
   return { page, problems, context, close: release };
 }
 
+// Two animation frames: whatever the last input scheduled has been rendered.
+export const settle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
 // Brings `locator` into view and waits until what is near it has stopped moving, for a click
 // that must land on it. Try it's questions load when their section comes within half a screen
 // of view (embed.js lazyExercises) and push everything below them down: scrolled to a control
@@ -192,9 +196,7 @@ export async function settledForClick(locator) {
       return !near || section.offsetParent === null || section.childElementCount > 0;
     }),
   );
-  await locator
-    .page()
-    .evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await settle(locator.page());
 }
 
 // The page's URL once every lab on it has written its state there (the labs throttle their

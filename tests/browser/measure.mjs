@@ -5,7 +5,7 @@
 import { gzipSync } from 'node:zlib';
 
 import { PLANNER_CASES } from '../bench/planner-cases.mjs';
-import { openPage } from './harness.mjs';
+import { openPage, settle } from './harness.mjs';
 
 // The page's performance targets, on this project's 2-core machines, printed by bench.mjs.
 export const TARGETS = {
@@ -38,9 +38,8 @@ export function percentile(values, p) {
   return sorted[i];
 }
 
-// Two animation frames: whatever the last input scheduled has been rendered.
-export const settle = (page) =>
-  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+// Two animation frames (harness.mjs), here too for the files that import it from here.
+export { settle };
 
 // Everything the page downloads up to "ready", each response's real body gzipped (level 9,
 // what a static host would serve): [{ url, kind, bytes, gzip }].
