@@ -214,5 +214,21 @@ TEST(ActivationsByModule, Llama3PerLayerBesideMegatronsTheoreticalMemory) {
   EXPECT_DOUBLE_EQ(ours - megatron, (6.5 - 3.75 - 2) * sbh / t);
 }
 
+// The planner sums a stage's memory from its model states' sum (stage_total_bytes); the plans
+// it ranks must hold the bytes memory_report gives, to the bit.
+TEST(StageMemory, TotalFromTheStatesSumIsTheBreakdownsTotal) {
+  MemoryBreakdown states;
+  states.weights_bytes = 1.1e9;
+  states.grads_bytes = 2.3e9 / 3;
+  states.master_bytes = 4.7e9 / 7;
+  states.adam_m_bytes = 0.3e9 / 11;
+  states.adam_v_bytes = 5.9e9 / 13;
+  const StageActivations acts{7.7e9 / 3, 1.5e9, 0.9e9 / 7};
+  for (const double gathered : {0.0, 1.7e9 / 3}) {
+    const double total = stage_breakdown(states, acts, 2e9, gathered).total_bytes();
+    EXPECT_EQ(stage_total_bytes(states.model_state_bytes(), acts, 2e9, gathered), total);
+  }
+}
+
 }  // namespace
 }  // namespace pe

@@ -398,19 +398,15 @@ void refresh_pipeline_traffic(const Scenario& s, const LayoutFacts& f, int micro
 
 namespace {
 const CommsReport kNoTraffic;  // what busiest_stage names when there are no stages
-}  // namespace
 
-const CommsReport& busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
-                                 std::vector<CommsReport>& reports) {
+// The busiest of `reports`, their data seams filled in.
+const CommsReport& busiest_of_filled(const std::vector<CommsReport>& reports) {
   const CommsReport* best = &kNoTraffic;
   double most = -1;
   auto time = [](const CommsReport& c) {
     return c.data.time_s + c.tensor.time_s + c.pipeline.time_s + c.context.time_s + c.expert.time_s;
   };
-  for (CommsReport& r : reports) {
-    const StageParams& p = f.params(r.stage);
-    r.data = data_traffic(s, f.degrees(), p.params_per_gpu, p.expert_params_per_gpu, microbatches,
-                          f.spans());
+  for (const CommsReport& r : reports) {
     const double bytes = r.data.bytes_per_gpu_per_step + r.tensor.bytes_per_gpu_per_step +
                          r.pipeline.bytes_per_gpu_per_step + r.context.bytes_per_gpu_per_step +
                          r.expert.bytes_per_gpu_per_step;
@@ -420,6 +416,34 @@ const CommsReport& busiest_stage(const Scenario& s, const LayoutFacts& f, int mi
     }
   }
   return *best;
+}
+
+SeamTraffic stage_data_traffic(const Scenario& s, const LayoutFacts& f, int stage,
+                               int microbatches) {
+  const StageParams& p = f.params(stage);
+  return data_traffic(s, f.degrees(), p.params_per_gpu, p.expert_params_per_gpu, microbatches,
+                      f.spans());
+}
+}  // namespace
+
+const CommsReport& busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
+                                 std::vector<CommsReport>& reports) {
+  for (CommsReport& r : reports) r.data = stage_data_traffic(s, f, r.stage, microbatches);
+  return busiest_of_filled(reports);
+}
+
+void data_seams(const Scenario& s, const LayoutFacts& f, int microbatches,
+                const std::vector<CommsReport>& reports, std::vector<SeamTraffic>& data_seams) {
+  data_seams.resize(reports.size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    data_seams[i] = stage_data_traffic(s, f, reports[i].stage, microbatches);
+  }
+}
+
+const CommsReport& busiest_stage(const std::vector<SeamTraffic>& data_seams,
+                                 std::vector<CommsReport>& reports) {
+  for (size_t i = 0; i < reports.size(); ++i) reports[i].data = data_seams[i];
+  return busiest_of_filled(reports);
 }
 
 const char* busiest_seam(const CommsReport& c) {

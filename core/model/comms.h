@@ -125,6 +125,14 @@ void stage_reports_but_data(const Scenario& s, const LayoutFacts& f, int microba
 // (A report of `reports`, or of no traffic when there are none.)
 const CommsReport& busiest_stage(const Scenario& s, const LayoutFacts& f, int microbatches,
                                  std::vector<CommsReport>& reports);
+// busiest_stage in two steps, for the planner: the data seam of each report's stage, which
+// depends on the micro-batches, the precision and the ZeRO stage `s` holds but not on the
+// schedule, SP or recomputation (so the planner keeps them across those), then the busiest of
+// the reports with `data_seams` (one per report, in its order) filled in.
+void data_seams(const Scenario& s, const LayoutFacts& f, int microbatches,
+                const std::vector<CommsReport>& reports, std::vector<SeamTraffic>& data_seams);
+const CommsReport& busiest_stage(const std::vector<SeamTraffic>& data_seams,
+                                 std::vector<CommsReport>& reports);
 // The reports' pipeline seams again, under the schedule `s` holds now: the only seam of
 // stage_reports_but_data that depends on it, so the planner builds the others once for every
 // schedule it tries.

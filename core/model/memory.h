@@ -140,6 +140,14 @@ const char* verdict_name(FitVerdict verdict);  // "fits", "tight", "over"
 // (total_bytes) is what memory_report gives each stage and what the planner ranks and fits by.
 MemoryBreakdown stage_breakdown(const MemoryBreakdown& states, const StageActivations& acts,
                                 double overhead_bytes, double gathered_bytes);
+// stage_breakdown's total_bytes from the model states' sum (MemoryBreakdown::model_state_bytes),
+// added in total_bytes' order, to the bit: the planner sums a layout's model states once and
+// this once per configuration.
+inline double stage_total_bytes(double model_state_bytes, const StageActivations& acts,
+                                double overhead_bytes, double gathered_bytes) {
+  return model_state_bytes + acts.gpu_bytes + overhead_bytes +
+         (acts.transient_bytes + gathered_bytes);
+}
 // From the layout's facts (its split and parameter shards, layout_facts.h), as the planner
 // reads them.
 MemoryReport memory_report(const Scenario& s, const LayoutFacts& facts, int microbatches);

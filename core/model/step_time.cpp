@@ -554,8 +554,8 @@ namespace {
 // Adam over the optimizer shard: master weights and both moments read and written, the
 // gradient read twice (norm and update), the 16-bit weight written. The shard: dense
 // parameters over dp x cp, experts over their own group (moe.h), on the stage holding most.
-[[gnu::always_inline]] inline double optimizer_step_s(const Scenario& s, const LayoutFacts& f,
-                                                      const StageRuns& runs) {
+[[gnu::always_inline]] inline double optimizer_shard_of(const Scenario& s, const LayoutFacts& f,
+                                                        const StageRuns& runs) {
   const Degrees& d = f.degrees();
   double shard = 0;
   for (size_t i = 0; i < runs.count; ++i) {
@@ -567,8 +567,11 @@ namespace {
     }
     shard = std::max(shard, here);
   }
+  return shard;
+}
+[[gnu::always_inline]] inline double optimizer_step_s(const Scenario& s, int pp, double shard) {
   const Precision& p = s.recipe.precision;
-  shard *= parameter_copies(s, d.pp);  // DualPipe: both copies step
+  shard *= parameter_copies(s, pp);  // DualPipe: both copies step
   return shard * (2 * p.optimizer_bytes() + 2 * p.grad_bytes + p.weight_bytes) /
          (s.gpu.hbm_gb_s * 1e9);
 }
@@ -663,17 +666,22 @@ namespace {
 [[gnu::always_inline]] inline void finish_time_of(const Scenario& s, const LayoutFacts& f,
                                                   const CommsReport& comms,
                                                   int effective_global_batch,
-                                                  const PipelinePace& pace, TimeReport& t) {
+                                                  const PipelinePace& pace, double optimizer_s,
+                                                  TimeReport& t) {
   t.exposed_data_s = exposed_data_parallel_of_stages(s, f, comms, pace, pace.microbatches);
   t.exposed_comms_s = exposed_comms_of(t, t.exposed_data_s);
-  t.optimizer_s = optimizer_step_s(s, f, pace.runs);
+  t.optimizer_s = optimizer_s;
   t.step_s = step_but_optimizer_of(t, t.exposed_comms_s) + t.optimizer_s;
   utilisation(s, f, effective_global_batch, t);
 }
 }  // namespace
 
-double optimizer_time_s(const Scenario& s, const LayoutFacts& f, const StageRuns& runs) {
-  return optimizer_step_s(s, f, runs);
+double optimizer_shard(const Scenario& s, const LayoutFacts& f, const StageRuns& runs) {
+  return optimizer_shard_of(s, f, runs);
+}
+
+double optimizer_time_s(const Scenario& s, int pp, double shard) {
+  return optimizer_step_s(s, pp, shard);
 }
 
 double step_floor_s(const Scenario& s, const StageTimes& stage_times,
@@ -704,15 +712,18 @@ double step_floor_s(const TimeReport& paced) {
 }
 
 void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
-                 int effective_global_batch, const PipelinePace& pace, TimeReport& t) {
-  finish_time_of(s, f, comms, effective_global_batch, pace, t);
+                 int effective_global_batch, const PipelinePace& pace, double optimizer_s,
+                 TimeReport& t) {
+  finish_time_of(s, f, comms, effective_global_batch, pace, optimizer_s, t);
 }
 
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch,
                        const PipelinePace& pace) {
   TimeReport t = paced_time_of(s, f, pipeline, pace);
-  finish_time_of(s, f, comms, effective_global_batch, pace, t);
+  const double optimizer_s =
+      optimizer_step_s(s, f.degrees().pp, optimizer_shard_of(s, f, pace.runs));
+  finish_time_of(s, f, comms, effective_global_batch, pace, optimizer_s, t);
   return t;
 }
 

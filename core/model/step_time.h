@@ -195,10 +195,15 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineRe
 // what ZeRO changes (the data seam's exposed time, the optimizer step) and the step it makes.
 TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
                       const PipelinePace& pace);
+// The optimizer step, which time_report adds last to the step, in two steps for the planner:
+// the largest shard of the parameters a stage's GPU steps under the ZeRO stage `s` holds (a
+// layout's, whatever the recipe), then its time under the precision and schedule `s` holds.
+double optimizer_shard(const Scenario& s, const LayoutFacts& f, const StageRuns& runs);
+double optimizer_time_s(const Scenario& s, int pp, double shard);
+// finish_time takes the optimizer step from them: optimizer_time_s(s, pp, optimizer_shard(...)).
 void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
-                 int effective_global_batch, const PipelinePace& pace, TimeReport& t);
-// The optimizer step finish_time adds last to the step, for the ZeRO stage `s` holds.
-double optimizer_time_s(const Scenario& s, const LayoutFacts& f, const StageRuns& runs);
+                 int effective_global_batch, const PipelinePace& pace, double optimizer_s,
+                 TimeReport& t);
 // Floors under finish_time's step before its optimizer step, for a search that skips what it
 // could not keep (the planner): a floor plus optimizer_time_s, rounded, is at most the step.
 // Before the pace, from the stages' times: m micro-batches of the stage that takes least, and

@@ -247,16 +247,21 @@ void list_layouts(const Scenario& base, ByLayout& by_layout, int top_k, bool goo
 }
 
 // One layout's memory that no choice but ZeRO changes: the stages that can hold the most
-// (memory.h stage_runs: the first of each run), their model states under each ZeRO stage and
-// ZeRO-3's gathered weights. None depends on b, the schedule, SP or recomputation.
+// (memory.h stage_runs: the first of each run), their model states' sum under each ZeRO stage
+// for one copy of the weights and for DualPipe's two (pipeline.h parameter_copies), and ZeRO-3's
+// gathered weights. None depends on b, the schedule, SP or recomputation. The shard of the
+// optimizer each ZeRO stage leaves the busiest stage (step_time.h optimizer_shard) is the
+// layout's too.
+using PerZero = std::array<double, 4>;  // a figure under each ZeRO stage
 struct LayoutStates {
   StageRuns runs;
-  std::array<std::array<MemoryBreakdown, 4>, kStageRuns> states{};  // [run][ZeRO stage]
-  std::array<double, kStageRuns> gathered_bytes{};                  // memory.h, ZeRO-3's
+  // [run][copies - 1][ZeRO stage]: MemoryBreakdown::model_state_bytes of `scaled` states.
+  std::array<std::array<PerZero, 2>, kStageRuns> model_state_bytes{};
+  std::array<double, kStageRuns> gathered_bytes{};  // memory.h, ZeRO-3's
+  PerZero optimizer_shard{};
 };
 
-// Computed under the working scenario `s`, which it leaves at 1F1B (one copy of the weights:
-// DualPipe's second is `scaled` in) and ZeRO 3.
+// Computed under the working scenario `s`, which it leaves at 1F1B and ZeRO 3.
 LayoutStates layout_states(Scenario& s, const LayoutFacts& facts) {
   LayoutStates out;
   const Degrees& d = facts.degrees();
@@ -264,30 +269,35 @@ LayoutStates layout_states(Scenario& s, const LayoutFacts& facts) {
   s.recipe.schedule = Schedule::kOneFOneB;
   for (int z = 0; z <= 3; ++z) {
     s.recipe.zero_stage = z;
+    const size_t zi = static_cast<size_t>(z);
     for (size_t i = 0; i < out.runs.count; ++i) {
       const StageParams& p = facts.params(out.runs.starts[i]);
-      out.states[i][static_cast<size_t>(z)] =
+      const MemoryBreakdown states =
           sharded_model_state_bytes(s, d, p.dense_per_gpu, p.expert_params_per_gpu);
+      for (int copies = 1; copies <= 2; ++copies) {
+        out.model_state_bytes[i][static_cast<size_t>(copies - 1)][zi] =
+            scaled(states, copies).model_state_bytes();
+      }
       if (z == 3) out.gathered_bytes[i] = gathered_weight_bytes(s, facts.shape(), d, p);
     }
+    out.optimizer_shard[zi] = optimizer_shard(s, facts, out.runs);
   }
   return out;
 }
 
 using RunActivations = std::array<StageActivations, kStageRuns>;
 using RunActivationParts = std::array<ActivationParts, kStageRuns>;
-using PerZero = std::array<double, 4>;  // a configuration's figure under each ZeRO stage
 
 // The most-loaded stage's total under ZeRO stage z, summed as memory_report sums each stage
-// (memory.h stage_breakdown): what the planner ranks and fits by.
+// (memory.h stage_total_bytes, stage_breakdown's total): what the planner ranks and fits by.
 double peak_bytes(const LayoutStates& l, const RunActivations& activations, int z, int copies,
                   double overhead_bytes) {
+  const size_t zi = static_cast<size_t>(z), ci = static_cast<size_t>(copies - 1);
   double bytes = 0;
   for (size_t i = 0; i < l.runs.count; ++i) {
-    const MemoryBreakdown states = scaled(l.states[i][static_cast<size_t>(z)], copies);
     const double gathered = z == 3 ? l.gathered_bytes[i] : 0.0;
     const double stage_bytes =
-        stage_breakdown(states, activations[i], overhead_bytes, gathered).total_bytes();
+        stage_total_bytes(l.model_state_bytes[i][ci][zi], activations[i], overhead_bytes, gathered);
     if (i == 0 || stage_bytes > bytes) bytes = stage_bytes;
   }
   return bytes;
@@ -343,12 +353,14 @@ class Search {
     bool nothing_to_shard;
     KeptPlans& kept;
   };
-  // A schedule the core accepts for a micro-batch: what it runs and the pipeline it makes.
+  // A schedule the core accepts for a micro-batch: what it runs, the pipeline it makes and the
+  // micro-batches each stage run's first stage holds in flight (pipeline.h).
   struct ScheduleOption {
     Schedule schedule;
     int virtual_stages;
     PipelineReport pipeline;
     int copies;  // of the weights: DualPipe's two
+    std::array<double, kStageRuns> inflight;
   };
   bool stopped();
   void search_layout(const Degrees& d);
@@ -358,7 +370,7 @@ class Search {
   void search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules);
   void search_zero(const Layout& l, int m, const ScheduleOption& schedule,
                    const RunActivationParts& parts);
-  unsigned fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
+  unsigned fitting_stages(const Layout& l, const ScheduleOption& schedule,
                           const RunActivationParts& parts, unsigned levers, PerZero& bytes);
   void time_stages(const Layout& l, int m, const ScheduleOption& schedule, unsigned levers,
                    unsigned fits, const PerZero& bytes);
@@ -404,7 +416,13 @@ class Search {
   unsigned times_built_ = 0;
   std::vector<CommsReport> traffic_;  // reused: its capacity outlives the loops
   bool traffic_built_ = false;
-  int done_ = 0;  // progress: layouts searched, of total_
+  // The traffic stages' data seams under each precision (of precisions_) and ZeRO stage, for
+  // the micro-batches the search is at (comms.h data_seams: no other choice changes them),
+  // built when a first configuration is timed (data_built_, a bit per ZeRO stage).
+  std::vector<std::array<std::vector<SeamTraffic>, 4>> data_seams_;
+  std::vector<unsigned> data_built_;
+  size_t precision_ = 0;  // which of precisions_ s_ holds
+  int done_ = 0;          // progress: layouts searched, of total_
   int total_ = 0;
 };
 
@@ -420,7 +438,9 @@ Search::Search(const Scenario& base, int top_k, const PlanOptions& options)
       max_virtual_(static_cast<int>(find_field("virtual_stages")->max)),
       precisions_(precision_choices(base)),
       bf16_rate_(base.gpu.peak_tflops * 1e12 * base.gpu.matmul_efficiency),
-      gemm_rate_(fastest_gemm_rate(base, precisions_)) {
+      gemm_rate_(fastest_gemm_rate(base, precisions_)),
+      data_seams_(precisions_.size()),
+      data_built_(precisions_.size()) {
   result_.memory_limit_bytes = memory_bytes_;
   result_.least_bytes = INFINITY;
 }
@@ -476,10 +496,11 @@ void Search::search_layout(const Degrees& d) {
 void Search::search_micro_batch(const Layout& l, int m) {
   const std::vector<ScheduleOption> schedules = schedule_options(l, m);
   if (schedules.empty()) return;
+  std::fill(data_built_.begin(), data_built_.end(), 0u);
   for (int sp = 0; sp <= (l.d.tp > 1 ? 1 : 0); ++sp) {
     s_.recipe.sequence_parallel = sp == 1;
-    for (const Precision& precision : precisions_) {
-      s_.recipe.precision = precision;
+    for (precision_ = 0; precision_ < precisions_.size(); ++precision_) {
+      s_.recipe.precision = precisions_[precision_];
       for (const RecomputeChoice& choice : l.choices) {
         choice.apply_to(s_.recipe);
         search_recipe(l, m, schedules);
@@ -496,8 +517,14 @@ std::vector<Search::ScheduleOption> Search::schedule_options(const Layout& l, in
   std::vector<ScheduleOption> out;
   for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
     if (!set_schedule(l, option, most_v, m)) continue;
-    out.push_back({s_.recipe.schedule, s_.recipe.virtual_stages, pipeline_report(s_, l.d),
-                   parameter_copies(s_, pp)});
+    out.push_back({s_.recipe.schedule,
+                   s_.recipe.virtual_stages,
+                   pipeline_report(s_, l.d),
+                   parameter_copies(s_, pp),
+                   {}});
+    for (size_t i = 0; i < l.states.runs.count; ++i) {
+      out.back().inflight[i] = inflight_microbatches(s_, l.d, l.states.runs.starts[i], m);
+    }
   }
   return out;
 }
@@ -554,7 +581,7 @@ const StageTimes& Search::times_of(const Layout& l) {
 
 // The busiest stage's traffic (comms.h) for the configuration s_ holds: every traffic stage's
 // but the data seam's built once per recipe, its pipeline seam again once per schedule
-// (`refreshed`), then the data seam under the ZeRO stage s_ holds.
+// (`refreshed`), with the data seams under the precision and ZeRO stage s_ holds.
 const CommsReport& Search::busiest_of(const Layout& l, int m, bool& refreshed) {
   if (!traffic_built_) {
     stage_reports_but_data(s_, l.facts, m, traffic_);
@@ -563,7 +590,13 @@ const CommsReport& Search::busiest_of(const Layout& l, int m, bool& refreshed) {
     refresh_pipeline_traffic(s_, l.facts, m, traffic_);
     refreshed = true;
   }
-  return busiest_stage(s_, l.facts, m, traffic_);
+  const size_t zi = static_cast<size_t>(s_.recipe.zero_stage);
+  std::vector<SeamTraffic>& seams = data_seams_[precision_][zi];
+  if (!(data_built_[precision_] & (1u << zi))) {
+    data_seams(s_, l.facts, m, traffic_, seams);
+    data_built_[precision_] |= 1u << zi;
+  }
+  return busiest_stage(seams, traffic_);
 }
 
 // The configuration s_ holds under each ZeRO stage: its memory, and for each that fits its
@@ -572,19 +605,18 @@ void Search::search_zero(const Layout& l, int m, const ScheduleOption& schedule,
                          const RunActivationParts& parts) {
   const unsigned levers = lever_bits(s_, l.d);
   PerZero bytes{};
-  const unsigned fits = fitting_stages(l, m, schedule, parts, levers, bytes);
+  const unsigned fits = fitting_stages(l, schedule, parts, levers, bytes);
   if (fits != 0) time_stages(l, m, schedule, levers, fits, bytes);
 }
 
 // Each ZeRO stage's memory for the configuration s_ holds, every one counted as evaluated and
 // those within the limit as feasible: the stages that fit, one bit each.
-unsigned Search::fitting_stages(const Layout& l, int m, const ScheduleOption& schedule,
+unsigned Search::fitting_stages(const Layout& l, const ScheduleOption& schedule,
                                 const RunActivationParts& parts, unsigned levers, PerZero& bytes) {
   // Each candidate stage's activations (memory.h), the same under every ZeRO stage.
   RunActivations activations{};
   for (size_t i = 0; i < l.states.runs.count; ++i) {
-    const int stage = l.states.runs.starts[i];
-    activations[i] = stage_activations(parts[i], inflight_microbatches(s_, l.d, stage, m));
+    activations[i] = stage_activations(parts[i], schedule.inflight[i]);
   }
   double least = INFINITY;  // of this recipe, over the ZeRO stages
   unsigned fits = 0;
@@ -637,7 +669,7 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
     s_.recipe.zero_stage = z;
     const size_t zi = static_cast<size_t>(z);
     effective[zi] = by_failures_ ? effective_time_of(s_, l.d) : 1;
-    optimizer_s[zi] = optimizer_time_s(s_, l.facts, work_.runs);
+    optimizer_s[zi] = optimizer_time_s(s_, l.d.pp, l.states.optimizer_shard[zi]);
     if (!cannot_be_kept(l, levers, floor_of(times_floor_s, zi))) open |= 1u << z;
   }
   if (open == 0) return;
@@ -653,7 +685,7 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
     if (cannot_be_kept(l, levers, floor_of(paced_floor_s, zi))) continue;
     const CommsReport& comms = busiest_of(l, m, refreshed);
     TimeReport t = paced_t;
-    finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, t);
+    finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, optimizer_s[zi], t);
     const double rank_s = effective[zi] > 0 ? t.step_s / effective[zi] : INFINITY;
     if (levers != 0) seen_.fastest(levers, rank_s, t.step_s, bytes[zi], l.d);
     offer(l, bytes[zi], comms, t, effective[zi], rank_s);
