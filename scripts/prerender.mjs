@@ -133,6 +133,10 @@ function firstView(root) {
   }
   root.classList.add('pe-first-view');
   root.setAttribute('inert', '');
+  // Its end mark: the picture shows once the parser has reached it (explorer.css).
+  const end = root.ownerDocument.createElement('i');
+  end.className = 'pe-first-end';
+  root.append(end);
   const css = inlineStylesToRules(root);
   return { html: root.outerHTML.replace(/\s+/g, ' '), css };
 }
