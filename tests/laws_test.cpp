@@ -226,6 +226,7 @@ void draw_hardware(Dice& d, Draft& x) {
   if (d.chance(0.3)) x["efficiency"] = d.chance(0.2) ? 0 : d.real(0.2, 0.8);
   if (d.chance(0.1)) x["nvlink_efficiency"] = d.real(0.5, 1);
   if (d.chance(0.1)) x["network_efficiency"] = d.real(0.5, 1);
+  if (d.chance(0.1)) x["bubble_paid"] = d.real(0.1, 2);
   for (const char* k :
        {"overlap_grad_reduce", "overlap_param_gather", "tp_comm_overlap", "pp_scatter_gather"}) {
     if (d.chance(0.4)) x[k] = d.chance(0.5);
@@ -282,6 +283,17 @@ void draw_calibration(Dice& d, Draft& x) {
   if (d.chance(0.3)) x["calibration.tflops_per_gpu"] = r.value().time.tflops_per_gpu;
   if (d.chance(0.3)) x["calibration.nvlink_bus_gb_s"] = full.gpu.nvlink_gb_s * d.real(0.5, 1);
   if (d.chance(0.3)) x["calibration.network_bus_gb_s"] = full.gpu.network_gb_s * d.real(0.5, 1);
+  // A second run: the same layout at twice the batch, whose bubble is a smaller share.
+  if (d.chance(0.3)) {
+    json second = x["calibration.scenario"];
+    second["global_batch"] = 2 * full.batch.global_batch;
+    const Result<Scenario> run = parse_scenario(second.dump());
+    const Result<Report> r2 =
+        run.ok() ? evaluate(run.value(), false) : Result<Report>::failure("refused");
+    if (!r2.ok()) return;
+    x["calibration.second_scenario"] = second;
+    x["calibration.second_step_time_s"] = r2.value().time.step_s * d.real(1, 1.3);
+  }
 }
 
 Draft draw(unsigned run_seed, int index) {
@@ -887,11 +899,25 @@ Verdict efficiency_law(const Sample& x) {
          show(r->time.step_s) + " s";
 }
 
+// Paying more of the bubble never shortens the step, so a two-run calibration's bisection on
+// the share has one answer.
+Verdict bubble_paid_law(const Sample& x) {
+  Scenario v = pinned(x);
+  v.gpu.bubble_paid = x.s.gpu.bubble_paid * 1.25;
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (at_most(x.r.time.step_s, r->time.step_s)) return "";
+  return "bubble_paid " + show(x.s.gpu.bubble_paid) + " -> " + show(v.gpu.bubble_paid) + ": step " +
+         show(x.r.time.step_s) + " -> " + show(r->time.step_s) + " s";
+}
+
 // No schedule's m micro-batches take less than one micro-batch's F, B (and W) chain through
 // every stage (ZB-V with 1 micro-batch on 8 stages once took 0.043 s, its chain about
 // 0.15). A V with m < p spans what its drawing does (timeline_test checks the drawing).
+// Not where a calibration found the fleet pays less of the bubble than the schedule's
+// dependencies make (bubble_paid < 1): that share stands for what the model misses elsewhere.
 Verdict critical_path_law(const Sample& x) {
-  if (x.r.degrees.pp == 1) return std::nullopt;
+  if (x.r.degrees.pp == 1 || x.s.gpu.bubble_paid < 1) return std::nullopt;
   const TimeReport& t = x.r.time;
   if (at_most(t.critical_path_s, t.step_s)) return "";
   return "schedule " + enum_name("schedule", x.s.recipe.schedule) + ", m " +
@@ -1180,6 +1206,10 @@ TEST(Laws, StepIsPositiveAtLeastComputeAndTheSumOfItsParts) {
 }
 
 TEST(Laws, BubbleFractionInZeroToOne) { check_law("bubble in [0, 1)", bubble_law); }
+
+TEST(Laws, PayingMoreOfTheBubbleNeverShortensTheStep) {
+  check_law("more of the bubble paid", bubble_paid_law);
+}
 
 TEST(Laws, GoodputIsAShareAndADayHas86400Seconds) {
   check_law("goodput in [0, 1], a day whole", goodput_share_law);

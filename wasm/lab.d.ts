@@ -103,6 +103,9 @@ export interface CalibrationInput {
   tflops_per_gpu?: number;
   nvlink_bus_gb_s?: number;
   network_bus_gb_s?: number;
+  /** A second run of the same fleet and GPU, whose pipeline bubble differs: fits bubble_paid. */
+  second_scenario?: Scenario | null;
+  second_step_time_s?: number;
 }
 
 export interface Reliability {
@@ -159,6 +162,7 @@ export interface Scenario {
   efficiency?: number;
   nvlink_efficiency?: number;
   network_efficiency?: number;
+  bubble_paid?: number;
   overlap_grad_reduce?: boolean;
   overlap_param_gather?: boolean;
   tp_comm_overlap?: boolean;

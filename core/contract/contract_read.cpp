@@ -349,7 +349,7 @@ class Reader {
       const std::string& inner = run.error_key();
       return fail(inner.empty() ? key : key + "." + inner, "in " + key + ", " + run.error());
     }
-    s.calibration.run = std::make_shared<const Scenario>(run.value());
+    s.calibration.run_at(key) = std::make_shared<const Scenario>(run.value());
   }
 
   void read_number(const Field& f, const json& v, Scenario& s) {
@@ -528,6 +528,13 @@ Problem calibrate(const Reader& in, Scenario& s) {
     return {"calibration.step_time_s",
             "calibration.step_time_s is missing: a calibration needs the run's measured time per "
             "step, in seconds, more than 0 (or its tokens_per_s_per_gpu)"};
+  }
+  if ((s.calibration.second_run != nullptr) != (s.calibration.second_step_time_s > 0)) {
+    const bool run = s.calibration.second_run != nullptr;
+    const char* key = run ? "calibration.second_step_time_s" : "calibration.second_scenario";
+    return {key, std::string(key) + " is missing: a second run needs " +
+                     (run ? "its measured time per step, in seconds, more than 0"
+                          : "its scenario, beside its measured step")};
   }
   const Result<CalibrationFit> fit = fit_calibration(s, in.given);
   if (!fit.ok()) return fit.problem();

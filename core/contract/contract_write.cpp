@@ -249,6 +249,7 @@ json scenario_json(const Scenario& s) {
     const bool custom_precision = s.recipe.precision.name == "custom";
     if (f.type == FieldType::kObject || key == "model" || key == "model.preset") continue;
     if (f.inert && f.inert(s)) continue;
+    if (f.type == FieldType::kScenario && !s.calibration.run_at(key)) continue;
     if (key.rfind("degrees.", 0) == 0 && !s.recipe.degrees) continue;
     if (key.rfind("precision.", 0) == 0 && !custom_precision) continue;
     if ((key == "precision" && custom_precision) || (key == "gpu" && s.gpu.name == "custom")) {
@@ -259,7 +260,8 @@ json scenario_json(const Scenario& s) {
       dot = key.find('.', start);
       at = &(*at)[key.substr(start, dot - start)];
     }
-    *at = f.type == FieldType::kScenario ? scenario_json(*s.calibration.run) : field_value(f, s);
+    *at = f.type == FieldType::kScenario ? scenario_json(*s.calibration.run_at(key))
+                                         : field_value(f, s);
   }
   if (!s.recipe.degrees) o["degrees"] = nullptr;
   return o;

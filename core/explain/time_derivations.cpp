@@ -142,6 +142,12 @@ Derivation bubble(const Scenario& s, const Report& r) {
   const Term w{"w", t.weight_grad_share, "",
                "weight-gradient (W) share: the linear layers' GEMMs once more"};
   const Term p = degree("p", r.degrees.pp, "pipeline stages");
+  // The share of it the fleet's runs pay, where a two-run calibration found it not all.
+  const auto paid = [&](const std::string& formula, std::vector<Term> terms) {
+    if (s.gpu.bubble_paid == 1) return std::make_pair(formula, terms);
+    terms.push_back({"k", s.gpu.bubble_paid, "", "share of the bubble the fleet's runs pay"});
+    return std::make_pair("k × " + formula, terms);
+  };
   if (!splits_weight_grad(s.recipe.schedule) || r.degrees.pp == 1 ||
       s.recipe.schedule == Schedule::kZbV) {
     const char* source =
@@ -157,7 +163,8 @@ Derivation bubble(const Scenario& s, const Report& r) {
                   r.pipeline.bubble_fraction, "", source, shape);
   }
   if (s.recipe.schedule == Schedule::kZbH1) {
-    return derive("S × (1 − 2 × w) ÷ T", {base, w, step}, r.pipeline.bubble_fraction, "",
+    const auto [formula, terms] = paid("S × (1 − 2 × w) ÷ T", {base, w, step});
+    return derive(formula, terms, r.pipeline.bubble_fraction, "",
                   "Qi et al. 2023 (arXiv:2401.10241) Sec. 3: ZB-H1's bubble (p − 1)(F + B − W), "
                   "1F1B's (p − 1)(F + B + W) less 2W per stage",
                   shape);
@@ -166,14 +173,15 @@ Derivation bubble(const Scenario& s, const Report& r) {
   const Term paired{"f", t.forward_share, "",
                     "1 − a lone backward's share of the longest stage's micro-batch"};
   if (s.recipe.schedule == Schedule::kDualPipe) {
-    return derive("S ÷ (p − 1) × (p ÷ 2 − 1) × (2 − f − 3 × w) ÷ T", {base, p, paired, w, step},
-                  r.pipeline.bubble_fraction, "",
+    const auto [formula, terms] =
+        paid("S ÷ (p − 1) × (p ÷ 2 − 1) × (2 − f − 3 × w) ÷ T", {base, p, paired, w, step});
+    return derive(formula, terms, r.pipeline.bubble_fraction, "",
                   "DeepSeek-V3 (arXiv:2412.19437) Table 2: DualPipe's bubble "
                   "(p/2 − 1)(F&B + B − 3W), F&B the pair, B a backward run alone",
                   shape);
   }
-  return derive("S × (2 − f − 3 × w) ÷ 2 ÷ T", {base, paired, w, step}, r.pipeline.bubble_fraction,
-                "",
+  const auto [formula, terms] = paid("S × (2 − f − 3 × w) ÷ 2 ÷ T", {base, paired, w, step});
+  return derive(formula, terms, r.pipeline.bubble_fraction, "",
                 "DeepSeek's DualPipe repository (README): DualPipeV's bubble (P/2 − 1)(F&B + B − "
                 "3W) on P = 2p stages of half a GPU's layers",
                 shape);

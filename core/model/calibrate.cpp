@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "model/explorer.h"
 #include "model/memory.h"
@@ -33,9 +34,17 @@ struct Figures {
   double peak_tflops = 0;
 };
 
-Problem refused_run(const Problem& p) {
-  const std::string at = "calibration.scenario";
+Problem refused_run(const Problem& p, const std::string& at = "calibration.scenario") {
   return {p.key.empty() ? at : at + "." + p.key, "in " + at + ", " + p.message};
+}
+
+// A run either memory model refuses, refused under the key it sits at (figures below).
+Problem figures_refusal(const Scenario& run, const std::string& at) {
+  for (const Scenario& each : {run, with_full_memory(run)}) {
+    const Result<Report> r = evaluate(each, false);
+    if (!r.ok()) return refused_run(r.problem(), at);
+  }
+  return {};
 }
 
 Result<Figures> figures(const Scenario& run) {
@@ -92,7 +101,17 @@ Problem fit_link(const char* key, double measured_gb_s, double link_gb_s, const 
 }
 
 // The matmul efficiency at which the run's step takes `measured_s`: the step never lengthens
-// as the efficiency rises (a law), so bisection on its logarithm finds it.
+// as the efficiency rises (a law), so bisection on its logarithm finds it (an end of the range
+// when no efficiency in it does).
+double efficiency_for(Scenario run, double measured_s) {
+  double lo = kLowestMatmulEfficiency, hi = 1;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (step_at(run, mid) > measured_s ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 Problem fit_matmul(const Scenario& run, const Calibration& given, double measured_s,
                    FittedConstant& c) {
   double lo = kLowestMatmulEfficiency, hi = 1;
@@ -114,11 +133,7 @@ Problem fit_matmul(const Scenario& run, const Calibration& given, double measure
             refusal("tokens_per_s_per_gpu", given.tokens_per_s_per_gpu, " tokens/s",
                     "a step of " + short_number(measured_s) + " s; " + why)};
   }
-  for (int i = 0; i < 60; ++i) {
-    const double mid = std::sqrt(lo * hi);
-    (step_at(run, mid) > measured_s ? lo : hi) = mid;
-  }
-  c.after = hi;
+  c.after = efficiency_for(run, measured_s);
   c.how = "fitted to the measured step time";
   return {};
 }
@@ -184,6 +199,88 @@ Problem fit_overhead(const Scenario& run, double peak_gb, FittedConstant& c) {
   return {};
 }
 
+// Two runs tell the bubble apart from the matmuls only if their bubbles differ by at least
+// this share of their steps: a 1% error in a measured step then moves the fitted share by
+// about half of itself, no more.
+constexpr double kDistinctBubbles = 0.05;
+constexpr double kLeastBubblePaid = 0.1, kMostBubblePaid = 2;  // the field's range
+// Where no share in that range meets the second run's step, the nearest end is kept and its miss
+// shown as a residual, up to this share of the step; past it the two runs contradict.
+constexpr double kStepsAgreement = 0.10;
+
+double step_of(const Scenario& run) { return evaluate(run, false).value().time.step_s; }
+double bubble_share_of(const Scenario& run) {
+  const Report r = evaluate(run, false).value();
+  return r.time.bubble_s / r.time.step_s;
+}
+
+// The second run's step before the fit and after it.
+struct SecondStep {
+  double before_s = 0, after_s = 0;
+};
+
+// The share of the bubble paid and the matmul efficiency that meet both measured steps: at
+// each trial share the efficiency is refitted to the first run, and bisection on the share
+// finds where the second run's step meets its own (the second run the one whose bubble is the
+// larger or the smaller share, the miss changes sign once across the range, or not at all:
+// then the share stays at the end that misses least, and the residual says by how much).
+// `run` is the first run, its links already fitted; it leaves with both constants set.
+Problem fit_bubble(Scenario& run, double step_s, Scenario second, double second_s,
+                   FittedConstant& matmul, FittedConstant& bubble, SecondStep& out) {
+  second.gpu = run.gpu;  // one GPU (other_gpu), with the first run's fitted links
+  out.before_s = step_of(second);
+  second.gpu.matmul_efficiency = matmul.after;
+  const double first_share = bubble_share_of(run), second_share = bubble_share_of(second);
+  const auto pct = [](double x) { return short_number(100 * x) + "%"; };
+  if (std::fabs(first_share - second_share) < kDistinctBubbles) {
+    bubble.after = bubble.before;
+    bubble.how = "held at the run's: the two runs' bubbles (" + pct(first_share) + " and " +
+                 pct(second_share) +
+                 " of their steps) are too alike to tell from the matmuls; a run with another "
+                 "pipeline depth or micro-batch count can";
+    out.after_s = step_of(second);
+    return {};
+  }
+  const auto miss = [&](double k) {
+    run.gpu.bubble_paid = second.gpu.bubble_paid = k;
+    run.gpu.matmul_efficiency = second.gpu.matmul_efficiency = efficiency_for(run, step_s);
+    return step_of(second) - second_s;
+  };
+  double lo = kLeastBubblePaid, hi = kMostBubblePaid;
+  const double at_lo = miss(lo), at_hi = miss(hi);
+  double k = std::fabs(at_lo) < std::fabs(at_hi) ? lo : hi;
+  bubble.how = "fitted with the matmul efficiency to both runs' steps";
+  if ((at_lo > 0) != (at_hi > 0)) {
+    for (int i = 0; i < 40; ++i) {
+      const double mid = (lo + hi) / 2;
+      ((miss(mid) > 0) == (at_lo > 0) ? lo : hi) = mid;
+    }
+    k = (lo + hi) / 2;
+  } else {
+    bubble.how +=
+        ", at the end of its range that meets them best: the steps differ by more "
+        "than any share of the bubble explains";
+  }
+  miss(k);
+  // The first run's step is met at every share its efficiency can reach it at, and the
+  // second's within kStepsAgreement at the share found: otherwise the two contradict.
+  const double first_miss = step_of(run) / step_s - 1, second_miss = step_of(second) / second_s - 1;
+  if (std::fabs(first_miss) > 1e-3 || std::fabs(second_miss) > kStepsAgreement) {
+    return {"calibration.second_step_time_s",
+            refusal("second_step_time_s", second_s, " s",
+                    "no matmul efficiency (2% to 100%) and share of the bubble paid (" +
+                        short_number(kLeastBubblePaid) + " to " + short_number(kMostBubblePaid) +
+                        ") meets both it (within 10%) and the first run's " + short_number(step_s) +
+                        " s: the two steps contradict each other, so check that both runs are "
+                        "of this fleet and their scenarios are theirs")};
+  }
+  bubble.after = k;
+  matmul.after = run.gpu.matmul_efficiency;
+  matmul.how = "fitted with bubble_paid to both runs' steps";
+  out.after_s = step_of(second);
+  return {};
+}
+
 // The GPU's fields a calibration depends on: its peaks, its memory and its links. A run whose
 // GPU differs in any of them measured another GPU than the scenario's. Two presets are told
 // apart by name; a custom GPU (two custom GPUs share the name "custom", and a preset with a
@@ -192,17 +289,18 @@ constexpr const char* kGpuNumbers[] = {"gpu_peak_tflops", "gpu_fp8_tflops", "gpu
                                        "hbm_gb_s",        "nvlink_gb_s",    "nvlink_domain_gpus",
                                        "network_gb_s",    "host_link_gb_s"};
 
-Problem other_gpu(const Scenario& run, const Scenario& s) {
+Problem other_gpu(const Scenario& run, const Scenario& s,
+                  const std::string& run_key = "calibration.scenario") {
   const std::string why = " (a run on one GPU cannot calibrate another)";
-  const Problem by_name = {"calibration.scenario.gpu",
-                           "calibration.scenario.gpu is \"" + run.gpu.name +
-                               "\": allowed the scenario's own GPU, \"" + s.gpu.name + "\"" + why};
+  const Problem by_name = {run_key + ".gpu", run_key + ".gpu is \"" + run.gpu.name +
+                                                 "\": allowed the scenario's own GPU, \"" +
+                                                 s.gpu.name + "\"" + why};
   const bool custom = run.gpu.name == "custom" || s.gpu.name == "custom";
   if (!custom && run.gpu.name != s.gpu.name) return by_name;
   for (const char* key : kGpuNumbers) {
     const Field& f = *find_field(key);
     if (f.get(run) == f.get(s)) continue;
-    const std::string at = std::string("calibration.scenario.") + key;
+    const std::string at = run_key + "." + key;
     const std::string unit = *f.unit ? std::string(" ") + f.unit : "";
     return {at, at + " is " + short_number(f.get(run)) + unit + ": allowed the scenario's own " +
                     key + ", " + short_number(f.get(s)) + unit + why};
@@ -225,6 +323,55 @@ std::vector<Residual> residuals(const Calibration& c, double step_s, const Figur
   return out;
 }
 
+// A constant the user set in the scenario that the run does not measure (no bus bandwidth, no
+// peak, no second run) keeps the user's value, and the fit holds it there; one it measures
+// replaces the user's, and the fit says so (`replaced`). The matmul efficiency is always
+// measured (by the step). A value the user set that is the calibration's own (the echoed
+// scenario's, read back) changes nothing and is not mentioned. In fit_calibration's order.
+struct UserConstant {
+  const char* key;
+  bool measured;
+  double* in_run;
+  double yours;
+  bool held = false;
+};
+
+std::vector<UserConstant> hold_user_constants(const Scenario& s,
+                                              const std::set<std::string>& user_set,
+                                              Scenario& run) {
+  const Calibration& c = s.calibration;
+  std::vector<UserConstant> out = {
+      {"efficiency", true, &run.gpu.matmul_efficiency, s.gpu.matmul_efficiency},
+      {"nvlink_efficiency", c.nvlink_bus_gb_s > 0, &run.gpu.nvlink_efficiency,
+       s.gpu.nvlink_efficiency},
+      {"network_efficiency", c.network_bus_gb_s > 0, &run.gpu.network_efficiency,
+       s.gpu.network_efficiency},
+      {"overhead_gb", c.peak_memory_gb > 0, &run.recipe.overhead_gb, s.recipe.overhead_gb},
+      {"bubble_paid", c.second_run != nullptr, &run.gpu.bubble_paid, s.gpu.bubble_paid},
+  };
+  for (UserConstant& u : out) {
+    u.held = !u.measured && user_set.count(u.key) && u.yours != *u.in_run;
+    if (u.held) *u.in_run = u.yours;
+  }
+  return out;
+}
+
+void say_what_was_yours(const std::vector<UserConstant>& yours,
+                        const std::set<std::string>& user_set,
+                        std::vector<FittedConstant>& constants) {
+  for (size_t i = 0; i < constants.size(); ++i) {
+    const UserConstant& u = yours[i];
+    FittedConstant& k = constants[i];
+    const std::string value = short_number(u.yours) + (*k.unit ? std::string(" ") + k.unit : "");
+    if (u.held) {
+      k.how = "held at the " + value + " you set (the run does not measure it)";
+    } else if (u.measured && user_set.count(u.key) && u.yours != k.after) {
+      k.replaced = u.yours;
+      k.how += "; replaces the " + value + " you set";
+    }
+  }
+}
+
 }  // namespace
 
 std::string calibration_title(const Calibration& c) {
@@ -243,35 +390,17 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   if (Problem p = contradiction(c, run, step_s, before); !p.empty()) {
     return Result<CalibrationFit>::failure(p);
   }
-  // A constant the user set in the scenario that this run does not measure (no bus
-  // bandwidth, no peak) keeps the user's value, and the fit holds it there; one it measures
-  // replaces the user's, and the fit says so (`replaced`). The matmul efficiency is always
-  // measured (by the step). A value the user set that is the calibration's own (the echoed
-  // scenario's, read back) changes nothing and is not mentioned.
-  struct {
-    const char* key;
-    bool measured;
-    double* in_run;
-    double yours;
-  } user_constants[] = {
-      {"efficiency", true, &run.gpu.matmul_efficiency, s.gpu.matmul_efficiency},
-      {"nvlink_efficiency", c.nvlink_bus_gb_s > 0, &run.gpu.nvlink_efficiency,
-       s.gpu.nvlink_efficiency},
-      {"network_efficiency", c.network_bus_gb_s > 0, &run.gpu.network_efficiency,
-       s.gpu.network_efficiency},
-      {"overhead_gb", c.peak_memory_gb > 0, &run.recipe.overhead_gb, s.recipe.overhead_gb},
-  };
-  bool held[4] = {};
-  for (size_t i = 0; i < 4; ++i) {
-    auto& u = user_constants[i];
-    held[i] = !u.measured && user_set.count(u.key) && u.yours != *u.in_run;
-    if (held[i]) *u.in_run = u.yours;
-  }
+  const std::vector<UserConstant> yours = hold_user_constants(s, user_set, run);
   const GpuSpec& g = run.gpu;
   FittedConstant matmul{"efficiency", g.matmul_efficiency, 0, "", ""};
   FittedConstant nvlink{"nvlink_efficiency", g.nvlink_efficiency, 0, "", ""};
   FittedConstant network{"network_efficiency", g.network_efficiency, 0, "", ""};
   FittedConstant overhead{"overhead_gb", run.recipe.overhead_gb, 0, "GB", ""};
+  FittedConstant bubble{"bubble_paid", g.bubble_paid, g.bubble_paid, "",
+                        "held at the run's: one step time cannot tell the bubble from the "
+                        "matmuls; a second run with another bubble can (calibration."
+                        "second_scenario)"};
+  SecondStep second;
   Problem p = fit_link("nvlink_bus_gb_s", c.nvlink_bus_gb_s, g.nvlink_gb_s, "NVLink", nvlink);
   if (p.empty()) {
     p = fit_link("network_bus_gb_s", c.network_bus_gb_s, g.network_gb_s, "network", network);
@@ -280,6 +409,13 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   run.gpu.network_efficiency = network.after;
   if (p.empty()) p = fit_matmul(run, c, step_s, matmul);
   run.gpu.matmul_efficiency = matmul.after;
+  if (p.empty() && c.second_run) {
+    p = other_gpu(*c.second_run, s, "calibration.second_scenario");
+    if (p.empty()) p = figures_refusal(*c.second_run, "calibration.second_scenario");
+    if (p.empty()) {
+      p = fit_bubble(run, step_s, *c.second_run, c.second_step_time_s, matmul, bubble, second);
+    }
+  }
   if (p.empty()) p = fit_overhead(run, c.peak_memory_gb, overhead);
   if (!p.empty()) return Result<CalibrationFit>::failure(p);
   if (c.nvlink_bus_gb_s <= 0 || c.network_bus_gb_s <= 0) {
@@ -291,19 +427,13 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
 
   CalibrationFit fit;
   fit.title = calibration_title(c);
-  fit.constants = {matmul, nvlink, network, overhead};
-  for (size_t i = 0; i < fit.constants.size(); ++i) {
-    const auto& u = user_constants[i];
-    FittedConstant& k = fit.constants[i];
-    const std::string yours = short_number(u.yours) + (*k.unit ? std::string(" ") + k.unit : "");
-    if (held[i]) {
-      k.how = "held at the " + yours + " you set (the run does not measure it)";
-    } else if (u.measured && user_set.count(u.key) && u.yours != k.after) {
-      k.replaced = u.yours;
-      k.how += "; replaces the " + yours + " you set";
-    }
-  }
+  fit.constants = {matmul, nvlink, network, overhead, bubble};
+  say_what_was_yours(yours, user_set, fit.constants);
   fit.residuals = residuals(c, step_s, before, figures(run).value());
+  if (c.second_run) {
+    fit.residuals.push_back(
+        {"second_step_time_s", c.second_step_time_s, second.before_s, second.after_s});
+  }
   return fit;
 }
 

@@ -166,6 +166,10 @@ struct GpuSpec {
   double fp8_gemm_speedup = 0;
   double fp4_gemm_speedup = 0;
   GemmCurve gemm_curve = GemmCurve::kNone;
+  // The share of the schedule's pipeline bubble (pipeline.h) the fleet's runs pay: 1, all of
+  // it. One measured step cannot tell it from the matmul efficiency; two runs whose bubbles
+  // differ can, and a two-run calibration (calibrate.h) fits it.
+  double bubble_paid = 1;
 };
 
 enum class Recompute { kNone, kSelective, kFull };
@@ -222,6 +226,17 @@ struct Calibration {
   double tflops_per_gpu = 0;    // measured model TFLOP/s per GPU
   double nvlink_bus_gb_s = 0;   // nccl-tests all_reduce_perf bus bandwidth inside a node
   double network_bus_gb_s = 0;  // the same across nodes, per GPU
+  // A second run of the same fleet, another layout, and its measured step: with the first it
+  // fits the bubble's share paid (GpuSpec::bubble_paid) beside the matmul efficiency.
+  std::shared_ptr<const Scenario> second_run;
+  double second_step_time_s = 0;
+  // The run a kScenario field holds: "calibration.scenario" or "calibration.second_scenario".
+  std::shared_ptr<const Scenario>& run_at(const std::string& key) {
+    return key == "calibration.second_scenario" ? second_run : run;
+  }
+  const std::shared_ptr<const Scenario>& run_at(const std::string& key) const {
+    return key == "calibration.second_scenario" ? second_run : run;
+  }
   // What the run fitted, once the contract has read it (calibrate.h); the scenario's constants
   // already hold the fitted values.
   std::shared_ptr<const CalibrationFit> fit;

@@ -391,6 +391,10 @@ std::vector<Field> make_fields() {
                            "share of the network's rate NCCL's collectives reach; absent: the "
                            "GPU preset's",
                            PE_REAL(gpu.network_efficiency))),
+      tuning("gpu", number("bubble_paid", "gpu", "", 0.1, 2,
+                           "share of the pipeline schedule's bubble the fleet's runs pay; 1: all "
+                           "of it, as modelled; a calibration from two runs refits it",
+                           PE_REAL(gpu.bubble_paid))),
       boolean("overlap_grad_reduce", "recipe",
               "hide the DP gradient reduction behind the backward (Megatron --overlap-grad-reduce)",
               PE_BOOL(recipe.overlap_grad_reduce)),
@@ -466,6 +470,12 @@ std::vector<Field> make_fields() {
       number("calibration.network_bus_gb_s", "calibration", "GB/s", 0, 1e5,
              "nccl-tests all_reduce_perf bus bandwidth across nodes, per GPU; 0: not measured",
              PE_REAL(calibration.network_bus_gb_s)),
+      make("calibration.second_scenario", T::kScenario, "calibration", "",
+           "a second measured run of the same fleet and GPU, another layout whose pipeline "
+           "bubble differs: with the first it fits bubble_paid beside the matmul efficiency"),
+      number("calibration.second_step_time_s", "calibration", "s", 0, 1e6,
+             "the second run's measured time per step; required with its scenario",
+             PE_REAL(calibration.second_step_time_s)),
 
       // Failures, checkpoints and restarts (goodput.h); the rates' defaults are Llama 3's.
       group_of("reliability", "economics",

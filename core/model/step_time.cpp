@@ -387,9 +387,13 @@ namespace {
   // micro-batch, whichever stage sets the pace (time_report), so no share of it is the pacing
   // stage's own: all mb of its micro-batches count. Counting mb - 1/v there let faster sends,
   // which handed the pace to a stage with a longer micro-batch, lengthen the step (a law).
-  const double others_share = laps                                    ? (mb - 1.0) / v
+  // With the share k of the bubble paid (pipeline_bubble), the step is (m - k/v) T_k + k
+  // sum_i T_i / v; with laps (1 - k) m T_k + k ((m - 1) T_k / v + sum_i T_i): the pace is the
+  // stage whose T_i with that coefficient, and its sends, take longest.
+  const double paid = s.gpu.bubble_paid;
+  const double others_share = laps ? (1 - paid) * mb + paid * (mb - 1.0) / v
                               : splits_weight_grad(s.recipe.schedule) ? 1.0 * mb
-                                                                      : mb - 1.0 / v;
+                                                                      : mb - paid / v;
   const std::array<StageTime, kStageRuns>& times = stage_times.times;
   std::array<double, kStageRuns> sends_s{};  // each run's pipeline sends per step
   std::array<double, kStageRuns> paces{};
@@ -518,6 +522,7 @@ namespace {
         {b.forward_pass_s(), b.total_s() - b.forward_pass_s() - b.weight_grad_s, b.weight_grad_s});
     t.bubble_s = std::max(t.bubble_s, few - mb * b.total_s());
   }
+  t.bubble_s *= s.gpu.bubble_paid;  // as much of it as the fleet's runs pay (calibrate.h)
   const int chunks = v_shape(s.recipe.schedule) && d.pp > 1 ? 2 : 1;
   t.critical_path_s = d.pp > 1 && split ? sum - pace.sum_weight_grad_s + b.weight_grad_s / chunks
                                         : (d.pp > 1 ? sum : 0);
@@ -700,9 +705,13 @@ double step_floor_s(const Scenario& s, const StageTimes& stage_times,
   // Otherwise m T_k + (sum_i T_i - T_k) / v >= (m - 1/v) T_min + sum_i T_i / v, the few
   // micro-batches' span only adding. These terms are summed here in another order than the
   // step's, so the floor gives up a billionth, where their roundings differ by some 1e-15.
-  const double v = pipeline.virtual_stages;
-  const double floor_s =
-      splits_weight_grad(s.recipe.schedule) ? mb * least : (mb - 1 / v) * least + all / v;
+  // With the share k of the bubble paid, m T_k + k (sum_i T_i - T_k) / v, where T_k is at
+  // least T_min and at most the sum.
+  const double v = pipeline.virtual_stages, k = s.gpu.bubble_paid;
+  const double own = mb - k / v;  // T_k's coefficient
+  const double floor_s = splits_weight_grad(s.recipe.schedule)
+                             ? mb * least
+                             : own * (own >= 0 ? least : all) + k * all / v;
   return floor_s * (1 - 1e-9);
 }
 
