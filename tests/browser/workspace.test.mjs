@@ -545,6 +545,74 @@ describe('calibrate to your run', () => {
     }
   });
 
+  // Llama 3 8B on one H100 node in 4 pipeline stages (8 micro-batches: a bubble of about a
+  // quarter of the step), and the same model with no pipeline (none): two runs whose bubbles
+  // differ, the second measured 10% slower than the model has it.
+  const DEEP_SCENARIO = { ...NODE_SCENARIO, global_batch: 8, degrees: { dp: 1, tp: 2, pp: 4 } };
+  const FLAT_SCENARIO = { ...NODE_SCENARIO, global_batch: 8, zero_stage: 0 };
+  const DEEP =
+    '?view=desk&gpus=8&model=llama3-8b&gpu=H100-80GB&seq_len=8192&global_batch=8' +
+    '&degrees=1x2x4&sequence_parallel=true';
+  const tableRows = (page, name) =>
+    page
+      .locator(`table[data-table="${name}"] tbody tr`)
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+
+  test('a second run: taken like the first, the bubble fitted or held, from the link too', async () => {
+    const core = await firstLoadLab();
+    const stepOf = (scenario) => core.evaluate(scenario).time.step_s;
+    // Twice the same layout: nothing tells the bubble from the matmuls, and the table says so.
+    let lab = await openLab(env, { path: DEEP, viewport: WIDE });
+    try {
+      const deep = String(stepOf(DEEP_SCENARIO));
+      await lab.page.getByRole('tab', { name: 'Calibrate to your run' }).click();
+      await lab.page
+        .getByRole('button', { name: "Use the lab's current layout as my run" })
+        .click();
+      const second = "Use the lab's current layout as my second run";
+      await lab.page.getByRole('button', { name: second }).click();
+      assert.match(await lab.page.locator('.second-text').textContent(), /^ Your second run: 8 ×/);
+      await lab.page.locator('input[name="calibration.step_time_s"]').fill(deep);
+      await lab.page.locator('input[name="calibration.second_step_time_s"]').fill(deep);
+      await lab.page.getByRole('button', { name: 'Calibrate', exact: true }).click();
+      await lab.page.waitForSelector('.calibration-out table[data-table="constants"]');
+      const held = (await tableRows(lab.page, 'constants')).at(-1);
+      assert.equal(held[0], 'Share of the pipeline bubble paid');
+      assert.match(held[3], /too alike to tell from the matmuls/);
+      assert.equal((await tableRows(lab.page, 'residuals')).at(-1)[0], 'Second run’s step time');
+      assert.deepEqual(lab.problems, []);
+    } finally {
+      await lab.close();
+    }
+    // A deep run as the model has it and a flat one 10% slower, from the link: less of the
+    // bubble paid, both steps met.
+    const block = {
+      scenario: DEEP_SCENARIO,
+      step_time_s: stepOf(DEEP_SCENARIO),
+      second_scenario: FLAT_SCENARIO,
+      second_step_time_s: 1.1 * stepOf(FLAT_SCENARIO),
+    };
+    const path = `${DEEP}&calibration=${encodeURIComponent(JSON.stringify(block))}`;
+    lab = await openLab(env, { path, viewport: WIDE });
+    try {
+      await lab.page.getByRole('tab', { name: 'Calibrate to your run' }).click();
+      await lab.page.waitForSelector('.calibration-out table[data-table="constants"]');
+      const fitted = (await tableRows(lab.page, 'constants')).at(-1);
+      assert.ok(Number(fitted[2]) < 1, fitted[2]);
+      assert.equal(fitted[3], "fitted with the matmul efficiency to both runs' steps");
+      for (const row of await tableRows(lab.page, 'residuals')) {
+        if (/step time/i.test(row[0])) assert.equal(row[4], '+0.0%', row[0]);
+      }
+      assert.equal(
+        await lab.page.locator('.second-text').textContent(),
+        ' Your second run: from the link.',
+      );
+      assert.deepEqual(lab.problems, []);
+    } finally {
+      await lab.close();
+    }
+  });
+
   test('390×844: the desk in one column', async () => {
     const lab = await openLab(env, { path: LLAMA70, viewport: { width: 390, height: 844 } });
     const { page, problems } = lab;

@@ -1,7 +1,8 @@
 // "Calibrate to your run": one measured run on the reader's fleet refits the model's constants
 // (the core's calibration block, core/model/calibrate.h). The run is the lab's current layout,
 // taken when the reader says so; its figures are typed, or read from a pasted Megatron-LM or
-// torchtitan log line (lib/runlog.js). Calibrating sets the state's `calibration` row (the
+// torchtitan log line (lib/runlog.js). A second run, another layout taken the same way with its
+// step, lets the core tell the pipeline bubble from the matmuls. Calibrating sets the state's `calibration` row (the
 // block as JSON: in the URL and the exported report); the core's answer, report.calibration,
 // shows each constant before and after and the residuals, and the planner's top layouts are
 // searched before and after. A refusal of the core shows beside the field its key names.
@@ -21,6 +22,7 @@ const FIGURES = [
   ['tflops_per_gpu', 'Model TFLOP/s per GPU', 'TFLOP/s'],
   ['nvlink_bus_gb_s', 'NVLink bus bandwidth (nccl-tests all_reduce_perf)', 'GB/s'],
   ['network_bus_gb_s', 'Network bus bandwidth per GPU (nccl-tests)', 'GB/s'],
+  ['second_step_time_s', 'Second run’s step time', 's'],
 ];
 // The figures a log line can give (lib/runlog.js).
 const LOG_FIGURES = ['step_time_s', 'tokens_per_s_per_gpu', 'peak_memory_gb', 'tflops_per_gpu'];
@@ -35,9 +37,11 @@ const CONSTANT_NAMES = {
   nvlink_efficiency: 'NVLink collective efficiency',
   network_efficiency: 'Network collective efficiency',
   overhead_gb: 'Memory overhead',
+  bubble_paid: 'Share of the pipeline bubble paid',
 };
 const RESIDUAL_NAMES = {
   step_time_s: 'Step time',
+  second_step_time_s: 'Second run’s step time',
   peak_memory_gb: 'Peak memory',
   tflops_per_gpu: 'TFLOP/s per GPU',
 };
@@ -84,7 +88,8 @@ function build(section) {
   const about =
     'One measured step of your own run refits the model: the matmul efficiency to its step ' +
     'time, the collectives to measured bus bandwidths, the memory overhead to its peak. ' +
-    'Every number and the planner then use them.';
+    'A second run of another layout, whose pipeline bubble differs, also fits how much of ' +
+    'the bubble your runs pay. Every number and the planner then use them.';
   make('p', { className: 'small', textContent: about }, section);
   const runBar = make('p', { className: 'calibrate-run' }, section);
   const take = button(runBar, 'tool use-layout', "Use the lab's current layout as my run");
@@ -92,6 +97,17 @@ function build(section) {
     'span',
     { className: 'small run-text', textContent: ' No run yet.' },
     runBar,
+  );
+  const secondBar = make('p', { className: 'calibrate-run' }, section);
+  const takeSecond = button(
+    secondBar,
+    'tool use-second',
+    "Use the lab's current layout as my second run",
+  );
+  const secondText = make(
+    'span',
+    { className: 'small second-text', textContent: ' No second run (optional).' },
+    secondBar,
   );
   const runError = make('p', { className: 'error field-error', hidden: true }, section);
   runError.setAttribute('role', 'alert');
@@ -115,7 +131,21 @@ function build(section) {
   const out = make('div', { className: 'calibration-out' }, section);
   out.setAttribute('aria-live', 'polite');
   const plans = make('div', { className: 'calibration-plans' }, section);
-  return { take, runText, runError, log, read, logNote, fields, go, clear, out, plans };
+  return {
+    take,
+    runText,
+    takeSecond,
+    secondText,
+    runError,
+    log,
+    read,
+    logNote,
+    fields,
+    go,
+    clear,
+    out,
+    plans,
+  };
 }
 
 // The figures a log line gives, written into the fields (torchtitan's tps as it is: the core
@@ -140,9 +170,10 @@ function readLine(ui, scenario) {
   return { text: `Read from ${r.tool}: ${r.read.join('; ')}.` };
 }
 
-// The block the fields and the run make.
-function blockOf(ui, run) {
+// The block the fields and the runs make.
+function blockOf(ui, run, second) {
   const block = { scenario: run.scenario };
+  if (second) block.second_scenario = second.scenario;
   for (const [k] of FIGURES) {
     const text = ui.fields[k].input.value.trim();
     if (text !== '') block[k] = Number(text);
@@ -165,8 +196,9 @@ function drawFit(out, fit) {
   ]);
   table(out, ['Constant', 'Before', 'After', 'How'], constants).dataset.table = 'constants';
   const residuals = fit.residuals.map((r) => {
-    const unit = r.key === 'step_time_s' ? 's' : r.key === 'peak_memory_gb' ? 'GB' : '';
-    const error = `${r.error >= 0 ? '+' : ''}${(100 * r.error).toFixed(1)}%`;
+    const unit = r.key.endsWith('step_time_s') ? 's' : r.key === 'peak_memory_gb' ? 'GB' : '';
+    const percent = Math.round(1000 * r.error) / 10 || 0; // to a tenth, never "-0.0"
+    const error = `${percent >= 0 ? '+' : ''}${percent.toFixed(1)}%`;
     const cells = [r.measured, r.before, r.after].map((v) => valueText(v, unit));
     return [RESIDUAL_NAMES[r.key] ?? r.key, ...cells, error];
   });
@@ -203,6 +235,7 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
   let report = null; // the lab's report
   let state = null;
   let run = null; // { scenario } of the run taken
+  let second = null; // and of the second run, if one is taken
   let planned = ''; // the scenario whose plans are drawn
 
   const take = () => {
@@ -211,6 +244,11 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
     ui.runError.hidden = true;
   };
   ui.take.addEventListener('click', () => report && take());
+  ui.takeSecond.addEventListener('click', () => {
+    if (!report) return;
+    second = { scenario: runScenario() };
+    ui.secondText.textContent = ` Your second run: ${runWords(report)}.`;
+  });
   ui.read.addEventListener('click', () => {
     const said = readLine(ui, report?.scenario);
     ui.logNote.textContent = said.error ?? said.text;
@@ -219,7 +257,7 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
   ui.go.addEventListener('click', () => {
     if (!report) return;
     if (!run) take();
-    onChange('calibration', JSON.stringify(blockOf(ui, run)));
+    onChange('calibration', JSON.stringify(blockOf(ui, run, second)));
   });
   ui.clear.addEventListener('click', () => onChange('calibration', ''));
 
@@ -253,6 +291,10 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
         const block = report.scenario.calibration;
         ui.runText.textContent = ` Your run: ${report.calibration.title}.`;
         run = { scenario: block.scenario };
+        if (block.second_scenario) {
+          second = { scenario: block.second_scenario };
+          ui.secondText.textContent = ' Your second run: from the link.';
+        }
         for (const [k] of FIGURES) {
           if (!block[k]) continue;
           ui.fields[k].input.value = String(block[k]);
