@@ -98,14 +98,11 @@ struct StageRates {
   double tokens = 0;  // per micro-batch, b s
   double output_flops = 0;
   double matmul_rate = 0;  // BF16 FLOP/s at the calibrated efficiency
-  double gemm_rate = 0;    // the layers' GEMMs', FP8's or FP4's with those
   double hbm = 0;          // bytes/s
-  double host_link = 0;    // bytes/s
   double routed_slowdown = 1;
   double permute_bytes = 0;
   double attention_efficiency = 1;
   ElementwiseBytes bytes;
-  LayerActivations stored;
   LinearGemmShapes gemm_shapes;
 };
 
@@ -119,11 +116,7 @@ struct StageRates {
   k.tokens = 1.0 * s.recipe.micro_batch * s.batch.seq_len;
 
   k.output_flops = k.tokens * 3 * shape.output_forward_flops_per_token();
-  // FP8 and FP4 run the layers' GEMMs faster; the attention core (softmax(QK^T) V) and the
-  // output layer (Megatron's own ColumnParallelLinear, not Transformer Engine's) stay BF16.
-  k.gemm_rate = gemm_rate_flops(s);
   k.bytes = elementwise_bytes(s, shape, d, s.recipe.recompute);
-  k.stored = layer_activations(s, shape, d);
   const MlpShape& moe = shape.moe_layer().mlp;
   k.routed_slowdown =
       shape.moe() ? expert_load(s, d) / grouped_gemm_efficiency(tokens_per_expert(s, moe, d)) : 1;
@@ -132,7 +125,6 @@ struct StageRates {
   k.permute_bytes = permutation_bytes(s, moe, d);
   // The attention core's kernel runs slower on short calls (context.h): CP's ring chunks.
   k.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
-  k.host_link = s.gpu.host_link_gb_s * 1e9;
   return k;
 }
 
@@ -150,22 +142,21 @@ using StageCompute = StageWork::Stage;
   const StageParams& here = f.params(stage);
   const int layers = here.layers;
   const int moe_here = here.moe_layers;
-  StageTime st;
-  // A training step's time in its matmuls under recomputation r; with none, three forwards.
-  // The routed experts' grouped GEMMs run slower by the busiest EP rank's load over their
-  // efficiency (moe.h).
+  StageCompute c;
+  // A training step's matmuls under recomputation r; with none, three forwards. The routed
+  // experts' grouped GEMMs run slower by the busiest EP rank's load over their efficiency
+  // (moe.h).
   const double shape_slowdown = k.gemm_shapes.slowdown(layers - moe_here, moe_here);
-  auto matmul_s = [&](Recompute r) {
+  auto matmuls = [&](Recompute r) -> StageWork::Matmuls {
     const ModelShape::StepFlops fl = f.step_flops_per_token(stage, r);
     const double output = stage == d.pp - 1 ? k.output_flops / k.gemm_shapes.output_efficiency : 0;
     const double gemm =
         (fl.total - fl.core - fl.routed) * shape_slowdown + fl.routed * k.routed_slowdown;
     const double attention = k.tokens * fl.core / k.attention_efficiency;
-    return (k.tokens * gemm / k.gemm_rate + (attention + output) / k.matmul_rate) / d.tp / d.cp;
+    return {k.tokens * gemm, (attention + output) / k.matmul_rate};
   };
-  st.matmul_s = matmul_s(s.recipe.recompute);
-  const double plain_s =
-      s.recipe.recompute == Recompute::kNone ? st.matmul_s : matmul_s(Recompute::kNone);
+  c.matmuls = matmuls(s.recipe.recompute);
+  c.plain = s.recipe.recompute == Recompute::kNone ? c.matmuls : matmuls(Recompute::kNone);
   // Elementwise kernels move kElementwisePasses x what each layer stores, and the forward
   // of what it recomputes again (a whole layer, or its selective modules' tensors).
   const int full = fully_recomputed_layers(s, layers);
@@ -178,18 +169,29 @@ using StageCompute = StageWork::Stage;
   // and again where it re-runs the MoE MLP (full recomputation, or the moe module).
   const int moe_again = moe_full + (s.recipe.selective_modules() & kMoe ? moe_here - moe_full : 0);
   const double permute = k.permute_bytes * (2 * moe_here + moe_again);
-  st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / k.hbm;
-  st.forward_s = plain_s / 3 + (kForwardPasses * all + k.permute_bytes * moe_here) / k.hbm;
-  const LayerTraffic wire = layer_traffic(s, f, layers, moe_here, 1);
+  c.st.memory_s = (kElementwisePasses * all + kRecomputePasses * again + permute) / k.hbm;
+  c.forward_memory_s = (kForwardPasses * all + k.permute_bytes * moe_here) / k.hbm;
+  c.wire = layer_traffic(s, f, layers, moe_here, 1);
   // Each stretch of compute hides one kind of traffic: the TP collectives the linear layers'
   // GEMMs around them (--tp-comm-overlap), the ring passes the attention core, the expert
   // all-to-alls whatever compute is left. Letting two hide behind the same compute made
   // faster matmuls lengthen the step (a law).
-  const double core = layers * k.tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp /
-                      k.matmul_rate / k.attention_efficiency;
+  c.core_s = layers * k.tokens * 3 * shape.attention().core_flops_per_token / d.tp / d.cp /
+             k.matmul_rate / k.attention_efficiency;
+  return c;
+}
+
+// The stage's matmuls at the GEMMs' rate: matmul_s, the forward's share and W.
+[[gnu::always_inline]] inline void stage_at_rate(const Degrees& d, double gemm_rate,
+                                                 StageCompute& c) {
+  const auto seconds = [&](const StageWork::Matmuls& m) {
+    return (m.gemm_flops / gemm_rate + m.bf16_s) / d.tp / d.cp;
+  };
+  c.st.matmul_s = seconds(c.matmuls);
+  const double plain_s = seconds(c.plain);
+  c.st.forward_s = plain_s / 3 + c.forward_memory_s;
   // W: the linear layers' forward FLOPs again (a third of their three passes).
-  st.weight_grad_s = std::max(0.0, plain_s - core) / 3;
-  return {st, core, wire, 0};
+  c.st.weight_grad_s = std::max(0.0, plain_s - c.core_s) / 3;
 }
 
 // A stage's traffic, each kind behind the compute that hides it (Context parallelism: each GPU
@@ -337,24 +339,46 @@ struct PassTraffic {
 // The planner's steps (stage_work, the pace from it; paced_time, finish_time) are inlined into
 // evaluate()'s (pipeline_pace, time_report), whose code the page's first load then holds once.
 namespace {
+// The stages' work but what the precision changes (work_at_precision).
 [[gnu::always_inline]] inline StageWork stage_work_of(const Scenario& s, const LayoutFacts& f) {
   const StageRates rates = stage_rates(s, f);
   StageWork work;
   work.runs = stage_runs(s, f.degrees(), f.split());
   for (size_t i = 0; i < work.runs.count; ++i) {
-    const int stage = work.runs.starts[i];
-    StageWork::Stage& w = work.stages[i] = stage_compute(s, f, rates, stage);
-    if (s.recipe.offload_layers > 0) {
-      w.offload_copy_s =
-          offloaded_bytes_per_microbatch(s, f.shape(), f.params(stage), rates.stored) /
-          rates.host_link;
-    }
+    work.stages[i] = stage_compute(s, f, rates, work.runs.starts[i]);
   }
   return work;
 }
+
+// What the precision changes: the GEMMs' rate (FP8 and FP4 run the layers' GEMMs faster; the
+// attention core, softmax(QK^T) V, and the output layer, Megatron's own ColumnParallelLinear
+// rather than Transformer Engine's, stay BF16) and what offloaded layers send to the host.
+[[gnu::always_inline]] inline void work_at_precision(const Scenario& s, const LayoutFacts& f,
+                                                     StageWork& work) {
+  const double gemm_rate = gemm_rate_flops(s);
+  LayerActivations stored;
+  if (s.recipe.offload_layers > 0) stored = layer_activations(s, f.shape(), f.degrees());
+  for (size_t i = 0; i < work.runs.count; ++i) {
+    StageWork::Stage& w = work.stages[i];
+    stage_at_rate(f.degrees(), gemm_rate, w);
+    if (s.recipe.offload_layers > 0) {
+      w.offload_copy_s =
+          offloaded_bytes_per_microbatch(s, f.shape(), f.params(work.runs.starts[i]), stored) /
+          (s.gpu.host_link_gb_s * 1e9);
+    }
+  }
+}
 }  // namespace
 
-StageWork stage_work(const Scenario& s, const LayoutFacts& f) { return stage_work_of(s, f); }
+StageWork stage_work(const Scenario& s, const LayoutFacts& f) {
+  StageWork work = stage_work_of(s, f);
+  work_at_precision(s, f, work);
+  return work;
+}
+
+void restate_precision(const Scenario& s, const LayoutFacts& f, StageWork& work) {
+  work_at_precision(s, f, work);
+}
 
 namespace {
 [[gnu::always_inline]] inline StageTimes stage_times_of(const Scenario& s, const LayoutFacts& f,
@@ -462,7 +486,9 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const Pipeli
 
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                            const PipelineReport& pipeline) {
-  return pace_of_times(s, f, pipeline, stage_times_of(s, f, stage_work_of(s, f)));
+  StageWork work = stage_work_of(s, f);
+  work_at_precision(s, f, work);
+  return pace_of_times(s, f, pipeline, stage_times_of(s, f, work));
 }
 
 double PipelinePace::backward_window_of(int stage) const {

@@ -159,16 +159,29 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const Pipeli
 // recomputation but not on the schedule, so the planner builds it once for every schedule it
 // tries and gives it to pipeline_pace.
 struct StageWork {
+  // A stage's matmuls but the GEMMs' rate, which the precision sets: the layers' GEMM FLOPs
+  // and the time of what stays BF16 (the attention core and the output layer).
+  struct Matmuls {
+    double gemm_flops = 0;
+    double bf16_s = 0;
+  };
   struct Stage {
     StageTime st;  // matmul_s, memory_s, forward_s and weight_grad_s
     double core_s = 0;
     LayerTraffic wire;
     double offload_copy_s = 0;
+    Matmuls matmuls;              // under the recipe's recomputation
+    Matmuls plain;                // with none
+    double forward_memory_s = 0;  // the forward's memory-bound kernels
   };
   StageRuns runs;
   std::array<Stage, kStageRuns> stages;
 };
 StageWork stage_work(const Scenario& s, const LayoutFacts& f);
+// `work`, built for a recipe under another precision, under the one `s` holds, the recipe
+// otherwise the same: only the GEMMs' rate and the offloaded bytes change (stage_work ends
+// with the same step).
+void restate_precision(const Scenario& s, const LayoutFacts& f, StageWork& work);
 // What a micro-batch takes on the first stage of each run under the schedule `s` holds, each
 // kind of traffic behind the compute that hides it (StageTime): the same under every schedule
 // of one kind (stage_times_kind: 1F1B's and interleaving's; the zero-bubble ones', which run W

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -376,7 +377,7 @@ class Search {
                    unsigned fits, const PerZero& bytes);
   bool cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_s) const;
   const StageTimes& times_of(const Layout& l);
-  const CommsReport& busiest_of(const Layout& l, int m, bool& refreshed);
+  const CommsReport& busiest_of(const Layout& l, int m, const ScheduleOption& schedule);
   void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
              double effective, double rank_s);
   void finish();
@@ -406,16 +407,28 @@ class Search {
   std::vector<double> layout_bests_;
   LeversSeen seen_;
   // What the recipe s_ holds (b, SP, precision, recomputation) makes of its stages whatever the
-  // schedule: their compute, built when a first configuration of the recipe fits (work_built_),
-  // their times under each kind of schedule (times_built_, a bit per kind), and their layers'
-  // traffic (the pipeline seam's is the schedule's), built when a first one is timed
-  // (traffic_built_).
-  StageWork work_;
-  bool work_built_ = false;
+  // schedule: their compute, one per recomputation choice of the layout for the b and SP s_
+  // holds, built when a first configuration of the recipe fits and restated for each further
+  // precision (step_time.h restate_precision: the rest of it is the same); and their times
+  // under each kind of schedule (times_built_, a bit per kind).
+  struct Work {
+    StageWork work;
+    size_t precision = kNoPrecision;  // of precisions_, the one `work` is under
+  };
+  static constexpr size_t kNoPrecision = SIZE_MAX;  // not built yet
+  std::vector<Work> works_;
   std::array<StageTimes, 3> times_;  // by stage_times_kind
   unsigned times_built_ = 0;
-  std::vector<CommsReport> traffic_;  // reused: its capacity outlives the loops
-  bool traffic_built_ = false;
+  // The traffic stages' reports but their data seams (comms.h stage_reports_but_data), one per
+  // recomputation choice of the layout, for the b and SP s_ holds: the precision changes none
+  // of them. Built when a first configuration is timed, each holds the pipeline seams of the
+  // schedule `pipeline_of` (nullptr: not built yet).
+  struct StageReports {
+    std::vector<CommsReport> reports;  // reused: its capacity outlives the loops
+    const ScheduleOption* pipeline_of = nullptr;
+  };
+  std::vector<StageReports> traffic_;
+  size_t choice_ = 0;  // which of the layout's recomputation choices s_ holds
   // The traffic stages' data seams under each precision (of precisions_) and ZeRO stage, for
   // the micro-batches the search is at (comms.h data_seams: no other choice changes them),
   // built when a first configuration is timed (data_built_, a bit per ZeRO stage).
@@ -497,12 +510,16 @@ void Search::search_micro_batch(const Layout& l, int m) {
   const std::vector<ScheduleOption> schedules = schedule_options(l, m);
   if (schedules.empty()) return;
   std::fill(data_built_.begin(), data_built_.end(), 0u);
+  if (traffic_.size() < l.choices.size()) traffic_.resize(l.choices.size());
+  if (works_.size() < l.choices.size()) works_.resize(l.choices.size());
   for (int sp = 0; sp <= (l.d.tp > 1 ? 1 : 0); ++sp) {
     s_.recipe.sequence_parallel = sp == 1;
+    for (StageReports& traffic : traffic_) traffic.pipeline_of = nullptr;
+    for (Work& work : works_) work.precision = kNoPrecision;
     for (precision_ = 0; precision_ < precisions_.size(); ++precision_) {
       s_.recipe.precision = precisions_[precision_];
-      for (const RecomputeChoice& choice : l.choices) {
-        choice.apply_to(s_.recipe);
+      for (choice_ = 0; choice_ < l.choices.size(); ++choice_) {
+        l.choices[choice_].apply_to(s_.recipe);
         search_recipe(l, m, schedules);
       }
     }
@@ -554,7 +571,6 @@ void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOpt
     const StageParams& p = l.facts.params(l.states.runs.starts[i]);
     parts[i] = activation_parts(s_, shape_, l.d, p, per_layer, m);
   }
-  work_built_ = traffic_built_ = false;
   times_built_ = 0;
   for (const ScheduleOption& option : schedules) {
     s_.recipe.schedule = option.schedule;
@@ -566,37 +582,41 @@ void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOpt
 // What the stages of the recipe s_ holds take per micro-batch under its schedule's kind
 // (step_time.h), from their work under any schedule.
 const StageTimes& Search::times_of(const Layout& l) {
-  if (!work_built_) {
-    work_ = stage_work(s_, l.facts);
-    work_built_ = true;
+  Work& w = works_[choice_];
+  if (w.precision == kNoPrecision) {
+    w.work = stage_work(s_, l.facts);
+  } else if (w.precision != precision_) {
+    restate_precision(s_, l.facts, w.work);
   }
+  w.precision = precision_;
   const int kind = stage_times_kind(s_.recipe.schedule);
   StageTimes& times = times_[static_cast<size_t>(kind)];
   if (!(times_built_ & (1u << kind))) {
-    times = stage_times(s_, l.facts, work_);
+    times = stage_times(s_, l.facts, w.work);
     times_built_ |= 1u << kind;
   }
   return times;
 }
 
-// The busiest stage's traffic (comms.h) for the configuration s_ holds: every traffic stage's
-// but the data seam's built once per recipe, its pipeline seam again once per schedule
-// (`refreshed`), with the data seams under the precision and ZeRO stage s_ holds.
-const CommsReport& Search::busiest_of(const Layout& l, int m, bool& refreshed) {
-  if (!traffic_built_) {
-    stage_reports_but_data(s_, l.facts, m, traffic_);
-    traffic_built_ = refreshed = true;
-  } else if (!refreshed) {
-    refresh_pipeline_traffic(s_, l.facts, m, traffic_);
-    refreshed = true;
+// The busiest stage's traffic (comms.h) for the configuration s_ holds under `schedule`: every
+// traffic stage's but the data seam's built once per recipe but its precision, its pipeline
+// seam again when the schedule is another, with the data seams under the precision and ZeRO
+// stage s_ holds.
+const CommsReport& Search::busiest_of(const Layout& l, int m, const ScheduleOption& schedule) {
+  StageReports& traffic = traffic_[choice_];
+  if (!traffic.pipeline_of) {
+    stage_reports_but_data(s_, l.facts, m, traffic.reports);
+  } else if (traffic.pipeline_of != &schedule) {
+    refresh_pipeline_traffic(s_, l.facts, m, traffic.reports);
   }
+  traffic.pipeline_of = &schedule;
   const size_t zi = static_cast<size_t>(s_.recipe.zero_stage);
   std::vector<SeamTraffic>& seams = data_seams_[precision_][zi];
   if (!(data_built_[precision_] & (1u << zi))) {
-    data_seams(s_, l.facts, m, traffic_, seams);
+    data_seams(s_, l.facts, m, traffic.reports, seams);
     data_built_[precision_] |= 1u << zi;
   }
-  return busiest_stage(seams, traffic_);
+  return busiest_stage(seams, traffic.reports);
 }
 
 // The configuration s_ holds under each ZeRO stage: its memory, and for each that fits its
@@ -677,13 +697,12 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
   const PipelinePace pace = pipeline_pace(s_, l.facts, schedule.pipeline, times);
   const TimeReport paced_t = paced_time(s_, l.facts, schedule.pipeline, pace);
   const double paced_floor_s = step_floor_s(paced_t);
-  bool refreshed = false;  // the traffic's pipeline seam under this schedule
   for (int z = 0; z <= 3; ++z) {
     if (!(open & (1u << z))) continue;
     s_.recipe.zero_stage = z;
     const size_t zi = static_cast<size_t>(z);
     if (cannot_be_kept(l, levers, floor_of(paced_floor_s, zi))) continue;
-    const CommsReport& comms = busiest_of(l, m, refreshed);
+    const CommsReport& comms = busiest_of(l, m, schedule);
     TimeReport t = paced_t;
     finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, optimizer_s[zi], t);
     const double rank_s = effective[zi] > 0 ? t.step_s / effective[zi] : INFINITY;
