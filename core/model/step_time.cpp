@@ -393,7 +393,8 @@ namespace {
 
 [[gnu::always_inline]] inline PipelinePace pace_of_times(const Scenario& s, const LayoutFacts& f,
                                                          const PipelineReport& pipeline,
-                                                         const StageTimes& stage_times) {
+                                                         const StageTimes& stage_times,
+                                                         const RunSends& sends_s) {
   const Degrees& d = f.degrees();
   const int mb = pipeline.microbatches;
   // Stages of one run (memory.h stage_runs) take equal times: the first of each, counted as
@@ -419,7 +420,6 @@ namespace {
                               : splits_weight_grad(s.recipe.schedule) ? 1.0 * mb
                                                                       : mb - paid / v;
   const std::array<StageTime, kStageRuns>& times = stage_times.times;
-  std::array<double, kStageRuns> sends_s{};  // each run's pipeline sends per step
   std::array<double, kStageRuns> paces{};
   size_t slowest = 0;  // the pacing stage's run
   double sum = 0, sum_w = 0, sum_forward = 0;
@@ -429,7 +429,6 @@ namespace {
     sum_w += runs.size(i) * st.weight_grad_s;
     sum_forward += runs.size(i) * st.forward_pass_s();
     if (d.pp > 1) {
-      sends_s[i] = stage_pipeline_traffic(s, f, runs.starts[i], mb).time_s;
       paces[i] = others_share * st.total_s() + sends_s[i];
     }
     if (paces[i] > paces[slowest]) slowest = i;
@@ -479,16 +478,27 @@ int stage_times_kind(Schedule schedule) {
   return (splits_weight_grad(schedule) ? 1 : 0) + (overlaps_forward_backward(schedule) ? 1 : 0);
 }
 
+RunSends pipeline_sends_s(const Scenario& s, const LayoutFacts& f, const StageRuns& runs,
+                          int microbatches) {
+  RunSends sends_s{};
+  if (f.degrees().pp == 1) return sends_s;
+  for (size_t i = 0; i < runs.count; ++i) {
+    sends_s[i] = stage_pipeline_traffic(s, f, runs.starts[i], microbatches).time_s;
+  }
+  return sends_s;
+}
+
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
-                           const StageTimes& times) {
-  return pace_of_times(s, f, pipeline, times);
+                           const StageTimes& times, const RunSends& sends_s) {
+  return pace_of_times(s, f, pipeline, times, sends_s);
 }
 
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                            const PipelineReport& pipeline) {
   StageWork work = stage_work_of(s, f);
   work_at_precision(s, f, work);
-  return pace_of_times(s, f, pipeline, stage_times_of(s, f, work));
+  const RunSends sends_s = pipeline_sends_s(s, f, work.runs, pipeline.microbatches);
+  return pace_of_times(s, f, pipeline, stage_times_of(s, f, work), sends_s);
 }
 
 double PipelinePace::backward_window_of(int stage) const {

@@ -193,8 +193,14 @@ struct StageTimes {
 };
 StageTimes stage_times(const Scenario& s, const LayoutFacts& f, const StageWork& work);
 int stage_times_kind(Schedule schedule);
+// Each stage run's pipeline sends per step (comms.h stage_pipeline_traffic's time; none without
+// a pipeline) under the b, SP and schedule `s` holds: what the pace adds to each run's
+// micro-batches. The planner keeps them per schedule and SP, as neither depends on the rest.
+using RunSends = std::array<double, kStageRuns>;
+RunSends pipeline_sends_s(const Scenario& s, const LayoutFacts& f, const StageRuns& runs,
+                          int microbatches);
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
-                           const StageTimes& times);
+                           const StageTimes& times, const RunSends& sends_s);
 
 // The step time of the layout in `f` (what depends on the layout only is read from it, as the
 // planner reads it), with the pace given or computed.

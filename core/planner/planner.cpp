@@ -354,14 +354,16 @@ class Search {
     bool nothing_to_shard;
     KeptPlans& kept;
   };
-  // A schedule the core accepts for a micro-batch: what it runs, the pipeline it makes and the
-  // micro-batches each stage run's first stage holds in flight (pipeline.h).
+  // A schedule the core accepts for a micro-batch: what it runs, the pipeline it makes, the
+  // micro-batches each stage run's first stage holds in flight (pipeline.h) and its pipeline
+  // sends without SP and with it (step_time.h pipeline_sends_s).
   struct ScheduleOption {
     Schedule schedule;
     int virtual_stages;
     PipelineReport pipeline;
     int copies;  // of the weights: DualPipe's two
     std::array<double, kStageRuns> inflight;
+    std::array<RunSends, 2> sends;  // by SP
   };
   bool stopped();
   void search_layout(const Degrees& d);
@@ -534,13 +536,17 @@ std::vector<Search::ScheduleOption> Search::schedule_options(const Layout& l, in
   std::vector<ScheduleOption> out;
   for (int option = 1; option <= most_v + (pp > 1 ? kSplitSchedules : 0); ++option) {
     if (!set_schedule(l, option, most_v, m)) continue;
-    out.push_back({s_.recipe.schedule,
-                   s_.recipe.virtual_stages,
-                   pipeline_report(s_, l.d),
-                   parameter_copies(s_, pp),
-                   {}});
+    ScheduleOption& o = out.emplace_back();
+    o.schedule = s_.recipe.schedule;
+    o.virtual_stages = s_.recipe.virtual_stages;
+    o.pipeline = pipeline_report(s_, l.d);
+    o.copies = parameter_copies(s_, pp);
     for (size_t i = 0; i < l.states.runs.count; ++i) {
-      out.back().inflight[i] = inflight_microbatches(s_, l.d, l.states.runs.starts[i], m);
+      o.inflight[i] = inflight_microbatches(s_, l.d, l.states.runs.starts[i], m);
+    }
+    for (int sp = 0; sp <= (l.d.tp > 1 ? 1 : 0); ++sp) {
+      s_.recipe.sequence_parallel = sp == 1;
+      o.sends[static_cast<size_t>(sp)] = pipeline_sends_s(s_, l.facts, l.states.runs, m);
     }
   }
   return out;
@@ -694,7 +700,8 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
   }
   if (open == 0) return;
   // The pace and the step but its data seam do not depend on ZeRO: once for all its stages.
-  const PipelinePace pace = pipeline_pace(s_, l.facts, schedule.pipeline, times);
+  const RunSends& sends_s = schedule.sends[s_.recipe.sequence_parallel ? 1 : 0];
+  const PipelinePace pace = pipeline_pace(s_, l.facts, schedule.pipeline, times, sends_s);
   const TimeReport paced_t = paced_time(s_, l.facts, schedule.pipeline, pace);
   const double paced_floor_s = step_floor_s(paced_t);
   for (int z = 0; z <= 3; ++z) {
