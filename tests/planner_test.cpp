@@ -449,7 +449,7 @@ TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
     return false;
   };
   EXPECT_TRUE(has("more than its 500 MB.")) << testing::PrintToString(w);
-  EXPECT_TRUE(has("ride the 0.5 GB/s network")) << testing::PrintToString(w);
+  EXPECT_TRUE(has("over the network (0.5 GB/s a GPU)")) << testing::PrintToString(w);
 }
 
 // ZeRO shards over dp x cp and an MoE's experts over their own data-parallel group, so a

@@ -46,11 +46,13 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
                 str(s.fleet.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
-    w.push_back(std::string("Tensor parallelism spans ") +
-                (s.domain_spans_nodes() ? "NVLink domains" : "nodes") +
-                ": its per-layer all-reduces ride the " + short_number(s.gpu.network_gb_s) +
-                " GB/s network instead of NVLink. Keep TP within " + str(s.domain_gpus()) +
-                " GPUs.");
+    // The network's rate per GPU: a collective spread over a node's NICs reaches more
+    // (comms.h), which the wire card's rate shows.
+    const bool domains = s.domain_spans_nodes();
+    w.push_back(std::string("Tensor parallelism spans ") + (domains ? "NVLink domains" : "nodes") +
+                ": its per-layer all-reduces leave the " + (domains ? "domain" : "node") +
+                " over the network (" + short_number(s.gpu.network_gb_s) +
+                " GB/s a GPU). Keep TP within " + str(s.domain_gpus()) + " GPUs.");
   }
   if (s.model.heads % d.tp != 0) {
     w.push_back("TP = " + str(d.tp) + " does not divide the " + str(s.model.heads) +
