@@ -308,6 +308,32 @@ TEST(Calibration, OneRunOrTwoAlikeHoldTheBubblePaidAndSayWhy) {
   EXPECT_NE(k["bubble_paid"]["how"].get<std::string>().find("too alike"), std::string::npos);
 }
 
+// Two runs measured exactly as the model has them at a 90% matmul efficiency, all of the
+// bubble paid: the fit finds both constants back. (It once refitted the efficiency at shares
+// where no efficiency met the first run, so the second run's miss turned, and it refused.)
+TEST(Calibration, TwoRunsTheModelDescribesExactlyGiveItsConstantsBack) {
+  std::string half = kDeepRun;  // PP 2: a bubble of 1 in 5, against PP 4's 3 in 11
+  half.replace(half.find(R"("dp":1,"tp":2,"pp":4)"), 20, R"("dp":2,"tp":2,"pp":2)");
+  const auto at_90 = [](std::string run) { return run.insert(1, R"("efficiency":0.9,)"); };
+  const double deep = model_step_s(at_90(kDeepRun)), shallow = model_step_s(at_90(half));
+  const json r = evaluated(two_runs(deep, half, shallow));
+  ASSERT_FALSE(r.contains("error")) << r.dump().substr(0, 400);
+  std::map<std::string, json> k = constants_of(r);
+  EXPECT_NEAR(k["efficiency"]["after"].get<double>(), 0.9, 1e-3);
+  EXPECT_NEAR(k["bubble_paid"]["after"].get<double>(), 1, 1e-3);
+  // The second run's step before the fit is its scenario's as given (H100's 0.57).
+  EXPECT_DOUBLE_EQ(r["calibration"]["residuals"].back()["before"].get<double>(),
+                   model_step_s(half));
+}
+
+TEST(Calibration, ASharedYouSetIsHeldWhereTheTwoRunsCannotTellIt) {
+  const double deep = model_step_s(kDeepRun);
+  std::map<std::string, json> k = constants_of(
+      evaluated(two_runs(deep, kDeepRun, deep), R"("gpu":"H100-80GB","bubble_paid":0.6)"));
+  EXPECT_EQ(k["bubble_paid"]["after"], 0.6);
+  EXPECT_EQ(k["bubble_paid"]["how"], "held at the 0.6 you set (the run does not measure it)");
+}
+
 TEST(Calibration, ASecondRunIsRefusedByKey) {
   const double deep = model_step_s(kDeepRun), flat = model_step_s(kFlatRun);
   std::string without_step = two_runs(deep, kFlatRun, flat);
@@ -317,6 +343,10 @@ TEST(Calibration, ASecondRunIsRefusedByKey) {
   other_gpu.replace(other_gpu.find("H100-80GB"), 9, "A100-80GB");
   refused(evaluated(two_runs(deep, other_gpu, flat)), "calibration.second_scenario.gpu",
           "a run on one GPU cannot calibrate another");
+  std::string with_fp4 = kFlatRun;  // H100 with FP4 tensor cores: another GPU
+  with_fp4.insert(1, R"("gpu_fp4_tflops":4000,)");
+  refused(evaluated(two_runs(deep, with_fp4, flat)), "calibration.second_scenario.gpu_fp4_tflops",
+          "allowed the scenario's own");
   // The PP 1 run a tenth of the PP 4 run's model step: at any share of the bubble the first
   // run needs its matmuls above 100% of peak for the second to be met.
   refused(evaluated(two_runs(deep, kFlatRun, 0.1 * flat)), "calibration.second_step_time_s",

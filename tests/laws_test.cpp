@@ -899,8 +899,8 @@ Verdict efficiency_law(const Sample& x) {
          show(r->time.step_s) + " s";
 }
 
-// Paying more of the bubble never shortens the step, so a two-run calibration's bisection on
-// the share has one answer.
+// Paying more of the bubble never shortens the step: what lets a two-run calibration bound the
+// shares at which an efficiency meets the first run's step (calibrate.cpp meetable_shares).
 Verdict bubble_paid_law(const Sample& x) {
   Scenario v = pinned(x);
   v.gpu.bubble_paid = x.s.gpu.bubble_paid * 1.25;

@@ -5,6 +5,7 @@
 #include "model/moe.h"
 #include "model/pipeline.h"
 #include "model/step_time.h"
+#include "model/text.h"
 
 namespace pe::explain {
 
@@ -159,8 +160,12 @@ Derivation bubble(const Scenario& s, const Report& r) {
             : "Narayanan et al. 2021 Sec. 2.2: the bubble is (p − 1) ÷ v micro-batch times of "
               "the slowest stage; interleaved with m < p, each micro-batch laps the stages v "
               "times: a span of p + (m − 1) ÷ v micro-batch times";
+    const std::string paid_note =
+        s.gpu.bubble_paid == 1
+            ? ""
+            : "; × bubble_paid " + short_number(s.gpu.bubble_paid) + ", the share paid";
     return derive("B ÷ T", {{"B", t.bubble_s, "s", "pipeline bubble"}, step},
-                  r.pipeline.bubble_fraction, "", source, shape);
+                  r.pipeline.bubble_fraction, "", std::string(source) + paid_note, shape);
   }
   if (s.recipe.schedule == Schedule::kZbH1) {
     const auto [formula, terms] = paid("S × (1 − 2 × w) ÷ T", {base, w, step});

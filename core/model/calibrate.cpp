@@ -199,95 +199,13 @@ Problem fit_overhead(const Scenario& run, double peak_gb, FittedConstant& c) {
   return {};
 }
 
-// Two runs tell the bubble apart from the matmuls only if their bubbles differ by at least
-// this share of their steps: a 1% error in a measured step then moves the fitted share by
-// about half of itself, no more.
-constexpr double kDistinctBubbles = 0.05;
-constexpr double kLeastBubblePaid = 0.1, kMostBubblePaid = 2;  // the field's range
-// Where no share in that range meets the second run's step, the nearest end is kept and its miss
-// shown as a residual, up to this share of the step; past it the two runs contradict.
-constexpr double kStepsAgreement = 0.10;
-
-double step_of(const Scenario& run) { return evaluate(run, false).value().time.step_s; }
-double bubble_share_of(const Scenario& run) {
-  const Report r = evaluate(run, false).value();
-  return r.time.bubble_s / r.time.step_s;
-}
-
-// The second run's step before the fit and after it.
-struct SecondStep {
-  double before_s = 0, after_s = 0;
-};
-
-// The share of the bubble paid and the matmul efficiency that meet both measured steps: at
-// each trial share the efficiency is refitted to the first run, and bisection on the share
-// finds where the second run's step meets its own (the second run the one whose bubble is the
-// larger or the smaller share, the miss changes sign once across the range, or not at all:
-// then the share stays at the end that misses least, and the residual says by how much).
-// `run` is the first run, its links already fitted; it leaves with both constants set.
-Problem fit_bubble(Scenario& run, double step_s, Scenario second, double second_s,
-                   FittedConstant& matmul, FittedConstant& bubble, SecondStep& out) {
-  second.gpu = run.gpu;  // one GPU (other_gpu), with the first run's fitted links
-  out.before_s = step_of(second);
-  second.gpu.matmul_efficiency = matmul.after;
-  const double first_share = bubble_share_of(run), second_share = bubble_share_of(second);
-  const auto pct = [](double x) { return short_number(100 * x) + "%"; };
-  if (std::fabs(first_share - second_share) < kDistinctBubbles) {
-    bubble.after = bubble.before;
-    bubble.how = "held at the run's: the two runs' bubbles (" + pct(first_share) + " and " +
-                 pct(second_share) +
-                 " of their steps) are too alike to tell from the matmuls; a run with another "
-                 "pipeline depth or micro-batch count can";
-    out.after_s = step_of(second);
-    return {};
-  }
-  const auto miss = [&](double k) {
-    run.gpu.bubble_paid = second.gpu.bubble_paid = k;
-    run.gpu.matmul_efficiency = second.gpu.matmul_efficiency = efficiency_for(run, step_s);
-    return step_of(second) - second_s;
-  };
-  double lo = kLeastBubblePaid, hi = kMostBubblePaid;
-  const double at_lo = miss(lo), at_hi = miss(hi);
-  double k = std::fabs(at_lo) < std::fabs(at_hi) ? lo : hi;
-  bubble.how = "fitted with the matmul efficiency to both runs' steps";
-  if ((at_lo > 0) != (at_hi > 0)) {
-    for (int i = 0; i < 40; ++i) {
-      const double mid = (lo + hi) / 2;
-      ((miss(mid) > 0) == (at_lo > 0) ? lo : hi) = mid;
-    }
-    k = (lo + hi) / 2;
-  } else {
-    bubble.how +=
-        ", at the end of its range that meets them best: the steps differ by more "
-        "than any share of the bubble explains";
-  }
-  miss(k);
-  // The first run's step is met at every share its efficiency can reach it at, and the
-  // second's within kStepsAgreement at the share found: otherwise the two contradict.
-  const double first_miss = step_of(run) / step_s - 1, second_miss = step_of(second) / second_s - 1;
-  if (std::fabs(first_miss) > 1e-3 || std::fabs(second_miss) > kStepsAgreement) {
-    return {"calibration.second_step_time_s",
-            refusal("second_step_time_s", second_s, " s",
-                    "no matmul efficiency (2% to 100%) and share of the bubble paid (" +
-                        short_number(kLeastBubblePaid) + " to " + short_number(kMostBubblePaid) +
-                        ") meets both it (within 10%) and the first run's " + short_number(step_s) +
-                        " s: the two steps contradict each other, so check that both runs are "
-                        "of this fleet and their scenarios are theirs")};
-  }
-  bubble.after = k;
-  matmul.after = run.gpu.matmul_efficiency;
-  matmul.how = "fitted with bubble_paid to both runs' steps";
-  out.after_s = step_of(second);
-  return {};
-}
-
 // The GPU's fields a calibration depends on: its peaks, its memory and its links. A run whose
 // GPU differs in any of them measured another GPU than the scenario's. Two presets are told
 // apart by name; a custom GPU (two custom GPUs share the name "custom", and a preset with a
 // detail changed becomes one) by the first number that differs, then by name.
-constexpr const char* kGpuNumbers[] = {"gpu_peak_tflops", "gpu_fp8_tflops", "gpu_memory_gb",
-                                       "hbm_gb_s",        "nvlink_gb_s",    "nvlink_domain_gpus",
-                                       "network_gb_s",    "host_link_gb_s"};
+constexpr const char* kGpuNumbers[] = {"gpu_peak_tflops",    "gpu_fp8_tflops", "gpu_fp4_tflops",
+                                       "gpu_memory_gb",      "hbm_gb_s",       "nvlink_gb_s",
+                                       "nvlink_domain_gpus", "network_gb_s",   "host_link_gb_s"};
 
 Problem other_gpu(const Scenario& run, const Scenario& s,
                   const std::string& run_key = "calibration.scenario") {
@@ -307,6 +225,138 @@ Problem other_gpu(const Scenario& run, const Scenario& s,
   }
   if (run.gpu.name != s.gpu.name) return by_name;
   return {};
+}
+
+// Two runs tell the bubble apart from the matmuls only if their bubbles (as modelled, all of
+// each paid) differ by at least this share of their steps: a 1% error in a measured step then
+// moves the fitted share by a fifth of itself or less.
+constexpr double kDistinctBubbles = 0.05;
+// Where no share in bubble_paid's range meets the second run's step, the nearest end is kept and
+// its miss shown as a residual, up to this share of the step; past it the two runs contradict.
+constexpr double kStepsAgreement = 0.10;
+
+std::string percent_text(double share) { return short_number(100 * share) + "%"; }
+double step_of(const Scenario& run) { return evaluate(run, false).value().time.step_s; }
+double bubble_share_of(Scenario run) {
+  run.gpu.bubble_paid = 1;
+  const Report r = evaluate(run, false).value();
+  return r.time.bubble_s / r.time.step_s;
+}
+
+// The constants a calibration fits, from one run's GPU to another's: the two runs are on one
+// GPU (other_gpu), and nothing else of the second run's changes.
+void copy_constants(const GpuSpec& from, GpuSpec& to) {
+  to.matmul_efficiency = from.matmul_efficiency;
+  to.nvlink_efficiency = from.nvlink_efficiency;
+  to.network_efficiency = from.network_efficiency;
+  to.bubble_paid = from.bubble_paid;
+}
+
+// A second run, checked as the first is, and whether its bubble and the first's differ enough
+// to tell the bubble from the matmuls (a Problem naming its key otherwise).
+struct SecondRun {
+  Scenario run;
+  double step_s = 0, before_s = 0, after_s = 0;  // measured; the model's as given, and fitted
+  double first_share = 0, second_share = 0;      // each run's bubble share, as modelled
+  bool distinct() const { return std::fabs(first_share - second_share) >= kDistinctBubbles; }
+};
+
+Problem second_run(const Scenario& s, SecondRun& out) {
+  const std::string key = "calibration.second_scenario";
+  out.run = *s.calibration.second_run;
+  out.step_s = s.calibration.second_step_time_s;
+  if (Problem p = other_gpu(out.run, s, key); !p.empty()) return p;
+  if (Problem p = figures_refusal(out.run, key); !p.empty()) return p;
+  out.before_s = step_of(out.run);
+  out.first_share = bubble_share_of(*s.calibration.run);
+  out.second_share = bubble_share_of(out.run);
+  return {};
+}
+
+// The shares of the bubble paid at which some matmul efficiency in its range meets the first
+// run's step: the step rises with the share (a law) and falls with the efficiency, so they are
+// an interval of bubble_paid's range, each end found by bisection. Outside it the efficiency
+// refitted at a share stops at its bound, and the second run's miss no longer tells the way.
+std::pair<double, double> meetable_shares(Scenario run, double step_s) {
+  const Field& f = *find_field("bubble_paid");
+  const auto step = [&](double k, double efficiency) {
+    run.gpu.bubble_paid = k;
+    run.gpu.matmul_efficiency = efficiency;
+    return step_of(run);
+  };
+  const auto crossing = [&](double efficiency) {  // {last share at or under step_s, first over}
+    double under = f.min, over = f.max;
+    for (int i = 0; i < 40; ++i) {
+      const double mid = (under + over) / 2;
+      (step(mid, efficiency) <= step_s ? under : over) = mid;
+    }
+    return std::make_pair(under, over);
+  };
+  double lo = f.min, hi = f.max;
+  if (step(hi, 1) > step_s) hi = crossing(1).first;
+  if (step(lo, kLowestMatmulEfficiency) < step_s) lo = crossing(kLowestMatmulEfficiency).second;
+  return {lo, std::max(lo, hi)};
+}
+
+// The share of the bubble paid and the matmul efficiency that meet both measured steps: at
+// each trial share the efficiency is refitted to the first run, and bisection on the share
+// finds where the second run's step meets its own. If the miss keeps its sign across the
+// shares the first run allows, the share stays at the end that misses least, its residual
+// shown; more than kStepsAgreement off, the two steps contradict each other. `run` is the first
+// run, its links and efficiency fitted; it leaves with both constants set.
+Problem fit_bubble(Scenario& run, double step_s, SecondRun& second, FittedConstant& matmul,
+                   FittedConstant& bubble) {
+  const auto miss = [&](double k) {
+    run.gpu.bubble_paid = k;
+    run.gpu.matmul_efficiency = efficiency_for(run, step_s);
+    copy_constants(run.gpu, second.run.gpu);
+    return step_of(second.run) - second.step_s;
+  };
+  auto [lo, hi] = meetable_shares(run, step_s);
+  const double at_lo = miss(lo), at_hi = miss(hi);
+  double k = std::fabs(at_lo) < std::fabs(at_hi) ? lo : hi;
+  bubble.how = "fitted with the matmul efficiency to both runs' steps";
+  if ((at_lo > 0) != (at_hi > 0)) {
+    for (int i = 0; i < 40; ++i) {
+      const double mid = (lo + hi) / 2;
+      ((miss(mid) > 0) == (at_lo > 0) ? lo : hi) = mid;
+    }
+    k = (lo + hi) / 2;
+  } else {
+    bubble.how +=
+        ", at the end of its range that meets them best: the steps differ by more "
+        "than any share of the bubble explains";
+  }
+  miss(k);
+  second.after_s = step_of(second.run);
+  const double first_miss = step_of(run) / step_s - 1,
+               second_miss = second.after_s / second.step_s - 1;
+  if (std::fabs(first_miss) > 1e-3 || std::fabs(second_miss) > kStepsAgreement) {
+    const Field& f = *find_field("bubble_paid");
+    return {"calibration.second_step_time_s",
+            refusal("second_step_time_s", second.step_s, " s",
+                    "no matmul efficiency (" + percent_text(kLowestMatmulEfficiency) +
+                        " to 100%) and share of the bubble paid (" + short_number(f.min) + " to " +
+                        short_number(f.max) + ") meets both it (within " +
+                        percent_text(kStepsAgreement) + ") and the first run's " +
+                        short_number(step_s) +
+                        " s: the two steps contradict each other, so check that both runs are "
+                        "of this fleet and their scenarios are theirs")};
+  }
+  bubble.after = k;
+  matmul.after = run.gpu.matmul_efficiency;
+  matmul.how = "fitted with bubble_paid to both runs' steps";
+  return {};
+}
+
+// Two runs whose bubbles are too alike: the share stays as it was, and the fit says why.
+void hold_bubble(SecondRun& second, const Scenario& run, FittedConstant& bubble) {
+  bubble.how = "held at the run's: the two runs' bubbles (" + percent_text(second.first_share) +
+               " and " + percent_text(second.second_share) +
+               " of their steps) are too alike to tell from the matmuls; a run with another "
+               "pipeline depth or micro-batch count can";
+  copy_constants(run.gpu, second.run.gpu);
+  second.after_s = step_of(second.run);
 }
 
 // Each measured figure beside the model's, before the fit and after it.
@@ -338,7 +388,7 @@ struct UserConstant {
 
 std::vector<UserConstant> hold_user_constants(const Scenario& s,
                                               const std::set<std::string>& user_set,
-                                              Scenario& run) {
+                                              bool two_distinct_runs, Scenario& run) {
   const Calibration& c = s.calibration;
   std::vector<UserConstant> out = {
       {"efficiency", true, &run.gpu.matmul_efficiency, s.gpu.matmul_efficiency},
@@ -347,7 +397,7 @@ std::vector<UserConstant> hold_user_constants(const Scenario& s,
       {"network_efficiency", c.network_bus_gb_s > 0, &run.gpu.network_efficiency,
        s.gpu.network_efficiency},
       {"overhead_gb", c.peak_memory_gb > 0, &run.recipe.overhead_gb, s.recipe.overhead_gb},
-      {"bubble_paid", c.second_run != nullptr, &run.gpu.bubble_paid, s.gpu.bubble_paid},
+      {"bubble_paid", two_distinct_runs, &run.gpu.bubble_paid, s.gpu.bubble_paid},
   };
   for (UserConstant& u : out) {
     u.held = !u.measured && user_set.count(u.key) && u.yours != *u.in_run;
@@ -390,7 +440,12 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   if (Problem p = contradiction(c, run, step_s, before); !p.empty()) {
     return Result<CalibrationFit>::failure(p);
   }
-  const std::vector<UserConstant> yours = hold_user_constants(s, user_set, run);
+  SecondRun second;
+  if (c.second_run) {
+    if (Problem p = second_run(s, second); !p.empty()) return Result<CalibrationFit>::failure(p);
+  }
+  const bool two = c.second_run && second.distinct();
+  const std::vector<UserConstant> yours = hold_user_constants(s, user_set, two, run);
   const GpuSpec& g = run.gpu;
   FittedConstant matmul{"efficiency", g.matmul_efficiency, 0, "", ""};
   FittedConstant nvlink{"nvlink_efficiency", g.nvlink_efficiency, 0, "", ""};
@@ -400,7 +455,6 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
                         "held at the run's: one step time cannot tell the bubble from the "
                         "matmuls; a second run with another bubble can (calibration."
                         "second_scenario)"};
-  SecondStep second;
   Problem p = fit_link("nvlink_bus_gb_s", c.nvlink_bus_gb_s, g.nvlink_gb_s, "NVLink", nvlink);
   if (p.empty()) {
     p = fit_link("network_bus_gb_s", c.network_bus_gb_s, g.network_gb_s, "network", network);
@@ -409,13 +463,8 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   run.gpu.network_efficiency = network.after;
   if (p.empty()) p = fit_matmul(run, c, step_s, matmul);
   run.gpu.matmul_efficiency = matmul.after;
-  if (p.empty() && c.second_run) {
-    p = other_gpu(*c.second_run, s, "calibration.second_scenario");
-    if (p.empty()) p = figures_refusal(*c.second_run, "calibration.second_scenario");
-    if (p.empty()) {
-      p = fit_bubble(run, step_s, *c.second_run, c.second_step_time_s, matmul, bubble, second);
-    }
-  }
+  if (p.empty() && two) p = fit_bubble(run, step_s, second, matmul, bubble);
+  if (p.empty() && c.second_run && !two) hold_bubble(second, run, bubble);
   if (p.empty()) p = fit_overhead(run, c.peak_memory_gb, overhead);
   if (!p.empty()) return Result<CalibrationFit>::failure(p);
   if (c.nvlink_bus_gb_s <= 0 || c.network_bus_gb_s <= 0) {
@@ -431,8 +480,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   say_what_was_yours(yours, user_set, fit.constants);
   fit.residuals = residuals(c, step_s, before, figures(run).value());
   if (c.second_run) {
-    fit.residuals.push_back(
-        {"second_step_time_s", c.second_step_time_s, second.before_s, second.after_s});
+    fit.residuals.push_back({"second_step_time_s", second.step_s, second.before_s, second.after_s});
   }
   return fit;
 }

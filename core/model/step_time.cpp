@@ -738,11 +738,11 @@ double step_floor_s(const Scenario& s, const StageTimes& stage_times,
   }
   const int mb = pipeline.microbatches;
   // pipeline_bubble: a schedule that splits the backward may scale its bubble to nothing.
-  // Otherwise m T_k + (sum_i T_i - T_k) / v >= (m - 1/v) T_min + sum_i T_i / v, the few
-  // micro-batches' span only adding. These terms are summed here in another order than the
-  // step's, so the floor gives up a billionth, where their roundings differ by some 1e-15.
-  // With the share k of the bubble paid, m T_k + k (sum_i T_i - T_k) / v, where T_k is at
-  // least T_min and at most the sum.
+  // Otherwise, with the share k of the bubble paid, m T_k + k (sum_i T_i - T_k) / v, the few
+  // micro-batches' span only adding: (m - k/v) T_k + k sum_i T_i / v, where T_k is at least
+  // T_min and at most the sum (the one or the other bound as its coefficient is positive or
+  // not). These terms are summed here in another order than the step's, so the floor gives up
+  // a billionth, where their roundings differ by some 1e-15.
   const double v = pipeline.virtual_stages, k = s.gpu.bubble_paid;
   const double own = mb - k / v;  // T_k's coefficient
   const double floor_s = splits_weight_grad(s.recipe.schedule)

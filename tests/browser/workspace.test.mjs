@@ -607,6 +607,12 @@ describe('calibrate to your run', () => {
         await lab.page.locator('.second-text').textContent(),
         ' Your second run: from the link.',
       );
+      // Removing the calibration drops the second run too.
+      await lab.page.getByRole('button', { name: 'Remove the calibration' }).click();
+      assert.equal(
+        await lab.page.locator('.second-text').textContent(),
+        ' No second run (optional).',
+      );
       assert.deepEqual(lab.problems, []);
     } finally {
       await lab.close();

@@ -27,6 +27,7 @@ const FIGURES = [
 // The figures a log line can give (lib/runlog.js).
 const LOG_FIGURES = ['step_time_s', 'tokens_per_s_per_gpu', 'peak_memory_gb', 'tflops_per_gpu'];
 const TOP = 5;
+const NO_SECOND_RUN = ' No second run (optional).';
 
 const runWords = (r) =>
   `${fmt.integer(r.gpus)} × ${fmt.gpu(r.scenario.gpu)}, ${fmt.model(r.scenario.model)}, ` +
@@ -106,7 +107,7 @@ function build(section) {
   );
   const secondText = make(
     'span',
-    { className: 'small second-text', textContent: ' No second run (optional).' },
+    { className: 'small second-text', textContent: NO_SECOND_RUN },
     secondBar,
   );
   const runError = make('p', { className: 'error field-error', hidden: true }, section);
@@ -259,7 +260,11 @@ export function createCalibrate(root, { onChange, runScenario, planTop }) {
     if (!run) take();
     onChange('calibration', JSON.stringify(blockOf(ui, run, second)));
   });
-  ui.clear.addEventListener('click', () => onChange('calibration', ''));
+  ui.clear.addEventListener('click', () => {
+    second = null; // the next calibration starts from one run
+    ui.secondText.textContent = NO_SECOND_RUN;
+    onChange('calibration', '');
+  });
 
   // The planner before and after, one search at a time (one runs in the planner's worker).
   async function plan(scenario) {
