@@ -123,7 +123,7 @@ TEST(FullMemory, FirstStageHoldsPInFlightMicroBatchesOfItsLayers) {
   EXPECT_EQ(r.memory.stages[1].layers, 13);
   EXPECT_EQ(r.memory.stages[3].layers, 12);
   const double per_layer =
-      activation_bytes_per_layer(2048, 1, 5120, 40, 1, false, Recompute::kNone);
+      activation_bytes_per_layer(2048, 1, 5120, 80, 1, false, Recompute::kNone);
   // 12 layers x 4 in flight + embedding dropout s b h p / t.
   EXPECT_DOUBLE_EQ(r.memory.stages[0].breakdown.activations_bytes,
                    12 * 4 * per_layer + 2048.0 * 5120 * 4);
@@ -138,7 +138,7 @@ TEST(FullMemory, WithFewerMicroBatchesThanStagesOnlyThoseAreInFlight) {
   const Report r = report_of(s);
   EXPECT_EQ(r.memory.stages[0].inflight_microbatches, 2);
   const double per_layer =
-      activation_bytes_per_layer(2048, 1, 5120, 40, 1, false, Recompute::kNone);
+      activation_bytes_per_layer(2048, 1, 5120, 80, 1, false, Recompute::kNone);
   // 12 layers x 2 in flight + embedding dropout s b h x 2 / t.
   EXPECT_DOUBLE_EQ(r.memory.stages[0].breakdown.activations_bytes,
                    12 * 2 * per_layer + 2048.0 * 5120 * 2);

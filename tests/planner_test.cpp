@@ -374,13 +374,13 @@ TEST(Planner, ReportsProgressPerLayout) {
     return true;
   };
   plan(book_on(16), 10, o);
-  // 16 GPUs, 40 heads, 50 layers, 2,048 tokens: TP 1, 2, 4, 8, then every CP dividing what is
-  // left (each divides the sequence), then every PP dividing what is left of that: for TP 1,
-  // CP 1, 2, 4, 8, 16 leave 16, 8, 4, 2, 1 GPUs, with 5 + 4 + 3 + 2 + 1 PP degrees; TP 2 adds
-  // 4 + 3 + 2 + 1, TP 4 3 + 2 + 1, TP 8 2 + 1.
-  EXPECT_EQ(total_seen, 15 + 10 + 6 + 3);
-  EXPECT_EQ(last_done, 34);
-  EXPECT_EQ(calls, 35);
+  // 16 GPUs, 80 heads, 50 layers, 2,048 tokens: TP 1, 2, 4, 8, 16, then every CP dividing
+  // what is left (each divides the sequence), then every PP dividing what is left of that: for
+  // TP 1, CP 1, 2, 4, 8, 16 leave 16, 8, 4, 2, 1 GPUs, with 5 + 4 + 3 + 2 + 1 PP degrees; TP 2
+  // adds 4 + 3 + 2 + 1, TP 4 3 + 2 + 1, TP 8 2 + 1, TP 16 1.
+  EXPECT_EQ(total_seen, 15 + 10 + 6 + 3 + 1);
+  EXPECT_EQ(last_done, 35);
+  EXPECT_EQ(calls, 36);
 }
 
 TEST(Planner, StopsWhenProgressSaysSo) {

@@ -67,7 +67,7 @@ ModelSpec deepseek_v3() {
 
 const std::vector<ModelSpec>& model_presets() {
   static const std::vector<ModelSpec> presets = [] {
-    ModelSpec book = gpt("book-16b", 50, 5120, 40, 51200);
+    ModelSpec book = gpt("book-16b", 50, 5120, 80, 51200);
     book.params = 16e9;  // the book's round figure; the shape counts 16.0 B
     return std::vector<ModelSpec>{
         book,

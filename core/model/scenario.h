@@ -61,7 +61,8 @@ struct ModelSpec {
   double params = 16e9;
   int layers = 50;
   int hidden = 5120;
-  int heads = 40;
+  // 80 heads of 64: every tensor-parallel degree the book's 16 GPUs take divides them.
+  int heads = 80;
   int vocab = 51200;
   int kv_heads = 0;    // key/value heads (GQA, MQA); 0 = heads (multi-head attention)
   int ffn_hidden = 0;  // MLP width; 0 = 4 x hidden (GPT)
