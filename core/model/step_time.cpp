@@ -619,21 +619,23 @@ namespace {
 
 // The kernels' efficiencies the step ran at: the attention core's on its calls (context.h),
 // the linear GEMMs' at their size (gemm_shape.h), the experts' grouped GEMMs (moe.h).
-[[gnu::always_inline]] inline void kernel_efficiencies(const Scenario& s, const LayoutFacts& f,
-                                                       TimeReport& t) {
+[[gnu::always_inline]] inline KernelEfficiencies kernel_efficiencies_of(const Scenario& s,
+                                                                        const LayoutFacts& f) {
   const Degrees& d = f.degrees();
   const ModelShape& shape = f.shape();
-  t.matmul_efficiency = s.gpu.matmul_efficiency;
-  t.attention_efficiency = attention_kernel_efficiency(attention_kernel_tokens(s, d));
+  KernelEfficiencies k;
+  k.matmul = s.gpu.matmul_efficiency;
+  k.attention = attention_kernel_efficiency(attention_kernel_tokens(s, d));
   const int moe_layers = shape.moe_layers(), dense_layers = shape.layers() - moe_layers;
   const LinearGemmShapes& g = f.gemm_shapes(s.recipe.micro_batch);
   const double slow = g.slow_weights(dense_layers, moe_layers);
-  t.gemm_shape_efficiency = slow > 0 ? g.weights(dense_layers, moe_layers) / slow : 1;
+  k.gemm_shape = slow > 0 ? g.weights(dense_layers, moe_layers) / slow : 1;
   if (shape.moe()) {
-    t.tokens_per_expert = tokens_per_expert(s, shape.moe_layer().mlp, d);
-    t.expert_gemm_efficiency = grouped_gemm_efficiency(t.tokens_per_expert);
-    t.expert_load = expert_load(s, d);
+    k.tokens_per_expert = tokens_per_expert(s, shape.moe_layer().mlp, d);
+    k.expert_gemm = grouped_gemm_efficiency(k.tokens_per_expert);
+    k.expert_load = expert_load(s, d);
   }
+  return k;
 }
 
 // MFU and HFU against the peak the GEMMs run at (utilisation_peak_tflops), each peak's figure
@@ -669,7 +671,8 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineRe
 namespace {
 [[gnu::always_inline]] inline TimeReport paced_time_of(const Scenario& s, const LayoutFacts& f,
                                                        const PipelineReport& pipeline,
-                                                       const PipelinePace& pace) {
+                                                       const PipelinePace& pace,
+                                                       const KernelEfficiencies& kernels) {
   TimeReport t;
   const int mb = pipeline.microbatches;
   const StageTime& k = pace.slowest;
@@ -682,14 +685,23 @@ namespace {
   pipeline_bubble(s, f.degrees(), pace, mb, pipeline.virtual_stages, t);
   t.exposed_pipeline_s = pace.exposed_pipeline_s;
   t.exposed_offload_s = mb * k.offload_s();
-  kernel_efficiencies(s, f, t);
+  t.matmul_efficiency = kernels.matmul;
+  t.attention_efficiency = kernels.attention;
+  t.gemm_shape_efficiency = kernels.gemm_shape;
+  t.tokens_per_expert = kernels.tokens_per_expert;
+  t.expert_gemm_efficiency = kernels.expert_gemm;
+  t.expert_load = kernels.expert_load;
   return t;
 }
 }  // namespace
 
+KernelEfficiencies kernel_efficiencies(const Scenario& s, const LayoutFacts& f) {
+  return kernel_efficiencies_of(s, f);
+}
+
 TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
-                      const PipelinePace& pace) {
-  return paced_time_of(s, f, pipeline, pace);
+                      const PipelinePace& pace, const KernelEfficiencies& kernels) {
+  return paced_time_of(s, f, pipeline, pace, kernels);
 }
 
 namespace {
@@ -765,7 +777,7 @@ void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& com
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
                        const CommsReport& comms, int effective_global_batch,
                        const PipelinePace& pace) {
-  TimeReport t = paced_time_of(s, f, pipeline, pace);
+  TimeReport t = paced_time_of(s, f, pipeline, pace, kernel_efficiencies_of(s, f));
   const double optimizer_s =
       optimizer_step_s(s, f.degrees().pp, optimizer_shard_of(s, f, pace.runs));
   finish_time_of(s, f, comms, effective_global_batch, pace, optimizer_s, t);

@@ -212,8 +212,20 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineRe
 // time_report in two steps, for the planner: what the pace fixes (compute, bubble, the exposed
 // traffic but the data seam's, the kernels' efficiencies), once for the four ZeRO stages; then
 // what ZeRO changes (the data seam's exposed time, the optimizer step) and the step it makes.
+// The kernels' efficiencies a step runs at (TimeReport's matmul_efficiency to expert_load, an
+// MoE's last three; 0 for a dense model, as there): the layout's and b's alone, so the planner
+// finds them once per b and gives them to paced_time.
+struct KernelEfficiencies {
+  double matmul = 0;
+  double attention = 1;
+  double gemm_shape = 1;
+  double tokens_per_expert = 0;
+  double expert_gemm = 0;
+  double expert_load = 0;
+};
+KernelEfficiencies kernel_efficiencies(const Scenario& s, const LayoutFacts& f);
 TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
-                      const PipelinePace& pace);
+                      const PipelinePace& pace, const KernelEfficiencies& kernels);
 // The optimizer step, which time_report adds last to the step, in two steps for the planner:
 // the largest shard of the parameters a stage's GPU steps under the ZeRO stage `s` holds (a
 // layout's, whatever the recipe), then its time under the precision and schedule `s` holds.

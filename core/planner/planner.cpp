@@ -379,6 +379,8 @@ class Search {
                    unsigned fits, const PerZero& bytes);
   bool cannot_be_kept(const Layout& l, unsigned levers, double rank_floor_s) const;
   const StageTimes& times_of(const Layout& l);
+  const PerZero& optimizer_steps(const Layout& l, int copies);
+  const KernelEfficiencies& kernels_of(const Layout& l);
   const CommsReport& busiest_of(const Layout& l, int m, const ScheduleOption& schedule);
   void offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
              double effective, double rank_s);
@@ -436,6 +438,15 @@ class Search {
   // built when a first configuration is timed (data_built_, a bit per ZeRO stage).
   std::vector<std::array<std::vector<SeamTraffic>, 4>> data_seams_;
   std::vector<unsigned> data_built_;
+  // The optimizer step under each ZeRO stage, per precision (of precisions_) and copies of the
+  // weights, for the layout searched: built when first asked for (optimizer_built_, a bit per
+  // number of copies).
+  std::vector<std::array<PerZero, 2>> optimizer_steps_;
+  std::vector<unsigned> optimizer_built_;
+  // The kernels' efficiencies (step_time.h) for the b s_ holds, found when a first
+  // configuration of it is paced.
+  KernelEfficiencies kernels_;
+  bool kernels_built_ = false;
   size_t precision_ = 0;  // which of precisions_ s_ holds
   int done_ = 0;          // progress: layouts searched, of total_
   int total_ = 0;
@@ -455,7 +466,9 @@ Search::Search(const Scenario& base, int top_k, const PlanOptions& options)
       bf16_rate_(base.gpu.peak_tflops * 1e12 * base.gpu.matmul_efficiency),
       gemm_rate_(fastest_gemm_rate(base, precisions_)),
       data_seams_(precisions_.size()),
-      data_built_(precisions_.size()) {
+      data_built_(precisions_.size()),
+      optimizer_steps_(precisions_.size()),
+      optimizer_built_(precisions_.size()) {
   result_.memory_limit_bytes = memory_bytes_;
   result_.least_bytes = INFINITY;
 }
@@ -489,6 +502,7 @@ void Search::search_layout(const Degrees& d) {
   }
   // What the layout's configurations share: split, spans, hops, shards (layout_facts.h).
   const LayoutFacts facts(s_, shape_, d);
+  std::fill(optimizer_built_.begin(), optimizer_built_.end(), 0u);
   // Braces evaluate in order: layout_states leaves s_ at 1F1B before chunks_accepted reads it.
   const Layout l{d,
                  facts,
@@ -512,6 +526,7 @@ void Search::search_micro_batch(const Layout& l, int m) {
   const std::vector<ScheduleOption> schedules = schedule_options(l, m);
   if (schedules.empty()) return;
   std::fill(data_built_.begin(), data_built_.end(), 0u);
+  kernels_built_ = false;
   if (traffic_.size() < l.choices.size()) traffic_.resize(l.choices.size());
   if (works_.size() < l.choices.size()) works_.resize(l.choices.size());
   for (int sp = 0; sp <= (l.d.tp > 1 ? 1 : 0); ++sp) {
@@ -604,6 +619,29 @@ const StageTimes& Search::times_of(const Layout& l) {
   return times;
 }
 
+// The optimizer step (step_time.h optimizer_time_s) of the layout's shard under each ZeRO
+// stage, for the precision s_ holds and `copies` of the weights (the schedule's).
+const PerZero& Search::optimizer_steps(const Layout& l, int copies) {
+  const size_t ci = static_cast<size_t>(copies - 1);
+  PerZero& steps = optimizer_steps_[precision_][ci];
+  if (!(optimizer_built_[precision_] & (1u << ci))) {
+    for (size_t z = 0; z < steps.size(); ++z) {
+      steps[z] = optimizer_time_s(s_, l.d.pp, l.states.optimizer_shard[z]);
+    }
+    optimizer_built_[precision_] |= 1u << ci;
+  }
+  return steps;
+}
+
+// The kernels' efficiencies for the b s_ holds: once per b, as nothing else changes them.
+const KernelEfficiencies& Search::kernels_of(const Layout& l) {
+  if (!kernels_built_) {
+    kernels_ = kernel_efficiencies(s_, l.facts);
+    kernels_built_ = true;
+  }
+  return kernels_;
+}
+
 // The busiest stage's traffic (comms.h) for the configuration s_ holds under `schedule`: every
 // traffic stage's but the data seam's built once per recipe but its precision, its pipeline
 // seam again when the schedule is another, with the data seams under the precision and ZeRO
@@ -683,7 +721,7 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
   // not depend on the step: goodput.h).
   PerZero effective{};
   // The optimizer step under each ZeRO stage, the floors' last term (step_time.h).
-  PerZero optimizer_s{};
+  const PerZero& optimizer_s = optimizer_steps(l, schedule.copies);
   const auto floor_of = [&](double floor_s, size_t z) {
     const double step_s = floor_s + optimizer_s[z];
     return effective[z] > 0 ? step_s / effective[z] : INFINITY;
@@ -695,14 +733,13 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
     s_.recipe.zero_stage = z;
     const size_t zi = static_cast<size_t>(z);
     effective[zi] = by_failures_ ? effective_time_of(s_, l.d) : 1;
-    optimizer_s[zi] = optimizer_time_s(s_, l.d.pp, l.states.optimizer_shard[zi]);
     if (!cannot_be_kept(l, levers, floor_of(times_floor_s, zi))) open |= 1u << z;
   }
   if (open == 0) return;
   // The pace and the step but its data seam do not depend on ZeRO: once for all its stages.
   const RunSends& sends_s = schedule.sends[s_.recipe.sequence_parallel ? 1 : 0];
   const PipelinePace pace = pipeline_pace(s_, l.facts, schedule.pipeline, times, sends_s);
-  const TimeReport paced_t = paced_time(s_, l.facts, schedule.pipeline, pace);
+  const TimeReport paced_t = paced_time(s_, l.facts, schedule.pipeline, pace, kernels_of(l));
   const double paced_floor_s = step_floor_s(paced_t);
   for (int z = 0; z <= 3; ++z) {
     if (!(open & (1u << z))) continue;
