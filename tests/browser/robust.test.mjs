@@ -416,7 +416,7 @@ describe('what the lab shows', () => {
       warnings.join('\n'),
     );
     assert.ok(
-      warnings.some((w) => /0\.5 GB\/s network/.test(w)),
+      warnings.some((w) => /network \(0\.5 GB\/s a GPU\)/.test(w)),
       warnings.join('\n'),
     );
     assert.deepEqual(lab.problems, []);

@@ -230,7 +230,7 @@ describe('the URL', () => {
     const shown = await snapshot(lab.page);
     assert.deepEqual(shown.switches, ['true', 'true', 'false']);
     assert.equal(shown.fields.model, 'custom');
-    assert.equal(shown.fields.heads, '40');
+    assert.equal(shown.fields.heads, '80');
     assert.deepEqual(shown.errors, []);
     // The URL now says only what the lab shows.
     assert.equal(
@@ -258,7 +258,7 @@ describe('the URL', () => {
     assert.equal(after.perGpu, before.perGpu, 'the panels keep the last good report');
     assert.equal(after.badge, before.badge);
     const again = await openLab(env, { path: page.url() });
-    assert.equal((await snapshot(again.page)).fields.heads, '40');
+    assert.equal((await snapshot(again.page)).fields.heads, '80');
     assert.deepEqual([...lab.problems, ...again.problems], []);
     await again.close();
     await lab.close();
