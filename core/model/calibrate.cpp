@@ -102,10 +102,11 @@ Problem fit_link(const char* key, double measured_gb_s, double link_gb_s, const 
 
 // The matmul efficiency at which the run's step takes `measured_s`: the step never lengthens
 // as the efficiency rises (a law), so bisection on its logarithm finds it (an end of the range
-// when no efficiency in it does).
-double efficiency_for(Scenario run, double measured_s) {
+// when no efficiency in it does). 60 halvings reach the last bit; 32 leave it within a
+// billionth, which a fit repeated for every trial share takes (fit_bubble).
+double efficiency_for(Scenario run, double measured_s, int halvings = 60) {
   double lo = kLowestMatmulEfficiency, hi = 1;
-  for (int i = 0; i < 60; ++i) {
+  for (int i = 0; i < halvings; ++i) {
     const double mid = std::sqrt(lo * hi);
     (step_at(run, mid) > measured_s ? lo : hi) = mid;
   }
@@ -234,6 +235,9 @@ constexpr double kDistinctBubbles = 0.05;
 // Where no share in bubble_paid's range meets the second run's step, the nearest end is kept and
 // its miss shown as a residual, up to this share of the step; past it the two runs contradict.
 constexpr double kStepsAgreement = 0.10;
+// Halvings of bubble_paid's range (0.1 to 2) in a two-run fit: 24 leave the share within 1e-7,
+// far inside what a measured step tells, and keep the page's fit to about a thousand evaluations.
+constexpr int kShareHalvings = 24;
 
 std::string percent_text(double share) { return short_number(100 * share) + "%"; }
 double step_of(const Scenario& run) { return evaluate(run, false).value().time.step_s; }
@@ -286,7 +290,7 @@ std::pair<double, double> meetable_shares(Scenario run, double step_s) {
   };
   const auto crossing = [&](double efficiency) {  // {last share at or under step_s, first over}
     double under = f.min, over = f.max;
-    for (int i = 0; i < 40; ++i) {
+    for (int i = 0; i < kShareHalvings; ++i) {
       const double mid = (under + over) / 2;
       (step(mid, efficiency) <= step_s ? under : over) = mid;
     }
@@ -308,7 +312,7 @@ Problem fit_bubble(Scenario& run, double step_s, SecondRun& second, FittedConsta
                    FittedConstant& bubble) {
   const auto miss = [&](double k) {
     run.gpu.bubble_paid = k;
-    run.gpu.matmul_efficiency = efficiency_for(run, step_s);
+    run.gpu.matmul_efficiency = efficiency_for(run, step_s, 32);
     copy_constants(run.gpu, second.run.gpu);
     return step_of(second.run) - second.step_s;
   };
@@ -317,7 +321,7 @@ Problem fit_bubble(Scenario& run, double step_s, SecondRun& second, FittedConsta
   double k = std::fabs(at_lo) < std::fabs(at_hi) ? lo : hi;
   bubble.how = "fitted with the matmul efficiency to both runs' steps";
   if ((at_lo > 0) != (at_hi > 0)) {
-    for (int i = 0; i < 40; ++i) {
+    for (int i = 0; i < kShareHalvings; ++i) {
       const double mid = (lo + hi) / 2;
       ((miss(mid) > 0) == (at_lo > 0) ? lo : hi) = mid;
     }
