@@ -2,10 +2,11 @@
 // (the core's calibration block, core/model/calibrate.h). The run is the lab's current layout,
 // taken when the reader says so; its figures are typed, or read from a pasted Megatron-LM or
 // torchtitan log line (lib/runlog.js). A second run, another layout taken the same way with its
-// step, lets the core tell the pipeline bubble from the matmuls. Calibrating sets the state's `calibration` row (the
-// block as JSON: in the URL and the exported report); the core's answer, report.calibration,
-// shows each constant before and after and the residuals, and the planner's top layouts are
-// searched before and after. A refusal of the core shows beside the field its key names.
+// step, lets the core tell the pipeline bubble from the matmuls. Calibrating sets the state's
+// `calibration` row (the block as JSON: in the URL and the exported report); the core's answer,
+// report.calibration, shows each constant before and after and the residuals, and the
+// planner's top layouts are searched before and after. A refusal of the core shows beside the
+// field its key names.
 import { make, panel } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 import { EXPECTED, parseRunLog } from '../lib/runlog.js';
