@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "model/comms.h"
 #include "model/context.h"
@@ -370,7 +371,9 @@ class Search {
   void search_micro_batch(const Layout& l, int m);
   std::vector<ScheduleOption> schedule_options(const Layout& l, int m);
   bool set_schedule(const Layout& l, int option, int most_v, int m);
-  void search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules);
+  const LayerActivations& per_layer_activations(const Layout& l);
+  void search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules,
+                     const LayerActivations& per_layer);
   void search_zero(const Layout& l, int m, const ScheduleOption& schedule,
                    const RunActivationParts& parts);
   unsigned fitting_stages(const Layout& l, const ScheduleOption& schedule,
@@ -433,6 +436,10 @@ class Search {
   };
   std::vector<StageReports> traffic_;
   size_t choice_ = 0;  // which of the layout's recomputation choices s_ holds
+  // A layer's activations (memory.h layer_activations) for the b, SP and precision s_ holds,
+  // by the selective modules recomputed: of the recomputation choice, nothing else changes
+  // them, and most choices (none, full, offload) recompute no selective module.
+  std::vector<std::pair<unsigned, LayerActivations>> activations_by_modules_;
   // The traffic stages' data seams under each precision (of precisions_) and ZeRO stage, for
   // the micro-batches the search is at (comms.h data_seams: no other choice changes them),
   // built when a first configuration is timed (data_built_, a bit per ZeRO stage).
@@ -535,9 +542,10 @@ void Search::search_micro_batch(const Layout& l, int m) {
     for (Work& work : works_) work.precision = kNoPrecision;
     for (precision_ = 0; precision_ < precisions_.size(); ++precision_) {
       s_.recipe.precision = precisions_[precision_];
+      activations_by_modules_.clear();
       for (choice_ = 0; choice_ < l.choices.size(); ++choice_) {
         l.choices[choice_].apply_to(s_.recipe);
-        search_recipe(l, m, schedules);
+        search_recipe(l, m, schedules, per_layer_activations(l));
       }
     }
   }
@@ -583,10 +591,21 @@ bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
   return true;
 }
 
+// A layer's activations for the recipe s_ holds, computed once per selective modules
+// recomputed for the b, SP and precision it holds.
+const LayerActivations& Search::per_layer_activations(const Layout& l) {
+  const unsigned modules = s_.recipe.selective_modules();
+  for (const auto& [held, activations] : activations_by_modules_) {
+    if (held == modules) return activations;
+  }
+  activations_by_modules_.emplace_back(modules, layer_activations(s_, shape_, l.d));
+  return activations_by_modules_.back().second;
+}
+
 // The recipe s_ holds under each schedule, its stages' activations but the micro-batches in
 // flight (memory.h activation_parts) the same under all.
-void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules) {
-  const LayerActivations per_layer = layer_activations(s_, shape_, l.d);
+void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOption>& schedules,
+                           const LayerActivations& per_layer) {
   RunActivationParts parts{};
   for (size_t i = 0; i < l.states.runs.count; ++i) {
     const StageParams& p = l.facts.params(l.states.runs.starts[i]);
