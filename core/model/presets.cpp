@@ -67,8 +67,9 @@ ModelSpec deepseek_v3() {
 
 const std::vector<ModelSpec>& model_presets() {
   static const std::vector<ModelSpec> presets = [] {
-    ModelSpec book = gpt("book-16b", 50, 5120, 80, 51200);
-    book.params = 16e9;  // the book's round figure; the shape counts 16.0 B
+    // The book's model is the scenario's default (scenario.h ModelSpec, where its shape and
+    // its round 16e9 are written once).
+    const ModelSpec book;
     return std::vector<ModelSpec>{
         book,
         // Black et al. 2022: rotary, untied; 20.55 B.
