@@ -369,6 +369,15 @@ struct Predicted {
   double step_s, published_step_s;  // the run's published figure as a step time
 };
 
+// A fleet's runs: those of its tables.
+std::vector<ReferenceRun> fleet_runs(const std::vector<std::string>& tables) {
+  std::vector<ReferenceRun> runs;
+  for (const ReferenceRun& run : reference_runs()) {
+    if (std::find(tables.begin(), tables.end(), run.table) != tables.end()) runs.push_back(run);
+  }
+  return runs;
+}
+
 // A run's model step, and its published figure as a step time: for TFLOP/s and MFU the step
 // at which the model's own FLOP count meets the published rate.
 Predicted predict(const ReferenceRun& run, const std::string& calibration) {
@@ -417,10 +426,7 @@ double median(std::vector<double> v) {
 TEST(Calibration, LeftOneOutItPredictsAFleetsOtherRunsBetterThanThePresets) {
   std::vector<double> all_before, all_after;
   for (const auto& [fleet, tables] : kFleets) {
-    std::vector<ReferenceRun> runs;
-    for (const ReferenceRun& run : reference_runs()) {
-      if (std::find(tables.begin(), tables.end(), run.table) != tables.end()) runs.push_back(run);
-    }
+    const std::vector<ReferenceRun> runs = fleet_runs(tables);
     ASSERT_GE(runs.size(), 2u) << fleet;
     std::vector<double> before, after;
     std::vector<Predicted> plain;
@@ -457,10 +463,7 @@ TEST(Calibration, LeftOneOutItPredictsAFleetsOtherRunsBetterThanThePresets) {
 TEST(Calibration, TwoRunsPredictAFleetsOtherRunsBetterThanOne) {
   std::vector<double> all_one, all_two;
   for (const auto& [fleet, tables] : kFleets) {
-    std::vector<ReferenceRun> runs;
-    for (const ReferenceRun& run : reference_runs()) {
-      if (std::find(tables.begin(), tables.end(), run.table) != tables.end()) runs.push_back(run);
-    }
+    const std::vector<ReferenceRun> runs = fleet_runs(tables);
     std::vector<Predicted> plain;
     for (const ReferenceRun& run : runs) plain.push_back(predict(run, ""));
     std::vector<double> one, two;

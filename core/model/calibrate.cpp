@@ -63,9 +63,11 @@ Result<Figures> figures(const Scenario& run) {
   return out;
 }
 
+double step_of(const Scenario& run) { return evaluate(run, false).value().time.step_s; }
+
 double step_at(Scenario run, double efficiency) {
   run.gpu.matmul_efficiency = efficiency;
-  return evaluate(run, false).value().time.step_s;
+  return step_of(run);
 }
 
 // The measured step: as given, or from the measured throughput (the run's tokens a step over
@@ -240,7 +242,6 @@ constexpr double kStepsAgreement = 0.10;
 constexpr int kShareHalvings = 24;
 
 std::string percent_text(double share) { return short_number(100 * share) + "%"; }
-double step_of(const Scenario& run) { return evaluate(run, false).value().time.step_s; }
 double bubble_share_of(Scenario run) {
   run.gpu.bubble_paid = 1;
   const Report r = evaluate(run, false).value();
@@ -285,8 +286,7 @@ std::pair<double, double> meetable_shares(Scenario run, double step_s) {
   const Field& f = *find_field("bubble_paid");
   const auto step = [&](double k, double efficiency) {
     run.gpu.bubble_paid = k;
-    run.gpu.matmul_efficiency = efficiency;
-    return step_of(run);
+    return step_at(run, efficiency);
   };
   const auto crossing = [&](double efficiency) {  // {last share at or under step_s, first over}
     double under = f.min, over = f.max;
@@ -365,7 +365,7 @@ void hold_bubble(SecondRun& second, const Scenario& run, FittedConstant& bubble)
 
 // Each measured figure beside the model's, before the fit and after it.
 std::vector<Residual> residuals(const Calibration& c, double step_s, const Figures& before,
-                                const Figures& after) {
+                                const Figures& after, const SecondRun& second) {
   std::vector<Residual> out = {{"step_time_s", step_s, before.step_s, after.step_s}};
   if (c.peak_memory_gb > 0) {
     out.push_back({"peak_memory_gb", c.peak_memory_gb, before.peak_gb, after.peak_gb});
@@ -373,6 +373,9 @@ std::vector<Residual> residuals(const Calibration& c, double step_s, const Figur
   if (c.tflops_per_gpu > 0) {
     out.push_back(
         {"tflops_per_gpu", c.tflops_per_gpu, before.tflops_per_gpu, after.tflops_per_gpu});
+  }
+  if (c.second_run) {
+    out.push_back({"second_step_time_s", second.step_s, second.before_s, second.after_s});
   }
   return out;
 }
@@ -482,10 +485,7 @@ Result<CalibrationFit> fit_calibration(const Scenario& s, const std::set<std::st
   fit.title = calibration_title(c);
   fit.constants = {matmul, nvlink, network, overhead, bubble};
   say_what_was_yours(yours, user_set, fit.constants);
-  fit.residuals = residuals(c, step_s, before, figures(run).value());
-  if (c.second_run) {
-    fit.residuals.push_back({"second_step_time_s", second.step_s, second.before_s, second.after_s});
-  }
+  fit.residuals = residuals(c, step_s, before, figures(run).value(), second);
   return fit;
 }
 
