@@ -169,16 +169,40 @@ TEST(Memory, FullModelCountsTheOverheadAndFitsUnderTheSafeFraction) {
   EXPECT_DOUBLE_EQ(r.memory.safe_fraction, 0.8);
   EXPECT_EQ(std::string(r.memory.verdict) == "fits", r.memory.per_gpu_bytes <= 0.8 * 80e9);
   // 66 GB of 80 is more than 80%: tight, still within the GPU (fits: it runs, as tuned runs
-  // do), and a warning names the headroom.
+  // do), and a fact of the layout names the headroom.
   s.recipe.overhead_gb = 66 - (r.memory.per_gpu_bytes - 2e9) / 1e9;
   r = report_of(s);
   EXPECT_NEAR(r.memory.per_gpu_bytes, 66e9, 1);
   EXPECT_TRUE(r.memory.fits);
   EXPECT_STREQ(r.memory.verdict, "tight");
-  bool warned = false;
-  for (const std::string& w : r.warnings)
-    warned = warned || w.find("14 GB of headroom") != std::string::npos;
-  EXPECT_TRUE(warned);
+  bool said = false;
+  for (const std::string& f : r.facts)
+    said = said || f.find("14 GB of headroom") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// The book's eight seam states on its 16 GPUs: no warning about the chapter's own example, and
+// what a state is in words (16 GPUs, two nodes of 8, 256 GB of states on 80 GB GPUs): all off
+// leaves 15 GPUs idle and 256 GB on one; data parallelism alone copies the 256 GB to each;
+// tensor parallelism alone spreads over both nodes.
+TEST(Said, TheBooksEightStatesHaveFactsNotWarnings) {
+  for (int on = 0; on < 8; ++on) {
+    Scenario s;
+    s.recipe.seams.data = on & 1;
+    s.recipe.seams.tensor = on & 2;
+    s.recipe.seams.pipeline = on & 4;
+    const Report r = report_of(s);
+    EXPECT_TRUE(r.warnings.empty()) << on << ": " << testing::PrintToString(r.warnings);
+    std::vector<std::string> starts;
+    for (const std::string& f : r.facts) starts.push_back(f.substr(0, f.find(':')));
+    using V = std::vector<std::string>;
+    const V want = on == 0   ? V{"No seam is on", "Does not fit"}
+                   : on == 1 ? V{"Does not fit"}
+                   : on == 2 ? V{"Tensor parallelism spans nodes"}
+                             : V{};
+    EXPECT_EQ(starts, want) << on;
+    if (on == 1) EXPECT_NE(r.facts[0].find("needs 256 GB, more than its 80 GB"), std::string::npos);
+  }
 }
 
 TEST(Memory, BookModelWarnsThatPractitionerFieldsDoNotCount) {

@@ -434,14 +434,14 @@ TEST(Text, NumbersKeepThreeDigitsAndSmallOnesTheirSize) {
   EXPECT_EQ(bytes_text(3), "3 B");
 }
 
-TEST(Warnings, SmallMemoryAndBandwidthKeepTheirSize) {
+TEST(Facts, SmallMemoryAndBandwidthKeepTheirSize) {
   Scenario s;
   s.fleet.gpus = 16;
   s.recipe.seams.data = false;
   s.recipe.seams.tensor = true;
   s.gpu.memory_gb = 0.5;
   s.gpu.network_gb_s = 0.5;
-  const auto w = evaluate(s).value().warnings;
+  const auto w = evaluate(s).value().facts;  // the memory verdict and the link, in words
   auto has = [&](const char* text) {
     for (const auto& line : w) {
       if (line.find(text) != std::string::npos) return true;

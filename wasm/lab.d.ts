@@ -372,7 +372,10 @@ export interface Report {
   calibration?: CalibrationReport;
   // One per GPU; empty in evaluateSummary()'s report (lab.ranks() gives them as an Int32Array).
   ranks: Rank[];
+  // Where the model assumed something or a framework would refuse or differ.
   warnings: string[];
+  // What the chosen layout is, in words (idle GPUs, the memory verdict, a seam leaving its node).
+  facts: string[];
   layouts: Layout[];
   order: { order_cost_s: number; rule_order_step_s: number };
   // The report keys whose derivation lab.explain(scenario, key) gives.

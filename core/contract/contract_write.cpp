@@ -313,6 +313,7 @@ json report_json(const Report& r) {
   out["order"] = numbers_json<Report>(r, {{"rule_order_step_s", &Report::rule_order_step_s},
                                           {"order_cost_s", &Report::order_cost_s}});
   out["warnings"] = r.warnings;
+  out["facts"] = r.facts;
   out["ranks"] = std::move(ranks);  // moved in, not copied through a braced list
   return out;
 }

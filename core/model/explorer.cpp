@@ -24,8 +24,16 @@ namespace {
 
 std::string str(long long v) { return std::to_string(v); }
 
+// What the report says in words, in two lists (report.h): warnings, where the model assumed
+// something or a framework would differ; facts, what the chosen layout is, which the panels
+// also show as numbers (idle GPUs, the memory verdict, a seam's link).
+struct Said {
+  std::vector<std::string> warnings, facts;
+};
+
 // Selective recomputation of core_attn saves nothing under fused attention: it keeps no scores.
-void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::string>& w) {
+void recompute_warnings(const Scenario& s, const Degrees& d, Said& said) {
+  std::vector<std::string>& w = said.warnings;
   const ModelSpec& model = s.model;
   if ((s.recipe.selective_modules() & kCoreAttn) && s.recipe.flash_attention) {
     const double scores =
@@ -40,19 +48,21 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
 // The layout: idle GPUs, seams that leave their link, splits Megatron-LM refuses, the batch
 // and the schedule against the stages, the nesting order's cost.
 [[gnu::always_inline]] inline void layout_warnings(const Scenario& s, const Degrees& d,
-                                                   const Report& r, std::vector<std::string>& w) {
+                                                   const Report& r, Said& said) {
+  std::vector<std::string>& w = said.warnings;
   if (!s.recipe.seams.any() && !s.recipe.degrees) {
-    w.push_back("No seam is on: one GPU trains the whole model and the other " +
-                str(s.fleet.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
+    said.facts.push_back("No seam is on: one GPU trains the whole model and the other " +
+                         str(s.fleet.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     // The network's rate per GPU: a collective spread over a node's NICs reaches more
     // (comms.h), which the wire card's rate shows.
     const bool domains = s.domain_spans_nodes();
-    w.push_back(std::string("Tensor parallelism spans ") + (domains ? "NVLink domains" : "nodes") +
-                ": its per-layer all-reduces leave the " + (domains ? "domain" : "node") +
-                " over the network (" + short_number(s.gpu.network_gb_s) +
-                " GB/s a GPU). Keep TP within " + str(s.domain_gpus()) + " GPUs.");
+    said.facts.push_back(std::string("Tensor parallelism spans ") +
+                         (domains ? "NVLink domains" : "nodes") +
+                         ": its per-layer all-reduces leave the " + (domains ? "domain" : "node") +
+                         " over the network (" + short_number(s.gpu.network_gb_s) +
+                         " GB/s a GPU). Keep TP within " + str(s.domain_gpus()) + " GPUs.");
   }
   if (s.model.heads % d.tp != 0) {
     w.push_back("TP = " + str(d.tp) + " does not divide the " + str(s.model.heads) +
@@ -81,8 +91,8 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
 
 // Interleaving's assumptions where Megatron-Core's rules do not hold.
 [[gnu::always_inline]] inline void interleaving_warnings(const Scenario& s, const Degrees& d,
-                                                         const Report& r,
-                                                         std::vector<std::string>& w) {
+                                                         const Report& r, Said& said) {
+  std::vector<std::string>& w = said.warnings;
   const StageSplit& split = r.pipeline.split;
   const std::string layers_text =
       "first stage " + str(split.first) +
@@ -116,8 +126,8 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
 
 // What the model counts (a shape scaled to its parameters, the book's memory model), and
 // whether the busiest GPU fits.
-[[gnu::always_inline]] inline void memory_warnings(const Scenario& s, const Report& r,
-                                                   std::vector<std::string>& w) {
+[[gnu::always_inline]] inline void memory_warnings(const Scenario& s, const Report& r, Said& said) {
+  std::vector<std::string>& w = said.warnings;
   if (s.model.shape_nominal) {
     w.push_back("model.params is given without an architecture: the " + str(s.model.layers) +
                 "-layer, " + str(s.model.hidden) +
@@ -140,22 +150,25 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
   }
   const double gb = s.gpu.memory_gb;
   if (r.memory.per_gpu_bytes > r.memory.gpu_memory_bytes) {
-    w.push_back("Does not fit: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) +
-                ", more than its " + bytes_text(gb * 1e9) + ".");
+    said.facts.push_back("Does not fit: the busiest GPU needs " +
+                         bytes_text(r.memory.per_gpu_bytes) + ", more than its " +
+                         bytes_text(gb * 1e9) + ".");
   } else if (std::string(r.memory.verdict) == "tight") {
-    w.push_back("Tight: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) + " of its " +
-                bytes_text(gb * 1e9) + ", " + bytes_text(r.memory.headroom_bytes) +
-                " of headroom. Tuned runs run this close, but past " +
-                str(std::llround(100 * r.memory.safe_fraction)) +
-                "% of the GPU estimates like this one have run out of memory in practice " +
-                "(Fujii et al. 2024): the risk is yours.");
+    said.facts.push_back(
+        "Tight: the busiest GPU needs " + bytes_text(r.memory.per_gpu_bytes) + " of its " +
+        bytes_text(gb * 1e9) + ", " + bytes_text(r.memory.headroom_bytes) +
+        " of headroom. Tuned runs run this close, but past " +
+        str(std::llround(100 * r.memory.safe_fraction)) +
+        "% of the GPU estimates like this one have run out of memory in practice " +
+        "(Fujii et al. 2024): the risk is yours.");
   }
 }
 
 // A mixture of experts: no ranks to split the experts over, dropped tokens, all-to-alls on
 // the network.
 [[gnu::always_inline]] inline void expert_warnings(const Scenario& s, const Degrees& d,
-                                                   const Report& r, std::vector<std::string>& w) {
+                                                   const Report& r, Said& said) {
+  std::vector<std::string>& w = said.warnings;
   if (s.recipe.seams.expert && s.model.moe() && !s.recipe.degrees && d.ep == 1 &&
       d.dp * d.cp == 1) {
     w.push_back(
@@ -173,21 +186,21 @@ void recompute_warnings(const Scenario& s, const Degrees& d, std::vector<std::st
                 "only the tokens computed; 1 or more (or 0, dropless) trains on every token.");
   }
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
-    w.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
-                str(static_cast<long long>(s.gpu.network_gb_s)) + " GB/s network.");
+    said.facts.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
+                         str(static_cast<long long>(s.gpu.network_gb_s)) + " GB/s network.");
   }
 }
 
-// The warnings by concern, each above always inlined into this one function: the page's
+// The warnings and facts by concern, each above always inlined into this one function: the page's
 // first-load module (-Oz) would otherwise keep each as a call of its own (70 bytes gzipped).
-std::vector<std::string> warnings_for(const Scenario& s, const Degrees& d, const Report& r) {
-  std::vector<std::string> w;
-  layout_warnings(s, d, r, w);
-  interleaving_warnings(s, d, r, w);
-  memory_warnings(s, r, w);
-  recompute_warnings(s, d, w);
-  expert_warnings(s, d, r, w);
-  return w;
+Said said_of(const Scenario& s, const Degrees& d, const Report& r) {
+  Said said;
+  layout_warnings(s, d, r, said);
+  interleaving_warnings(s, d, r, said);
+  memory_warnings(s, r, said);
+  recompute_warnings(s, d, said);
+  expert_warnings(s, d, r, said);
+  return said;
 }
 
 }  // namespace
@@ -287,7 +300,9 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
     }
   }
   r.order_cost_s = r.time.step_s - r.rule_order_step_s;
-  r.warnings = warnings_for(s, d, r);
+  Said said = said_of(s, d, r);
+  r.warnings = std::move(said.warnings);
+  r.facts = std::move(said.facts);
   return r;
 }
 

@@ -259,7 +259,12 @@ struct Report {
   // scenario's order costs against it (0 when the order is the chapter's).
   double rule_order_step_s = 0;
   double order_cost_s = 0;
+  // In words: warnings, where the model assumed something or a framework would refuse or
+  // differ; facts, what the chosen layout is (idle GPUs, the memory verdict past 80% of the
+  // GPU, a seam whose traffic leaves its node), which the panels also show as numbers. The
+  // book's own states have facts, never warnings: not fitting is the chapter's lesson.
   std::vector<std::string> warnings;
+  std::vector<std::string> facts;
 };
 
 }  // namespace pe

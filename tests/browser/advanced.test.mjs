@@ -164,11 +164,12 @@ describe('advanced section', () => {
       () => document.querySelector('.badge').textContent === 'DP×TP×PP = 1×16×1 = 16',
     );
     const report = core.evaluateSummary({ ...ADVANCED, degrees: { dp: 1, tp: 16, pp: 1 } });
-    const warnings = await page.locator('.warnings li').allTextContents();
-    assert.deepEqual(warnings, report.warnings);
+    assert.deepEqual(await page.locator('.warnings li').allTextContents(), report.warnings);
+    const facts = await page.locator('.warn-facts li').allTextContents();
+    assert.deepEqual(facts, report.facts);
     assert.ok(
-      warnings.some((w) => /Tensor parallelism spans nodes/.test(w)),
-      'TP across nodes is warned',
+      facts.some((w) => /Tensor parallelism spans nodes/.test(w)),
+      'TP across nodes is said',
     );
     assert.equal(
       await page

@@ -97,11 +97,11 @@ describe('nesting order', () => {
       .locator('.order-seams [data-explain="comms.tensor.time_s"]')
       .textContent();
     assert.equal(tensorTime, `${Number(want.comms.tensor.time_s.toPrecision(3))} s`);
-    // The core's warning, and the cost against the rule from report.order.
-    const warnings = await page.locator('.warnings li').allTextContents();
+    // The core's fact, and the cost against the rule from report.order.
+    const facts = await page.locator('.warn-facts li').allTextContents();
     assert.ok(
-      warnings.some((w) => /^Tensor parallelism spans nodes/.test(w)),
-      warnings.join(),
+      facts.some((w) => /^Tensor parallelism spans nodes/.test(w)),
+      facts.join(),
     );
     const cost = page.locator('.order-cost [data-explain="order.order_cost_s"]');
     assert.equal(await cost.textContent(), `${Number(want.order.order_cost_s.toPrecision(3))} s`);

@@ -118,13 +118,12 @@ describe('1280 × 800', () => {
     const view = await openView('', { width: 1280, height: 800 });
     const { page } = view;
     await toggleEverything(page);
-    // A warning comes and goes in the strip (the rule broken, no seam): its list opens over
-    // the page below it.
+    // A fact comes and goes in the strip (no seam on): its list opens over the page below it.
     await page.getByRole('switch', { name: 'Data parallel', exact: true }).click();
     await settle(page);
     await page.locator('.warn-more > summary').click();
     await settle(page);
-    assert.equal(await page.locator('.warnings li').first().isVisible(), true);
+    assert.equal(await page.locator('.warn-facts li').first().isVisible(), true);
     assert.deepEqual(await shifts(page), []);
     assert.deepEqual(view.problems, []);
     await view.done();

@@ -410,14 +410,14 @@ describe('what the lab shows', () => {
     const text = (await page.locator('.pe-lab').textContent()).replace(/\s+/g, ' ');
     assert.doesNotMatch(text, /(^|[^\d.])0 (GB|MB|kB)\b/, 'no quantity rounded down to zero');
     assert.match(text, /500 MB GPU/);
-    const warnings = await page.locator('.warnings li').allTextContents();
+    const facts = await page.locator('.warn-facts li').allTextContents();
     assert.ok(
-      warnings.some((w) => /500 MB/.test(w)),
-      warnings.join('\n'),
+      facts.some((w) => /500 MB/.test(w)),
+      facts.join('\n'),
     );
     assert.ok(
-      warnings.some((w) => /network \(0\.5 GB\/s a GPU\)/.test(w)),
-      warnings.join('\n'),
+      facts.some((w) => /network \(0\.5 GB\/s a GPU\)/.test(w)),
+      facts.join('\n'),
     );
     assert.deepEqual(lab.problems, []);
     await lab.close();

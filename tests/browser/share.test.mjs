@@ -40,6 +40,7 @@ export function snapshot(page, root = '.pe-lab') {
         perGpu: q('[data-field="per-gpu"]').dataset.value,
         layout: q('.layout-text').textContent,
         warnings: [...el.querySelectorAll('.warnings li')].map((li) => li.textContent),
+        facts: [...el.querySelectorAll('.warn-facts li')].map((li) => li.textContent),
         fields: q('details.advanced').open ? fields : null,
         step: q('details.advanced').open ? q('.steptime .big')?.dataset.value : null,
         errors: [...el.querySelectorAll('.error:not([hidden])')].map((e) => e.textContent),

@@ -93,7 +93,11 @@ describe("the published pages' first view", () => {
         const { active, bytes_per_gpu_per_step: bytes } = report.comms[seam];
         assert.equal(text, active ? `${fmt.bytes(bytes)}/step` : '—', seam);
       }
-      assert.equal(await view.locator('.warn-first').textContent(), report.warnings[0]);
+      // The default state has a fact (it does not fit) and no warning.
+      assert.equal(
+        await view.locator('.warn-first').textContent(),
+        report.warnings[0] ?? report.facts[0],
+      );
       // A picture: nothing in it takes a focus or a click.
       assert.equal(await view.getAttribute('inert'), '');
       await context.close();
@@ -261,6 +265,7 @@ describe('the published folder under python3 -m http.server', () => {
           ]),
         ),
         warnings: [...document.querySelectorAll('.warnings li')].map((li) => li.textContent),
+        facts: [...document.querySelectorAll('.warn-facts li')].map((li) => li.textContent),
       }));
       assert.deepEqual(
         shown.tiles,
@@ -271,6 +276,7 @@ describe('the published folder under python3 -m http.server', () => {
         assert.equal(shown.wire[seam], report.comms[seam].bytes_per_gpu_per_step, seam);
       }
       assert.deepEqual(shown.warnings, report.warnings);
+      assert.deepEqual(shown.facts, report.facts);
     });
   }
 

@@ -28,7 +28,7 @@ export const MARKUP = `
 <div class="warn-strip" data-part="warnings">
   <p class="warn-none">No warnings for this layout.</p>
   <details class="warn-more" hidden><summary class="warn-first"></summary>
-    <ul class="warnings"></ul></details>
+    <div class="warn-box"><ul class="warnings"></ul><ul class="warn-facts"></ul></div></details>
   <p class="visually-hidden warn-live" role="status"></p>
 </div>
 

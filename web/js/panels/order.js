@@ -1,7 +1,7 @@
 // The nesting order's effect, beside its control: each seam, innermost first, with whether its
 // groups stay in a node or span nodes, the link it rides and the time that costs per step, and
 // the order's cost per step against the chapter's rule. Everything from report.comms and
-// report.order; the core's warnings (TP spanning nodes) show with the others.
+// report.order; the core's facts (TP spanning nodes) show with its warnings.
 import { make } from '../lib/dom.js';
 import * as fmt from '../lib/format.js';
 

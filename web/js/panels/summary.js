@@ -23,14 +23,17 @@ export function layoutSentence(report) {
   }.`;
 }
 
-// The core's warnings in a strip of one reserved line, so a warning that appears moves
-// nothing: the first one (cut to the line), and the whole list in a box that opens over the
-// page below it. A visually hidden status line reads them all out.
+// The core's warnings and facts (report.facts: what the layout is, in words) in a strip of one
+// reserved line, so a line that appears moves nothing: the first one (cut to the line), and the
+// whole list in a box that opens over the page below it. Warnings are marked as such; facts
+// alone are not (the book's own states have only facts). A visually hidden status line reads
+// them all out.
 function createWarnings(strip) {
   const none = strip.querySelector('.warn-none');
   const more = strip.querySelector('.warn-more');
   const first = strip.querySelector('.warn-first');
   const list = strip.querySelector('.warnings');
+  const factList = strip.querySelector('.warn-facts');
   const live = strip.querySelector('.warn-live');
   more.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && more.open) {
@@ -38,17 +41,20 @@ function createWarnings(strip) {
       first.focus();
     }
   });
+  const items = (texts) =>
+    texts.map((w) => Object.assign(document.createElement('li'), { textContent: w }));
   return {
-    update(texts) {
-      list.replaceChildren(
-        ...texts.map((w) => Object.assign(document.createElement('li'), { textContent: w })),
-      );
-      none.hidden = texts.length > 0;
-      more.hidden = texts.length === 0;
-      if (!texts.length) more.open = false;
+    update(texts, facts = []) {
+      list.replaceChildren(...items(texts));
+      factList.replaceChildren(...items(facts));
+      const all = texts.length + facts.length;
+      none.hidden = all > 0;
+      more.hidden = all === 0;
+      more.classList.toggle('facts-only', texts.length === 0);
+      if (!all) more.open = false;
       first.textContent =
-        texts.length > 1 ? `${texts.length} warnings: ${texts[0]}` : (texts[0] ?? '');
-      live.textContent = texts.join(' ');
+        texts.length > 1 ? `${texts.length} warnings: ${texts[0]}` : (texts[0] ?? facts[0] ?? '');
+      live.textContent = [...texts, ...facts].join(' ');
     },
   };
 }
@@ -180,10 +186,10 @@ export function createSummary(root) {
 
       status.update(report);
       // Rewritten only when they change, so the live region does not repeat itself.
-      const key = JSON.stringify(report.warnings);
+      const key = JSON.stringify([report.warnings, report.facts]);
       if (key !== shownWarnings) {
         shownWarnings = key;
-        warnings.update(report.warnings);
+        warnings.update(report.warnings, report.facts ?? []);
       }
     },
     destroy() {
