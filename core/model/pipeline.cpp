@@ -113,18 +113,6 @@ const char* schedule_words(Schedule schedule) {
   }
 }
 
-bool splits_weight_grad(Schedule schedule) {
-  return schedule != Schedule::kOneFOneB && schedule != Schedule::kInterleaved;
-}
-
-bool v_shape(Schedule schedule) {
-  return schedule == Schedule::kZbV || schedule == Schedule::kDualPipeV;
-}
-
-bool overlaps_forward_backward(Schedule schedule) {
-  return schedule == Schedule::kDualPipe || schedule == Schedule::kDualPipeV;
-}
-
 int parameter_copies(const Scenario& s, int pp) {
   return s.recipe.schedule == Schedule::kDualPipe && pp > 1 ? 2 : 1;
 }

@@ -52,13 +52,20 @@ PipelineReport pipeline_report(const Scenario& s, const Degrees& d);
 // The schedules that split the backward into B (input gradient) and W (weight gradient, the
 // weight-gradient GEMMs: Qi et al. 2023 Sec. 2), those that place 2 chunks per GPU in a V (the
 // first chunk down the stages, the second back up), and DualPipe's pairs of one micro-batch's
-// forward overlapped with another's backward (F&B, DeepSeek-V3 Sec. 3.2.1).
-bool splits_weight_grad(Schedule schedule);
+// forward overlapped with another's backward (F&B, DeepSeek-V3 Sec. 3.2.1). Inline: the
+// planner asks them of every stage it times.
+inline bool splits_weight_grad(Schedule schedule) {
+  return schedule != Schedule::kOneFOneB && schedule != Schedule::kInterleaved;
+}
 // The schedule as its paper names it, for prose ("ZB-V"; the key's value is "zb_v").
 const char* schedule_words(Schedule schedule);
 constexpr int kSplitSchedules = 4;  // kZbH1 to kDualPipeV, the last in Schedule
-bool v_shape(Schedule schedule);
-bool overlaps_forward_backward(Schedule schedule);
+inline bool v_shape(Schedule schedule) {
+  return schedule == Schedule::kZbV || schedule == Schedule::kDualPipeV;
+}
+inline bool overlaps_forward_backward(Schedule schedule) {
+  return schedule == Schedule::kDualPipe || schedule == Schedule::kDualPipeV;
+}
 // Copies of each stage's parameters a GPU holds: DualPipe's ranks hold stage i and stage
 // p - 1 - i, so two (DeepSeek-V3 Table 2: 2x); 1 otherwise.
 int parameter_copies(const Scenario& s, int pp);

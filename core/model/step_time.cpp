@@ -340,14 +340,14 @@ struct PassTraffic {
 // evaluate()'s (pipeline_pace, time_report), whose code the page's first load then holds once.
 namespace {
 // The stages' work but what the precision changes (work_at_precision).
-[[gnu::always_inline]] inline StageWork stage_work_of(const Scenario& s, const LayoutFacts& f) {
+// Into `work`, whose stages past its runs' count it leaves as they are (none reads them).
+[[gnu::always_inline]] inline void stage_work_into(const Scenario& s, const LayoutFacts& f,
+                                                   StageWork& work) {
   const StageRates rates = stage_rates(s, f);
-  StageWork work;
   work.runs = stage_runs(s, f.degrees(), f.split());
   for (size_t i = 0; i < work.runs.count; ++i) {
     work.stages[i] = stage_compute(s, f, rates, work.runs.starts[i]);
   }
-  return work;
 }
 
 // What the precision changes: the GEMMs' rate (FP8 and FP4 run the layers' GEMMs faster; the
@@ -370,10 +370,9 @@ namespace {
 }
 }  // namespace
 
-StageWork stage_work(const Scenario& s, const LayoutFacts& f) {
-  StageWork work = stage_work_of(s, f);
+void stage_work(const Scenario& s, const LayoutFacts& f, StageWork& work) {
+  stage_work_into(s, f, work);
   work_at_precision(s, f, work);
-  return work;
 }
 
 void restate_precision(const Scenario& s, const LayoutFacts& f, StageWork& work) {
@@ -381,14 +380,13 @@ void restate_precision(const Scenario& s, const LayoutFacts& f, StageWork& work)
 }
 
 namespace {
-[[gnu::always_inline]] inline StageTimes stage_times_of(const Scenario& s, const LayoutFacts& f,
-                                                        const StageWork& work) {
-  StageTimes out;
+// Into `out`, whose times past the runs' count it leaves as they are (none reads them).
+[[gnu::always_inline]] inline void stage_times_into(const Scenario& s, const LayoutFacts& f,
+                                                    const StageWork& work, StageTimes& out) {
   out.runs = work.runs;
   for (size_t i = 0; i < work.runs.count; ++i) {
     out.times[i] = stage_traffic(s, f, work.runs.starts[i], work.stages[i]);
   }
-  return out;
 }
 
 [[gnu::always_inline]] inline PipelinePace pace_of_times(const Scenario& s, const LayoutFacts& f,
@@ -470,8 +468,9 @@ namespace {
 }
 }  // namespace
 
-StageTimes stage_times(const Scenario& s, const LayoutFacts& f, const StageWork& work) {
-  return stage_times_of(s, f, work);
+void stage_times(const Scenario& s, const LayoutFacts& f, const StageWork& work,
+                 StageTimes& times) {
+  stage_times_into(s, f, work, times);
 }
 
 int stage_times_kind(Schedule schedule) {
@@ -495,10 +494,13 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const Pipeli
 
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f,
                            const PipelineReport& pipeline) {
-  StageWork work = stage_work_of(s, f);
+  StageWork work;
+  stage_work_into(s, f, work);
   work_at_precision(s, f, work);
   const RunSends sends_s = pipeline_sends_s(s, f, work.runs, pipeline.microbatches);
-  return pace_of_times(s, f, pipeline, stage_times_of(s, f, work), sends_s);
+  StageTimes times;
+  stage_times_into(s, f, work, times);
+  return pace_of_times(s, f, pipeline, times, sends_s);
 }
 
 double PipelinePace::backward_window_of(int stage) const {
@@ -564,6 +566,20 @@ namespace {
                                         : (d.pp > 1 ? sum : 0);
 }
 
+// Each stage behind its own backward window (PipelinePace::backward_window_s): what the
+// micro-batch already hides of its tensor, context and expert traffic is not a window for
+// the gradients too (one stretch of compute hides at most its own length); the host
+// copies the backward waits for, and the stage's wait for the pacing stage, are: the
+// network is free meanwhile.
+[[gnu::always_inline]] inline double exposed_data_of_stage(const Scenario& s,
+                                                           const CommsReport& comms,
+                                                           const PipelinePace& pace, int stage,
+                                                           const DataParallelParts& parts) {
+  const DataParallelWindows windows{pace.gather_window_of(stage, s.recipe.zero_stage),
+                                    pace.backward_window_of(stage), comms.data.link_bytes_per_s};
+  return exposed_data_parallel_s(s, parts, windows);
+}
+
 // Data parallel: every stage reduces its own gradients (and gathers its weights) at once,
 // so the step waits for the stage whose exposed share is longest, which need not be the
 // stage that sends the most bytes overall (comms.stage): taking that one made a doubled
@@ -576,18 +592,11 @@ namespace {
   if (!comms.data.active) return 0;
   const Degrees& d = f.degrees();
   double longest = 0;
-  // Each stage behind its own backward window (PipelinePace::backward_window_s): what the
-  // micro-batch already hides of its tensor, context and expert traffic is not a window for
-  // the gradients too (one stretch of compute hides at most its own length); the host
-  // copies the backward waits for, and the stage's wait for the pacing stage, are: the
-  // network is free meanwhile.
   for (int stage : f.traffic_stages()) {
     const StageParams& p = f.params(stage);
     const DataParallelParts parts =
         data_parallel_parts(s, d, p.params_per_gpu, mb, p.expert_params_per_gpu);
-    const DataParallelWindows windows{pace.gather_window_of(stage, s.recipe.zero_stage),
-                                      pace.backward_window_of(stage), comms.data.link_bytes_per_s};
-    longest = std::max(longest, exposed_data_parallel_s(s, parts, windows));
+    longest = std::max(longest, exposed_data_of_stage(s, comms, pace, stage, parts));
   }
   return longest;
 }
@@ -717,17 +726,42 @@ namespace {
 }
 
 [[gnu::always_inline]] inline void finish_time_of(const Scenario& s, const LayoutFacts& f,
-                                                  const CommsReport& comms,
-                                                  int effective_global_batch,
-                                                  const PipelinePace& pace, double optimizer_s,
-                                                  TimeReport& t) {
-  t.exposed_data_s = exposed_data_parallel_of_stages(s, f, comms, pace, pace.microbatches);
+                                                  double exposed_data_s, int effective_global_batch,
+                                                  double optimizer_s, TimeReport& t) {
+  t.exposed_data_s = exposed_data_s;
   t.exposed_comms_s = exposed_comms_of(t, t.exposed_data_s);
   t.optimizer_s = optimizer_s;
   t.step_s = step_but_optimizer_of(t, t.exposed_comms_s) + t.optimizer_s;
   utilisation(s, f, effective_global_batch, t);
 }
 }  // namespace
+
+void data_parallel_parts_of_stages(const Scenario& s, const LayoutFacts& f, int microbatches,
+                                   StageDataParts& parts) {
+  parts.clear();
+  for (int stage : f.traffic_stages()) {
+    const StageParams& p = f.params(stage);
+    parts.push_back(data_parallel_parts(s, f.degrees(), p.params_per_gpu, microbatches,
+                                        p.expert_params_per_gpu));
+  }
+}
+
+// exposed_data_parallel_of_stages with each stage's parts given.
+double exposed_data_s(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
+                      const PipelinePace& pace, const StageDataParts& parts) {
+  if (!comms.data.active) return 0;
+  const std::vector<int>& stages = f.traffic_stages();
+  double longest = 0;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    longest = std::max(longest, exposed_data_of_stage(s, comms, pace, stages[i], parts[i]));
+  }
+  return longest;
+}
+
+// finish_time_of's sum, term for term.
+double finished_step_s(const TimeReport& paced, double exposed_data_s, double optimizer_s) {
+  return step_but_optimizer_of(paced, exposed_comms_of(paced, exposed_data_s)) + optimizer_s;
+}
 
 double optimizer_shard(const Scenario& s, const LayoutFacts& f, const StageRuns& runs) {
   return optimizer_shard_of(s, f, runs);
@@ -768,10 +802,9 @@ double step_floor_s(const TimeReport& paced) {
   return step_but_optimizer_of(paced, exposed_comms_of(paced, 0));
 }
 
-void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
-                 int effective_global_batch, const PipelinePace& pace, double optimizer_s,
-                 TimeReport& t) {
-  finish_time_of(s, f, comms, effective_global_batch, pace, optimizer_s, t);
+void finish_time(const Scenario& s, const LayoutFacts& f, double exposed_data_s,
+                 int effective_global_batch, double optimizer_s, TimeReport& t) {
+  finish_time_of(s, f, exposed_data_s, effective_global_batch, optimizer_s, t);
 }
 
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
@@ -780,7 +813,8 @@ TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineRe
   TimeReport t = paced_time_of(s, f, pipeline, pace, kernel_efficiencies_of(s, f));
   const double optimizer_s =
       optimizer_step_s(s, f.degrees().pp, optimizer_shard_of(s, f, pace.runs));
-  finish_time_of(s, f, comms, effective_global_batch, pace, optimizer_s, t);
+  const double data_s = exposed_data_parallel_of_stages(s, f, comms, pace, pace.microbatches);
+  finish_time_of(s, f, data_s, effective_global_batch, optimizer_s, t);
   return t;
 }
 

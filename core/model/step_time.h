@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <vector>
 
 #include "model/comms.h"
 #include "model/gemm_shape.h"
@@ -177,7 +178,9 @@ struct StageWork {
   StageRuns runs;
   std::array<Stage, kStageRuns> stages;
 };
-StageWork stage_work(const Scenario& s, const LayoutFacts& f);
+// Into `work`, written in place (the planner keeps one per recomputation choice): its stages
+// past its runs' count are left as they were, and nothing reads them.
+void stage_work(const Scenario& s, const LayoutFacts& f, StageWork& work);
 // `work`, built for a recipe under another precision, under the one `s` holds, the recipe
 // otherwise the same: only the GEMMs' rate and the offloaded bytes change (stage_work ends
 // with the same step).
@@ -191,7 +194,8 @@ struct StageTimes {
   StageRuns runs;
   std::array<StageTime, kStageRuns> times;
 };
-StageTimes stage_times(const Scenario& s, const LayoutFacts& f, const StageWork& work);
+// Into `times`, in place as stage_work.
+void stage_times(const Scenario& s, const LayoutFacts& f, const StageWork& work, StageTimes& times);
 int stage_times_kind(Schedule schedule);
 // Each stage run's pipeline sends per step (comms.h stage_pipeline_traffic's time; none without
 // a pipeline) under the b, SP and schedule `s` holds: what the pace adds to each run's
@@ -231,10 +235,21 @@ TimeReport paced_time(const Scenario& s, const LayoutFacts& f, const PipelineRep
 // layout's, whatever the recipe), then its time under the precision and schedule `s` holds.
 double optimizer_shard(const Scenario& s, const LayoutFacts& f, const StageRuns& runs);
 double optimizer_time_s(const Scenario& s, int pp, double shard);
-// finish_time takes the optimizer step from them: optimizer_time_s(s, pp, optimizer_shard(...)).
-void finish_time(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
-                 int effective_global_batch, const PipelinePace& pace, double optimizer_s,
-                 TimeReport& t);
+// Then, per ZeRO stage, the data seam's exposed time (the stage that exposes most), and the step
+// it makes with the optimizer step (optimizer_time_s(s, pp, optimizer_shard(...))), bit for bit
+// the step_s finish_time writes: the planner ranks by it and fills the rest of the report
+// (MFU, throughput) only for a plan it keeps.
+// The data seam's bytes and collectives on each traffic stage (LayoutFacts::traffic_stages'
+// order) are the ZeRO stage's, the precision's and the micro-batch count's alone: the planner
+// builds them once for those and gives them to exposed_data_s.
+using StageDataParts = std::vector<DataParallelParts>;
+void data_parallel_parts_of_stages(const Scenario& s, const LayoutFacts& f, int microbatches,
+                                   StageDataParts& parts);
+double exposed_data_s(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
+                      const PipelinePace& pace, const StageDataParts& parts);
+double finished_step_s(const TimeReport& paced, double exposed_data_s, double optimizer_s);
+void finish_time(const Scenario& s, const LayoutFacts& f, double exposed_data_s,
+                 int effective_global_batch, double optimizer_s, TimeReport& t);
 // Floors under finish_time's step before its optimizer step, for a search that skips what it
 // could not keep (the planner): a floor plus optimizer_time_s, rounded, is at most the step.
 // Before the pace, from the stages' times: m micro-batches of the stage that takes least, and

@@ -443,7 +443,13 @@ class Search {
   // The traffic stages' data seams under each precision (of precisions_) and ZeRO stage, for
   // the micro-batches the search is at (comms.h data_seams: no other choice changes them),
   // built when a first configuration is timed (data_built_, a bit per ZeRO stage).
-  std::vector<std::array<std::vector<SeamTraffic>, 4>> data_seams_;
+  // With them, each traffic stage's data-parallel parts (step_time.h), which the data seam's
+  // exposed time takes.
+  struct DataSeams {
+    std::vector<SeamTraffic> seams;
+    StageDataParts parts;
+  };
+  std::vector<std::array<DataSeams, 4>> data_seams_;
   std::vector<unsigned> data_built_;
   // The optimizer step under each ZeRO stage, per precision (of precisions_) and copies of the
   // weights, for the layout searched: built when first asked for (optimizer_built_, a bit per
@@ -624,7 +630,7 @@ void Search::search_recipe(const Layout& l, int m, const std::vector<ScheduleOpt
 const StageTimes& Search::times_of(const Layout& l) {
   Work& w = works_[choice_];
   if (w.precision == kNoPrecision) {
-    w.work = stage_work(s_, l.facts);
+    stage_work(s_, l.facts, w.work);
   } else if (w.precision != precision_) {
     restate_precision(s_, l.facts, w.work);
   }
@@ -632,7 +638,7 @@ const StageTimes& Search::times_of(const Layout& l) {
   const int kind = stage_times_kind(s_.recipe.schedule);
   StageTimes& times = times_[static_cast<size_t>(kind)];
   if (!(times_built_ & (1u << kind))) {
-    times = stage_times(s_, l.facts, w.work);
+    stage_times(s_, l.facts, w.work, times);
     times_built_ |= 1u << kind;
   }
   return times;
@@ -674,12 +680,13 @@ const CommsReport& Search::busiest_of(const Layout& l, int m, const ScheduleOpti
   }
   traffic.pipeline_of = &schedule;
   const size_t zi = static_cast<size_t>(s_.recipe.zero_stage);
-  std::vector<SeamTraffic>& seams = data_seams_[precision_][zi];
+  DataSeams& data = data_seams_[precision_][zi];
   if (!(data_built_[precision_] & (1u << zi))) {
-    data_seams(s_, l.facts, m, traffic.reports, seams);
+    data_seams(s_, l.facts, m, traffic.reports, data.seams);
+    data_parallel_parts_of_stages(s_, l.facts, m, data.parts);
     data_built_[precision_] |= 1u << zi;
   }
-  return busiest_stage(seams, traffic.reports);
+  return busiest_stage(data.seams, traffic.reports);
 }
 
 // The configuration s_ holds under each ZeRO stage: its memory, and for each that fits its
@@ -766,20 +773,24 @@ void Search::time_stages(const Layout& l, int m, const ScheduleOption& schedule,
     const size_t zi = static_cast<size_t>(z);
     if (cannot_be_kept(l, levers, floor_of(paced_floor_s, zi))) continue;
     const CommsReport& comms = busiest_of(l, m, schedule);
+    // busiest_of has built the data seam's parts for the precision and ZeRO stage s_ holds.
+    const DataSeams& data = data_seams_[precision_][zi];
+    const double data_s = exposed_data_s(s_, l.facts, comms, pace, data.parts);
+    const double step_s = finished_step_s(paced_t, data_s, optimizer_s[zi]);
+    const double rank_s = effective[zi] > 0 ? step_s / effective[zi] : INFINITY;
+    if (levers != 0) seen_.fastest(levers, rank_s, step_s, bytes[zi], l.d);
+    // A full heap keeps only what beats its worst: the rest need no Plan built, nor the
+    // report's figures past the step (an exact tie is built, and the order's later keys decide).
+    if (l.kept.full() && worse(rank_s, bytes[zi], l.kept.worst())) continue;
     TimeReport t = paced_t;
-    finish_time(s_, l.facts, comms, base_.batch.global_batch, pace, optimizer_s[zi], t);
-    const double rank_s = effective[zi] > 0 ? t.step_s / effective[zi] : INFINITY;
-    if (levers != 0) seen_.fastest(levers, rank_s, t.step_s, bytes[zi], l.d);
+    finish_time(s_, l.facts, data_s, base_.batch.global_batch, optimizer_s[zi], t);
     offer(l, bytes[zi], comms, t, effective[zi], rank_s);
   }
 }
 
-// The configuration s_ holds, to its layout's kept plans if it beats their worst.
+// The configuration s_ holds, to its layout's kept plans.
 void Search::offer(const Layout& l, double bytes, const CommsReport& comms, const TimeReport& t,
                    double effective, double rank_s) {
-  // A full heap keeps only what beats its worst: the rest need no Plan built (an exact tie is
-  // built, and the order's later keys decide).
-  if (l.kept.full() && worse(rank_s, bytes, l.kept.worst())) return;
   Plan p;
   p.degrees = l.d;
   p.recipe = s_.recipe;
