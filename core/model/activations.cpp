@@ -90,13 +90,6 @@ double layer_checkpoint_bytes(const ModelShape& shape, const ActivationCase& c) 
   return (c.sequence_parallel ? 2.0 * sbh / c.tp : 2.0 * sbh) / c.cp;
 }
 
-int fully_recomputed_layers(const Scenario& s, Recompute r, int layers) {
-  if (r != Recompute::kFull) return 0;
-  if (s.recipe.recompute_layers == 0 || s.recipe.recompute_method == RecomputeMethod::kUniform)
-    return layers;
-  return std::min(s.recipe.recompute_layers, layers);
-}
-
 double activation_bytes_per_layer(const ModelShape& shape, int micro_batch, int tp,
                                   bool sequence_parallel, Recompute recompute,
                                   bool flash_attention) {
@@ -142,15 +135,6 @@ double last_stage_extra_activation_bytes(int seq_len, int micro_batch, int hidde
 
 double loss_backward_transient_bytes(int seq_len, int micro_batch, int vocab, int tp) {
   return 8.0 * seq_len * micro_batch * vocab / tp;
-}
-
-int fully_recomputed_layers(const Scenario& s, int layers) {
-  return fully_recomputed_layers(s, s.recipe.recompute, layers);
-}
-
-double fully_recomputed_share(const Scenario& s, int layers) {
-  const int full = fully_recomputed_layers(s, layers);
-  return full == layers ? (full > 0 ? 1.0 : 0.0) : 1.0 * full / layers;
 }
 
 }  // namespace pe

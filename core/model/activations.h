@@ -3,6 +3,8 @@
 // Engine caches them.
 #pragma once
 
+#include <algorithm>
+
 #include "model/model_shape.h"
 #include "model/scenario.h"
 
@@ -96,11 +98,22 @@ double layer_checkpoint_bytes(const ModelShape& shape, const ActivationCase& c);
 
 // Of a stage's `layers`, how many full recomputation re-runs whole: all of them (uniform, or
 // recompute_layers 0), the first recompute_layers (block), none without full recomputation.
-// `r` stands in for the scenario's recompute (the planner tries each).
-int fully_recomputed_layers(const Scenario& s, Recompute r, int layers);
-int fully_recomputed_layers(const Scenario& s, int layers);
+// `r` stands in for the scenario's recompute (the planner tries each). Inline, with the share:
+// the planner asks them several times of every stage it times.
+inline int fully_recomputed_layers(const Scenario& s, Recompute r, int layers) {
+  if (r != Recompute::kFull) return 0;
+  if (s.recipe.recompute_layers == 0 || s.recipe.recompute_method == RecomputeMethod::kUniform)
+    return layers;
+  return std::min(s.recipe.recompute_layers, layers);
+}
+inline int fully_recomputed_layers(const Scenario& s, int layers) {
+  return fully_recomputed_layers(s, s.recipe.recompute, layers);
+}
 // Of them, the share: what repeats the forward's collectives (comms.h, context.h, moe.h).
-double fully_recomputed_share(const Scenario& s, int layers);
+inline double fully_recomputed_share(const Scenario& s, int layers) {
+  const int full = fully_recomputed_layers(s, layers);
+  return full == layers ? (full > 0 ? 1.0 : 0.0) : 1.0 * full / layers;
+}
 
 // What an MoE layer stores for its backward pass beyond a dense layer, per GPU per micro-batch
 // (negative when its experts store less than the dense MLP): its MLP's stored bytes per token

@@ -221,10 +221,30 @@ namespace {
 std::string needs(Schedule schedule, const std::string& what) {
   return "schedule " + enum_name("schedule", schedule) + " needs " + what;
 }
+
+// Each rule's test, which both the words and schedule_refused apply.
+bool odd_dualpipe_stages(Schedule schedule, int p) {
+  return schedule == Schedule::kDualPipe && p > 1 && p % 2 != 0;
+}
+bool too_few_for_pairs(Schedule schedule, int p, int m) {
+  return overlaps_forward_backward(schedule) &&
+         (m < 2 * p || (schedule == Schedule::kDualPipe && m % 2 != 0));
+}
+bool too_few_for_zb_h1(Schedule schedule, int p, int m) {
+  return schedule == Schedule::kZbH1 && m < p;
+}
+// The first stage a V cannot split into 2 chunks (an odd number of layers), or -1.
+int odd_layers_stage(const Scenario& s, const StageSplit& split, int p) {
+  if (!v_shape(s.recipe.schedule)) return -1;
+  for (int i = 0; i < p; ++i) {
+    if (split.layers_on(i) % 2 != 0) return i;
+  }
+  return -1;
+}
 }  // namespace
 
 std::string schedule_stages_problem(Schedule schedule, int p) {
-  if (schedule == Schedule::kDualPipe && p > 1 && p % 2 != 0) {
+  if (odd_dualpipe_stages(schedule, p)) {
     return needs(schedule, "an even number of pipeline stages: PP is " + std::to_string(p) +
                                " (each rank holds stage i and stage PP - 1 - i)");
   }
@@ -234,13 +254,12 @@ std::string schedule_stages_problem(Schedule schedule, int p) {
 std::string schedule_microbatches_problem(Schedule schedule, int p, int m, const char* what_m) {
   if (!splits_weight_grad(schedule) || p == 1) return "";
   const auto batches = [&] { return std::to_string(m) + what_m; };
-  const bool dual = overlaps_forward_backward(schedule);
-  if (dual && (m < 2 * p || (schedule == Schedule::kDualPipe && m % 2 != 0))) {
+  if (too_few_for_pairs(schedule, p, m)) {
     return needs(schedule,
                  std::string(schedule == Schedule::kDualPipe ? "an even number of " : "") +
                      "at least 2 x PP = " + std::to_string(2 * p) + " micro-batches: " + batches());
   }
-  if (schedule == Schedule::kZbH1 && m < p) {
+  if (too_few_for_zb_h1(schedule, p, m)) {
     return needs(schedule, "at least PP = " + std::to_string(p) + " micro-batches: " + batches());
   }
   return "";
@@ -251,22 +270,27 @@ std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatch
   if (!splits_weight_grad(s.recipe.schedule) || p == 1)
     return "";  // one stage: every schedule plain
   if (std::string why = schedule_stages_problem(s.recipe.schedule, p); !why.empty()) return why;
-  if (v_shape(s.recipe.schedule)) {
-    const StageSplit split = stage_split(s, p);
+  const StageSplit split = v_shape(s.recipe.schedule) ? stage_split(s, p) : StageSplit{};
+  if (const int i = odd_layers_stage(s, split, p); i >= 0) {
     const auto str = [](long long v) { return std::to_string(v); };
-    for (int i = 0; i < p; ++i) {
-      if (split.layers_on(i) % 2 != 0) {
-        return needs(s.recipe.schedule,
-                     "the layers per stage to split into 2 chunks: " + str(s.model.layers) +
-                         " layers on PP " + str(p) + " put " + str(split.layers_on(i)) +
-                         " on stage " + str(i) +
-                         "; allowed: an even number of layers on every stage");
-      }
-    }
+    return needs(s.recipe.schedule,
+                 "the layers per stage to split into 2 chunks: " + str(s.model.layers) +
+                     " layers on PP " + str(p) + " put " + str(split.layers_on(i)) + " on stage " +
+                     str(i) + "; allowed: an even number of layers on every stage");
   }
   return schedule_microbatches_problem(
       s.recipe.schedule, p, microbatches,
       " micro-batches per step (global_batch / (micro_batch x DP))");
+}
+
+bool schedule_refused(const Scenario& s, const Degrees& d, int microbatches) {
+  const Schedule schedule = s.recipe.schedule;
+  const int p = d.pp;
+  if (!splits_weight_grad(schedule) || p == 1) return false;
+  if (odd_dualpipe_stages(schedule, p)) return true;
+  if (v_shape(schedule) && odd_layers_stage(s, stage_split(s, p), p) >= 0) return true;
+  return too_few_for_pairs(schedule, p, microbatches) ||
+         too_few_for_zb_h1(schedule, p, microbatches);
 }
 
 }  // namespace pe

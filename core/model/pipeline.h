@@ -131,6 +131,9 @@ double inflight_microbatches(const Scenario& s, const Degrees& d, int stage, int
 // stage (2 chunks per GPU); DualPipe an even p, an even m and m >= 2p (DualPipe repository,
 // dualpipe.py); DualPipeV m >= 2p (dualpipev.py).
 std::string schedule_problem(const Scenario& s, const Degrees& d, int microbatches);
+// Whether schedule_problem refuses, without its words: the planner asks it of every layout and
+// micro-batch count, and most split schedules are refused there.
+bool schedule_refused(const Scenario& s, const Degrees& d, int microbatches);
 
 // The two parts of that rule that need no model, which the timeline's drawing applies too
 // (timeline.h timeline_problem): on the stages, DualPipe's even p; on the micro-batches,

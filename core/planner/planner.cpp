@@ -583,13 +583,13 @@ std::vector<Search::ScheduleOption> Search::schedule_options(const Layout& l, in
 
 // Schedule option k into s_, or false where the core refuses it: k = 1 is 1F1B; up to most_v,
 // interleaved with v = k; past it, with a pipeline, the schedules that split the backward
-// wherever their requirements hold (pipeline.h schedule_problem).
+// wherever their requirements hold (pipeline.h schedule_problem, schedule_refused).
 bool Search::set_schedule(const Layout& l, int option, int most_v, int m) {
   if (option > most_v) {
     const int split = static_cast<int>(Schedule::kZbH1) + option - most_v - 1;
     s_.recipe.schedule = static_cast<Schedule>(split);
     s_.recipe.virtual_stages = 1;
-    return schedule_problem(s_, l.d, m).empty();
+    return !schedule_refused(s_, l.d, m);
   }
   if (!l.chunks_accepted[static_cast<size_t>(option)]) return false;
   s_.recipe.schedule = option > 1 ? Schedule::kInterleaved : Schedule::kOneFOneB;
