@@ -160,10 +160,15 @@ Derivation bubble(const Scenario& s, const Report& r) {
             : "Narayanan et al. 2021 Sec. 2.2: the bubble is (p − 1) ÷ v micro-batch times of "
               "the slowest stage; interleaved with m < p, each micro-batch laps the stages v "
               "times: a span of p + (m − 1) ÷ v micro-batch times";
+    const double k =
+        bubble_share(s, r.degrees.pp, r.pipeline.virtual_stages, r.pipeline.microbatches);
     const std::string paid_note =
-        s.gpu.bubble_paid == 1
-            ? ""
-            : "; × bubble_paid " + short_number(s.gpu.bubble_paid) + ", the share paid";
+        s.gpu.bubble_paid == 1 ? ""
+        : k == s.gpu.bubble_paid
+            ? "; × bubble_paid " + short_number(k) + ", the share paid"
+            : "; × " + short_number(k) + " of it paid: bubble_paid " +
+                  short_number(s.gpu.bubble_paid) + " held at v ÷ (v − 1), past which more " +
+                  "micro-batches, filling the laps, would shorten the step";
     return derive("B ÷ T", {{"B", t.bubble_s, "s", "pipeline bubble"}, step},
                   r.pipeline.bubble_fraction, "", std::string(source) + paid_note, shape);
   }

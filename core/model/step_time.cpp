@@ -88,6 +88,15 @@ double utilisation_peak_tflops(const Scenario& s) {
   return s.recipe.precision.fp8 ? std::max(bf16, s.gpu.fp8_tflops) : bf16;
 }
 
+// The share of the bubble paid (step_time.h). Interleaved with fewer micro-batches than
+// stages laps them (pipeline.h few_microbatch_span): each micro-batch more adds T_k of work
+// and fills v - 1 of every v idle slots it meets, shrinking that bubble by (1 - 1/v) T_k, so
+// past v / (v - 1) of it a larger batch would take less time (a law).
+double bubble_share(const Scenario& s, int pp, int v, int mb) {
+  const bool laps = s.recipe.schedule == Schedule::kInterleaved && v > 1 && pp > 1 && mb < pp;
+  return laps ? std::min(s.gpu.bubble_paid, v / (v - 1.0)) : s.gpu.bubble_paid;
+}
+
 namespace {
 
 // What a collective leaves exposed behind a window of compute that can hide it.
@@ -413,7 +422,7 @@ namespace {
   // With the share k of the bubble paid (pipeline_bubble), the step is (m - k/v) T_k + k
   // sum_i T_i / v; with laps (1 - k) m T_k + k ((m - 1) T_k / v + sum_i T_i): the pace is the
   // stage whose T_i with that coefficient, and its sends, take longest.
-  const double paid = s.gpu.bubble_paid;
+  const double paid = bubble_share(s, d.pp, v, mb);
   const double others_share = laps ? (1 - paid) * mb + paid * (mb - 1.0) / v
                               : splits_weight_grad(s.recipe.schedule) ? 1.0 * mb
                                                                       : mb - paid / v;
@@ -560,7 +569,7 @@ namespace {
         {b.forward_pass_s(), b.total_s() - b.forward_pass_s() - b.weight_grad_s, b.weight_grad_s});
     t.bubble_s = std::max(t.bubble_s, few - mb * b.total_s());
   }
-  t.bubble_s *= s.gpu.bubble_paid;  // as much of it as the fleet's runs pay (calibrate.h)
+  t.bubble_s *= bubble_share(s, d.pp, v, mb);  // as much as the fleet's runs pay (calibrate.h)
   const int chunks = v_shape(s.recipe.schedule) && d.pp > 1 ? 2 : 1;
   t.critical_path_s = d.pp > 1 && split ? sum - pace.sum_weight_grad_s + b.weight_grad_s / chunks
                                         : (d.pp > 1 ? sum : 0);
@@ -789,7 +798,9 @@ double step_floor_s(const Scenario& s, const StageTimes& stage_times,
   // T_min and at most the sum (the one or the other bound as its coefficient is positive or
   // not). These terms are summed here in another order than the step's, so the floor gives up
   // a billionth, where their roundings differ by some 1e-15.
-  const double v = pipeline.virtual_stages, k = s.gpu.bubble_paid;
+  const double v = pipeline.virtual_stages;
+  const int pp = stage_times.runs.starts[stage_times.runs.count];  // stage_runs: starts[count]
+  const double k = bubble_share(s, pp, pipeline.virtual_stages, mb);
   const double own = mb - k / v;  // T_k's coefficient
   const double floor_s = splits_weight_grad(s.recipe.schedule)
                              ? mb * least

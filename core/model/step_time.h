@@ -206,6 +206,11 @@ RunSends pipeline_sends_s(const Scenario& s, const LayoutFacts& f, const StageRu
 PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
                            const StageTimes& times, const RunSends& sends_s);
 
+// The share of the pipeline bubble the step pays: GpuSpec::bubble_paid, held at v / (v - 1)
+// where the interleaved schedule laps fewer micro-batches than stages (a larger share would
+// let a larger batch take less time).
+double bubble_share(const Scenario& s, int pp, int v, int mb);
+
 // The step time of the layout in `f` (what depends on the layout only is read from it, as the
 // planner reads it), with the pace given or computed.
 TimeReport time_report(const Scenario& s, const LayoutFacts& f, const PipelineReport& pipeline,
