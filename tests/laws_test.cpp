@@ -29,6 +29,7 @@
 #include "model/explorer.h"
 #include "model/goodput.h"
 #include "model/memory.h"
+#include "model/model_shape.h"
 #include "model/pipeline.h"
 #include "model/presets.h"
 #include "model/schema.h"
@@ -138,6 +139,7 @@ ModelSpec draw_model(Dice& d, Draft& x) {
   if (d.chance(0.08)) x["model.layers"] = m.layers = d.between(2, 96);
   if (d.chance(0.04)) x["model.vocab"] = d.pick(std::vector<int>{32000, 50257, 128256});
   if (d.chance(0.03)) x["model.kv_heads"] = d.pick(divisors(m.heads));
+  if (d.chance(0.03)) x["model.head_dim"] = d.pick(std::vector<int>{64, 128, 256});
   if (d.chance(0.03)) x["model.ffn_hidden"] = 4 * m.hidden;
   if (d.chance(0.03)) x["model.activation"] = d.choice("model.activation");
   if (d.chance(0.03)) x["model.position"] = d.choice("model.position");
@@ -735,6 +737,26 @@ Verdict cross_entropy_law(const Sample& x) {
   return moved("Transformer Engine's cross entropy", x.r, *r);
 }
 
+// Wider attention heads (model.head_dim doubled, the parameters counted afresh at the same
+// scale to the shape): never fewer FLOPs, less memory or a shorter step. Q, K, V and O grow,
+// the attention core with them, and what the layer stores.
+Verdict head_width_law(const Sample& x) {
+  const ModelSpec& m = x.s.model;
+  if (m.attention != Attention::kMultiHead || m.shape_nominal || m.params <= 0) return std::nullopt;
+  Scenario v = pinned(x);
+  v.model.head_dim = 2 * m.head();
+  const int seq = x.s.batch.seq_len;
+  v.model.params = m.params * shape_params(v.model, seq) / shape_params(m, seq);
+  const std::optional<Report> r = report_of(v);
+  if (!r) return std::nullopt;
+  if (at_most(x.r.time.model_flops_per_step, r->time.model_flops_per_step) &&
+      at_most(x.r.memory.per_gpu_bytes, r->memory.per_gpu_bytes) &&
+      at_most(x.r.time.step_s, r->time.step_s)) {
+    return "";
+  }
+  return moved("heads twice as wide", x.r, *r);
+}
+
 // ZeRO-3 gathering one more layer's weights ahead (FSDP's prefetch): never less memory.
 Verdict fsdp_prefetch_law(const Sample& x) {
   if (x.s.recipe.zero_stage != 3 || x.s.recipe.memory_model != MemoryModel::kFull)
@@ -1283,6 +1305,11 @@ TEST(Laws, TheFusedCrossEntropyNeverRaisesMemoryNorMovesTheStep) {
 TEST(Laws, MoreFsdpPrefetchNeverLowersMemory) {
   const Tally t = check_law("one more prefetched layer", fsdp_prefetch_law);
   EXPECT_GE(t.applied, t.accepted / 40);
+}
+
+TEST(Laws, WiderHeadsNeverCostLess) {
+  const Tally t = check_law("heads twice as wide", head_width_law);
+  EXPECT_GE(t.applied, t.accepted / 4);
 }
 
 TEST(Laws, TransientMemoryIsNeverNegative) {

@@ -54,6 +54,32 @@ TEST(Moe, DeepSeekV3CountsMatchTheReport) {
   EXPECT_NEAR(m.active_params() / 37e9, 1, 0.03);  // 37.55B: 1.5% over
 }
 
+// Qwen3-235B-A22B (Qwen3 Technical Report, arXiv:2505.09388, Table 2; its config.json), whose
+// heads are wider than hidden / heads: 94 layers of h 4096, 64 query heads and 4 key/value
+// heads of 128 (Q and the attention output 8,192 wide), 128 experts of 1,536, 8 per token,
+// vocabulary 151,936, untied. Published: 235B total, 22B active. By hand, per layer: Q and O
+// 2 x 4096 x 8192 = 67.1M, K and V 2 x 4096 x 512 = 4.2M, the experts 128 x 3 x 4096 x 1536
+// = 2,416M; with the embeddings 2 x 151936 x 4096 = 1.24B, 235.1B in all.
+TEST(Moe, Qwen3CountsMatchTheReportWithItsWideHeads) {
+  const auto r = nlohmann::json::parse(evaluate_json(R"({"model":{"name":"qwen3-235b-a22b",
+      "layers":94,"hidden":4096,"heads":64,"kv_heads":4,"head_dim":128,"vocab":151936,
+      "activation":"swiglu","position":"rope","tied_embeddings":false,"experts":128,
+      "experts_per_token":8,"moe_ffn_hidden":1536,"ffn_hidden":1536},"gpus":64,
+      "seq_len":4096,"global_batch":64})"));
+  ASSERT_FALSE(r.contains("error")) << r["error"];
+  EXPECT_NEAR(r["model_params"].get<double>() / 235e9, 1, 0.005);
+  EXPECT_NEAR(r["model_active_params"].get<double>() / 22e9, 1, 0.01);
+  // Mixtral's heads are h / a = 4096 / 32 = 128 wide: saying so changes nothing, to the bit.
+  ModelSpec m = preset("mixtral-8x7b");
+  m.head_dim = 128;
+  EXPECT_EQ(ModelShape(m, 4096).params(), ModelShape(preset("mixtral-8x7b"), 4096).params());
+  m.heads = 64, m.kv_heads = 4;  // Qwen3's attention on the same hidden size
+  const ModelShape shape(m, 4096);
+  EXPECT_EQ(shape.attention().matmul_params, 2.0 * 4096 * 8192 + 2.0 * 4096 * 512);
+  // The attention core: QK^T and attention x V over 64 heads of 128, 2 s a d each.
+  EXPECT_EQ(shape.attention().core_flops_per_token, 4.0 * 4096 * 64 * 128);
+}
+
 TEST(Moe, ReportCarriesTotalAndActiveParameters) {
   const auto r = nlohmann::json::parse(evaluate_json(R"({"model":"mixtral-8x7b"})"));
   EXPECT_NEAR(r["model_params"].get<double>(), 46.70e9, 0.01e9);

@@ -68,6 +68,7 @@ export interface ModelSpec {
   heads?: number;
   vocab?: number;
   kv_heads?: number;
+  head_dim?: number;
   ffn_hidden?: number;
   activation?: 'gelu' | 'swiglu';
   position?: 'learned' | 'rope';
@@ -428,6 +429,7 @@ export interface ModelPresetInfo {
   heads: number;
   vocab: number;
   kv_heads: number;
+  head_dim: number;
   ffn_hidden: number;
   activation: 'gelu' | 'swiglu';
   position: 'learned' | 'rope';

@@ -19,6 +19,7 @@ ActivationCase activation_case(const Scenario& s, int tp, int cp) {
 
 EveryOtherMatmul every_other_matmul(const ModelShape& shape, const LayerShape& layer) {
   const double h = shape.hidden(), kv = h * layer.attention.kv_fraction;
+  const double qw = h * layer.attention.q_fraction;
   // Each matmul's output width per token and its weights: Q, K, V, O, then a dense MLP's.
   struct Matmul {
     double out, params;
@@ -26,7 +27,7 @@ EveryOtherMatmul every_other_matmul(const ModelShape& shape, const LayerShape& l
   std::array<Matmul, 7> mm{};
   size_t n = 0;
   for (const Matmul m :
-       {Matmul{h, h * h}, Matmul{kv, h * kv}, Matmul{kv, h * kv}, Matmul{h, h * h}})
+       {Matmul{qw, h * qw}, Matmul{kv, h * kv}, Matmul{kv, h * kv}, Matmul{h, qw * h}})
     mm[n++] = m;
   const MlpShape& mlp = layer.mlp;
   if (!mlp.moe) {
@@ -75,8 +76,8 @@ double layer_stored_bytes(const ModelShape& shape, const LayerShape& layer, cons
   // after the MLP, when the model drops out.
   const double masks = shape.dropout() ? 2.0 * sbh : 0.0;
   const double outside = 4.0 * sbh + norm_outputs + masks;
-  const double qkv = up_proj ? 0.0 : (2.0 + 4.0 * at.kv_fraction) * sbh;
-  const double attn_out = q * sbh;
+  const double qkv = up_proj ? 0.0 : (2.0 * at.q_fraction + 4.0 * at.kv_fraction) * sbh;
+  const double attn_out = q * at.q_fraction * sbh;
   const double scores =
       c.flash_attention || (modules & kCoreAttn) ? 0.0 : attention_scores_bytes(a, s, b);
   const double mlp = mlp_stored_bytes_per_token(layer.mlp, modules, q) * sb;

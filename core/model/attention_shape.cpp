@@ -24,15 +24,17 @@ AttentionShape latent_attention(const ModelSpec& m, int seq_len) {
 AttentionShape attention_shape(const ModelSpec& m, int seq_len) {
   AttentionShape at =
       m.attention == Attention::kLatent ? latent_attention(m, seq_len) : AttentionShape{};
-  at.kv_fraction = 1.0 * m.kv() / m.heads;
+  at.kv_fraction = 1.0 * m.kv() / m.heads;  // latent attention's, counted as multi-head's
   if (m.attention == Attention::kLatent) return at;
-  const double h = m.hidden, a = m.heads;
-  const double kv_width = 1.0 * m.kv() * (h / a);
-  at.matmul_params = 2 * h * h + 2 * h * kv_width;
-  if (m.activation == Activation::kGelu) at.other_params = h + 2 * kv_width + h;  // biases
-  at.core_flops_per_token = 4.0 * seq_len * m.hidden;
-  at.kv_elements_per_token = 2.0 * m.kv() * m.hidden / m.heads;
-  at.q_and_o_elements_per_token = 2.0 * m.hidden;
+  const double h = m.hidden;
+  const double q_width = 1.0 * m.heads * m.head(), kv_width = 1.0 * m.kv() * m.head();
+  at.matmul_params = 2 * h * q_width + 2 * h * kv_width;
+  if (m.activation == Activation::kGelu) at.other_params = q_width + 2 * kv_width + h;  // biases
+  at.core_flops_per_token = 4.0 * seq_len * q_width;
+  at.kv_elements_per_token = 2.0 * kv_width;
+  at.q_and_o_elements_per_token = 2.0 * q_width;
+  at.q_fraction = q_width / h;
+  at.kv_fraction = kv_width / h;
   return at;
 }
 

@@ -24,28 +24,31 @@ struct LatentAttentionShape {
 };
 
 struct AttentionShape {
-  // Weights of the attention's matmuls: Q and O 2h^2 and K, V 2 h g head_dim with g key/value
-  // heads; or MLA's projections h q_r + q_r a (n + r) + h (kv_r + r) + kv_r a (n + v) + a v h.
+  // Weights of the attention's matmuls: Q and O 2 h a d and K, V 2 h g d with a heads and g
+  // key/value heads of width d (h / a unless model.head_dim); or MLA's projections h q_r + q_r a (n
+  // + r) + h (kv_r + r) + kv_r a (n + v) + a v h.
   double matmul_params = 0;
   // Its parameters beside the matmuls: GPT's biases h + 2 g head_dim + h (Narayanan et al.
   // 2021, arXiv:2104.04473, Eq. 2); MLA's two latent RMSNorms q_r + kv_r; none for Llama.
   double other_params = 0;
-  // FLOPs per token of the attention core: QK^T and attention x V, 2 s h each, no causal
-  // halving (Narayanan Eq. 3's 1 + s/(6h) term); MLA's core is 2 s a (192 + 128).
+  // FLOPs per token of the attention core: QK^T and attention x V, 2 s a d each (2 s h when
+  // d = h / a), no causal halving (Narayanan Eq. 3's 1 + s/(6h) term); MLA's core is
+  // 2 s a (192 + 128).
   double core_flops_per_token = 0;
   // Keys and values of one token, in elements: 2 g head_dim (2h for multi-head attention);
   // for latent attention the per-head keys (128 + 64) and values (128) Megatron-Core
   // materialises. What context parallelism exchanges (context.h).
   double kv_elements_per_token = 0;
-  // Queries and attention outputs of one token, in elements: h each, or latent attention's
-  // per-head sizes (what Ulysses' all-to-alls move besides K and V).
+  // Queries and attention outputs of one token, in elements: a d each (h when d = h / a), or
+  // latent attention's per-head sizes (what Ulysses' all-to-alls move besides K and V).
   double q_and_o_elements_per_token = 0;
   // Weights of MLA's up projections (queries from their latent, keys and values from theirs),
   // what mla_up_proj recomputation re-runs; 0 for multi-head attention.
   double up_proj_params = 0;
-  // g / a: the stored K and V's width against h (activations.h: Q, K, V and the output store
-  // (4 + 4 g/a) s b h bytes).
+  // The stored K and V's width against h, g d / h (g / a when d = h / a), and Q's and the
+  // attention output's, a d / h (activations.h: Q, K and V store (2 q + 4 kv) s b h bytes).
   double kv_fraction = 1;
+  double q_fraction = 1;
 };
 
 AttentionShape attention_shape(const ModelSpec& m, int seq_len);

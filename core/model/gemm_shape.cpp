@@ -93,8 +93,9 @@ LayerGemms layer_gemms(const ModelSpec& m, bool moe_layer, int tp) {
     g.add(mla.kv_rank, a * (mla.qk_nope + mla.v) / t);
     g.add(a * mla.v / t, h);
   } else {
-    g.add(h, (h + 2.0 * m.kv() * (h / a)) / t);
-    g.add(h / t, h);
+    const double q_width = a * m.head(), kv_width = 1.0 * m.kv() * m.head();
+    g.add(h, (q_width + 2.0 * kv_width) / t);
+    g.add(q_width / t, h);
   }
   const bool gelu = m.activation == Activation::kGelu;
   const auto mlp = [&](double f, double copies) {

@@ -64,7 +64,11 @@ struct ModelSpec {
   // 80 heads of 64: every tensor-parallel degree the book's 16 GPUs take divides them.
   int heads = 80;
   int vocab = 51200;
-  int kv_heads = 0;    // key/value heads (GQA, MQA); 0 = heads (multi-head attention)
+  int kv_heads = 0;  // key/value heads (GQA, MQA); 0 = heads (multi-head attention)
+  // Each attention head's width; 0 = hidden / heads. Qwen3's heads are wider than that (128
+  // with 64 heads on a 4,096 hidden): Q and the attention output are heads x head_dim wide, K
+  // and V kv_heads x head_dim. Latent attention has its own (attention_shape.h).
+  int head_dim = 0;
   int ffn_hidden = 0;  // MLP width; 0 = 4 x hidden (GPT)
   // GELU: GPT's MLP with biases and LayerNorm (Narayanan Eq. 2); SwiGLU: Llama's gated MLP
   // (three matrices), no biases, RMSNorm (Touvron et al. 2023).
@@ -83,6 +87,7 @@ struct ModelSpec {
   int shared_experts = 0;
   int dense_layers = 0;
   int kv() const { return kv_heads > 0 ? kv_heads : heads; }
+  int head() const { return head_dim > 0 ? head_dim : hidden / heads; }
   int ffn() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
   bool moe() const { return experts > 0; }
   // Whether training drops out, keeping a 1-byte mask per element it drops (Korthikanti et

@@ -59,9 +59,11 @@ std::string show_number(double v) {
 Problem validate(const Scenario& s) {
   if (Problem p = ranges(s); !p.empty()) return p;
   const ModelSpec& m = s.model;
-  if (m.heads > m.hidden || m.hidden % m.heads != 0) {
+  // With no head width given, a head is h / a wide, so the heads must divide the hidden size.
+  if (m.head_dim == 0 && (m.heads > m.hidden || m.hidden % m.heads != 0)) {
     return {"model.heads", "model.heads is " + str(m.heads) + ": it must divide model.hidden (" +
-                               str(m.hidden) + ") so every head has the same size"};
+                               str(m.hidden) + ") so every head has the same size, or give " +
+                               "model.head_dim"};
   }
   if (m.kv_heads > m.heads || (m.kv_heads > 0 && m.heads % m.kv_heads != 0)) {
     return {"model.kv_heads", "model.kv_heads is " + str(m.kv_heads) +

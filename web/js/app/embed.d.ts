@@ -27,6 +27,7 @@ export type StateKey =
   | 'heads'
   | 'vocab'
   | 'kv_heads'
+  | 'head_dim'
   | 'ffn_hidden'
   | 'activation'
   | 'position'
