@@ -207,9 +207,9 @@ TEST(Explain, OneNumberAtATime) {
       << e;
 }
 
-// A duration is written in one unit chosen by its size, in the warnings as in the derivations:
+// A duration is written in one unit chosen by its size, in the facts as in the derivations:
 // the order's cost of 116 ms on a 25 GB/s network reads "116 ms", not "0.116 s".
-TEST(Explain, TheOrdersCostWarningSpeaksMilliseconds) {
+TEST(Explain, TheOrdersCostSpeaksMilliseconds) {
   const Result<Scenario> s = parse_scenario(
       R"({"gpus":16,"gpus_per_node":8,"order":"dp,pp,tp","global_batch":16,"network_gb_s":25,
           "seams":{"data":true,"tensor":true,"pipeline":true}})");
@@ -218,7 +218,7 @@ TEST(Explain, TheOrdersCostWarningSpeaksMilliseconds) {
   ASSERT_TRUE(r.ok()) << r.problem().message;
   ASSERT_LT(r.value().order_cost_s, 1.0);
   bool found = false;
-  for (const std::string& w : r.value().warnings) {
+  for (const std::string& w : r.value().facts) {
     if (w.rfind("Nesting order", 0) != 0) continue;
     found = true;
     EXPECT_NE(w.find(" ms per step"), std::string::npos) << w;

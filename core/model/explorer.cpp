@@ -27,12 +27,12 @@ std::string str(long long v) { return std::to_string(v); }
 // What the report says in words, in two lists (report.h): warnings, where the model assumed
 // something or a framework would differ; facts, what the chosen layout is, which the panels
 // also show as numbers (idle GPUs, the memory verdict, a seam's link).
-struct Said {
+struct Sentences {
   std::vector<std::string> warnings, facts;
 };
 
 // Selective recomputation of core_attn saves nothing under fused attention: it keeps no scores.
-void recompute_warnings(const Scenario& s, const Degrees& d, Said& said) {
+void recompute_sentences(const Scenario& s, const Degrees& d, Sentences& said) {
   std::vector<std::string>& w = said.warnings;
   const ModelSpec& model = s.model;
   if ((s.recipe.selective_modules() & kCoreAttn) && s.recipe.flash_attention) {
@@ -47,12 +47,16 @@ void recompute_warnings(const Scenario& s, const Degrees& d, Said& said) {
 
 // The layout: idle GPUs, seams that leave their link, splits Megatron-LM refuses, the batch
 // and the schedule against the stages, the nesting order's cost.
-[[gnu::always_inline]] inline void layout_warnings(const Scenario& s, const Degrees& d,
-                                                   const Report& r, Said& said) {
+[[gnu::always_inline]] inline void layout_sentences(const Scenario& s, const Degrees& d,
+                                                    const Report& r, Sentences& said) {
   std::vector<std::string>& w = said.warnings;
   if (!s.recipe.seams.any() && !s.recipe.degrees) {
-    said.facts.push_back("No seam is on: one GPU trains the whole model and the other " +
-                         str(s.fleet.gpus - 1) + " GPUs sit idle. Turn on a seam to use them.");
+    const int idle = s.fleet.gpus - 1;
+    const std::string others =
+        idle == 1 ? "the other GPU sits" : "the other " + str(idle) + " GPUs sit";
+    said.facts.push_back(
+        "No seam is on: one GPU trains the whole model" +
+        (idle == 0 ? std::string(".") : " and " + others + " idle. Turn on a seam to use them."));
   }
   if (r.comms.tensor.active && std::string(r.comms.tensor.link) == "network") {
     // The network's rate per GPU: a collective spread over a node's NICs reaches more
@@ -82,16 +86,16 @@ void recompute_warnings(const Scenario& s, const Degrees& d, Said& said) {
                 " schedule needs pipeline stages; with PP = 1 it is plain.");
   }
   if (s.recipe.order != kBookOrder && r.order_cost_s > 0) {
-    w.push_back("Nesting order " + order_text(s.recipe.order) + " costs " +
-                seconds_text(r.order_cost_s) +
-                " per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
-                str(d.tp) + "x" + str(d.pp) + " layout.");
+    said.facts.push_back("Nesting order " + order_text(s.recipe.order) + " costs " +
+                         seconds_text(r.order_cost_s) +
+                         " per step against the chapter's tp,pp,dp on the same " + str(d.dp) + "x" +
+                         str(d.tp) + "x" + str(d.pp) + " layout.");
   }
 }
 
 // Interleaving's assumptions where Megatron-Core's rules do not hold.
-[[gnu::always_inline]] inline void interleaving_warnings(const Scenario& s, const Degrees& d,
-                                                         const Report& r, Said& said) {
+[[gnu::always_inline]] inline void interleaving_sentences(const Scenario& s, const Degrees& d,
+                                                          const Report& r, Sentences& said) {
   std::vector<std::string>& w = said.warnings;
   const StageSplit& split = r.pipeline.split;
   const std::string layers_text =
@@ -126,7 +130,8 @@ void recompute_warnings(const Scenario& s, const Degrees& d, Said& said) {
 
 // What the model counts (a shape scaled to its parameters, the book's memory model), and
 // whether the busiest GPU fits.
-[[gnu::always_inline]] inline void memory_warnings(const Scenario& s, const Report& r, Said& said) {
+[[gnu::always_inline]] inline void memory_sentences(const Scenario& s, const Report& r,
+                                                    Sentences& said) {
   std::vector<std::string>& w = said.warnings;
   if (s.model.shape_nominal) {
     w.push_back("model.params is given without an architecture: the " + str(s.model.layers) +
@@ -166,8 +171,8 @@ void recompute_warnings(const Scenario& s, const Degrees& d, Said& said) {
 
 // A mixture of experts: no ranks to split the experts over, dropped tokens, all-to-alls on
 // the network.
-[[gnu::always_inline]] inline void expert_warnings(const Scenario& s, const Degrees& d,
-                                                   const Report& r, Said& said) {
+[[gnu::always_inline]] inline void expert_sentences(const Scenario& s, const Degrees& d,
+                                                    const Report& r, Sentences& said) {
   std::vector<std::string>& w = said.warnings;
   if (s.recipe.seams.expert && s.model.moe() && !s.recipe.degrees && d.ep == 1 &&
       d.dp * d.cp == 1) {
@@ -186,20 +191,22 @@ void recompute_warnings(const Scenario& s, const Degrees& d, Said& said) {
                 "only the tokens computed; 1 or more (or 0, dropless) trains on every token.");
   }
   if (r.comms.expert.active && std::string(r.comms.expert.link) == "network") {
-    said.facts.push_back("Expert parallelism spans nodes: its all-to-alls ride the " +
-                         str(static_cast<long long>(s.gpu.network_gb_s)) + " GB/s network.");
+    const bool domains = s.domain_spans_nodes();
+    said.facts.push_back(std::string("Expert parallelism spans ") +
+                         (domains ? "NVLink domains" : "nodes") + ": its all-to-alls ride the " +
+                         short_number(s.gpu.network_gb_s) + " GB/s network.");
   }
 }
 
 // The warnings and facts by concern, each above always inlined into this one function: the page's
 // first-load module (-Oz) would otherwise keep each as a call of its own (70 bytes gzipped).
-Said said_of(const Scenario& s, const Degrees& d, const Report& r) {
-  Said said;
-  layout_warnings(s, d, r, said);
-  interleaving_warnings(s, d, r, said);
-  memory_warnings(s, r, said);
-  recompute_warnings(s, d, said);
-  expert_warnings(s, d, r, said);
+Sentences sentences_of(const Scenario& s, const Degrees& d, const Report& r) {
+  Sentences said;
+  layout_sentences(s, d, r, said);
+  interleaving_sentences(s, d, r, said);
+  memory_sentences(s, r, said);
+  recompute_sentences(s, d, said);
+  expert_sentences(s, d, r, said);
   return said;
 }
 
@@ -300,7 +307,7 @@ Result<Report> evaluate(const Scenario& s, bool with_ranks) {
     }
   }
   r.order_cost_s = r.time.step_s - r.rule_order_step_s;
-  Said said = said_of(s, d, r);
+  Sentences said = sentences_of(s, d, r);
   r.warnings = std::move(said.warnings);
   r.facts = std::move(said.facts);
   return r;

@@ -261,8 +261,9 @@ struct Report {
   double order_cost_s = 0;
   // In words: warnings, where the model assumed something or a framework would refuse or
   // differ; facts, what the chosen layout is (idle GPUs, the memory verdict past 80% of the
-  // GPU, a seam whose traffic leaves its node), which the panels also show as numbers. The
-  // book's own states have facts, never warnings: not fitting is the chapter's lesson.
+  // GPU, a seam whose traffic leaves its node, the nesting order's cost against the chapter's),
+  // which the panels also show as numbers. The book's eight seam states have at most facts,
+  // never a warning: not fitting is the chapter's lesson.
   std::vector<std::string> warnings;
   std::vector<std::string> facts;
 };

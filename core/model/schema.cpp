@@ -230,7 +230,7 @@ std::vector<Field> make_fields() {
       detail("model", integer("model.kv_heads", "model", "", 0, 1 << 20,
                               "key/value heads (GQA, MQA); divides heads; 0: heads",
                               PE_INT(model.kv_heads))),
-      detail("model", integer("model.head_dim", "model", "", 0, 4096,
+      detail("model", integer("model.head_dim", "model", "", 0, 1024,
                               "each attention head's width (d); 0: h / a", PE_INT(model.head_dim))),
       detail("model", integer("model.ffn_hidden", "model", "", 0, 1 << 24, "MLP width (f); 0: 4h",
                               PE_INT(model.ffn_hidden))),

@@ -1,5 +1,5 @@
 // The book view's reader tools: the nesting-order what-if (each seam's link and time, the
-// warning and the cost against the chapter's rule, the grid's new placement, the URL), the
+// fact and the cost against the chapter's rule, the grid's new placement, the URL), the
 // math behind every number of the memory and wire panels, the book's fleet and back, the
 // "Try it" steps (checked against the core, kept across a reload, by keyboard), units that
 // never read billions as bytes, the pipeline's claim following the links, and all of it in the

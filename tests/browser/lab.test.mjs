@@ -184,7 +184,7 @@ describe('the lab page', () => {
     });
   }
 
-  test("no seam on: one GPU busy, fifteen idle and greyed, the core's warning shown", async () => {
+  test("no seam on: one GPU busy, fifteen idle and greyed, the core's facts shown, no warning", async () => {
     const combo = { data: false, tensor: false, pipeline: false };
     const report = await coreReport(combo);
     assert.equal(report.active_gpus, 1);
@@ -199,9 +199,23 @@ describe('the lab page', () => {
       node: '0',
       idle: undefined,
     });
-    assert.deepEqual(shown.warnings, report.warnings);
+    assert.deepEqual(report.warnings, []);
+    assert.deepEqual(shown.warnings, []);
     assert.deepEqual(shown.facts, report.facts);
-    assert.match(shown.facts[0], /No seam is on/);
+    assert.equal(
+      shown.facts[0],
+      'No seam is on: one GPU trains the whole model and the other 15 GPUs sit idle. Turn on a seam to use them.',
+    );
+    // Two notes, no warning: the strip counts them and is not marked as a fault; the live
+    // region says which is which.
+    const strip = await lab.page.evaluate(() => ({
+      first: document.querySelector('.warn-first').textContent,
+      factsOnly: document.querySelector('.warn-more').classList.contains('facts-only'),
+      live: document.querySelector('.warn-live').textContent,
+    }));
+    assert.equal(strip.first, `2 notes: ${report.facts[0]}`);
+    assert.equal(strip.factsOnly, true);
+    assert.equal(strip.live, `About this layout: ${report.facts.join(' ')}`);
     assert.equal(shown.wire.data.idle && shown.wire.tensor.idle && shown.wire.pipeline.idle, true);
     assert.equal(shown.perGpu, fmt.bytes(report.memory.per_gpu_bytes));
   });

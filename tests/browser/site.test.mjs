@@ -94,9 +94,10 @@ describe("the published pages' first view", () => {
         assert.equal(text, active ? `${fmt.bytes(bytes)}/step` : '—', seam);
       }
       // The default state has a fact (it does not fit) and no warning.
+      assert.deepEqual(report.warnings, []);
       assert.equal(
         await view.locator('.warn-first').textContent(),
-        report.warnings[0] ?? report.facts[0],
+        'Does not fit: the busiest GPU needs 256 GB, more than its 80 GB.',
       );
       // A picture: nothing in it takes a focus or a click.
       assert.equal(await view.getAttribute('inert'), '');

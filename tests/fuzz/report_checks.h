@@ -67,8 +67,9 @@ inline std::string walk(const json& v, const std::string& path, const std::strin
 // A report: every number sane (walk), and its own arithmetic, which a reader could check by
 // hand, holds.
 inline std::string check_report(const json& r, bool with_ranks) {
-  for (const char* k : {"degrees", "gpus", "active_gpus", "nodes", "model_params", "global_batch",
-                        "memory", "comms", "pipeline", "time", "ranks", "warnings", "scenario"}) {
+  for (const char* k :
+       {"degrees", "gpus", "active_gpus", "nodes", "model_params", "global_batch", "memory",
+        "comms", "pipeline", "time", "ranks", "warnings", "facts", "scenario"}) {
     if (!r.contains(k)) return std::string("no \"") + k + "\" in the report";
   }
   if (std::string p = walk(r, "", ""); !p.empty()) return p;

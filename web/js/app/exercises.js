@@ -73,7 +73,8 @@ export const EXERCISES = [
     explain: (r) =>
       `At ${fmt.degrees(r.degrees)}: ${math(r, 'memory.params_per_gpu')} parameters per GPU ` +
       `(it falls as 1/(TP×PP)), so ${math(r, 'memory.per_gpu_bytes')}. The tensor group now ` +
-      'spans both nodes, which the line above the grid says costs dearly.',
+      'spans both nodes: its per-layer all-reduces now cross the network between them (the ' +
+      'Tensor wire card).',
   },
   {
     id: 'tp-memory',

@@ -1,4 +1,4 @@
-// The text around the panels: the badge, the core's warnings, the numbers quoted in the prose
+// The text around the panels: the badge, the core's warnings and facts, the numbers quoted in the prose
 // (fleet size, model size), the grid's text alternative, and a polite spoken summary when the
 // layout or the memory changes, so the words stay true to what is on screen.
 import { markVerdict, verdictOf, verdictWords } from '../lib/fit-text.js';
@@ -43,18 +43,27 @@ function createWarnings(strip) {
   });
   const items = (texts) =>
     texts.map((w) => Object.assign(document.createElement('li'), { textContent: w }));
+  const count = (n, one) => (n === 0 ? '' : `${n} ${one}${n === 1 ? '' : 's'}`);
   return {
-    update(texts, facts = []) {
-      list.replaceChildren(...items(texts));
+    update(warnings, facts = []) {
+      list.replaceChildren(...items(warnings));
       factList.replaceChildren(...items(facts));
-      const all = texts.length + facts.length;
+      const all = warnings.length + facts.length;
       none.hidden = all > 0;
       more.hidden = all === 0;
-      more.classList.toggle('facts-only', texts.length === 0);
+      more.classList.toggle('facts-only', warnings.length === 0);
       if (!all) more.open = false;
-      first.textContent =
-        texts.length > 1 ? `${texts.length} warnings: ${texts[0]}` : (texts[0] ?? facts[0] ?? '');
-      live.textContent = [...texts, ...facts].join(' ');
+      // A warning says so in words, not by its colour alone; the counts say what the box holds.
+      const counts = [count(warnings.length, 'warning'), count(facts.length, 'note')];
+      const lead =
+        all > 1 ? `${counts.filter(Boolean).join(', ')}: ` : warnings.length ? 'Warning: ' : '';
+      first.textContent = lead + (warnings[0] ?? facts[0] ?? '');
+      live.textContent = [
+        warnings.length ? `${counts[0]}: ${warnings.join(' ')}` : '',
+        facts.length ? `About this layout: ${facts.join(' ')}` : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
     },
   };
 }

@@ -165,7 +165,7 @@ export const ROWS = deepFreeze([
   number('model.heads', 'Attention heads', 'must divide the hidden size unless the head width is given'),
   number('model.vocab', 'Vocabulary'),
   number('model.kv_heads', 'Key/value heads', '0: as many as the heads; fewer for GQA, dividing them'),
-  number('model.head_dim', 'Head width', '0: hidden size ÷ heads; Qwen3: 128 whatever the hidden size'),
+  number('model.head_dim', 'Head width', '0: hidden size ÷ heads; set where heads are wider (Qwen3)'),
   number('model.ffn_hidden', 'MLP width', '0: 4 × hidden, as GPT'),
   select('model.activation', 'MLP', WORDS.activation),
   select('model.position', 'Positions', WORDS.position),
