@@ -4,7 +4,6 @@
 // reached by Tab with a visible focus; polite, debounced announcements; the grid's layout in
 // words; reduced motion.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 
 import {
@@ -13,7 +12,7 @@ import {
   coreReport,
   openLab,
   openPage,
-  screenshotDir,
+  screenshot,
   setSeams,
   startBrowser,
 } from './harness.mjs';
@@ -88,7 +87,6 @@ test('the embed examples in dark: no axe violations', async () => {
 const pageWidth = (page) => page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
 
 test('readable at 320 px: no horizontal scroll, four tiles a row, in every view', async () => {
-  await mkdir(screenshotDir, { recursive: true });
   for (const [path, shot] of [
     ['?seams=data,tensor,pipeline', 'narrow-320'],
     ['?seams=data,tensor,pipeline&advanced=1', null],
@@ -112,8 +110,7 @@ test('readable at 320 px: no horizontal scroll, four tiles a row, in every view'
         assert.ok(tile.width >= 40, `a tile is ${tile.width} px wide`);
       }
       if (shot) {
-        await view.page.screenshot({
-          path: `${screenshotDir}${shot}${colorScheme === 'dark' ? '-dark' : ''}.png`,
+        await screenshot(view.page, `${shot}${colorScheme === 'dark' ? '-dark' : ''}`, {
           fullPage: true,
         });
       }
@@ -133,7 +130,7 @@ test('readable at 200% zoom (1280 × 900 at 200%: 640 CSS px, device scale 2)', 
     const [scroll, width] = await pageWidth(view.page);
     assert.ok(scroll <= width, `${path}: ${scroll} px of content in ${width} px`);
     if (!path.includes('advanced')) {
-      await view.page.screenshot({ path: `${screenshotDir}zoom-200.png`, fullPage: true });
+      await screenshot(view.page, 'zoom-200', { fullPage: true });
     }
     assert.deepEqual(view.problems, []);
     await view.close();

@@ -2,12 +2,11 @@
 // open, every panel shows what the core computes for the same scenario (the wasm modules in
 // Node are the reference here: tests/wasm checks them against the native core).
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/lib/format.js';
 import { firstLoadLab, plannerLab } from '../wasm/labs.mjs';
-import { axe, mathText, openLab, screenshotDir, useLab } from './harness.mjs';
+import { axe, mathText, openLab, screenshot, useLab } from './harness.mjs';
 import { openFleet, setField, settle } from './measure.mjs';
 
 let env;
@@ -596,8 +595,7 @@ describe('advanced section', () => {
       /data-parallel group \(dotted\): 80 GPUs: 1, 129, 257, …, 10113, 128 apart/,
     );
 
-    await mkdir(screenshotDir, { recursive: true });
-    await page.screenshot({ path: `${screenshotDir}fleet-10240.png`, fullPage: true });
+    await screenshot(page, 'fleet-10240', { fullPage: true });
   });
 
   test('no axe violations with the section open, at 16 and 10,240 GPUs, light and dark', async () => {
@@ -605,18 +603,12 @@ describe('advanced section', () => {
       const view = await openLab(env, { colorScheme });
       await open(view.page);
       assert.deepEqual(await axe(view.page), [], `${colorScheme}, 16 GPUs`);
-      await view.page.screenshot({
-        path: `${screenshotDir}advanced-16-${colorScheme}.png`,
-        fullPage: true,
-      });
+      await screenshot(view.page, `advanced-16-${colorScheme}`, { fullPage: true });
       await openFleet(view.page);
       await view.page.locator('button.run-planner').click();
       await view.page.waitForSelector('table.plans:not([hidden])');
       assert.deepEqual(await axe(view.page), [], `${colorScheme}, 10,240 GPUs`);
-      await view.page.screenshot({
-        path: `${screenshotDir}advanced-10240-${colorScheme}.png`,
-        fullPage: true,
-      });
+      await screenshot(view.page, `advanced-10240-${colorScheme}`, { fullPage: true });
       assert.deepEqual(view.problems, []);
       await view.close();
     }

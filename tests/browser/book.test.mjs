@@ -6,11 +6,10 @@
 // custom element and the iframe, axe clean in light and dark.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { axe, mathText, openPage, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
+import { axe, mathText, openPage, screenshot, settledUrl, startBrowser } from './harness.mjs';
 import { settle } from './measure.mjs';
 
 const cli = fileURLToPath(new URL('../../build/native/core/explore', import.meta.url));
@@ -29,7 +28,6 @@ const ALL = { data: true, tensor: true, pipeline: true };
 let env;
 before(async () => {
   env = await startBrowser();
-  await mkdir(screenshotDir, { recursive: true });
 });
 after(() => env?.close());
 
@@ -130,7 +128,7 @@ describe('nesting order', () => {
     await page.reload();
     await page.waitForSelector('html[data-ready="1"]');
     assert.equal(await page.getByLabel('Nesting order (innermost first)').inputValue(), 'dp,pp,tp');
-    await page.screenshot({ path: `${screenshotDir}book-order-broken.png`, fullPage: true });
+    await screenshot(page, 'book-order-broken', { fullPage: true });
     assert.deepEqual(lab.problems, []);
     await lab.close();
   });
@@ -230,7 +228,7 @@ describe('show the math', () => {
     assert.equal(await tip.isVisible(), false);
     await page.locator('li[data-seam="pipeline"] [data-field="time"]').hover();
     assert.equal(await mathText(page), report.explain['comms.pipeline.time_s'].text);
-    await page.screenshot({ path: `${screenshotDir}book-show-the-math.png` });
+    await screenshot(page, 'book-show-the-math');
     assert.deepEqual(lab.problems, []);
     await lab.close();
   });
@@ -801,7 +799,7 @@ describe('embedded', () => {
       await page.locator('[data-exercise="most-bytes"] .verdict').waitFor();
       await page.locator('[data-field="per-gpu"]').click();
       assert.deepEqual(await axe(page), []);
-      await page.screenshot({ path: `${screenshotDir}book-${colorScheme}.png`, fullPage: true });
+      await screenshot(page, `book-${colorScheme}`, { fullPage: true });
       assert.deepEqual(lab.problems, []);
       await lab.close();
     });

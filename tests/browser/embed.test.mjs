@@ -3,17 +3,15 @@
 // only near the viewport), and the iframe page that tells its host its height.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import { CSP } from '../../scripts/serve.mjs';
-import { axe, cspViolations, openPage, screenshotDir, startBrowser } from './harness.mjs';
+import { axe, cspViolations, openPage, screenshot, startBrowser } from './harness.mjs';
 import { settle } from './measure.mjs';
 
 let env;
 before(async () => {
   env = await startBrowser();
-  await mkdir(screenshotDir, { recursive: true });
 });
 after(() => env?.close());
 
@@ -95,7 +93,7 @@ describe('module API: examples/module.html', () => {
     assert.equal(await badgeOf(a), 'DP×TP×PP = 2×4×2 = 16');
 
     assert.deepEqual(await axe(view.page), []);
-    await view.page.screenshot({ path: `${screenshotDir}example-module.png`, fullPage: true });
+    await screenshot(view.page, 'example-module', { fullPage: true });
     assert.deepEqual(await cspViolations(view.page), []);
     assert.deepEqual([...view.problems, ...again.problems], []);
     await again.close();
@@ -228,7 +226,7 @@ describe('custom element: examples/element.html', () => {
     assert.equal(await page.evaluate(() => document.querySelectorAll('.pe-lab').length), 0);
 
     assert.deepEqual(await axe(page), []);
-    await page.screenshot({ path: `${screenshotDir}example-element.png`, fullPage: true });
+    await screenshot(page, 'example-element', { fullPage: true });
     assert.deepEqual(await cspViolations(page), []);
     assert.deepEqual(view.problems, []);
     await view.close();
@@ -325,7 +323,7 @@ describe('iframe: examples/iframe.html', () => {
     assert.equal(message.context, 'iframe.resize');
     assert.equal(typeof message.height, 'number');
 
-    await page.screenshot({ path: `${screenshotDir}example-iframe.png`, fullPage: true });
+    await screenshot(page, 'example-iframe', { fullPage: true });
     assert.deepEqual(await axe(page), [], 'the host page');
     assert.deepEqual(await axe(page.frames()[1]), [], 'the lab inside the iframe');
     assert.deepEqual(await cspViolations(page), []);
@@ -531,7 +529,7 @@ describe("the book's view embedded at 1280 px wide", () => {
     await view.close();
     // The picture for the book: the first state, whole.
     const fresh = await openPage(env, 'embed.html', { viewport: { width: 1280, height: 800 } });
-    await fresh.page.screenshot({ path: `${screenshotDir}embed-1280.png`, fullPage: true });
+    await screenshot(fresh.page, 'embed-1280', { fullPage: true });
     await fresh.close();
   });
 

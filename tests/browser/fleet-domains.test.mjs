@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 
-import { openLab, screenshotDir, useLab } from './harness.mjs';
+import { openLab, screenshot, screenshotDir, SCREENSHOTS, useLab } from './harness.mjs';
 import { settle } from './measure.mjs';
 
 let env;
@@ -83,10 +83,9 @@ describe('NVLink domains on the fleet map', () => {
     assert.match(await group('pp'), /over NVLink$/);
     assert.equal((await drawn(page)).rail, 288 / 4, 'GPU 0 of each of the 72 trays');
 
-    await mkdir(screenshotDir, { recursive: true });
-    await page.locator('svg.fleet').screenshot({ path: `${screenshotDir}nvl72-288-map.png` });
-    await page.screenshot({ path: `${screenshotDir}nvl72-288.png`, fullPage: true });
-    if (process.env.PE_SHOTS) {
+    await screenshot(page.locator('svg.fleet'), 'nvl72-288-map');
+    await screenshot(page, 'nvl72-288', { fullPage: true });
+    if (SCREENSHOTS && process.env.PE_SHOTS) {
       await mkdir(process.env.PE_SHOTS, { recursive: true });
       for (const name of ['nvl72-288-map.png', 'nvl72-288.png']) {
         await copyFile(`${screenshotDir}${name}`, `${process.env.PE_SHOTS}/${name}`);

@@ -5,7 +5,7 @@
 // build of the same core).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -20,6 +20,19 @@ import { chromePath } from './chrome.mjs';
 const root = new URL('../../', import.meta.url);
 export const READY_TIMEOUT_MS = 30_000;
 export const screenshotDir = fileURLToPath(new URL('build/screenshots/', root));
+
+// Screenshots are for a reader to look at, not checks: none is compared with anything. They
+// are written only when PE_SCREENSHOTS is set (scripts/test leaves it unset): a full-page one
+// cost Chromium 2.5-4 s of a 2-core machine at the advanced section's views, and the suite
+// took 21.
+export const SCREENSHOTS = Boolean(process.env.PE_SCREENSHOTS);
+
+// Writes build/screenshots/<name>.png of `target` (a page or a locator) when SCREENSHOTS.
+export async function screenshot(target, name, options = {}) {
+  if (!SCREENSHOTS) return;
+  await mkdir(screenshotDir, { recursive: true });
+  await target.screenshot({ path: `${screenshotDir}${name}.png`, ...options });
+}
 
 export const SEAMS = [
   ['data', 'Data parallel'],

@@ -1,10 +1,9 @@
 // The lab from the keyboard and the pointer: switches toggle with Space and Enter, the grid is
 // one tab stop with arrow keys inside, and focusing or hovering a GPU highlights its groups.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 
-import { badgeFor, coreReport, openLab, screenshotDir, setSeams, useLab } from './harness.mjs';
+import { badgeFor, coreReport, openLab, screenshot, setSeams, useLab } from './harness.mjs';
 
 let env;
 let lab;
@@ -124,14 +123,13 @@ describe('keyboard and pointer', () => {
     assert.deepEqual(await highlights(page), Array(16).fill('none'));
   });
 
-  test('dark colour scheme renders, screenshot of all three on', async () => {
+  test('dark colour scheme renders, all three on', async () => {
     const dark = await openLab(env, { colorScheme: 'dark' });
     const report = await coreReport({ data: true, tensor: true, pipeline: true });
     await setSeams(dark.page, { data: true, tensor: true, pipeline: true }, badgeFor(report));
     const bg = await dark.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(bg, 'rgb(22, 23, 27)');
-    await mkdir(screenshotDir, { recursive: true });
-    await dark.page.screenshot({ path: `${screenshotDir}all-three-dark.png`, fullPage: true });
+    await screenshot(dark.page, 'all-three-dark', { fullPage: true });
     assert.deepEqual(dark.problems, []);
     await dark.close();
   });

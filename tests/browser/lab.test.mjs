@@ -1,11 +1,10 @@
 // The lab in real Chromium: it loads cleanly, and for every seam combination the badge, the
 // tiles' coordinates, the memory panel and the wire panel show what the core computes.
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/lib/format.js';
-import { badgeFor, COMBINATIONS, coreReport, screenshotDir, setSeams, useLab } from './harness.mjs';
+import { badgeFor, COMBINATIONS, coreReport, screenshot, setSeams, useLab } from './harness.mjs';
 
 let env;
 let lab;
@@ -109,8 +108,7 @@ describe('the lab page', () => {
       'Each card’s link runs at the rate collectives reach on it (nccl-tests’ bus bandwidth): ' +
         'NVLink 80% of its 300 GB/s peak, the network 100% of its 25 GB/s.',
     );
-    await mkdir(screenshotDir, { recursive: true });
-    await lab.page.screenshot({ path: `${screenshotDir}default.png`, fullPage: true });
+    await screenshot(lab.page, 'default', { fullPage: true });
   });
 
   for (const combo of COMBINATIONS) {
@@ -177,9 +175,9 @@ describe('the lab page', () => {
         assert.equal(shown.paramsPerGpu, '2 B params');
         assert.equal(shown.shard, '8×');
         assert.match(shown.fit, /fits the 80 GB GPU/);
-        await lab.page.screenshot({ path: `${screenshotDir}all-three.png`, fullPage: true });
+        await screenshot(lab.page, 'all-three', { fullPage: true });
         // The README's picture (web/screenshot.png is a copy of this one).
-        await lab.page.locator('.pe-lab').screenshot({ path: `${screenshotDir}readme.png` });
+        await screenshot(lab.page.locator('.pe-lab'), 'readme');
       }
     });
   }

@@ -8,18 +8,17 @@
 // axe on its tabs. Screenshots: build/screenshots/desk-1440.png, desk-390.png and
 // desk-goodput.png.
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 
 import * as fmt from '../../web/js/lib/format.js';
 import { firstLoadLab, plannerLab } from '../wasm/labs.mjs';
-import { axe, mathText, openLab, screenshotDir, settledUrl, startBrowser } from './harness.mjs';
+import { axe, mathText, openLab, screenshot, settledUrl, startBrowser } from './harness.mjs';
 import { runPlannerSearch, settle } from './measure.mjs';
 
 let env;
 before(async () => {
   env = await startBrowser();
-  await mkdir(screenshotDir, { recursive: true });
 });
 after(() => env?.close());
 
@@ -129,7 +128,7 @@ async function goodputOnTheDesk(page) {
     await day.locator('.big').textContent(),
     `${fmt.share(worse.effective_time)} new work`,
   );
-  await day.screenshot({ path: `${screenshotDir}desk-goodput.png` });
+  await screenshot(day, 'desk-goodput');
   assert.deepEqual(await axe(page, '.desk [data-part="goodput"]'), []);
   await page.locator('[data-state="train_tokens"]').fill('100');
   await page.locator('[data-state="train_tokens"]').press('Tab');
@@ -164,7 +163,7 @@ describe('the desk', () => {
       assert.ok(tabs.y + tabs.height < WIDE.height / 2, `tabs at ${tabs.y} px`);
       // The form's first field and the seams are in view in the inputs column.
       assert.ok((await box(page, '.desk-inputs [data-state="gpus"]')).y < WIDE.height);
-      await page.screenshot({ path: `${screenshotDir}desk-1440.png` });
+      await screenshot(page, 'desk-1440');
       assert.deepEqual(await axe(page), [], 'axe, the results tab');
       // The planner and Compare: one click away, in the first screen without scrolling.
       await page.getByRole('tab', { name: 'Planner and Compare' }).click();
@@ -627,7 +626,7 @@ describe('calibrate to your run', () => {
       const results = await box(page, '.desk-results');
       assert.ok(results.y >= inputs.y + inputs.height - 1, 'results under the inputs');
       assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390));
-      await page.screenshot({ path: `${screenshotDir}desk-390.png` });
+      await screenshot(page, 'desk-390');
       assert.deepEqual(problems, []);
     } finally {
       await lab.close();
