@@ -26,7 +26,7 @@ std::string str(long long v) { return std::to_string(v); }
 
 // What the report says in words, in two lists (report.h): warnings, where the model assumed
 // something or a framework would differ; facts, what the chosen layout is, which the panels
-// also show as numbers (idle GPUs, the memory verdict, a seam's link).
+// also show as numbers (idle GPUs, the memory verdict, a seam's link, the nesting order's cost).
 struct Sentences {
   std::vector<std::string> warnings, facts;
 };

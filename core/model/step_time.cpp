@@ -88,13 +88,19 @@ double utilisation_peak_tflops(const Scenario& s) {
   return s.recipe.precision.fp8 ? std::max(bf16, s.gpu.fp8_tflops) : bf16;
 }
 
-// The share of the bubble paid (step_time.h). Interleaved with fewer micro-batches than
-// stages laps them (pipeline.h few_microbatch_span): each micro-batch more adds T_k of work
+namespace {
+// Interleaved with fewer micro-batches than stages: each micro-batch laps the stages v times
+// with no other to fill the laps (pipeline.h few_microbatch_span).
+bool laps(const Scenario& s, int pp, int v, int mb) {
+  return s.recipe.schedule == Schedule::kInterleaved && v > 1 && pp > 1 && mb < pp;
+}
+}  // namespace
+
+// The share of the bubble paid (step_time.h). In laps, each micro-batch more adds T_k of work
 // and fills v - 1 of every v idle slots it meets, shrinking that bubble by (1 - 1/v) T_k, so
 // past v / (v - 1) of it a larger batch would take less time (a law).
 double bubble_share(const Scenario& s, int pp, int v, int mb) {
-  const bool laps = s.recipe.schedule == Schedule::kInterleaved && v > 1 && pp > 1 && mb < pp;
-  return laps ? std::min(s.gpu.bubble_paid, v / (v - 1.0)) : s.gpu.bubble_paid;
+  return laps(s, pp, v, mb) ? std::min(s.gpu.bubble_paid, v / (v - 1.0)) : s.gpu.bubble_paid;
 }
 
 namespace {
@@ -414,7 +420,7 @@ namespace {
   // Interleaved with fewer micro-batches than stages spans sum_i T_i + (m - 1) T_k / v
   // (pipeline.h few_microbatch_span): stage k's own share is then (m - 1) / v.
   const int v = pipeline.virtual_stages;
-  const bool laps = s.recipe.schedule == Schedule::kInterleaved && v > 1 && d.pp > 1 && mb < d.pp;
+  const bool lapped = laps(s, d.pp, v, mb);
   // The schedules that split the backward reckon their bubble from the longest stage's
   // micro-batch, whichever stage sets the pace (time_report), so no share of it is the pacing
   // stage's own: all mb of its micro-batches count. Counting mb - 1/v there let faster sends,
@@ -423,7 +429,7 @@ namespace {
   // sum_i T_i / v; with laps (1 - k) m T_k + k ((m - 1) T_k / v + sum_i T_i): the pace is the
   // stage whose T_i with that coefficient, and its sends, take longest.
   const double paid = bubble_share(s, d.pp, v, mb);
-  const double others_share = laps ? (1 - paid) * mb + paid * (mb - 1.0) / v
+  const double others_share = lapped ? (1 - paid) * mb + paid * (mb - 1.0) / v
                               : splits_weight_grad(s.recipe.schedule) ? 1.0 * mb
                                                                       : mb - paid / v;
   const std::array<StageTime, kStageRuns>& times = stage_times.times;
@@ -755,7 +761,10 @@ void data_parallel_parts_of_stages(const Scenario& s, const LayoutFacts& f, int 
   }
 }
 
-// exposed_data_parallel_of_stages with each stage's parts given.
+// exposed_data_parallel_of_stages with each stage's parts given (the planner's, which keeps
+// them per ZeRO stage). evaluate() keeps its own loop, which builds each stage's parts where
+// it uses them: built through this one, with a vector of parts, the page's first-load module
+// grew by 230 gzipped bytes, past its budget.
 double exposed_data_s(const Scenario& s, const LayoutFacts& f, const CommsReport& comms,
                       const PipelinePace& pace, const StageDataParts& parts) {
   if (!comms.data.active) return 0;
