@@ -128,5 +128,24 @@ TEST(Schedules, OnTheBooksGpusZeroBubbleCutsTheBubbleByItsWeightGradientShare) {
   EXPECT_EQ(evaluate(s).value().time.bubble_s, 0);
 }
 
+// A fleet that pays more than the schedule's bubble (bubble_paid above 1, from a two-run
+// calibration) pays at most all of the V's: its bubble is the span's excess at every m, and
+// the span of 2 micro-batches on 4 stages (46.7 s past their 60.2 s of compute, Megatron 1T at
+// DP 16 x TP 2, micro-batch 4) is gone at 4. Paying it twice took the step to 174.6 s, where
+// twice the batch took 142.0 s.
+TEST(Schedules, ABubblePaidPastAllOfTheVsNeverLetsADoubledBatchFinishSooner) {
+  auto step_s = [](int global_batch) {
+    const Result<Scenario> s = parse_scenario(
+        R"({"model":"megatron-1t","gpus":128,"degrees":{"dp":16,"tp":2,"pp":4},"micro_batch":4,
+            "schedule":"zb_v","bubble_paid":2,"global_batch":)" +
+        std::to_string(global_batch) + "}");
+    return evaluate(s.value()).value().time;
+  };
+  const TimeReport two = step_s(128), four = step_s(256);
+  EXPECT_NEAR(two.bubble_s, 46.7, 0.05);  // all of it, not twice
+  EXPECT_EQ(four.bubble_s, 0);
+  EXPECT_LE(two.step_s, four.step_s);
+}
+
 }  // namespace
 }  // namespace pe

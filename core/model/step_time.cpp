@@ -96,11 +96,16 @@ bool laps(const Scenario& s, int pp, int v, int mb) {
 }
 }  // namespace
 
-// The share of the bubble paid (step_time.h). In laps, each micro-batch more adds T_k of work
-// and fills v - 1 of every v idle slots it meets, shrinking that bubble by (1 - 1/v) T_k, so
-// past v / (v - 1) of it a larger batch would take less time (a law).
+// The share of the bubble paid (step_time.h), never so much that a batch of twice the
+// micro-batches would take less time (a law). In laps, each micro-batch more adds T_k of work
+// and fills v - 1 of every v idle slots it meets, shrinking that bubble by (1 - 1/v) T_k: at
+// most v / (v - 1) of it. The V's bubble is its span's excess at every m (pipeline.h
+// few_microbatch_span), and from 2p - 2 micro-batches on that span stays the same while the
+// work doubles: the bubble shrinks by all the added work, so at most all of it.
 double bubble_share(const Scenario& s, int pp, int v, int mb) {
-  return laps(s, pp, v, mb) ? std::min(s.gpu.bubble_paid, v / (v - 1.0)) : s.gpu.bubble_paid;
+  const double k = s.gpu.bubble_paid;
+  if (s.recipe.schedule == Schedule::kZbV && pp > 1) return std::min(k, 1.0);
+  return laps(s, pp, v, mb) ? std::min(k, v / (v - 1.0)) : k;
 }
 
 namespace {

@@ -207,8 +207,8 @@ PipelinePace pipeline_pace(const Scenario& s, const LayoutFacts& f, const Pipeli
                            const StageTimes& times, const RunSends& sends_s);
 
 // The share of the pipeline bubble the step pays: GpuSpec::bubble_paid, held at v / (v - 1)
-// where the interleaved schedule laps fewer micro-batches than stages (a larger share would
-// let a larger batch take less time).
+// where the interleaved schedule laps fewer micro-batches than stages, and at 1 with ZB-V
+// (a larger share would let a larger batch take less time).
 double bubble_share(const Scenario& s, int pp, int v, int mb);
 
 // The step time of the layout in `f` (what depends on the layout only is read from it, as the
