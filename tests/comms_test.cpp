@@ -229,6 +229,37 @@ TEST(NicSpread, DataParallelOverWholeNodesUsesEveryNic) {
   EXPECT_NEAR(r.time.gemm_shape_efficiency, 0.958, 0.001);
 }
 
+// Groups that fall unevenly into NVLink domains: a ring passes through every domain of its
+// group, so the domain with the fewest members (and NICs) bounds it. 28 A100s (25 GB/s a NIC,
+// NVLink 300 x 0.8 = 240 GB/s), DP 7 x TP 2 x CP 2 with DP innermost: the gradients' DP x CP
+// group at TP 1 is ranks 7-13 and 21-27. In domains of 8 it has 1 member in 0-7 (rank 7), then
+// 6, 3 and 4: one NIC, 25 GB/s. (Counting the 7 members the TP 0 group, ranks 0-6 and 14-20, has
+// in the first domain, and taking its 14 members for two domains of 7, the model priced it at
+// 7 NICs' tree, capped at NVLink's 240 GB/s.) In domains of 16 the TP 0 group, ranks 0-6 and
+// 14-15, then 16-20, has 9 and 5 members: 5 NICs, 125 GB/s, the ring's bound on an uneven
+// split (it was priced at 9 NICs' ring, 225), so the larger domain, which holds every smaller
+// one whole, is the faster.
+TEST(NicSpread, AGroupSplitUnevenlyIsBoundByItsDomainWithTheFewestMembers) {
+  const Result<Scenario> s =
+      parse_scenario(R"({"gpus":28,"order":"dp,pp,tp","degrees":{"dp":7,"tp":2,"cp":2}})");
+  ASSERT_TRUE(s.ok());
+  const Report eight = report_of(s.value());
+  EXPECT_EQ(eight.comms.data.nics, 1);
+  EXPECT_DOUBLE_EQ(eight.comms.data.link_bytes_per_s, 25e9);
+  Scenario wider = s.value();
+  wider.gpu.nvlink_domain_gpus = 16;
+  const Report sixteen = report_of(wider);
+  EXPECT_EQ(sixteen.comms.data.nics, 5);
+  EXPECT_DOUBLE_EQ(sixteen.comms.data.link_bytes_per_s, 5 * 25e9);
+  EXPECT_LE(sixteen.time.step_s, eight.time.step_s);
+  // TP 2, 7 ranks apart: the groups that leave their domain ({1, 8} ... in domains of 8, {14, 21}
+  // and {15, 22} in domains of 16) have one member in each: one NIC, two domains, so the tree,
+  // 25 GB/s x 2 x 1/2 (it was priced at 2 NICs, counting {0, 7} in one domain).
+  EXPECT_EQ(eight.comms.tensor.nics, 1);
+  EXPECT_DOUBLE_EQ(eight.comms.tensor.link_bytes_per_s, 25e9);
+  EXPECT_DOUBLE_EQ(sixteen.comms.tensor.link_bytes_per_s, 25e9);
+}
+
 TEST(Comms, BusiestGpuIsTheStageThatSendsTheMost) {
   // 4 stages of 12 layers, DP 2, full memory model. The middle stages send pipeline traffic
   // both ways, which outweighs the end stages' larger gradient reductions (embedding, tied

@@ -103,9 +103,11 @@ TEST(Explain, LinksSayWhichLevelOfTheFleetTheyRide) {
             "720 GB/s = 900 GB/s × 0.8, NVLink: TP groups of 8 GPUs, neighbouring ranks, each sit "
             "in one NVLink domain of 72 GPUs (NVLink across its trays of 4)");
   EXPECT_EQ(r["comms"]["data"]["level"], "rail");
-  // DP 9, 16 ranks apart: 5 members in the first domain of 72, each with its NIC (comms.h).
-  EXPECT_EQ(r["comms"]["data"]["nics"], 5);
-  EXPECT_EQ(r["comms"]["data"]["link_bytes_per_s"], 250e9);
+  // DP 9, 16 ranks apart, on the two domains of 72: 5 and 4 members (ranks 0 to 64, 80 to 128),
+  // or 4 and 5 from rank 8. The 4 NICs bound the ring across the two domains (an uneven split:
+  // no tree, comms.h): 4 x 50 GB/s.
+  EXPECT_EQ(r["comms"]["data"]["nics"], 4);
+  EXPECT_EQ(r["comms"]["data"]["link_bytes_per_s"], 200e9);
   const json spine = json::parse(explain_json(
       R"({"gpu":"GB200-NVL72","gpus":144,"network_oversubscription":4,"order":"dp,pp,tp",
           "degrees":{"dp":9,"tp":8,"pp":2}})",

@@ -115,6 +115,53 @@ TEST(Layout, NodeSpansAgreeWithAGroupByGroupCheckInEveryOrder) {
   }
 }
 
+// A seam's groups in NVLink domains, walked group by group: among the groups with members in
+// more than one domain, the fewest members one holds in a domain it touches, and the most
+// domains one touches (layout.h DomainSplit); a group inside one domain: its size, one.
+DomainSplit brute_force_split(const Degrees& d, int domain, const SeamOrder& o,
+                              std::array<int, 4> (*key)(const RankPlace&)) {
+  std::map<std::array<int, 4>, std::map<int, int>> groups;  // group -> domain -> members
+  for (const RankPlace& p : layout(d, domain, o)) ++groups[key(p)][p.rank / domain];
+  DomainSplit out{static_cast<int>(d.product() / groups.size()), 1};
+  for (const auto& [group, domains] : groups) {
+    if (domains.size() < 2) continue;
+    int fewest = std::numeric_limits<int>::max();
+    for (const auto& [index, members] : domains) fewest = std::min(fewest, members);
+    out.in_domain = out.domains == 1 ? fewest : std::min(out.in_domain, fewest);
+    out.domains = std::max(out.domains, static_cast<int>(domains.size()));
+  }
+  return out;
+}
+
+TEST(Layout, DomainSplitsAgreeWithAGroupByGroupWalk) {
+  const auto tp_group = [](const RankPlace& p) { return std::array<int, 4>{p.dp, p.pp, p.cp, 0}; };
+  const auto cp_group = [](const RankPlace& p) { return std::array<int, 4>{p.dp, p.pp, p.tp, 0}; };
+  const auto dp_cp_group = [](const RankPlace& p) { return std::array<int, 4>{p.tp, p.pp, 0, 0}; };
+  for (const SeamOrder& o : kAllOrders) {
+    for (int domain : {3, 4, 8}) {
+      for (int dp = 1; dp <= 7; dp += 2) {
+        for (int tp = 1; tp <= 4; ++tp) {
+          for (int pp = 1; pp <= 3; ++pp) {
+            for (int c = 1; c <= 3; ++c) {
+              const Degrees d{dp, tp, pp, c};
+              const NodeSpans fast = node_spans(d, domain, o);
+              const std::string at = std::to_string(domain) + " " + std::to_string(dp) +
+                                     std::to_string(tp) + std::to_string(pp) + std::to_string(c);
+              for (const auto& [got, want] :
+                   {std::pair{fast.tp, brute_force_split(d, domain, o, tp_group)},
+                    std::pair{fast.cp, brute_force_split(d, domain, o, cp_group)},
+                    std::pair{fast.dp_cp, brute_force_split(d, domain, o, dp_cp_group)}}) {
+                ASSERT_EQ(got.in_domain, want.in_domain) << order_text(o) << " " << at;
+                ASSERT_EQ(got.domains, want.domains) << order_text(o) << " " << at;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Layout, NodeSpansAgreeWithAGroupByGroupCheck) {
   for (int per_node : {1, 2, 3, 4, 6, 8, 16}) {
     for (int dp = 1; dp <= 12; ++dp) {

@@ -261,7 +261,7 @@ Derivation network_rate(const Scenario& s, Fabric f, const Reach& reach, double 
   std::vector<Term> terms = {{"W", s.gpu.network_gb_s * 1e9, "B/s", network_name(s.gpu)}};
   std::string formula = "W";
   if (k > 1) {
-    terms.insert(terms.begin(), {"k", 1.0 * k, "NICs", "the group's members in one domain"});
+    terms.insert(terms.begin(), {"k", 1.0 * k, "NICs", "the group's fewest members in a domain"});
     formula = "k × W";
   }
   if (s.gpu.network_efficiency != 1) {
@@ -325,7 +325,7 @@ Derivation link(const Scenario& s, const Report& r, Seam seam, const SeamTraffic
   if (seam == Seam::kTensor) {
     const NodeSpans at =
         node_spans(r.degrees, s.fleet.gpus_per_node, s.recipe.order, s.domain_gpus());
-    reach = {s.recipe.sequence_parallel ? Spread::kRing : Spread::kAllReduce, at.tp_in_domain,
+    reach = {s.recipe.sequence_parallel ? Spread::kRing : Spread::kAllReduce, at.tp.in_domain,
              r.degrees.tp};
   }
   return network_rate(s, f, reach, t.link_bytes_per_s, source, where);

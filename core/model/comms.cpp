@@ -134,7 +134,7 @@ DataRate data_rate(const Scenario& s, const Degrees& d, const NodeSpans& spans,
                    double params_per_gpu, double expert_params_per_gpu) {
   DataRate r;
   const Spread spread = s.recipe.zero_stage == 0 ? Spread::kAllReduce : Spread::kRing;
-  r.dense = {spread, spans.dp_cp_in_domain, d.dp * d.cp};
+  r.dense = {spread, spans.dp_cp.in_domain, d.dp * d.cp};
   r.dense_level = fabric_of(spans.dp_cp_group_spans_nodes, spans.dp_cp_off_rail);
   r.dense_bytes_per_s = collective_rate(r.dense_level, s, r.dense);
   if (d.ep == 1 || !(expert_params_per_gpu > 0) || d.dp * d.cp == 1) return r;
@@ -297,7 +297,7 @@ LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_la
   LayerTraffic r;
   r.tensor =
       tensor_traffic(s, d, stage_layers, microbatches,
-                     fabric_of(spans.tp_group_spans_nodes, spans.tp_off_rail), spans.tp_in_domain);
+                     fabric_of(spans.tp_group_spans_nodes, spans.tp_off_rail), spans.tp.in_domain);
   r.context = context_traffic(s, f.shape().attention(), d, stage_layers, microbatches);
   if (r.context.active) {
     // Ring passes are sends to the next CP rank; the all-gather a ring collective; Ulysses
@@ -307,7 +307,7 @@ LayerTraffic layer_traffic(const Scenario& s, const LayoutFacts& f, int stage_la
         : s.recipe.context_parallel == ContextParallel::kAllGather ? Spread::kRing
                                                                    : Spread::kAllToAll;
     const Fabric level = fabric_of(spans.cp_group_spans_nodes, spans.cp_off_rail);
-    const Reach reach{spread, spans.cp_in_domain, d.cp};
+    const Reach reach{spread, spans.cp.in_domain, d.cp};
     if (spread == Spread::kAllToAll) {
       ride_all_to_all(r.context, level, s, spans, reach, spans.cp_in_part, spans.cp_off_rail);
     } else {

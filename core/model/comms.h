@@ -41,16 +41,21 @@ double link_rate(bool crosses_nodes, const Scenario& s);
 // "~20 GB/s per NIC" adding up across a DGX A100's eight until NVLink limits; nccl#569:
 // 1.6 GB all-reduced over 8 DGX-2 GPUs in 363 ms at 1 per node, 173 ms at 2, 132 ms at 4;
 // nccl#687: a ring enters and leaves a node once). The bus rate is min(k x the link, NVLink);
-// with one member per domain the ring never touches NVLink: the link alone.
+// with one member per domain the ring never touches NVLink: the link alone. The ring passes
+// through every domain of its group, so where a group's members fall unevenly (a group
+// starting mid-domain, a partial domain) k is the fewest any of its domains holds, and the
+// slowest group paces the seam (layout.h DomainSplit); so too for an all-to-all's sender.
 // On exactly two domains NCCL's tree all-reduce sends each byte across once, not the ring's
-// 2(n-1)/n (nccl#812, nccl#307: two-node tree bus bandwidth above the NICs' limit).
+// 2(n-1)/n (nccl#812, nccl#307: two-node tree bus bandwidth above the NICs' limit). Taken where
+// n = 2k: k being the fewest, every group that leaves its domain then sits on two, k and k; a
+// group split unevenly over two domains is priced as the ring, a bound.
 // An all-to-all has each GPU send to every other member directly: the share bound for other
 // domains, (n - k)/(n - 1), through its own NIC, the rest over NVLink, both at once.
 // Point-to-point sends (pipeline, CP ring passes) ride the sender's own NIC: k = 1.
 enum class Spread : signed char { kPointToPoint, kRing, kAllReduce, kAllToAll };
 struct Reach {
   Spread spread = Spread::kPointToPoint;
-  int in_domain = 1;  // the group's members in one domain (k)
+  int in_domain = 1;  // the group's fewest members in a domain it touches (k)
   int group = 1;      // the group's size (n)
 };
 // The rate a seam's collective reaches at level f: NVLink inside a domain, else as above. The

@@ -110,39 +110,17 @@ std::vector<RankPlace> layout(const Degrees& d, int gpus_per_node, const SeamOrd
   return ranks;
 }
 
-// A group of `seam` is the ranks base + i * stride, i < degree. Its base is an inner offset in
-// [0, stride) plus a multiple k of the block stride * degree. Members are increasing, so the
-// group stays in one node iff its first and last do. Only base modulo the node size matters,
-// and the block offsets k * block modulo the node size repeat within gpus_per_node steps, so
-// the check costs O(gpus_per_node x min(stride, gpus_per_node)) whatever the fleet size.
-bool group_spans_nodes(const Degrees& d, int gpus_per_node, const SeamOrder& order, Seam seam) {
-  const long long degree = degree_of(d, seam);
-  if (degree == 1) return false;
-  const long long per_node = gpus_per_node;
-  const long long stride = stride_of(d, order, seam);
-  if (stride >= per_node) return true;  // neighbours are a node or more apart
-  const long long block = stride * degree;
-  const long long blocks = d.product() / block;
-  const long long reach = (degree - 1) * stride;
-  for (long long k = 0; k < std::min(blocks, per_node); ++k) {
-    for (long long inner = 0; inner < stride; ++inner) {
-      const long long first = (k * block + inner) % per_node;
-      if (first + reach >= per_node) return true;
-    }
-  }
-  return false;
-}
-
 namespace {
 
-// The residues modulo the node size of sum c_s stride_s over the given seams' coordinates:
-// where a group's lowest rank can fall within its node. c_s beyond the node size repeats a
-// residue, so each seam costs O(gpus_per_node^2) at most.
+// The residues modulo the node size of sum c_s stride_s over the coordinates of every seam but
+// `a` and `b`: where the lowest rank of a group of a and b can fall within its node. c_s
+// beyond the node size repeats a residue, so each seam costs O(gpus_per_node^2) at most.
 std::vector<char> base_residues(const Degrees& d, long long per_node, const SeamOrder& order,
-                                std::initializer_list<Seam> seams) {
+                                Seam a, Seam b) {
   std::vector<char> at(static_cast<size_t>(per_node), 0);
   at[0] = 1;
-  for (Seam seam : seams) {
+  for (Seam seam : {Seam::kTensor, Seam::kPipeline, Seam::kData, Seam::kContext}) {
+    if (seam == a || seam == b) continue;
     const long long stride = stride_of(d, order, seam) % per_node;
     const long long count = std::min<long long>(degree_of(d, seam), per_node);
     std::vector<char> next(at.size(), 0);
@@ -167,15 +145,6 @@ bool any_crosses(const std::vector<char>& at, long long per_node, long long low,
   return false;
 }
 
-// The DP x CP group of (tp, pp): every dp and cp coordinate.
-bool dp_cp_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder& order) {
-  const long long reach = (d.dp - 1) * stride_of(d, order, Seam::kData) +
-                          (d.cp - 1) * stride_of(d, order, Seam::kContext);
-  if (reach == 0) return false;
-  return any_crosses(base_residues(d, per_node, order, {Seam::kTensor, Seam::kPipeline}), per_node,
-                     0, reach);
-}
-
 // EP group g holds x in [g ep, (g+1) ep), x = cp + CP dp, at tp and pp fixed. Rank grows with
 // each coordinate, so the group's lowest and highest ranks are those of its lowest and highest
 // (cp, dp) within each run of one dp. Groups g and g + CP N shift every rank by a multiple of
@@ -185,7 +154,7 @@ bool ep_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder&
   const long long CP = d.cp, EP = d.ep;
   const long long s_cp = stride_of(d, order, Seam::kContext);
   const long long s_dp = stride_of(d, order, Seam::kData);
-  const std::vector<char> at = base_residues(d, per_node, order, {Seam::kTensor, Seam::kPipeline});
+  const std::vector<char> at = base_residues(d, per_node, order, Seam::kData, Seam::kContext);
   const long long groups = CP * d.dp / EP;
   for (long long g = 0; g < std::min(groups, CP * per_node); ++g) {
     const long long first = g * EP, last = first + EP - 1;
@@ -202,16 +171,42 @@ bool ep_group_spans_nodes(const Degrees& d, long long per_node, const SeamOrder&
   return false;
 }
 
-// Members of the group with lowest rank 0 below `domain`: the pairs (i, j), i < n1, j < n2,
-// with i s1 + j s2 < domain. Groups are translates of it, so this is the count in the domain
-// a group starts in; a group starting mid-domain may hold fewer there, and more in the next.
-int members_in_domain(long long domain, long long n1, long long s1, long long n2 = 1,
-                      long long s2 = 1) {
-  long long count = 0;
-  for (long long j = 0; j < n2 && j * s2 < domain; ++j) {
-    count += std::min(n1, (domain - 1 - j * s2) / s1 + 1);
+// Every group of `seam` and `also` (the same seam for a group of one) is its members' offsets
+// from its lowest rank, i s1 + j s2 (i < n1, j < n2), moved to a base that sums the other
+// seams' coordinates times their strides; only the base modulo the domain (base_residues)
+// changes how the group falls into domains. A domain holding fewer of a group's members than
+// another (a group starting mid-domain, a partial domain) is the one whose NICs a ring through
+// every domain is bound by (comms.h collective_rate). Over the groups that leave their domain:
+// the fewest members one holds in a domain it touches, and the most domains one touches; a
+// group inside one domain: n1 n2, 1.
+DomainSplit domain_split(const Degrees& d, int domain, const SeamOrder& order, Seam seam,
+                         Seam also) {
+  const std::vector<char> at = base_residues(d, domain, order, seam, also);
+  int n1 = degree_of(d, seam), n2 = also == seam ? 1 : degree_of(d, also);
+  int s1 = static_cast<int>(stride_of(d, order, seam));
+  int s2 = static_cast<int>(stride_of(d, order, also));
+  if (s1 > s2) std::swap(n1, n2), std::swap(s1, s2);
+  // A group inside one domain holds n1 n2 there, more than any group that leaves it holds in
+  // its fewest, so the least over every group is the least over those that leave.
+  DomainSplit out{n1 * n2, 1};
+  for (int r = 0; r < domain; ++r) {
+    if (!at[static_cast<size_t>(r)]) continue;
+    int last = -1, run = 0, domains = 0;
+    // The larger stride outer: its block n1 s1 fits inside s2 (mixed radix), so ranks rise.
+    for (int j = 0; j < n2; ++j) {
+      for (int i = 0; i < n1; ++i) {
+        const int in = (r + i * s1 + j * s2) / domain;
+        if (in != last) {
+          if (run > 0) out.in_domain = std::min(out.in_domain, run);
+          run = 0, last = in, ++domains;
+        }
+        ++run;
+      }
+    }
+    if (domains > 1) out.in_domain = std::min(out.in_domain, run);
+    out.domains = std::max(out.domains, domains);
   }
-  return static_cast<int>(std::max(1LL, std::min<long long>(count, domain)));
+  return out;
 }
 
 // An EP group's members x = cp + CP dp, x < ep, below `domain`.
@@ -250,25 +245,23 @@ void expert_data_group(const Degrees& d, long long domain, int gpus_per_node,
 NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order, int domain_gpus) {
   const int domain = domain_gpus > 0 ? domain_gpus : gpus_per_node;
   NodeSpans s;
-  s.tp_group_spans_nodes = group_spans_nodes(d, domain, order, Seam::kTensor);
-  s.pp_neighbours_span_nodes = group_spans_nodes(d, domain, order, Seam::kPipeline);
-  s.dp_group_spans_nodes = group_spans_nodes(d, domain, order, Seam::kData);
-  s.cp_group_spans_nodes = group_spans_nodes(d, domain, order, Seam::kContext);
-  s.dp_cp_group_spans_nodes =
-      d.cp == 1 ? s.dp_group_spans_nodes : dp_cp_group_spans_nodes(d, domain, order);
+  s.tp = domain_split(d, domain, order, Seam::kTensor, Seam::kTensor);
+  s.cp = domain_split(d, domain, order, Seam::kContext, Seam::kContext);
+  s.dp_cp = domain_split(d, domain, order, Seam::kContext, Seam::kData);
+  s.tp_group_spans_nodes = s.tp.domains > 1;
+  s.pp_neighbours_span_nodes =
+      domain_split(d, domain, order, Seam::kPipeline, Seam::kPipeline).domains > 1;
+  s.dp_group_spans_nodes = domain_split(d, domain, order, Seam::kData, Seam::kData).domains > 1;
+  s.cp_group_spans_nodes = s.cp.domains > 1;
+  s.dp_cp_group_spans_nodes = s.dp_cp.domains > 1;
   s.ep_group_spans_nodes = ep_group_spans_nodes(d, domain, order);
-  const auto stride = [&](Seam seam) { return stride_of(d, order, seam); };
-  s.tp_in_domain = members_in_domain(domain, d.tp, stride(Seam::kTensor));
-  s.cp_in_domain = members_in_domain(domain, d.cp, stride(Seam::kContext));
-  s.dp_cp_in_domain =
-      members_in_domain(domain, d.cp, stride(Seam::kContext), d.dp, stride(Seam::kData));
   s.ep_in_domain = d.ep > 1 ? ep_members_in_domain(d, domain, order) : 1;
   if (d.ep > 1) expert_data_group(d, domain, gpus_per_node, order, s);
   for (int part = domain / 2; s.parts < NodeSpans::kParts && part >= gpus_per_node &&
                               part % gpus_per_node == 0 && domain % part == 0;
        part /= 2) {
     s.ep_in_part[s.parts] = d.ep > 1 ? ep_members_in_domain(d, part, order) : 1;
-    s.cp_in_part[s.parts] = members_in_domain(part, d.cp, stride(Seam::kContext));
+    s.cp_in_part[s.parts] = domain_split(d, part, order, Seam::kContext, Seam::kContext).in_domain;
     ++s.parts;
     if (part % 2 != 0) break;
   }

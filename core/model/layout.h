@@ -79,6 +79,15 @@ inline const char* fabric_name(Fabric f) {
   return f == Fabric::kDomain ? "nvlink_domain" : f == Fabric::kRail ? "rail" : "spine";
 }
 
+// Over a seam's groups that leave their NVLink domain: the fewest members one holds in a domain
+// it touches (a ring passes through each of its domains, so the one with the fewest members,
+// and NICs, bounds it), and the most domains one touches. Groups inside one domain: the
+// group's size, one domain.
+struct DomainSplit {
+  int in_domain = 1;
+  int domains = 1;
+};
+
 // Whether any group of a seam has members in two different NVLink domains (one node each
 // unless the GPU's domain is larger), and, for such a group, whether its members sit on more
 // than one rail (GPUs at different local indices of their nodes). A group's members are
@@ -97,10 +106,11 @@ struct NodeSpans {
   // Members on more than one rail: neighbours whose rank distance is no multiple of the node.
   bool tp_off_rail = false, pp_off_rail = false, dp_off_rail = false, cp_off_rail = false,
        ep_off_rail = false, dp_cp_off_rail = false;
-  // Members of one group inside one NVLink domain (the first domain the group's lowest rank
-  // sits in, its members counted there; at least 1): the NICs a collective of a group that
-  // spans domains spreads over, one per GPU (comms.h collective_rate).
-  int tp_in_domain = 1, cp_in_domain = 1, ep_in_domain = 1, dp_cp_in_domain = 1;
+  // How a seam's groups fall into NVLink domains (layout.cpp domain_split): the NICs a
+  // collective of a group that spans domains spreads over, one per GPU (comms.h
+  // collective_rate). An EP group's members in the first domain it touches (at least 1).
+  DomainSplit tp, cp, dp_cp;
+  int ep_in_domain = 1;
   // The expert-data-parallel group (the dp x cp ranks at the same EP coordinate, x = cp + CP dp
   // stepping by ep, at one tp): whether it spans domains and rails, and its members in one
   // domain. Expert gradients reduce over it, times TP / expert TP (moe.h).
@@ -122,8 +132,5 @@ NodeSpans node_spans(const Degrees& d, int gpus_per_node, const SeamOrder& order
 inline Fabric fabric_of(bool spans_domains, bool off_rail) {
   return !spans_domains ? Fabric::kDomain : off_rail ? Fabric::kSpine : Fabric::kRail;
 }
-
-// Whether some group of `seam` (tp, pp, dp or cp) has members on two nodes (of that size).
-bool group_spans_nodes(const Degrees& d, int gpus_per_node, const SeamOrder& order, Seam seam);
 
 }  // namespace pe
