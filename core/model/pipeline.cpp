@@ -143,7 +143,7 @@ double few_microbatch_span(Schedule schedule, int pp, int v, int m, const Passes
     return m < pp ? all + (m - 1) * T / v : 0;
   }
   if (schedule != Schedule::kZbV) return 0;
-  const int n = m < pp ? m : std::min(m / 2, pp - 1);
+  const int n = std::min(m, pp - 1);
   const double F = longest.forward_s, B = longest.backward_s, W = longest.weight_grad_s;
   return sum.forward_s + (n - 1) * F +
          std::max(sum.backward_s + (n - 1) * B + W / 2, (sum.backward_s - B) / 2 + n * (B + W));

@@ -100,8 +100,11 @@ double bubble_scale(Schedule schedule, int pp, int v, double f, double w);
 //                        the two chunks' B fill the V's turn, that GPU's W wait: its
 //                        (P - 1) B / 2 start and m (B + W) of work (timeline.h draws it; at m = 1
 //                        it is one micro-batch's critical path, P (F + B) + W / 2)
-//   ZB-V, m >= p         at least that span for floor(m / 2) micro-batches, so a doubled batch
-//                        never shortens the step (the V's zero bubble needs many micro-batches)
+//   ZB-V, m >= p         at least that span for p - 1 micro-batches, the longest of fewer than
+//                        p: more micro-batches never finish sooner than fewer (the V's zero
+//                        bubble needs many micro-batches). floor(m / 2) there, once, kept a
+//                        doubled batch from shortening the step but let m = p, which spanned
+//                        floor(p / 2), finish before p - 1 (a law)
 // Every other schedule either has its formula hold for any m (1F1B: (m + p - 1) T) or refuses
 // few micro-batches (schedule_problem: ZB-H1 m >= p, DualPipe and DualPipeV m >= 2p).
 // Every stage's F, B and W summed (sum_i) and the longest stage's own take P F, P B, P W and
