@@ -104,7 +104,7 @@ bool laps(const Scenario& s, int pp, int v, int mb) {
 // work doubles: the bubble shrinks by all the added work, so at most all of it.
 double bubble_share(const Scenario& s, int pp, int v, int mb) {
   const double k = s.gpu.bubble_paid;
-  if (s.recipe.schedule == Schedule::kZbV && pp > 1) return std::min(k, 1.0);
+  if (s.recipe.schedule == Schedule::kZbV) return std::min(k, 1.0);
   return laps(s, pp, v, mb) ? std::min(k, v / (v - 1.0)) : k;
 }
 
