@@ -54,7 +54,8 @@ export const COMBINATIONS = [
 // A server for web/ (or `root`, e.g. the published folder) and a headless Chromium; `measure`
 // for the timings, which take the reader's browser (chrome.mjs).
 export async function startBrowser({ root, measure = false } = {}) {
-  const server = await serve({ port: 0, ...(root ? { root } : {}) });
+  const server = await serve({ port: 0, files: TEST_FILES, ...(root ? { root } : {}) });
+  servedOrigins.add(new URL(server.url).origin);
   const browser = await launchChromium({ measure });
   return {
     url: server.url,
@@ -189,9 +190,34 @@ export async function openPage(
   return { page, problems, context, close: release };
 }
 
-// Two animation frames: whatever the last input scheduled has been rendered.
-export const settle = (page) =>
-  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+// Two animation frames: whatever the last input scheduled has been rendered. Bounded: a page
+// that draws no frame (a background tab, a renderer gone) fails here with a message instead of
+// holding its test file until the runner gives up (one run hung so).
+export const SETTLE_TIMEOUT_MS = 15_000;
+export async function settle(page) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `settle: no two animation frames in ${SETTLE_TIMEOUT_MS / 1000} s at ${page.url()}`,
+          ),
+        ),
+      SETTLE_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([
+      page.evaluate(
+        () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 // Brings `locator` into view and waits until what is near it has stopped moving, for a click
 // that must land on it. Try it's questions load when their section comes within half a screen
@@ -215,9 +241,7 @@ export async function settledForClick(locator) {
 // The page's URL once every lab on it has written its state there (the labs throttle their
 // history.replaceState and mark a write that is due with data-url-pending).
 export async function settledUrl(page) {
-  await page.evaluate(
-    () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
-  );
+  await settle(page);
   await page.waitForFunction(() => !document.querySelector('[data-url-pending]'));
   return page.url();
 }
@@ -286,16 +310,21 @@ export const badgeFor = (report) => {
 };
 
 // axe-core, offline, from the page's own origin: the pages run under a CSP that refuses inline
-// scripts, so the tests serve axe.min.js at /__test__/axe.min.js (routed, never on disk in web/)
-// and add it as a script file. target is a page or a frame; returns "rule: targets" strings.
+// scripts, so the tests serve axe.min.js at /__test__/axe.min.js (never on disk in web/) and
+// add it as a script file. target is a page or a frame; returns "rule: targets" strings. The
+// harness's servers serve it (serve()'s `files`); a page of another origin has it routed, which
+// makes Playwright intercept every later request of that browser context.
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const AXE_PATH = '/__test__/axe.min.js';
+const TEST_FILES = { [AXE_PATH]: axePath };
+const servedOrigins = new Set();
 const routed = new WeakSet();
 
 export async function axe(target, context = 'document') {
   const page = typeof target.page === 'function' ? target.page() : target;
   const browserContext = page.context();
-  if (!routed.has(browserContext)) {
+  const served = servedOrigins.has(new URL(target.url()).origin);
+  if (!served && !routed.has(browserContext)) {
     routed.add(browserContext);
     await browserContext.route(`**${AXE_PATH}`, (route) =>
       route.fulfill({ path: axePath, contentType: 'text/javascript; charset=utf-8' }),

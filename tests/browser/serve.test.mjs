@@ -1,8 +1,10 @@
 // scripts/serve.mjs: the right MIME types (wasm must be application/wasm for streaming
-// compilation) and no way out of web/.
+// compilation), no way out of web/, a 304 for a file the client has, and the test files served
+// from outside web/ by their exact path only.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 import { serve } from '../../scripts/serve.mjs';
 
@@ -45,5 +47,51 @@ test('refuses to leave web/', async () => {
   ]) {
     const { status } = await get(path);
     assert.ok(status === 403 || status === 404, `${path} gave ${status}`);
+  }
+});
+
+// Status, headers and body length, for a request with the given headers.
+function getFull(path, headers = {}, port = server.port) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => (bytes += chunk.length));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, bytes }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('a file the client has comes back as a 304 without a body; another tag gets the file', async () => {
+  const first = await getFull('/lab/lab-module.wasm');
+  assert.equal(first.headers['cache-control'], 'no-cache');
+  assert.match(first.headers.etag, /^"[0-9a-z]+-[0-9a-z]+"$/);
+  assert.ok(first.bytes > 0);
+  const again = await getFull('/lab/lab-module.wasm', { 'if-none-match': first.headers.etag });
+  assert.equal(again.status, 304);
+  assert.equal(again.bytes, 0);
+  assert.equal(again.headers.etag, first.headers.etag);
+  assert.ok(again.headers['content-security-policy'], 'the policy on a 304 too');
+  const other = await getFull('/lab/lab-module.wasm', { 'if-none-match': '"0-0"' });
+  assert.equal(other.status, 200);
+  assert.equal(other.bytes, first.bytes);
+});
+
+test('files outside web/ are served at their exact path only', async () => {
+  const extra = await serve({
+    port: 0,
+    files: { '/__test__/serve.test.mjs': fileURLToPath(import.meta.url) },
+  });
+  try {
+    const hit = await getFull('/__test__/serve.test.mjs', {}, extra.port);
+    assert.equal(hit.status, 200);
+    assert.equal(hit.headers['content-type'], 'text/javascript; charset=utf-8');
+    for (const path of ['/__test__/', '/__test__/harness.mjs', '/__test__/serve.test.mjs/..']) {
+      const { status } = await getFull(path, {}, extra.port);
+      assert.ok(status === 403 || status === 404, `${path} gave ${status}`);
+    }
+  } finally {
+    await extra.close();
   }
 });
