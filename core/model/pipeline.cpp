@@ -138,15 +138,17 @@ double few_microbatch_span(Schedule schedule, int pp, int v, int m, const Passes
                            const Passes& longest) {
   if (pp <= 1) return 0;
   const double T = longest.forward_s + longest.backward_s + longest.weight_grad_s;
-  if (schedule == Schedule::kInterleaved && v > 1) {
-    const double all = sum.forward_s + sum.backward_s + sum.weight_grad_s;
-    return m < pp ? all + (m - 1) * T / v : 0;
-  }
+  const double all = sum.forward_s + sum.backward_s + sum.weight_grad_s;
+  if (schedule == Schedule::kInterleaved && v > 1) return m < pp ? all + (m - 1) * T / v : 0;
   if (schedule != Schedule::kZbV) return 0;
   const int n = std::min(m, pp - 1);
   const double F = longest.forward_s, B = longest.backward_s, W = longest.weight_grad_s;
-  return sum.forward_s + (n - 1) * F +
-         std::max(sum.backward_s + (n - 1) * B + W / 2, (sum.backward_s - B) / 2 + n * (B + W));
+  const double span =
+      sum.forward_s + (n - 1) * F +
+      std::max(sum.backward_s + (n - 1) * B + W / 2, (sum.backward_s - B) / 2 + n * (B + W));
+  // From p micro-batches on, never longer than ZB-H1 on the same stages, m T + (sum_i T_i - T)
+  // (1 - 2w): the V fills what ZB-H1 fills, and more (W <= F).
+  return m < pp ? span : std::min(span, m * T + (all - T) * (1 - 2 * W / T));
 }
 
 double few_microbatch_span(Schedule schedule, int pp, int v, int m, double stages, double T,

@@ -100,11 +100,13 @@ double bubble_scale(Schedule schedule, int pp, int v, double f, double w);
 //                        the two chunks' B fill the V's turn, that GPU's W wait: its
 //                        (P - 1) B / 2 start and m (B + W) of work (timeline.h draws it; at m = 1
 //                        it is one micro-batch's critical path, P (F + B) + W / 2)
-//   ZB-V, m >= p         at least that span for p - 1 micro-batches, the longest of fewer than
-//                        p: more micro-batches never finish sooner than fewer (the V's zero
-//                        bubble needs many micro-batches). floor(m / 2) there, once, kept a
-//                        doubled batch from shortening the step but let m = p, which spanned
-//                        floor(p / 2), finish before p - 1 (a law)
+//   ZB-V, m >= p         that span for p - 1 micro-batches, the longest of fewer than p (more
+//                        micro-batches never finish sooner: floor(m / 2) there, once, let m = p
+//                        finish before p - 1, a law), but never past ZB-H1's m T + (sum_i T_i -
+//                        T)(1 - 2w) on the same stages, which the V fills and more (W <= F; a law
+//                        too). The V's zero bubble needs many micro-batches: with F = B = W from
+//                        about 1.5 (p - 1); from p = 8 ZB-H1's bound at m = p is under what p - 1
+//                        span, the one place a micro-batch more shortens this span
 // Every other schedule either has its formula hold for any m (1F1B: (m + p - 1) T) or refuses
 // few micro-batches (schedule_problem: ZB-H1 m >= p, DualPipe and DualPipeV m >= 2p).
 // Every stage's F, B and W summed (sum_i) and the longest stage's own take P F, P B, P W and

@@ -100,8 +100,9 @@ bool laps(const Scenario& s, int pp, int v, int mb) {
 // micro-batches would take less time (a law). In laps, each micro-batch more adds T_k of work
 // and fills v - 1 of every v idle slots it meets, shrinking that bubble by (1 - 1/v) T_k: at
 // most v / (v - 1) of it. The V's bubble is its span's excess at every m (pipeline.h
-// few_microbatch_span), and from 2p - 2 micro-batches on that span stays the same while the
-// work doubles: the bubble shrinks by all the added work, so at most all of it.
+// few_microbatch_span), and from p - 1 micro-batches on that span stays the same while the
+// work doubles (until ZB-H1's bound): the bubble shrinks by all the added work, so at most
+// all of it.
 double bubble_share(const Scenario& s, int pp, int v, int mb) {
   const double k = s.gpu.bubble_paid;
   if (s.recipe.schedule == Schedule::kZbV) return std::min(k, 1.0);
