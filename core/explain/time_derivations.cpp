@@ -154,9 +154,9 @@ Derivation bubble(const Scenario& s, const Report& r) {
     const char* source =
         s.recipe.schedule == Schedule::kZbV
             ? "Qi et al. 2024 (arXiv:2405.15362): ZB-V's V of 2 chunks per GPU leaves about "
-              "no bubble with many micro-batches; with few (m < p, or a span above m of them "
-              "for m ÷ 2), every forward through the V, then every backward, W in the free "
-              "slots (core/model/pipeline.h few_microbatch_span)"
+              "no bubble with many micro-batches; with few (m < p), every forward through the "
+              "V, then every backward, W in the free slots; from p on, at least what p − 1 span "
+              "and never past ZB-H1's (core/model/pipeline.h few_microbatch_span)"
             : "Narayanan et al. 2021 Sec. 2.2: the bubble is (p − 1) ÷ v micro-batch times of "
               "the slowest stage; interleaved with m < p, each micro-batch laps the stages v "
               "times: a span of p + (m − 1) ÷ v micro-batch times";
@@ -167,8 +167,12 @@ Derivation bubble(const Scenario& s, const Report& r) {
         : k == s.gpu.bubble_paid
             ? "; × bubble_paid " + short_number(k) + ", the share paid"
             : "; × " + short_number(k) + " of it paid: bubble_paid " +
-                  short_number(s.gpu.bubble_paid) + " held at v ÷ (v − 1), past which more " +
-                  "micro-batches, filling the laps, would shorten the step";
+                  short_number(s.gpu.bubble_paid) +
+                  (s.recipe.schedule == Schedule::kZbV
+                       ? " held at 1, past which twice the micro-batches, whose span stays, "
+                         "would shorten the step"
+                       : " held at v ÷ (v − 1), past which more micro-batches, filling the laps, "
+                         "would shorten the step");
     return derive("B ÷ T", {{"B", t.bubble_s, "s", "pipeline bubble"}, step},
                   r.pipeline.bubble_fraction, "", std::string(source) + paid_note, shape);
   }
