@@ -8,9 +8,6 @@
 // URL paths to files outside root (the browser tests serve axe-core at /__test__/axe.min.js:
 // served, not routed by Playwright, since a route makes Playwright intercept every later request
 // of its browser context, about 0.17 CPU-seconds more per lab load).
-// Each file carries an ETag (its size and time) beside `no-cache`: Chromium asks again on every
-// load, and gets a 304 without the body while the file is unchanged (an edited or rebuilt file
-// has a new tag, so it is never served stale).
 // Every response carries the strict Content-Security-Policy the lab runs under (CSP below):
 // no inline script or style, no eval (only 'wasm-unsafe-eval' to compile the module), nothing
 // from another origin; blob: images only for turning the grid into a PNG. A page that carries
@@ -95,20 +92,13 @@ export function serve({
       }
       if (!info.isFile()) return send(404, 'not found\n');
       const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
-      const etag = `"${info.size.toString(36)}-${Math.round(info.mtimeMs).toString(36)}"`;
       const headers = {
         'content-type': type,
         'content-length': info.size,
         'cache-control': 'no-cache',
-        etag,
         'x-content-type-options': 'nosniff',
         ...(csp ? { 'content-security-policy': await policyOf(file, type) } : {}),
       };
-      if (req.headers['if-none-match'] === etag) {
-        delete headers['content-length'];
-        res.writeHead(304, headers);
-        return res.end();
-      }
       if (gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
         const body = gzipSync(await readFile(file), { level: 9 });
         res.writeHead(200, {

@@ -1,6 +1,6 @@
 // scripts/serve.mjs: the right MIME types (wasm must be application/wasm for streaming
-// compilation), no way out of web/, a 304 for a file the client has, and the test files served
-// from outside web/ by their exact path only.
+// compilation), no way out of web/, and the test files served from outside web/ by their exact path
+// only.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
@@ -62,21 +62,6 @@ function getFull(path, headers = {}, port = server.port) {
     req.end();
   });
 }
-
-test('a file the client has comes back as a 304 without a body; another tag gets the file', async () => {
-  const first = await getFull('/lab/lab-module.wasm');
-  assert.equal(first.headers['cache-control'], 'no-cache');
-  assert.match(first.headers.etag, /^"[0-9a-z]+-[0-9a-z]+"$/);
-  assert.ok(first.bytes > 0);
-  const again = await getFull('/lab/lab-module.wasm', { 'if-none-match': first.headers.etag });
-  assert.equal(again.status, 304);
-  assert.equal(again.bytes, 0);
-  assert.equal(again.headers.etag, first.headers.etag);
-  assert.ok(again.headers['content-security-policy'], 'the policy on a 304 too');
-  const other = await getFull('/lab/lab-module.wasm', { 'if-none-match': '"0-0"' });
-  assert.equal(other.status, 200);
-  assert.equal(other.bytes, first.bytes);
-});
 
 test('files outside web/ are served at their exact path only', async () => {
   const extra = await serve({
