@@ -43,7 +43,12 @@ const files =
     ? process.argv.slice(2)
     : all.sort((a, b) => rank(a) - rank(b)).map((name) => dir + name);
 
-const stream = run({ files, concurrency: availableParallelism() });
+// A file that hangs (a page that never answers) fails after FILE_LIMIT_MS instead of holding
+// the gate until CI's own limit: node:test cancels its tests, and each cancelled test counts as
+// failed. Not a timing check: the longest file takes about 75 s on a loaded 2-core machine, an
+// eighth of it.
+const FILE_LIMIT_MS = 10 * 60 * 1000;
+const stream = run({ files, concurrency: availableParallelism(), timeout: FILE_LIMIT_MS });
 stream.on('test:fail', () => {
   process.exitCode = 1;
 });
