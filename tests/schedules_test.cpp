@@ -159,7 +159,8 @@ TEST(Schedules, TheVsSpanNeverShrinksWithMoreMicroBatches) {
   };
   for (int p = 2; p <= 16; ++p) {
     for (int m = 1; m <= 3 * p; ++m) {
-      if (p < 8 || m != p) EXPECT_GE(span(p, m), span(p, m - 1)) << "p " << p << ", m " << m;
+      if (m > 1 && (p < 8 || m != p))
+        EXPECT_GE(span(p, m), span(p, m - 1)) << "p " << p << ", m " << m;
       EXPECT_GE(span(p, 2 * m), span(p, m)) << "p " << p << ", m " << m;
       if (m >= p) EXPECT_LE(span(p, m), 3.0 * m + (p - 1)) << "p " << p << ", m " << m;
     }
