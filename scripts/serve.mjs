@@ -77,11 +77,9 @@ export function serve({
       return send(400, 'bad request\n');
     }
     // No way out of root: resolve, then insist the result is still inside it.
-    let file = Object.hasOwn(files, path) ? files[path] : resolve(join(base, path));
-    if (
-      path.includes('\0') ||
-      (!Object.hasOwn(files, path) && file !== base && !file.startsWith(base + sep))
-    ) {
+    const mapped = Object.hasOwn(files, path);
+    let file = mapped ? files[path] : resolve(join(base, path));
+    if (path.includes('\0') || (!mapped && file !== base && !file.startsWith(base + sep))) {
       return send(403, 'forbidden\n');
     }
     try {

@@ -147,7 +147,8 @@ double few_microbatch_span(Schedule schedule, int pp, int v, int m, const Passes
       sum.forward_s + (n - 1) * F +
       std::max(sum.backward_s + (n - 1) * B + W / 2, (sum.backward_s - B) / 2 + n * (B + W));
   // From p micro-batches on, never longer than ZB-H1 on the same stages, m T + (sum_i T_i - T)
-  // (1 - 2w): the V fills what ZB-H1 fills, and more (W <= F).
+  // (1 - 2w): the V fills what ZB-H1 fills, and more (W <= F, so 1 - 2w >= 0). bubble_scale's
+  // ZB-H1 share written out: calling it here costs the page's first-load module 62 gzipped bytes.
   return m < pp ? span : std::min(span, m * T + (all - T) * (1 - 2 * W / T));
 }
 
